@@ -1,0 +1,1 @@
+"""The ``evaltrans`` command line. Each module here adds sub-commands (see main.py)."""

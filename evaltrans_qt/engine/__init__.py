@@ -1,0 +1,1 @@
+"""Pure computation (no Qt): data model, preprocessing, measures, statistics."""

@@ -1,0 +1,344 @@
+"""The evaluation database: sources, their targets, and human scores (Qt-free).
+
+Follows the EvalTrans database (thesis Appendix A.2, T:1881-1883, T:1971,
+Figure A.1): sources are identified by their *text*; each source has targets
+(reference or candidate translations) carrying scores of declared score
+classes (``<levels>``). References are not marked separately: a target whose
+value in the *last-defined* class is >= that class' ``perfect`` value is a
+reference of its source (T:1971). Everything else is a candidate.
+
+Our extensions (see SPEC §3.1): several scores of one class from different
+judges (``judge``, ``time``), non-integer values, system ids, and preservation
+of unknown XML attributes/elements (kept as opaque ``extra_*`` data).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from statistics import median
+
+from evaltrans_qt.errors import ScoreError
+
+#: Name of the score class that imports add to mark references.
+REFERENCE_CLASS = "isReference"
+
+
+@dataclass
+class Levels:
+    """A score class definition, ``<levels class count gray green perfect firstvalid/>``.
+
+    ``count`` includes level 0; valid integer levels are ``firstvalid..count-1``.
+    ``gray``/``green`` are display thresholds; ``perfect`` is the reference level.
+    ``continuous`` (our extension) allows any real value in
+    ``[minimum, maximum]`` (e.g. DA 0-100, MQM penalties) instead of levels.
+    """
+
+    name: str
+    count: int
+    gray: float = 0
+    green: float = 0
+    perfect: float = 0
+    firstvalid: float = 0
+    continuous: bool = False
+    minimum: float | None = None
+    maximum: float | None = None
+    extra_attrs: dict[str, str] = field(default_factory=dict)
+
+    def validate(self, value: float) -> None:
+        """Raise :class:`ScoreError` if ``value`` is not a valid score of this class."""
+        if math.isnan(value):
+            raise ScoreError(f"score of class '{self.name}' is not a number")
+        if self.continuous:
+            lo = self.minimum if self.minimum is not None else -math.inf
+            hi = self.maximum if self.maximum is not None else math.inf
+            if not lo <= value <= hi:
+                raise ScoreError(
+                    f"score {value:g} of class '{self.name}' is outside [{lo:g}, {hi:g}]"
+                )
+            return
+        if value != int(value) or not (0 <= value < self.count):
+            raise ScoreError(
+                f"score {value:g} of class '{self.name}' is not one of its levels "
+                f"0..{self.count - 1}"
+            )
+
+    def is_valid_level(self, value: float) -> bool:
+        """True if ``value`` is a real judgement (>= ``firstvalid``), not 'unset'."""
+        return value >= self.firstvalid
+
+
+@dataclass
+class Score:
+    """One human judgement of one class for one target.
+
+    ``judge`` and ``time`` (ISO 8601 or seconds spent, as stored) are our
+    extensions; ``extrapolated`` marks a score estimated from the database
+    rather than given by a person.
+    """
+
+    cls: str
+    value: float
+    judge: str | None = None
+    time: str | None = None
+    extrapolated: bool = False
+    extra_attrs: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Target:
+    """A translation of a source: a reference or a candidate (see module doc)."""
+
+    text: str
+    system: str | None = None
+    scores: list[Score] = field(default_factory=list)
+    extra_attrs: dict[str, str] = field(default_factory=dict)
+    #: Unknown child elements, kept verbatim (serialized XML) for round-trips.
+    extra_children: list[str] = field(default_factory=list)
+
+    def scores_of(self, cls: str) -> list[Score]:
+        """All scores of class ``cls`` (several judges possible)."""
+        return [s for s in self.scores if s.cls == cls]
+
+    def value(self, cls: str, how: str = "mean", *, include_extrapolated: bool = True) -> float | None:
+        """Aggregate of the scores of ``cls`` over judges (``mean`` or ``median``), None if unscored."""
+        vals = [s.value for s in self.scores if s.cls == cls and (include_extrapolated or not s.extrapolated)]
+        if not vals:
+            return None
+        if how == "median":
+            return float(median(vals))
+        return float(sum(vals) / len(vals))
+
+    def set_score(self, cls: str, value: float, judge: str | None = None, time: str | None = None,
+                  extrapolated: bool = False) -> Score:
+        """Set (replace) the score of ``cls`` by ``judge``; returns the new score."""
+        self.scores = [s for s in self.scores if not (s.cls == cls and s.judge == judge)]
+        score = Score(cls, float(value), judge, time, extrapolated)
+        self.scores.append(score)
+        return score
+
+    def remove_score(self, cls: str, judge: str | None = None) -> bool:
+        """Remove the score of ``cls`` by ``judge``; True if one was removed."""
+        before = len(self.scores)
+        self.scores = [s for s in self.scores if not (s.cls == cls and s.judge == judge)]
+        return len(self.scores) != before
+
+
+@dataclass
+class Source:
+    """A source sentence with its targets. Identified by ``text`` (T:1971)."""
+
+    text: str
+    doc: str | None = None
+    seg: str | None = None
+    targets: list[Target] = field(default_factory=list)
+    extra_attrs: dict[str, str] = field(default_factory=dict)
+    extra_children: list[str] = field(default_factory=list)
+
+
+class Database:
+    """An EvalTrans evaluation database.
+
+    Sources keep their file order; ``source_by_text`` merges sources with the
+    same text (T:1971). References/candidates are derived from the last
+    ``Levels`` (see :meth:`is_reference`).
+    """
+
+    def __init__(self, levels: Iterable[Levels] = (), version_id: str = "") -> None:
+        self.version_id = version_id
+        self.levels: list[Levels] = list(levels)
+        self.sources: list[Source] = []
+        self._by_text: dict[str, Source] = {}
+        #: Unknown top-level children / root attributes, kept for round-trips.
+        self.extra_children: list[str] = []
+        self.extra_attrs: dict[str, str] = {}
+
+    # ----- score classes -------------------------------------------------
+    def level(self, name: str) -> Levels:
+        for lv in self.levels:
+            if lv.name == name:
+                return lv
+        raise ScoreError(f"unknown score class '{name}'")
+
+    def has_class(self, name: str) -> bool:
+        return any(lv.name == name for lv in self.levels)
+
+    @property
+    def reference_levels(self) -> Levels | None:
+        """The last-defined class, which decides references (T:1971)."""
+        return self.levels[-1] if self.levels else None
+
+    @property
+    def human_classes(self) -> list[str]:
+        """Score classes that hold human judgements (all but a trailing reference class)."""
+        names = [lv.name for lv in self.levels]
+        if names and names[-1] == REFERENCE_CLASS:
+            names = names[:-1]
+        return names
+
+    def ensure_reference_class(self) -> Levels:
+        """Make sure the last class marks references; append ``isReference`` if needed.
+
+        Imports that have references call this so the file stays valid for the
+        original tool (issue 2, item 2).
+        """
+        ref = self.reference_levels
+        if ref is not None and ref.name == REFERENCE_CLASS:
+            return ref
+        lv = Levels(REFERENCE_CLASS, count=2, gray=0, green=1, perfect=1, firstvalid=0)
+        self.levels = [x for x in self.levels if x.name != REFERENCE_CLASS] + [lv]
+        return lv
+
+    # ----- sources and targets -------------------------------------------
+    def add_source(self, text: str, doc: str | None = None, seg: str | None = None) -> Source:
+        """Return the source with ``text``, creating it if new (sources merge by text)."""
+        src = self._by_text.get(text)
+        if src is None:
+            src = Source(text, doc, seg)
+            self.sources.append(src)
+            self._by_text[text] = src
+        return src
+
+    def source_by_text(self, text: str) -> Source | None:
+        return self._by_text.get(text)
+
+    def add_target(self, source: Source, text: str, system: str | None = None,
+                   reference: bool = False) -> Target:
+        """Add a target to ``source``; ``reference=True`` marks it with the reference class."""
+        tgt = Target(text, system)
+        if reference:
+            lv = self.ensure_reference_class()
+            tgt.scores.append(Score(lv.name, float(lv.perfect)))
+        source.targets.append(tgt)
+        return tgt
+
+    def find_target(self, source: Source, text: str, system: str | None) -> Target | None:
+        """The target of ``source`` with this text and system id, if any."""
+        for t in source.targets:
+            if t.text == text and t.system == system:
+                return t
+        return None
+
+    def reindex(self) -> None:
+        """Rebuild the text index after sources were edited in place (merges duplicates)."""
+        merged: dict[str, Source] = {}
+        order: list[Source] = []
+        for src in self.sources:
+            first = merged.get(src.text)
+            if first is None:
+                merged[src.text] = src
+                order.append(src)
+            else:
+                first.targets.extend(src.targets)
+        self.sources = order
+        self._by_text = merged
+
+    # ----- references vs candidates (T:1971) ------------------------------
+    def is_reference(self, target: Target) -> bool:
+        lv = self.reference_levels
+        if lv is None:
+            return False
+        return any(s.cls == lv.name and s.value >= lv.perfect for s in target.scores)
+
+    def references(self, source: Source) -> list[Target]:
+        return [t for t in source.targets if self.is_reference(t)]
+
+    def candidates(self, source: Source) -> list[Target]:
+        return [t for t in source.targets if not self.is_reference(t)]
+
+    def iter_targets(self) -> Iterator[tuple[Source, Target]]:
+        for src in self.sources:
+            for t in src.targets:
+                yield src, t
+
+    def iter_candidates(self) -> Iterator[tuple[Source, Target]]:
+        for src in self.sources:
+            for t in src.targets:
+                if not self.is_reference(t):
+                    yield src, t
+
+    def systems(self) -> list[str]:
+        """System ids of candidates, in first-seen order (None is listed as '')."""
+        seen: dict[str, None] = {}
+        for _, t in self.iter_candidates():
+            seen.setdefault(t.system or "", None)
+        return list(seen)
+
+    def reference_ids(self) -> list[str]:
+        """System ids of references (e.g. 'ref-A'), first-seen order."""
+        seen: dict[str, None] = {}
+        for src in self.sources:
+            for t in self.references(src):
+                seen.setdefault(t.system or "", None)
+        return list(seen)
+
+    def candidates_by_system(self, system: str) -> list[tuple[Source, Target]]:
+        """(source, candidate) pairs of one system, in source order."""
+        want = system or None
+        return [(s, t) for s, t in self.iter_candidates() if (t.system or None) == want]
+
+    def unscored(self, cls: str, judge: str | None = None) -> list[tuple[Source, Target]]:
+        """Candidates with no score of ``cls`` (by ``judge`` if given; extrapolations don't count)."""
+        out = []
+        for s, t in self.iter_candidates():
+            if not any(x.cls == cls and not x.extrapolated and (judge is None or x.judge == judge)
+                       for x in t.scores):
+                out.append((s, t))
+        return out
+
+    def judges(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for _, t in self.iter_targets():
+            for s in t.scores:
+                if s.judge is not None:
+                    seen.setdefault(s.judge, None)
+        return list(seen)
+
+    # ----- summary ----------------------------------------------------------
+    def counts(self) -> dict:
+        """Counts for ``evaltrans info``: sources, targets, references, candidates, scored per class."""
+        n_t = n_r = 0
+        scored: dict[str, int] = {c: 0 for c in self.human_classes}
+        for src in self.sources:
+            for t in src.targets:
+                n_t += 1
+                if self.is_reference(t):
+                    n_r += 1
+                for c in {s.cls for s in t.scores if c_ok(s)}:
+                    if c in scored:
+                        scored[c] += 1
+        return {
+            "sources": len(self.sources),
+            "targets": n_t,
+            "references": n_r,
+            "candidates": n_t - n_r,
+            "systems": self.systems(),
+            "scored": scored,
+        }
+
+    def validate_scores(self) -> None:
+        """Raise :class:`ScoreError` for a score of an undeclared class or outside its levels."""
+        by_name = {lv.name: lv for lv in self.levels}
+        for i, src in enumerate(self.sources):
+            for t in src.targets:
+                for s in t.scores:
+                    lv = by_name.get(s.cls)
+                    if lv is None:
+                        raise ScoreError(f"source {i + 1}: score of undeclared class '{s.cls}'")
+                    lv.validate(s.value)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Database):
+            return NotImplemented
+        return (self.version_id == other.version_id and self.levels == other.levels
+                and self.sources == other.sources and self.extra_children == other.extra_children
+                and self.extra_attrs == other.extra_attrs)
+
+    def __repr__(self) -> str:
+        return f"<Database {len(self.sources)} sources, {len(self.levels)} score classes>"
+
+
+def c_ok(score: Score) -> bool:
+    """A score counts as 'scored' when it was given by a person (not extrapolated)."""
+    return not score.extrapolated

@@ -1,0 +1,122 @@
+"""The common interface of all automatic measures (shaped like sacreBLEU's metrics).
+
+A measure turns one segment (candidate + references) into a flat vector of
+*sufficient statistics* that add up over segments. The system score is
+``score(stats.sum(axis=0))``, a sentence score is ``score(stats[i])``, and a
+bootstrap sample is ``score(stats[idx].sum(axis=0))`` -- one code path.
+
+Distance measures use ``[distance, reference_length]`` (thesis eq. 4.1 / 5.7:
+summed distances over summed reference lengths) plus optional extra columns.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from evaltrans_qt.engine.options import EvalOptions
+from evaltrans_qt.engine.preprocess import Vocabulary
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One candidate with its references, tokenised and as raw text.
+
+    ``hyp``/``refs`` are int32 token ids (see :class:`Vocabulary`); ``hyp_text``
+    and ``ref_texts`` are the raw strings (chrF works on characters).
+    """
+
+    hyp: np.ndarray
+    refs: tuple[np.ndarray, ...]
+    hyp_text: str = ""
+    ref_texts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class MeasureScore:
+    """A measure's result for one sentence or one system.
+
+    ``value`` is the headline number in natural units (error rates as
+    fractions, BLEU in [0, 1], NIST unbounded). ``columns`` are the named
+    scalars shown in tables and correlated with humans (headline first; all
+    share the measure's direction). ``details`` mirrors the report XML:
+    element name -> float | nested mapping | list of (attributes, mapping).
+    """
+
+    measure: str
+    value: float
+    columns: Mapping[str, float] = field(default_factory=dict)
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Measure(ABC):
+    """Base class of all measures. Subclasses set the class attributes and hooks.
+
+    Register a subclass with :func:`evaltrans_qt.engine.measures.register`.
+    """
+
+    #: Registry key and CLI name, e.g. "wer".
+    name: ClassVar[str]
+    #: Human-readable name, e.g. "Word error rate".
+    long_name: ClassVar[str]
+    #: Element of the EvalTrans report (Figure A.3), e.g. "wer".
+    report_element: ClassVar[str]
+    #: False for error measures (negated when correlating).
+    higher_is_better: ClassVar[bool] = False
+    #: Thesis (or other) source of the definition, for docs and tooltips.
+    source: ClassVar[str] = ""
+    #: Computed unless the user asks otherwise.
+    default_enabled: ClassVar[bool] = True
+
+    def __init__(self, options: EvalOptions | None = None) -> None:
+        self.options = options or EvalOptions()
+        self.vocab: Vocabulary | None = None
+
+    @classmethod
+    def enabled(cls, options: EvalOptions) -> bool:
+        """Whether the options ask for this measure (e.g. INVWER needs allow-transpositions)."""
+        return cls.default_enabled
+
+    @property
+    @abstractmethod
+    def stat_names(self) -> list[str]:
+        """Names of the columns of :meth:`sentence_stats`."""
+
+    def fit(self, segments: Sequence[Segment], vocab: Vocabulary) -> None:
+        """See the whole test set before scoring (NIST info weights). Default: keep vocab."""
+        self.vocab = vocab
+
+    @abstractmethod
+    def sentence_stats(self, seg: Segment) -> np.ndarray:
+        """Sufficient statistics of one segment (1-D float64)."""
+
+    def corpus_stats(self, segments: Sequence[Segment]) -> np.ndarray:
+        """Statistics of many segments, shape (n, len(stat_names)). Override to vectorise."""
+        k = len(self.stat_names)
+        out = np.zeros((len(segments), k), dtype=np.float64)
+        for i, seg in enumerate(segments):
+            out[i] = self.sentence_stats(seg)
+        return out
+
+    @abstractmethod
+    def score(self, stats: np.ndarray) -> MeasureScore:
+        """Score from one row (a sentence) or the column sum (a system)."""
+
+    def reference_distances(self, seg: Segment) -> list[float] | None:
+        """Absolute distance to each reference (report's ``<reference-distance>``), if defined."""
+        return None
+
+    def align(self, seg: Segment):  # -> Alignment | None
+        """Alignment of candidate and (best) reference for display, if the measure has one."""
+        return None
+
+
+def error_rate_details(distance: float, ref_len: float) -> dict[str, float]:
+    """The report elements of an error measure (Figure A.3 ``<wer>``)."""
+    rate = distance / ref_len if ref_len > 0 else (0.0 if distance == 0 else float("inf"))
+    return {"error-rate": rate, "error-rate-percent": 100.0 * rate,
+            "reference-length": float(ref_len), "sum": float(distance)}

@@ -1,0 +1,267 @@
+"""Every evaluation option of EvalTransBatchEval (thesis Tables A.1-A.8, T:1885-1969).
+
+One frozen dataclass, :class:`EvalOptions`, holds the options that change a
+number. Each field carries metadata (command-line flag, choices, help text,
+thesis section, report group), so the batch command line, the EvalTrans
+report's ``<evaluation-options>``, and the application's options dialog are all
+generated from this one table and cannot drift apart.
+
+Defaults: chosen so that, with no option given, BLEU equals sacreBLEU's
+``corpus_bleu`` (13a tokenisation, case used, minimumNearest, no boundaries)
+and NIST equals mteval (average reference length). The thesis' own
+experimental settings are available as presets (:data:`PRESETS`, thesis
+Table 8.3, T:1466).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from evaltrans_qt.errors import OptionError
+
+TOKENIZATIONS = ("none", "remove-punctuation", "mteval", "mteval-contractions", "intl")
+CASES = ("use", "ignore")
+#: Table A.3: reference length rules for WER, PER, m-PER, CDER, ...
+REF_LENGTH_RULES = ("average", "minimum", "maximum", "averageNearest", "minimumNearest",
+                    "maximumNearest", "lowestError")
+#: Table A.4: reference length rules for BLEU and NIST.
+NGRAM_REF_LENGTH_RULES = ("average", "minimum", "minimumNearest")
+#: Table A.5: sentence boundaries for m-PER, skip-bigram PER, BLEU and NIST.
+PAD_RULES = ("none", "initial", "end", "both")
+#: Table A.6: CDER path start/end fixed or arbitrary.
+CDER_PAD_RULES = ("none", "left", "right", "both")
+#: Table A.7: CDER miscoverage penalty.
+CDER_COVERAGE_RULES = ("none", "length", "miscoverage", "half")
+#: Table A.8: word-dependent substitution costs.
+SUBSTITUTION_COST_RULES = ("none", "prefix", "levenshtein")
+
+
+def _opt(default: Any, help: str, *, flag: str, section: str, group: str,
+         choices: tuple[str, ...] | None = None, kind: str | None = None,
+         report: str | None = None) -> Any:
+    """A dataclass field with the metadata the CLI, report and UI need.
+
+    ``group`` is the report's ``<X-options>`` element (and the dialog's tab);
+    ``report`` the element name inside it (defaults to the flag).
+    """
+    meta = {"flag": flag, "help": help, "section": section, "group": group,
+            "choices": choices, "kind": kind, "report": report or flag}
+    if isinstance(default, (list, tuple)):
+        return field(default=tuple(default), metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    """All options that change an evaluation result (thesis Tables A.1-A.8)."""
+
+    # ---- preprocessing (thesis ch. 5; set outside the batch tool originally)
+    tokenization: str = _opt("mteval", "Tokenisation: none (split on spaces), remove-punctuation, "
+                             "mteval (= mteval-v13a / sacreBLEU 13a), mteval-contractions "
+                             "(mteval + English contractions, \"we'd\" -> \"we would\"), intl "
+                             "(sacreBLEU intl).", flag="tokenization", section="5.1, Fig. 5.1",
+                             group="preprocessing", choices=TOKENIZATIONS)
+    case: str = _opt("use", "Use or ignore case (Unicode lower-casing).", flag="case",
+                     section="5.2", group="preprocessing", choices=CASES)
+
+    # ---- WER, PER, MSDER, skip-bigram PER, INVWER, LJWER (Table A.3)
+    wer_ref_length_rule: str = _opt("average", "Reference length rule for WER, PER, MSDER, "
+                                    "skip-bigram PER, INVWER, LJWER (Table A.3). lowestError uses "
+                                    "the distance to the reference with the lowest relative error "
+                                    "(eq. 5.5-5.7).", flag="wer-ref-length-rule", section="5.3",
+                                    group="wer", choices=REF_LENGTH_RULES,
+                                    report="reference-length-rule")
+    substitution_cost_rule: str = _opt("none", "Word-dependent substitution costs for WER, PER "
+                                       "and CDER (Table A.8): none, prefix, levenshtein. Reported "
+                                       "as wwer/wper/wcder beside the unit-cost measures.",
+                                       flag="substitution-cost-rule", section="4.5",
+                                       group="wer", choices=SUBSTITUTION_COST_RULES,
+                                       report="substitution-cost-rule")
+
+    # ---- CDER (Tables A.6, A.7)
+    cder_ref_length_rule: str = _opt("average", "Reference length rule for CDER (Table A.3).",
+                                     flag="cder-ref-length-rule", section="5.3", group="cder",
+                                     choices=REF_LENGTH_RULES, report="reference-length-rule")
+    cder_pad_rule: str = _opt("both", "CDER sentence boundaries (Table A.6): none = path start "
+                              "and end arbitrary, left = start fixed, right = end fixed, both = "
+                              "both fixed (Moses CderScorer).", flag="cder-pad-rule",
+                              section="4.4.2", group="cder", choices=CDER_PAD_RULES,
+                              report="pad-rule")
+    cder_coverage_rule: str = _opt("none", "CDER miscoverage penalty (Table A.7, eq. 4.17/4.18): "
+                                   "none, length, miscoverage, half.", flag="cder-coverage-rule",
+                                   section="4.4.3", group="cder", choices=CDER_COVERAGE_RULES,
+                                   report="coverage-rule")
+
+    # ---- m-PER (Table A.1)
+    nper_max_ngram: int = _opt(4, "Maximum m-gram size M for m-PER.", flag="nper-max-ngram",
+                               section="4.2.2", group="nper", kind="int", report="max-ngram")
+    nper_pad_rule: str = _opt("none", "Sentence boundaries for m-PER (Table A.5).",
+                              flag="nper-pad-rule", section="5.4", group="nper",
+                              choices=PAD_RULES, report="pad-rule")
+    nper_ref_length_rule: str = _opt("average", "Reference length rule for m-PER (Table A.3).",
+                                     flag="nper-ref-length-rule", section="5.3", group="nper",
+                                     choices=REF_LENGTH_RULES, report="reference-length-rule")
+    nper_choose_references_separately: bool = _opt(False, "For m-PER, choose the nearest "
+                                                   "reference separately for each m (T:579).",
+                                                   flag="nper-choose-references-separately",
+                                                   section="4.2.2", group="nper", kind="flag",
+                                                   report="choose-references-separately")
+
+    # ---- skip-bigram PER
+    max_bigram_skip: int = _opt(4, "Maximum skip S for skip-bigram PER (words between the two "
+                                "parts; ROUGE-S4 style default).", flag="max-bigram-skip",
+                                section="4.2.3", group="sbper", kind="int",
+                                report="max-bigram-skip")
+
+    # ---- BLEU (Tables A.4, A.5)
+    max_ngram: int = _opt(4, "Maximum m-gram size for BLEU.", flag="max-ngram", section="3.1",
+                          group="bleu", kind="int", report="max-ngram")
+    bleu_pad_rule: str = _opt("none", "Sentence boundaries for BLEU (Table A.5).",
+                              flag="bleu-pad-rule", section="5.4", group="bleu",
+                              choices=PAD_RULES, report="pad-rule")
+    bleu_ref_length_rule: str = _opt("minimumNearest", "Reference length rule for BLEU "
+                                     "(Table A.4); minimumNearest = closest length, ties to the "
+                                     "shorter (sacreBLEU).", flag="bleu-ref-length-rule",
+                                     section="5.3", group="bleu", choices=NGRAM_REF_LENGTH_RULES,
+                                     report="reference-length-rule")
+    all_ngrams: bool = _opt(False, "Also report BLEU/NIST for each single maximum m-gram size "
+                            "1..M.", flag="all-ngrams", section="A.1", group="bleu", kind="flag",
+                            report="all-ngrams")
+
+    # ---- NIST
+    nist_max_ngram: int = _opt(5, "Maximum m-gram size for NIST.", flag="nist-max-ngram",
+                               section="3.2", group="nist", kind="int", report="max-ngram")
+    nist_pad_rule: str = _opt("none", "Sentence boundaries for NIST (Table A.5; eq. 5.8 for the "
+                              "initial m-gram).", flag="nist-pad-rule", section="5.4",
+                              group="nist", choices=PAD_RULES, report="pad-rule")
+    nist_ref_length_rule: str = _opt("average", "Reference length rule for NIST (Table A.4).",
+                                     flag="nist-ref-length-rule", section="5.3", group="nist",
+                                     choices=NGRAM_REF_LENGTH_RULES,
+                                     report="reference-length-rule")
+
+    # ---- INVWER, LJWER
+    allow_transpositions: bool = _opt(False, "Calculate INVWER (BTG inversion distance).",
+                                      flag="allow-transpositions", section="4.4.4",
+                                      group="invwer", kind="flag", report="enabled")
+    transposition_costs: tuple[int, ...] = _opt((1, 1, 1, 1, 1), "Costs in d_inv: denominator, "
+                                                "c_SUB, c_DEL, c_INS, c_INV (comma separated "
+                                                "integers).", flag="transposition-costs",
+                                                section="4.4.4", group="invwer", kind="intlist",
+                                                report="transposition-costs")
+    allow_long_jumps: bool = _opt(False, "Calculate LJWER (exact up to ljwer-exact-limit words, "
+                                  "approximated and flagged beyond).", flag="allow-long-jumps",
+                                  section="4.4.1", group="ljwer", kind="flag", report="enabled")
+    ljwer_exact_limit: int = _opt(25, "Longest sentence (words) for which LJWER is computed "
+                                  "exactly; longer ones are approximated and flagged.",
+                                  flag="ljwer-exact-limit", section="4.4.1", group="ljwer",
+                                  kind="int", report="exact-limit")
+
+    # ---- TER, chrF (today's users)
+    ter_normalized: bool = _opt(False, "TER: apply tercom's normalisation (sacreBLEU "
+                                "normalized=True).", flag="ter-normalized", section="-",
+                                group="ter", kind="flag", report="normalized")
+
+    # ---- general
+    leaving_one_out: tuple[str, ...] = _opt((), "Ignore a reference identical to the candidate "
+                                            "for these measures (comma separated, e.g. BLEU,WER).",
+                                            flag="leaving-one-out", section="A.1",
+                                            group="general", kind="strlist",
+                                            report="leaving-one-out")
+    extrapolate: bool = _opt(False, "Estimate the human score of unscored candidates from the "
+                             "database (nearest scored translations).", flag="extrapolate",
+                             section="A.1", group="general", kind="flag", report="extrapolate")
+
+    # ------------------------------------------------------------------------
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            ch = f.metadata.get("choices")
+            if ch and v not in ch:
+                raise OptionError(f"--{f.metadata['flag']}: '{v}' is not one of {', '.join(ch)}")
+            kind = f.metadata.get("kind")
+            if kind == "int" and (not isinstance(v, int) or v < 0):
+                raise OptionError(f"--{f.metadata['flag']}: expected a non-negative integer, got {v!r}")
+        if self.max_ngram < 1 or self.nist_max_ngram < 1 or self.nper_max_ngram < 1:
+            raise OptionError("m-gram sizes must be at least 1")
+        if len(self.transposition_costs) != 5 or self.transposition_costs[0] <= 0:
+            raise OptionError("--transposition-costs: expected 5 integers "
+                              "denominator,c_SUB,c_DEL,c_INS,c_INV with denominator > 0")
+
+    def replace(self, **changes: Any) -> EvalOptions:
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Options as {flag: value}, e.g. for JSON output and session files."""
+        out = {}
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            out[f.metadata["flag"]] = list(v) if isinstance(v, tuple) else v
+        return out
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> EvalOptions:
+        """Inverse of :meth:`to_dict` (accepts flags or field names; strings are parsed)."""
+        by_flag = {f.metadata["flag"]: f for f in dataclasses.fields(cls)}
+        by_name = {f.name: f for f in dataclasses.fields(cls)}
+        kw = {}
+        for k, v in d.items():
+            f = by_flag.get(k) or by_name.get(k)
+            if f is None:
+                raise OptionError(f"unknown option '{k}'")
+            kw[f.name] = parse_option_value(f, v)
+        return cls(**kw)
+
+
+def parse_option_value(f: dataclasses.Field, v: Any) -> Any:
+    """Convert a string (CLI, XML report) or JSON value to the field's type."""
+    kind = f.metadata.get("kind")
+    flag = f.metadata["flag"]
+    try:
+        if kind == "flag":
+            if isinstance(v, str):
+                if v.lower() in ("1", "true", "yes", "on"):
+                    return True
+                if v.lower() in ("0", "false", "no", "off", ""):
+                    return False
+                raise ValueError(v)
+            return bool(v)
+        if kind == "int":
+            return int(v)
+        if kind == "intlist":
+            if isinstance(v, str):
+                return tuple(int(x) for x in v.split(",") if x.strip())
+            return tuple(int(x) for x in v)
+        if kind == "strlist":
+            if isinstance(v, str):
+                return tuple(x.strip() for x in v.split(",") if x.strip())
+            return tuple(str(x) for x in v)
+    except ValueError:
+        raise OptionError(f"--{flag}: cannot read value {v!r}") from None
+    return v
+
+
+def option_fields() -> list[dataclasses.Field]:
+    """The option fields in declaration order (drives CLI, report and dialog)."""
+    return list(dataclasses.fields(EvalOptions))
+
+
+#: Thesis Table 8.3 (T:1466): baseline vs experimental default settings.
+#: (Evaluator normalisation and score summation are correlation settings, not
+#: measure options; see engine.human.)
+PRESETS: dict[str, EvalOptions] = {
+    "sacrebleu-compatible": EvalOptions(),
+    "thesis baseline": EvalOptions(
+        tokenization="mteval", case="ignore", wer_ref_length_rule="average",
+        cder_ref_length_rule="average", nper_ref_length_rule="average",
+        bleu_ref_length_rule="minimumNearest", nist_ref_length_rule="average",
+        bleu_pad_rule="none", nist_pad_rule="none", nper_pad_rule="none",
+        substitution_cost_rule="none"),
+    "thesis default": EvalOptions(
+        tokenization="mteval-contractions", case="ignore", wer_ref_length_rule="lowestError",
+        cder_ref_length_rule="lowestError", nper_ref_length_rule="lowestError",
+        bleu_ref_length_rule="minimumNearest", nist_ref_length_rule="average",
+        bleu_pad_rule="both", nist_pad_rule="both", nper_pad_rule="both",
+        substitution_cost_rule="none"),
+}
