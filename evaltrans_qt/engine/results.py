@@ -1,0 +1,106 @@
+"""Results of an evaluation run: frozen, self-describing, options included.
+
+A run evaluates some systems of a database with some measures under one
+:class:`EvalOptions`. Per system it keeps, for every measure, the per-sentence
+sufficient statistics (rows add up, see ``measures/base.py``) and the system
+score computed from their sum, so sentence scores, system scores, bootstrap
+resampling and correlation all start from the same numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from evaltrans_qt.engine.measures.base import MeasureScore
+from evaltrans_qt.engine.options import EvalOptions
+
+
+@dataclass(frozen=True)
+class SystemResult:
+    """One system's results.
+
+    ``segments[i]`` is the index (into ``Database.sources``) of row ``i`` of
+    every ``stats[measure]`` matrix; ``target_texts[i]`` the candidate text.
+    ``flags`` holds per-measure boolean arrays of noteworthy sentences (e.g.
+    ``flags["ljwer"]["approximated"]``).
+    """
+
+    system: str
+    segments: tuple[int, ...]
+    scores: Mapping[str, MeasureScore]
+    stats: Mapping[str, np.ndarray]
+    target_texts: tuple[str, ...] = ()
+    flags: Mapping[str, Mapping[str, np.ndarray]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """All systems of one run, with the options and measures that produced them."""
+
+    options: EvalOptions
+    measures: tuple[str, ...]
+    systems: Mapping[str, SystemResult]
+    database_path: str | None = None
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    def measure(self, name: str):
+        """The measure object of this run (built with the run's options), cached."""
+        cache = self.__dict__.setdefault("_measures", {})
+        m = cache.get(name)
+        if m is None:
+            from evaltrans_qt.engine.measures import get
+            m = get(name)(self.options)
+            cache[name] = m
+        return m
+
+    def sentence_score(self, system: str, measure: str, row: int) -> MeasureScore:
+        """Score of one sentence (row of the system's statistics)."""
+        sr = self.systems[system]
+        raise_if_missing(sr.stats, measure)
+        return self.measure(measure).score(sr.stats[measure][row])
+
+    def sentence_column(self, system: str, measure: str, column: str | None = None) -> np.ndarray:
+        """Per-sentence values of one column (default: the headline value) of ``measure``."""
+        sr = self.systems[system]
+        raise_if_missing(sr.stats, measure)
+        m = self.measure(measure)
+        out = np.empty(len(sr.segments), dtype=np.float64)
+        for i, row in enumerate(sr.stats[measure]):
+            sc = m.score(row)
+            out[i] = sc.value if column is None else sc.columns[column]
+        return out
+
+    def system_table(self) -> dict[str, dict[str, float]]:
+        """{system: {column: value}} over all measures' columns (for tables/CSV)."""
+        out: dict[str, dict[str, float]] = {}
+        for name, sr in self.systems.items():
+            row: dict[str, float] = {}
+            for mname in self.measures:
+                if mname in sr.scores:
+                    row.update(sr.scores[mname].columns)
+            out[name] = row
+        return out
+
+
+def raise_if_missing(stats: Mapping[str, np.ndarray], measure: str) -> None:
+    if measure not in stats:
+        from evaltrans_qt.errors import OptionError
+        raise OptionError(f"measure '{measure}' was not part of this run")
+
+
+def pack(arrays: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Concatenate int32 arrays into (flat, offsets) for one compiled call over many sentences.
+
+    ``arrays[i] == flat[offsets[i]:offsets[i+1]]``.
+    """
+    offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
+    if arrays:
+        np.cumsum([len(a) for a in arrays], out=offsets[1:])
+        flat = np.concatenate([np.asarray(a, dtype=np.int32) for a in arrays]) if offsets[-1] else np.zeros(0, np.int32)
+    else:
+        flat = np.zeros(0, np.int32)
+    return flat, offsets
