@@ -7,6 +7,16 @@ bootstrap sample is ``score(stats[idx].sum(axis=0))`` -- one code path.
 
 Distance measures use ``[distance, reference_length]`` (thesis eq. 4.1 / 5.7:
 summed distances over summed reference lengths) plus optional extra columns.
+
+Per-sentence flags (e.g. LJWER "approximated"): a stat column named
+``flag:<name>`` holding 0/1. It adds up like any column (its system sum counts
+the flagged sentences); ``score()`` should ignore it; the driver
+(``engine/evaluate.py``) copies it to ``SystemResult.flags[measure][<name>]``
+and the report marks flagged sentences.
+
+``fit()`` is called once per run with one segment per source of the test set
+(all its references, ``hyp`` empty), before any statistics are computed; the
+fitted measure is then copied (pickled) to worker processes.
 """
 
 from __future__ import annotations
