@@ -1,0 +1,140 @@
+"""Result tables as pandas frames: system level and sentence level (Qt-free).
+
+Built once per run (in a worker thread in the application), then shown by Qt
+models, exported to CSV/LaTeX, and fed to the correlation plots. Columns are
+the measures' named columns (``MeasureScore.columns``) plus human scores; the
+``directions`` mapping says which columns are better when higher.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from evaltrans_qt.engine.database import Database
+from evaltrans_qt.engine.results import RunResult
+
+
+@dataclass(frozen=True)
+class ResultTables:
+    """``systems``: one row per system; ``sentences``: one row per (system, segment).
+
+    ``sentences`` has columns ``system``, ``segment`` (source index, 0-based),
+    ``candidate`` (text), then one column per measure column, then human
+    classes as ``human:<class>``. ``directions[col]`` is +1 if higher is better,
+    -1 if lower is better (measures) and +1 for human classes.
+    """
+
+    systems: pd.DataFrame
+    sentences: pd.DataFrame
+    measure_columns: tuple[str, ...]
+    human_columns: tuple[str, ...]
+    directions: dict[str, int]
+
+
+def _candidate_lookup(db: Database | None) -> dict[tuple[int, str], object]:
+    if db is None:
+        return {}
+    out = {}
+    for i, src in enumerate(db.sources):
+        for t in src.targets:
+            if not db.is_reference(t):
+                out.setdefault((i, t.system or ""), t)
+    return out
+
+
+def build_tables(run: RunResult, db: Database | None = None,
+                 human_classes: list[str] | None = None, how: str = "mean") -> ResultTables:
+    """Tabulate a run; human scores come from ``db`` (mean or median over judges)."""
+    classes = list(human_classes if human_classes is not None
+                   else (db.human_classes if db is not None else []))
+    lookup = _candidate_lookup(db)
+    directions: dict[str, int] = {}
+    measure_cols: list[str] = []
+    sys_rows = []
+    frames = []
+    for name, sr in run.systems.items():
+        n = len(sr.segments)
+        data: dict[str, object] = {
+            "system": [name] * n,
+            "segment": np.asarray(sr.segments, dtype=np.int64),
+            "candidate": list(sr.target_texts) if sr.target_texts else [""] * n,
+        }
+        sys_row: dict[str, object] = {"system": name}
+        for mname in run.measures:
+            if mname not in sr.stats:
+                continue
+            m = run.measure(mname)
+            sign = 1 if m.higher_is_better else -1
+            stats = sr.stats[mname]
+            per_sentence = [m.score(row) for row in stats]
+            cols = list(sr.scores[mname].columns) if mname in sr.scores else (
+                list(per_sentence[0].columns) if per_sentence else [])
+            for c in cols:
+                if c not in directions:
+                    directions[c] = sign
+                    measure_cols.append(c)
+                data[c] = np.array([s.columns.get(c, np.nan) for s in per_sentence], dtype=float)
+                if mname in sr.scores:
+                    sys_row[c] = float(sr.scores[mname].columns.get(c, np.nan))
+        hum_lengths = np.zeros(n)
+        for cls in classes:
+            vals = np.full(n, np.nan)
+            for i, seg in enumerate(sr.segments):
+                t = lookup.get((int(seg), name))
+                if t is not None:
+                    v = t.value(cls, how)
+                    if v is not None:
+                        vals[i] = v
+                    hum_lengths[i] = len(t.text.split())
+            data[f"human:{cls}"] = vals
+            ok = ~np.isnan(vals)
+            # system score: length-weighted mean of sentence scores (thesis T:1125)
+            w = hum_lengths[ok]
+            sys_row[f"human:{cls}"] = (float(np.average(vals[ok], weights=w))
+                                       if ok.any() and w.sum() > 0 else np.nan)
+        frames.append(pd.DataFrame(data))
+        sys_rows.append(sys_row)
+    human_cols = [f"human:{c}" for c in classes]
+    for c in human_cols:
+        directions[c] = 1
+    sentences = (pd.concat(frames, ignore_index=True) if frames
+                 else pd.DataFrame(columns=["system", "segment", "candidate"]))
+    systems = pd.DataFrame(sys_rows, columns=["system", *measure_cols, *human_cols])
+    return ResultTables(systems, sentences, tuple(measure_cols), tuple(human_cols), directions)
+
+
+def disagreement(frame: pd.DataFrame, measure_col: str, human_col: str, direction: int) -> np.ndarray:
+    """|z(measure) - z(human)| per sentence, measure sign-adjusted so both mean 'better'.
+
+    Large values mark sentences where the metric and the judges disagree most.
+    NaN where the human score is missing.
+    """
+    m = direction * frame[measure_col].to_numpy(dtype=float)
+    h = frame[human_col].to_numpy(dtype=float)
+    ok = ~(np.isnan(m) | np.isnan(h))
+    out = np.full(len(frame), np.nan)
+    if ok.sum() < 2:
+        return out
+    zm = (m[ok] - m[ok].mean()) / (m[ok].std() or 1.0)
+    zh = (h[ok] - h[ok].mean()) / (h[ok].std() or 1.0)
+    out[ok] = np.abs(zm - zh)
+    return out
+
+
+def system_difference(frame: pd.DataFrame, column: str, system_a: str, system_b: str) -> pd.DataFrame:
+    """Per segment: value of ``column`` for A and B and their difference, largest |Δ| first."""
+    a = frame[frame["system"] == system_a].set_index("segment")
+    b = frame[frame["system"] == system_b].set_index("segment")
+    common = a.index.intersection(b.index)
+    out = pd.DataFrame({
+        "segment": common,
+        "candidate A": a.loc[common, "candidate"].to_numpy(),
+        "candidate B": b.loc[common, "candidate"].to_numpy(),
+        f"{column} A": a.loc[common, column].to_numpy(dtype=float),
+        f"{column} B": b.loc[common, column].to_numpy(dtype=float),
+    })
+    out["difference"] = out[f"{column} A"] - out[f"{column} B"]
+    return out.reindex(out["difference"].abs().sort_values(ascending=False).index).reset_index(drop=True)
