@@ -26,7 +26,14 @@ class SystemResult:
     ``segments[i]`` is the index (into ``Database.sources``) of row ``i`` of
     every ``stats[measure]`` matrix; ``target_texts[i]`` the candidate text.
     ``flags`` holds per-measure boolean arrays of noteworthy sentences (e.g.
-    ``flags["ljwer"]["approximated"]``).
+    ``flags["ljwer"]["approximated"]``; from ``flag:<name>`` stat columns).
+
+    Filled when known (the report writer uses them): ``target_indices[i]`` is
+    the candidate's index in its source's targets (-1 if it came from a file,
+    not the database); ``source_texts``/``reference_texts`` the texts of row
+    ``i``; ``ref_distances[measure]`` an (n, R) array of absolute distances to
+    each reference (NaN where a row has fewer references), computed on request
+    for the report's ``<reference-distance>`` elements.
     """
 
     system: str
@@ -35,6 +42,13 @@ class SystemResult:
     stats: Mapping[str, np.ndarray]
     target_texts: tuple[str, ...] = ()
     flags: Mapping[str, Mapping[str, np.ndarray]] = field(default_factory=dict)
+    target_indices: tuple[int, ...] = ()
+    source_texts: tuple[str, ...] = ()
+    reference_texts: tuple[tuple[str, ...], ...] = ()
+    ref_distances: Mapping[str, np.ndarray] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.segments)
 
 
 @dataclass(frozen=True)
@@ -46,6 +60,13 @@ class RunResult:
     systems: Mapping[str, SystemResult]
     database_path: str | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
+
+    def system_score(self, system: str, measure: str) -> MeasureScore:
+        """The system-level score of ``measure`` for ``system``."""
+        sr = self.systems[system]
+        if measure not in sr.scores:
+            raise_if_missing({}, measure)
+        return sr.scores[measure]
 
     def measure(self, name: str):
         """The measure object of this run (built with the run's options), cached."""

@@ -1,0 +1,556 @@
+"""The evaluation driver: database -> tokenised corpus -> fitted measures -> chunked statistics.
+
+Flow (SPEC §4.5, issue 3 item 4):
+
+1. every distinct sentence is tokenised *once* with ``options.tokenization`` /
+   ``options.case`` and mapped to int32 ids by one :class:`Vocabulary`;
+2. per system, one :class:`Segment` per candidate (its source's references;
+   a reference evaluated as a system is compared with the *other* references);
+3. each measure is fitted once on the test set (one segment per source with
+   references, ``hyp`` empty; NIST info weights, T:437-458);
+4. statistics are computed in independent :class:`Chunk` s (system x row
+   range) by an :class:`Executor` -- :class:`SerialExecutor` in-process,
+   :class:`LocalProcessExecutor` on all cores. A distributed executor (Dask)
+   implements :meth:`Executor.run` and nothing else changes;
+5. per system, the rows are assembled and scored: ``score(stats.sum(0))``.
+
+``leaving-one-out`` (T:1909): for the listed measures a reference whose tokens
+equal the candidate's is dropped -- unless it is the only reference left, in
+which case the segment keeps its references (nothing else to compare with).
+Names are matched case-insensitively to measure names or report elements;
+the thesis' ``mWER``/``mPER`` mean ``wer``/``per``.
+
+Candidates whose source has no reference are skipped with a warning
+(``Progress.warnings``, ``RunResult.meta["warnings"]``).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from evaltrans_qt.engine.database import Database, Source, Target
+from evaltrans_qt.engine.measures import get as get_measure
+from evaltrans_qt.engine.measures import load_all
+from evaltrans_qt.engine.measures.base import Measure, Segment
+from evaltrans_qt.engine.options import EvalOptions
+from evaltrans_qt.engine.preprocess import Vocabulary, tokenize
+from evaltrans_qt.engine.results import RunResult, SystemResult
+from evaltrans_qt.errors import Cancelled, EvalTransError, InputFormatError, OptionError
+
+FLAG_PREFIX = "flag:"
+#: Below this many (rows x measures) the driver runs in-process (no pool start-up).
+SERIAL_THRESHOLD = 4000
+_EMPTY = np.zeros(0, dtype=np.int32)
+
+
+class CancelFlag(Protocol):
+    def is_set(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A progress event of :func:`iter_evaluate`: ``done`` of ``total`` candidate rows."""
+
+    done: int
+    total: int
+    message: str = ""
+    warnings: tuple[str, ...] = ()
+
+
+# --------------------------------------------------------------------------- chunks
+@dataclass(frozen=True)
+class Chunk:
+    """Independent unit of work: rows ``[start, stop)`` of one system."""
+
+    system: str
+    start: int
+    stop: int
+    segments: tuple[Segment, ...]
+    #: Measures for which a reference identical to the candidate is dropped.
+    leave_one_out: frozenset[str] = frozenset()
+    #: Also compute each reference's absolute distance (report detail).
+    reference_distances: bool = False
+
+
+@dataclass
+class ChunkResult:
+    stats: dict[str, np.ndarray]
+    ref_distances: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+def _drop_identical(seg: Segment) -> tuple[Segment, list[int]]:
+    """Leaving-one-out: drop references equal to the candidate (keep all if none would remain)."""
+    keep = [r for r, ref in enumerate(seg.refs)
+            if not (len(ref) == len(seg.hyp) and np.array_equal(ref, seg.hyp))]
+    if not keep or len(keep) == len(seg.refs):
+        return seg, list(range(len(seg.refs)))
+    texts = tuple(seg.ref_texts[r] for r in keep) if seg.ref_texts else ()
+    return Segment(seg.hyp, tuple(seg.refs[r] for r in keep), seg.hyp_text, texts), keep
+
+
+def compute_chunk(measures: Mapping[str, Measure], chunk: Chunk) -> ChunkResult:
+    """Statistics of one chunk for every measure (a pure function: runs anywhere)."""
+    out = ChunkResult({})
+    base = chunk.segments
+    dropped: list[tuple[Segment, list[int]]] | None = None
+    if chunk.leave_one_out:
+        dropped = [_drop_identical(s) for s in base]
+    n = len(base)
+    max_refs = max((len(s.refs) for s in base), default=0)
+    for name, m in measures.items():
+        if dropped is not None and name in chunk.leave_one_out:
+            segs = [d[0] for d in dropped]
+            keeps = [d[1] for d in dropped]
+        else:
+            segs, keeps = list(base), None
+        stats = np.asarray(m.corpus_stats(segs), dtype=np.float64)
+        if stats.shape != (n, len(m.stat_names)):
+            raise ValueError(f"measure {name}: corpus_stats returned shape {stats.shape}, "
+                             f"expected {(n, len(m.stat_names))}")
+        out.stats[name] = stats
+        if chunk.reference_distances:
+            rd = np.full((n, max_refs), np.nan)
+            for i, seg in enumerate(segs):
+                d = m.reference_distances(seg)
+                if d is None:
+                    continue
+                cols = keeps[i] if keeps is not None else range(len(d))
+                for c, v in zip(cols, d):
+                    rd[i, c] = v
+            if not np.all(np.isnan(rd)):
+                out.ref_distances[name] = rd
+    return out
+
+
+# --------------------------------------------------------------------------- executors
+class Executor(ABC):
+    """Runs chunks. Implement :meth:`run` to add a backend (e.g. Dask: scatter the
+    measures once, ``client.submit(compute_chunk, measures, chunk)`` per chunk)."""
+
+    @abstractmethod
+    def run(self, measures: Mapping[str, Measure], chunks: Sequence[Chunk],
+            cancel: CancelFlag | None = None) -> Iterator[tuple[int, ChunkResult]]:
+        """Yield ``(chunk index, result)`` as chunks finish, in any order.
+
+        Must raise :class:`Cancelled` promptly once ``cancel.is_set()``.
+        """
+
+    def close(self) -> None:
+        """Release resources (pools, connections)."""
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class SerialExecutor(Executor):
+    """In-process, one chunk after another (tests, small jobs, debugging)."""
+
+    def run(self, measures, chunks, cancel=None):
+        for i, chunk in enumerate(chunks):
+            if cancel is not None and cancel.is_set():
+                raise Cancelled()
+            yield i, compute_chunk(measures, chunk)
+
+
+_WORKER_MEASURES: Mapping[str, Measure] | None = None
+
+
+def _init_worker(blob: bytes) -> None:
+    global _WORKER_MEASURES
+    _WORKER_MEASURES = pickle.loads(blob)
+
+
+def _worker_compute(chunk: Chunk) -> ChunkResult:
+    assert _WORKER_MEASURES is not None
+    return compute_chunk(_WORKER_MEASURES, chunk)
+
+
+class LocalProcessExecutor(Executor):
+    """A local process pool (all cores by default). The fitted measures are sent
+    once per worker process; each chunk carries only its segments."""
+
+    def __init__(self, max_workers: int | None = None, poll_seconds: float = 0.05) -> None:
+        self.max_workers = max_workers or os.cpu_count() or 1
+        self.poll_seconds = poll_seconds
+
+    def run(self, measures, chunks, cancel=None):
+        if cancel is not None and cancel.is_set():
+            raise Cancelled()
+        blob = pickle.dumps(dict(measures), protocol=pickle.HIGHEST_PROTOCOL)
+        pool = ProcessPoolExecutor(max_workers=min(self.max_workers, max(1, len(chunks))),
+                                   initializer=_init_worker, initargs=(blob,))
+        finished = False
+        try:
+            futures: dict[Future, int] = {pool.submit(_worker_compute, c): i
+                                          for i, c in enumerate(chunks)}
+            pending = set(futures)
+            while pending:
+                if cancel is not None and cancel.is_set():
+                    raise Cancelled()
+                done, pending = wait(pending, timeout=self.poll_seconds,
+                                     return_when=FIRST_COMPLETED)
+                for fut in done:
+                    yield futures[fut], fut.result()
+            finished = True
+        finally:
+            pool.shutdown(wait=finished, cancel_futures=not finished)
+
+
+def choose_executor(rows: int, n_measures: int) -> Executor:
+    """Serial for tiny inputs (pool start-up would dominate), else all cores."""
+    if rows * max(1, n_measures) <= SERIAL_THRESHOLD or (os.cpu_count() or 1) < 2:
+        return SerialExecutor()
+    return LocalProcessExecutor()
+
+
+# --------------------------------------------------------------------------- corpus
+@dataclass
+class SystemRows:
+    """The candidate rows of one system, before statistics."""
+
+    system: str
+    source_index: list[int] = field(default_factory=list)
+    target_index: list[int] = field(default_factory=list)
+    segments: list[Segment] = field(default_factory=list)
+    source_texts: list[str] = field(default_factory=list)
+
+
+class _Tokens:
+    """Tokenise each distinct text once (thesis ch. 5), ids from one vocabulary."""
+
+    def __init__(self, options: EvalOptions) -> None:
+        self.vocab = Vocabulary()
+        self.method = options.tokenization
+        self.case = options.case
+        self._cache: dict[str, np.ndarray] = {}
+
+    def __call__(self, text: str) -> np.ndarray:
+        ids = self._cache.get(text)
+        if ids is None:
+            ids = self.vocab.encode(tokenize(text, self.method, self.case))
+            self._cache[text] = ids
+        return ids
+
+
+def default_measures(options: EvalOptions) -> list[str]:
+    """Registered measures whose ``enabled(options)`` is true, in registry order."""
+    return [name for name, cls in load_all().items() if cls.enabled(options)]
+
+
+def _resolve_measures(measures: Iterable[str] | None, options: EvalOptions) -> list[str]:
+    if measures is None:
+        names = default_measures(options)
+    else:
+        names = []
+        for m in measures:
+            name = get_measure(m).name
+            if name not in names:
+                names.append(name)
+    if not names:
+        raise OptionError("no measure to compute (none registered or enabled)")
+    return names
+
+
+def leave_one_out_measures(options: EvalOptions, names: Sequence[str]) -> frozenset[str]:
+    """Map the ``leaving-one-out`` list (e.g. ``BLEU, mWER``) to measure names of this run."""
+    reg = load_all()
+    by_key: dict[str, str] = {}
+    for n, cls in reg.items():
+        by_key[n.lower()] = n
+        by_key[str(getattr(cls, "report_element", n)).lower()] = n
+    out = set()
+    for raw in options.leaving_one_out:
+        key = raw.strip().lower()
+        if key not in by_key and key.startswith("m") and key[1:] in by_key:
+            key = key[1:]              # thesis: mWER = multi-reference WER
+        if key not in by_key:
+            raise OptionError(f"--leaving-one-out: unknown measure '{raw}' "
+                              f"(known: {', '.join(sorted(reg))})")
+        if by_key[key] in names:
+            out.add(by_key[key])
+    return frozenset(out)
+
+
+def _system_targets(db: Database, system: str, ref_ids: set[str],
+                    cand_ids: set[str]) -> Iterator[tuple[int, Source, int, Target, list[Target]]]:
+    """(source index, source, target index, candidate, references) for one system.
+
+    A system that only exists as a reference id (e.g. 'ref-A') is evaluated
+    against the *other* references of each source.
+    """
+    as_reference = system not in cand_ids and system in ref_ids
+    want = system or None
+    for si, src in enumerate(db.sources):
+        refs = [t for t in src.targets if db.is_reference(t)]
+        for ti, t in enumerate(src.targets):
+            if (t.system or None) != want:
+                continue
+            is_ref = any(t is r for r in refs)
+            if is_ref != as_reference:
+                continue
+            yield si, src, ti, t, [r for r in refs if r is not t]
+
+
+def build_corpus(db: Database, options: EvalOptions, systems: Sequence[str] | None = None,
+                 cancel: CancelFlag | None = None
+                 ) -> tuple[Vocabulary, list[SystemRows], list[Segment], list[str]]:
+    """Tokenise once and build per-system rows plus the fit segments (one per source).
+
+    Returns ``(vocab, rows per system, fit segments, warnings)``.
+    """
+    tok = _Tokens(options)
+    cand_ids = set(db.systems())
+    ref_ids = set(db.reference_ids())
+    if systems is None:
+        systems = db.systems()
+    else:
+        for s in systems:
+            if s not in cand_ids and s not in ref_ids:
+                raise OptionError(f"unknown system '{s}' (known: "
+                                  f"{', '.join(sorted(cand_ids | ref_ids))})")
+    warnings: list[str] = []
+    fit_segments: list[Segment] = []
+    for src in db.sources:
+        refs = db.references(src)
+        if refs:
+            fit_segments.append(Segment(_EMPTY, tuple(tok(r.text) for r in refs), "",
+                                        tuple(r.text for r in refs)))
+    out = []
+    for system in systems:
+        rows = SystemRows(system)
+        skipped = 0
+        for k, (si, src, ti, t, refs) in enumerate(_system_targets(db, system, ref_ids, cand_ids)):
+            if cancel is not None and k % 256 == 0 and cancel.is_set():
+                raise Cancelled()
+            if not refs:
+                skipped += 1
+                continue
+            rows.source_index.append(si)
+            rows.target_index.append(ti)
+            rows.source_texts.append(src.text)
+            rows.segments.append(Segment(tok(t.text), tuple(tok(r.text) for r in refs), t.text,
+                                         tuple(r.text for r in refs)))
+        if skipped:
+            warnings.append(f"system '{system or '(no id)'}': {skipped} candidate(s) skipped, "
+                            "their source has no reference")
+        out.append(rows)
+    if not any(r.segments for r in out):
+        raise EvalTransError("nothing to evaluate: no candidate of the selected systems has a "
+                             "reference")
+    return tok.vocab, out, fit_segments, warnings
+
+
+def _chunk_size(total: int, workers: int) -> int:
+    return int(max(64, min(1024, -(-total // max(1, 4 * workers)))))
+
+
+# --------------------------------------------------------------------------- driver
+def iter_evaluate(db: Database, options: EvalOptions, measures: Iterable[str] | None = None,
+                  systems: Sequence[str] | None = None, executor: Executor | None = None,
+                  cancel: CancelFlag | None = None, *, reference_distances: bool = False,
+                  chunk_size: int | None = None) -> Iterator[Progress | SystemResult]:
+    """Evaluate ``systems`` (default: all candidate systems) of ``db``.
+
+    Yields :class:`Progress` events and each finished :class:`SystemResult`
+    (in completion order). Raises :class:`Cancelled` promptly when
+    ``cancel.is_set()``. ``reference_distances`` also fills
+    ``SystemResult.ref_distances`` (for ``--sentences-in-detail`` reports).
+    """
+    def check() -> None:
+        if cancel is not None and cancel.is_set():
+            raise Cancelled()
+
+    check()
+    names = _resolve_measures(measures, options)
+    loo = leave_one_out_measures(options, names)
+    yield Progress(0, 0, "tokenising")
+    vocab, rows, fit_segments, warnings = build_corpus(db, options, systems, cancel)
+    total = sum(len(r.segments) for r in rows)
+    check()
+    yield Progress(0, total, f"fitting {len(names)} measure(s)", tuple(warnings))
+    fitted: dict[str, Measure] = {}
+    for name in names:
+        m = get_measure(name)(options)
+        m.fit(fit_segments, vocab)
+        fitted[name] = m
+        check()
+    own_executor = executor is None
+    if executor is None:
+        executor = choose_executor(total, len(names))
+    workers = getattr(executor, "max_workers", 1)
+    size = chunk_size or _chunk_size(total, workers)
+    chunks: list[Chunk] = []
+    for r in rows:
+        n = len(r.segments)
+        for a in range(0, n, size):
+            b = min(n, a + size)
+            chunks.append(Chunk(r.system, a, b, tuple(r.segments[a:b]), loo, reference_distances))
+    by_system = {r.system: r for r in rows}
+    stats = {r.system: {m: np.zeros((len(r.segments), len(fitted[m].stat_names)))
+                        for m in names} for r in rows}
+    rdist: dict[str, dict[str, np.ndarray]] = {r.system: {} for r in rows}
+    remaining = {r.system: 0 for r in rows}
+    for c in chunks:
+        remaining[c.system] += 1
+    done = 0
+    # Systems without rows finish immediately.
+    for r in rows:
+        if not r.segments:
+            yield _system_result(r, fitted, stats[r.system], {})
+    try:
+        for idx, res in executor.run(fitted, chunks, cancel):
+            c = chunks[idx]
+            for m, arr in res.stats.items():
+                stats[c.system][m][c.start:c.stop] = arr
+            for m, arr in res.ref_distances.items():
+                full = rdist[c.system].get(m)
+                if full is None:
+                    width = max(len(s.refs) for s in by_system[c.system].segments)
+                    full = rdist[c.system][m] = np.full((len(by_system[c.system].segments),
+                                                         width), np.nan)
+                full[c.start:c.stop, :arr.shape[1]] = arr
+            done += c.stop - c.start
+            remaining[c.system] -= 1
+            yield Progress(done, total, f"{c.system or '(no id)'}: rows {c.start + 1}-{c.stop}")
+            if remaining[c.system] == 0:
+                yield _system_result(by_system[c.system], fitted, stats[c.system],
+                                     rdist[c.system])
+            check()
+    finally:
+        if own_executor:
+            executor.close()
+
+
+def _system_result(rows: SystemRows, measures: Mapping[str, Measure],
+                   stats: Mapping[str, np.ndarray], rdist: Mapping[str, np.ndarray]) -> SystemResult:
+    scores = {}
+    flags: dict[str, dict[str, np.ndarray]] = {}
+    for name, m in measures.items():
+        arr = stats[name]
+        scores[name] = m.score(arr.sum(axis=0))
+        for j, col in enumerate(m.stat_names):
+            if col.startswith(FLAG_PREFIX):
+                flags.setdefault(name, {})[col[len(FLAG_PREFIX):]] = arr[:, j] != 0
+    return SystemResult(
+        system=rows.system, segments=tuple(rows.source_index), scores=scores, stats=dict(stats),
+        target_texts=tuple(s.hyp_text for s in rows.segments), flags=flags,
+        target_indices=tuple(rows.target_index), source_texts=tuple(rows.source_texts),
+        reference_texts=tuple(s.ref_texts for s in rows.segments), ref_distances=dict(rdist))
+
+
+def evaluate(db: Database, options: EvalOptions, measures: Iterable[str] | None = None,
+             systems: Sequence[str] | None = None, executor: Executor | None = None,
+             cancel: CancelFlag | None = None,
+             progress: Callable[[Progress], None] | None = None, *,
+             reference_distances: bool = False, chunk_size: int | None = None) -> RunResult:
+    """Run :func:`iter_evaluate` to the end and collect a :class:`RunResult`.
+
+    ``systems`` keep the requested order (default: ``db.systems()``).
+    """
+    t0 = time.perf_counter()
+    names = _resolve_measures(measures, options)
+    got: dict[str, SystemResult] = {}
+    warnings: list[str] = []
+    for ev in iter_evaluate(db, options, names, systems, executor, cancel,
+                            reference_distances=reference_distances, chunk_size=chunk_size):
+        if isinstance(ev, Progress):
+            warnings.extend(ev.warnings)
+            if progress is not None:
+                progress(ev)
+        else:
+            got[ev.system] = ev
+    order = list(systems) if systems is not None else db.systems()
+    return RunResult(options=options, measures=tuple(names),
+                     systems={s: got[s] for s in order if s in got},
+                     database_path=getattr(db, "path", None),
+                     meta={"warnings": tuple(warnings),
+                           "seconds": round(time.perf_counter() - t0, 3)})
+
+
+# --------------------------------------------------------------------------- plain files
+def read_lines(path: str | Path, encoding: str = "utf-8") -> list[str]:
+    """Lines of a text file without line ends; a clear error for undecodable bytes."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise InputFormatError(f"cannot read file: {exc.strerror or exc}", p) from None
+    try:
+        text = data.decode(encoding)
+    except LookupError:
+        raise OptionError(f"--encoding: unknown encoding '{encoding}'") from None
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise InputFormatError(f"not valid {encoding} (byte 0x{data[exc.start]:02x})", p,
+                               line, col) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+
+
+def database_from_files(source: str | Path | None, references: Sequence[str | Path],
+                        candidates: Mapping[str, str | Path], encoding: str = "utf-8") -> Database:
+    """A database from line-aligned plain text files (SPEC §3.4).
+
+    Line ``i`` of every file belongs to source line ``i``. Sources are kept
+    by *position* (a repeated source line keeps its own references, as
+    sacreBLEU does); without a source file, sources are named ``segment i``.
+    References get their file name as system id; candidates the given keys.
+    """
+    if not references:
+        raise OptionError("at least one reference file is needed")
+    ref_lines = [(Path(p), read_lines(p, encoding)) for p in references]
+    cand_lines = [(name, Path(p), read_lines(p, encoding)) for name, p in candidates.items()]
+    n = len(ref_lines[0][1])
+    if source is not None:
+        src_lines = read_lines(source, encoding)
+        n, first = len(src_lines), Path(source)
+    else:
+        src_lines = [f"segment {i + 1}" for i in range(n)]
+        first = ref_lines[0][0]
+    for p, lines in [(p, ln) for p, ln in ref_lines] + [(p, ln) for _, p, ln in cand_lines]:
+        if len(lines) != n:
+            raise InputFormatError(f"has {len(lines)} lines, but {first} has {n}; the files must "
+                                   "be line-aligned", p, min(len(lines), n) + 1)
+    db = Database()
+    db.ensure_reference_class()
+    ref_names = _unique_names([p.name for p, _ in ref_lines])
+    for i, text in enumerate(src_lines):
+        src = db.source_by_text(text)
+        if src is None:
+            src = db.add_source(text, seg=str(i + 1))
+        else:                   # same text again: keep it as its own (positional) source
+            src = Source(text, seg=str(i + 1))
+            db.sources.append(src)
+        for name, (_, lines) in zip(ref_names, ref_lines):
+            db.add_target(src, lines[i], name, reference=True)
+        for name, _, lines in cand_lines:
+            db.add_target(src, lines[i], name)
+    return db
+
+
+def _unique_names(names: Sequence[str]) -> list[str]:
+    out: list[str] = []
+    for n in names:
+        k, j = n, 2
+        while k in out:
+            k, j = f"{n}#{j}", j + 1
+        out.append(k)
+    return out
