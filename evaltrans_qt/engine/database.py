@@ -96,6 +96,10 @@ class Target:
     extra_attrs: dict[str, str] = field(default_factory=dict)
     #: Unknown child elements, kept verbatim (serialized XML) for round-trips.
     extra_children: list[str] = field(default_factory=list)
+    #: Optional document / segment ids of this target (e.g. from an SGML tstset,
+    #: or the line of a duplicate source line); ``<tgt doc seg>`` on disk.
+    doc: str | None = None
+    seg: str | None = None
 
     def scores_of(self, cls: str) -> list[Score]:
         """All scores of class ``cls`` (several judges possible)."""
@@ -153,6 +157,8 @@ class Database:
         #: Unknown top-level children / root attributes, kept for round-trips.
         self.extra_children: list[str] = []
         self.extra_attrs: dict[str, str] = {}
+        #: Encoding of the file this came from; saving keeps it (utf-8 or iso8859-1).
+        self.encoding: str = "utf-8"
 
     # ----- score classes -------------------------------------------------
     def level(self, name: str) -> Levels:
@@ -190,6 +196,18 @@ class Database:
         self.levels = [x for x in self.levels if x.name != REFERENCE_CLASS] + [lv]
         return lv
 
+    def add_class(self, lv: Levels) -> None:
+        """Declare a new human score class, keeping the reference-deciding class last.
+
+        If the last class does not mark references yet, ``isReference`` is
+        appended first, so the new class can never turn candidates into
+        references (T:1971).
+        """
+        if self.has_class(lv.name):
+            raise ScoreError(f"score class '{lv.name}' is already declared")
+        self.marking_class()
+        self.levels.insert(len(self.levels) - 1, lv)
+
     # ----- sources and targets -------------------------------------------
     def add_source(self, text: str, doc: str | None = None, seg: str | None = None) -> Source:
         """Return the source with ``text``, creating it if new (sources merge by text)."""
@@ -212,6 +230,31 @@ class Database:
             tgt.scores.append(Score(lv.name, float(lv.perfect)))
         source.targets.append(tgt)
         return tgt
+
+    def marking_class(self) -> Levels:
+        """The class that marks references when more are added (T:1971).
+
+        The current last class if it already marks references here (e.g. an
+        original file's ``isPerfect``) or is ``isReference``; otherwise the
+        ``isReference`` class is appended (``ensure_reference_class``).
+        """
+        lv = self.reference_levels
+        if lv is not None and (lv.name == REFERENCE_CLASS or any(
+                self.is_reference(t) for _, t in self.iter_targets())):
+            return lv
+        return self.ensure_reference_class()
+
+    def mark_reference(self, target: Target, lv: Levels | None = None) -> None:
+        """Make ``target`` a reference: a score of the marking class at its ``perfect`` level.
+
+        Pass ``lv`` (from :meth:`marking_class`) when marking many targets.
+        """
+        if lv is None:
+            if self.is_reference(target):
+                return
+            lv = self.marking_class()
+        target.scores = [s for s in target.scores if s.cls != lv.name]
+        target.scores.append(Score(lv.name, float(lv.perfect)))
 
     def find_target(self, source: Source, text: str, system: str | None) -> Target | None:
         """The target of ``source`` with this text and system id, if any."""
@@ -297,24 +340,37 @@ class Database:
 
     # ----- summary ----------------------------------------------------------
     def counts(self) -> dict:
-        """Counts for ``evaltrans info``: sources, targets, references, candidates, scored per class."""
+        """Counts for ``evaltrans info``.
+
+        ``scored[c]``: targets (candidates and references) with a human
+        (non-extrapolated) score of class ``c``; ``unscored[c]``: candidates
+        without one (the judges' to-do list, = ``len(unscored(c))``).
+        """
         n_t = n_r = 0
         scored: dict[str, int] = {c: 0 for c in self.human_classes}
+        unscored: dict[str, int] = {c: 0 for c in self.human_classes}
         for src in self.sources:
             for t in src.targets:
                 n_t += 1
-                if self.is_reference(t):
+                is_ref = self.is_reference(t)
+                if is_ref:
                     n_r += 1
-                for c in {s.cls for s in t.scores if c_ok(s)}:
-                    if c in scored:
+                have = {s.cls for s in t.scores if c_ok(s)}
+                for c in scored:
+                    if c in have:
                         scored[c] += 1
+                    elif not is_ref:
+                        unscored[c] += 1
         return {
             "sources": len(self.sources),
             "targets": n_t,
             "references": n_r,
             "candidates": n_t - n_r,
             "systems": self.systems(),
+            "reference_ids": self.reference_ids(),
+            "judges": self.judges(),
             "scored": scored,
+            "unscored": unscored,
         }
 
     def validate_scores(self) -> None:

@@ -1,0 +1,342 @@
+"""EvalTrans database files (``.etdb.xml``): reader and writer.
+
+Format: thesis Appendix A.2, Figure A.1 (T:1977-2015), SPEC §3.1::
+
+    <database> <version_id/> <levels class count gray green perfect firstvalid/>*
+      <source doc seg> <s_sent/> <targets> <tgt sys> <t_sent/> <eval class val/>* ...
+
+Safety: the ``<!DOCTYPE … SYSTEM "etdb.dtd">`` line is accepted and never
+fetched (``no_network``, no DTD loading, no entity resolution); any
+``<!ENTITY`` declaration (external entities, entity-expansion bombs) is refused.
+
+Our extensions (all optional, ignored by nothing we read):
+
+* ``<eval evaluator="judge" time="…" extrapolated="1">`` and non-integer ``val``;
+* ``<levels continuous="1" minimum="…" maximum="…">`` for real-valued scales;
+* ``<tgt doc="…" seg="…">`` target ids;
+* unknown elements/attributes are kept (``extra_attrs``/``extra_children``) and
+  written back; unknown children of ``<targets>`` are written back under
+  ``<source>``. Comments and processing instructions are not kept.
+
+Sentences are kept verbatim (no whitespace normalisation). Sources with the same
+``<s_sent>`` text are one source (T:1971): their targets are merged.
+The writer is deterministic: load → save → load is equal and saving twice gives
+identical bytes.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import math
+import os
+import re
+from pathlib import Path
+
+from lxml import etree
+
+from evaltrans_qt.engine.database import Database, Levels, Score, Source, Target
+from evaltrans_qt.errors import EvalTransError, InputFormatError, SaveError, ScoreError
+from evaltrans_qt.io.atomic import atomic_write_bytes
+
+DOCTYPE = '<!DOCTYPE etdb SYSTEM "etdb.dtd">'
+_LEVEL_KNOWN = ("class", "count", "gray", "green", "perfect", "firstvalid",
+                "continuous", "minimum", "maximum")
+_EVAL_KNOWN = ("class", "val", "evaluator", "time", "extrapolated")
+_INVALID_XML_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def demo_database_path() -> Path:
+    """Path of the built-in demo database (``resources/demo.etdb.xml``)."""
+    return Path(str(importlib.resources.files("evaltrans_qt.resources") / "demo.etdb.xml"))
+
+
+# --------------------------------------------------------------------------- numbers
+def format_number(value: float) -> str:
+    """Shortest text for a score/level value: ``3`` not ``3.0``; ``-2.5``; round-trips exactly."""
+    if value == int(value) and abs(value) < 1e15:
+        return str(int(value))
+    return repr(float(value))
+
+
+def _number(text: str | None, what: str, path, el) -> float:
+    try:
+        v = float(text)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise InputFormatError(f"{what} must be a number, not {text!r}", path, el.sourceline) from None
+    if math.isnan(v) or math.isinf(v):
+        raise InputFormatError(f"{what} must be a finite number, not {text!r}", path, el.sourceline)
+    return v
+
+
+# --------------------------------------------------------------------------- reading
+def _parser() -> etree.XMLParser:
+    return etree.XMLParser(no_network=True, load_dtd=False, resolve_entities=False,
+                           dtd_validation=False, huge_tree=False, remove_comments=True,
+                           remove_pis=True)
+
+
+def _line_col(data: bytes, offset: int) -> tuple[int, int]:
+    line = data.count(b"\n", 0, offset) + 1
+    col = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+    return line, col
+
+
+def _refuse_entities(data: bytes, path) -> None:
+    """Refuse ``<!ENTITY`` declarations in the prolog (XXE, billion laughs) before parsing."""
+    root = data.find(b"<database")
+    head = data if root < 0 else data[:root]
+    pos = head.find(b"<!ENTITY")
+    if pos >= 0:
+        line, col = _line_col(data, pos)
+        raise InputFormatError("entity declarations (<!ENTITY) are not allowed in an EvalTrans "
+                               "database (external entities / entity expansion are refused)",
+                               path, line, col)
+
+
+def _extra_attrs(el, known: tuple[str, ...]) -> dict[str, str]:
+    return {k: v for k, v in el.attrib.items() if k not in known}
+
+
+def _serialize(el) -> str:
+    return etree.tostring(el, encoding="unicode", with_tail=False)
+
+
+def _text(el) -> str:
+    if len(el):  # markup inside a sentence: keep its text
+        return "".join(el.itertext())
+    return el.text or ""
+
+
+def _read_levels(el, path) -> Levels:
+    name = el.get("class")
+    if not name:
+        raise InputFormatError("<levels> needs a class attribute", path, el.sourceline)
+    continuous = el.get("continuous", "0") in ("1", "true", "yes")
+    count_text = el.get("count")
+    if count_text is None and not continuous:
+        raise InputFormatError(f"<levels class=\"{name}\"> needs a count attribute", path, el.sourceline)
+    count = 0 if count_text is None else _number(count_text, f"count of class '{name}'", path, el)
+    if count != int(count) or count < 0:
+        raise InputFormatError(f"count of class '{name}' must be a whole number >= 0", path, el.sourceline)
+    num = {k: _number(el.get(k), f"{k} of class '{name}'", path, el) if el.get(k) is not None else 0.0
+           for k in ("gray", "green", "perfect", "firstvalid")}
+    mn = _number(el.get("minimum"), "minimum", path, el) if el.get("minimum") is not None else None
+    mx = _number(el.get("maximum"), "maximum", path, el) if el.get("maximum") is not None else None
+    return Levels(name, int(count), num["gray"], num["green"], num["perfect"], num["firstvalid"],
+                  continuous, mn, mx, _extra_attrs(el, _LEVEL_KNOWN))
+
+
+def _read_target(el, levels: dict[str, Levels], path) -> Target:
+    tgt = Target("", el.get("sys"), doc=el.get("doc"), seg=el.get("seg"),
+                 extra_attrs=_extra_attrs(el, ("sys", "doc", "seg")))
+    seen_text = False
+    for child in el:
+        tag = child.tag
+        if tag == "eval":
+            cls = child.get("class")
+            if not cls:
+                raise InputFormatError("<eval> needs a class attribute", path, child.sourceline)
+            lv = levels.get(cls)
+            if lv is None:
+                raise ScoreError(f"score of undeclared class '{cls}' (declare it with <levels>)",
+                                 path, child.sourceline)
+            value = _number(child.get("val"), f"val of class '{cls}'", path, child)
+            try:
+                lv.validate(value)
+            except ScoreError as exc:
+                raise ScoreError(exc.problem, path, child.sourceline) from None
+            tgt.scores.append(Score(cls, value, child.get("evaluator"), child.get("time"),
+                                    child.get("extrapolated", "0") in ("1", "true", "yes"),
+                                    _extra_attrs(child, _EVAL_KNOWN)))
+        elif tag == "t_sent" and not seen_text:
+            tgt.text = _text(child)
+            seen_text = True
+        elif isinstance(tag, str):
+            tgt.extra_children.append(_serialize(child))
+    if not seen_text:
+        raise InputFormatError("<tgt> has no <t_sent>", path, el.sourceline)
+    return tgt
+
+
+def _read_source(el, db: Database, levels: dict[str, Levels], path) -> None:
+    text = None
+    targets: list[Target] = []
+    extra: list[str] = []
+    for child in el:
+        tag = child.tag
+        if tag == "s_sent" and text is None:
+            text = _text(child)
+        elif tag == "targets":
+            for t in child:
+                if t.tag == "tgt":
+                    targets.append(_read_target(t, levels, path))
+                elif isinstance(t.tag, str):
+                    extra.append(_serialize(t))
+        elif isinstance(tag, str):
+            extra.append(_serialize(child))
+    if text is None:
+        raise InputFormatError("<source> has no <s_sent>", path, el.sourceline)
+    src = db.add_source(text, el.get("doc"), el.get("seg"))
+    src.targets.extend(targets)
+    src.extra_children.extend(extra)
+    for k, v in el.attrib.items():
+        if k not in ("doc", "seg"):
+            src.extra_attrs.setdefault(k, v)
+
+
+def loads(data: bytes, path: str | os.PathLike[str] | None = None) -> Database:
+    """Parse an EvalTrans database from ``data`` (``path`` is only used in messages)."""
+    where = str(path) if path is not None else "<data>"
+    if not data.strip():
+        raise InputFormatError("empty file (expected an EvalTrans <database>)", where)
+    _refuse_entities(data, where)
+    try:
+        root = etree.fromstring(data, _parser())
+    except etree.XMLSyntaxError as exc:
+        msg = exc.msg or str(exc)
+        msg = re.sub(r", line \d+, column \d+$", "", msg)
+        raise InputFormatError(f"malformed XML: {msg}", where, exc.lineno or None,
+                               exc.offset or None) from None
+    except (LookupError, ValueError) as exc:  # unknown encoding name etc.
+        raise InputFormatError(f"cannot read the file: {exc}", where) from None
+    dtd = root.getroottree().docinfo.internalDTD
+    if dtd is not None and any(True for _ in dtd.iterentities()):
+        raise InputFormatError("entity declarations are not allowed in an EvalTrans database", where)
+    if root.tag != "database":
+        raise InputFormatError(f"root element is <{root.tag}>, expected <database>", where,
+                               root.sourceline)
+    enc = (root.getroottree().docinfo.encoding or "utf-8").lower()
+    db = Database()
+    db.encoding = "iso8859-1" if enc.replace("-", "").replace("_", "") in (
+        "iso88591", "latin1") else "utf-8"
+    db.extra_attrs = dict(root.attrib)
+    levels: dict[str, Levels] = {}
+    for el in root:
+        if el.tag == "levels":
+            lv = _read_levels(el, where)
+            if lv.name in levels:
+                raise InputFormatError(f"score class '{lv.name}' is declared twice", where, el.sourceline)
+            levels[lv.name] = lv
+            db.levels.append(lv)
+    have_version = False
+    for el in root:
+        tag = el.tag
+        if tag == "source":
+            _read_source(el, db, levels, where)
+        elif tag == "levels":
+            continue
+        elif tag == "version_id" and not have_version:
+            db.version_id = el.text or ""
+            have_version = True
+        elif isinstance(tag, str):
+            db.extra_children.append(_serialize(el))
+    return db
+
+
+def load_database(path: str | os.PathLike[str]) -> Database:
+    """Read an ``.etdb.xml`` file; :class:`InputFormatError`/:class:`ScoreError` name file and line."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise InputFormatError("file not found", path) from None
+    except IsADirectoryError:
+        raise InputFormatError("is a directory, expected an EvalTrans database file", path) from None
+    except OSError as exc:
+        raise InputFormatError(f"cannot read: {exc.strerror or exc}", path) from None
+    return loads(data, path)
+
+
+# --------------------------------------------------------------------------- writing
+def _esc_text(s: str) -> str:
+    if "&" in s:
+        s = s.replace("&", "&amp;")
+    if "<" in s:
+        s = s.replace("<", "&lt;")
+    if ">" in s:
+        s = s.replace(">", "&gt;")
+    if "\r" in s:
+        s = s.replace("\r", "&#13;")
+    return s
+
+
+def _esc_attr(s: str) -> str:
+    s = _esc_text(s)
+    if '"' in s:
+        s = s.replace('"', "&quot;")
+    if "\n" in s:
+        s = s.replace("\n", "&#10;")
+    if "\t" in s:
+        s = s.replace("\t", "&#9;")
+    return s
+
+
+def _attrs(pairs) -> str:
+    return "".join(f' {k}="{_esc_attr(str(v))}"' for k, v in pairs if v is not None)
+
+
+def _levels_xml(lv: Levels) -> str:
+    pairs: list[tuple[str, str | None]] = [
+        ("class", lv.name), ("count", str(lv.count)), ("gray", format_number(lv.gray)),
+        ("green", format_number(lv.green)), ("perfect", format_number(lv.perfect)),
+        ("firstvalid", format_number(lv.firstvalid))]
+    if lv.continuous:
+        pairs.append(("continuous", "1"))
+    if lv.minimum is not None:
+        pairs.append(("minimum", format_number(lv.minimum)))
+    if lv.maximum is not None:
+        pairs.append(("maximum", format_number(lv.maximum)))
+    return f"  <levels{_attrs(pairs)}{_attrs(lv.extra_attrs.items())}/>\n"
+
+
+def dumps(db: Database) -> bytes:
+    """Serialise ``db`` deterministically (encoding ``db.encoding``, utf-8 by default)."""
+    latin1 = db.encoding == "iso8859-1"
+    out: list[str] = [
+        f'<?xml version="1.0" encoding="{"iso8859-1" if latin1 else "utf-8"}" ?>\n',
+        DOCTYPE, "\n", f"<database{_attrs(db.extra_attrs.items())}>\n",
+        f"  <version_id>{_esc_text(db.version_id)}</version_id>\n"]
+    out.extend(_levels_xml(lv) for lv in db.levels)
+    out.extend(f"  {x}\n" for x in db.extra_children)
+    add = out.append
+    for src in db.sources:
+        add(f"  <source{_attrs((('doc', src.doc), ('seg', src.seg)))}{_attrs(src.extra_attrs.items())}>\n"
+            f"    <s_sent>{_esc_text(src.text)}</s_sent>\n")
+        for x in src.extra_children:
+            add(f"    {x}\n")
+        add("    <targets>\n")
+        for t in src.targets:
+            add(f"      <tgt{_attrs((('sys', t.system), ('doc', t.doc), ('seg', t.seg)))}"
+                f"{_attrs(t.extra_attrs.items())}>\n        <t_sent>{_esc_text(t.text)}</t_sent>\n")
+            for s in t.scores:
+                a = f' class="{_esc_attr(s.cls)}" val="{format_number(s.value)}"'
+                if s.judge is not None:
+                    a += f' evaluator="{_esc_attr(s.judge)}"'
+                if s.time is not None:
+                    a += f' time="{_esc_attr(s.time)}"'
+                if s.extrapolated:
+                    a += ' extrapolated="1"'
+                if s.extra_attrs:
+                    a += _attrs(s.extra_attrs.items())
+                add(f"        <eval{a}/>\n")
+            for x in t.extra_children:
+                add(f"        {x}\n")
+            add("      </tgt>\n")
+        add("    </targets>\n  </source>\n")
+    add("</database>\n")
+    text = "".join(out)
+    bad = _INVALID_XML_CHARS.search(text)
+    if bad:
+        line = text.count("\n", 0, bad.start()) + 1
+        raise SaveError(f"character U+{ord(bad.group()):04X} cannot be stored in XML "
+                        f"(output line {line}); remove it from the sentence")
+    return text.encode("iso-8859-1" if latin1 else "utf-8", "xmlcharrefreplace")
+
+
+def save_database(db: Database, path: str | os.PathLike[str]) -> None:
+    """Validate and write ``db`` atomically; on any failure the old file is left intact."""
+    try:
+        db.validate_scores()
+        data = dumps(db)
+    except EvalTransError as exc:
+        raise SaveError(f"not saved: {exc.problem}", path) from None
+    atomic_write_bytes(path, data)

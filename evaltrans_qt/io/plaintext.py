@@ -1,0 +1,146 @@
+"""Plain-text import: one sentence per line (SPEC §3.4; EvalTransBatchEval's
+``--source``/``--target`` files, T:1864-1880).
+
+A source file, one or more reference files and one file per system, all
+line-aligned. References get the ids ``ref-1``, ``ref-2`` … (or the names given)
+and are marked with the ``isReference`` class (T:1971). Sources are identified
+by text: two source lines with the same text become one source, and the targets
+of the later line keep that line as their ``seg``.
+
+Also holds the line-reading helpers shared by the WMT and Aachen readers.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from evaltrans_qt.engine.database import Database, Source, Target
+from evaltrans_qt.errors import InputFormatError
+
+PathLike = str | os.PathLike[str]
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def read_text(path: PathLike, encoding: str = "utf-8") -> str:
+    """Whole file as text; clear errors for missing, empty or wrongly encoded files."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise InputFormatError("file not found", p) from None
+    except IsADirectoryError:
+        raise InputFormatError("is a directory, expected a text file", p) from None
+    except OSError as exc:
+        raise InputFormatError(f"cannot read: {exc.strerror or exc}", p) from None
+    if not data.strip():
+        raise InputFormatError("empty file", p)
+    if encoding.lower().replace("-", "") in ("utf8", "utf8sig") and data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise InputFormatError(f"not valid {encoding} (byte 0x{data[exc.start]:02x}); "
+                               f"give the right encoding", p, line, col) from None
+    except LookupError:
+        raise InputFormatError(f"unknown encoding '{encoding}'", p) from None
+    bad = _CONTROL.search(text)
+    if bad:
+        line = text.count("\n", 0, bad.start()) + 1
+        col = bad.start() - (text.rfind("\n", 0, bad.start()) + 1) + 1
+        raise InputFormatError(f"control character U+{ord(bad.group()):04X} is not allowed "
+                               f"in a sentence", p, line, col)
+    return text
+
+
+def read_lines(path: PathLike, encoding: str = "utf-8") -> list[str]:
+    """Lines of a one-sentence-per-line file (``\\n`` or ``\\r\\n``; final newline optional)."""
+    text = read_text(path, encoding)
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+
+
+def check_same_length(path: PathLike, lines: Sequence[str], expected: int, what: str) -> None:
+    """Raise naming ``path`` and the first line that has no partner."""
+    if len(lines) != expected:
+        raise InputFormatError(
+            f"has {len(lines)} lines but the {what} has {expected}; files must be line-aligned",
+            path, min(len(lines), expected) + 1)
+
+
+def add_aligned(db: Database, source_lines: Sequence[str], doc: str | None = None,
+                seg_ids: Sequence[str] | None = None) -> list[tuple[Source, str | None]]:
+    """Add one source per line; returns (source, target seg) per line.
+
+    The target seg is None unless the line's text merged into an earlier source
+    with another seg id, so targets stay attributable to their line.
+    """
+    out = []
+    for i, text in enumerate(source_lines):
+        seg = seg_ids[i] if seg_ids is not None else str(i + 1)
+        src = db.add_source(text, doc, seg)
+        out.append((src, None if (src.seg == seg and src.doc == doc) else seg))
+    return out
+
+
+def add_line_targets(db: Database, rows: Sequence[tuple[Source, str | None]], lines: Sequence[str],
+                     system: str, reference: bool = False) -> list[Target]:
+    """Add ``lines[i]`` as a target of ``rows[i]``'s source; returns the targets in line order."""
+    out = []
+    lv = db.marking_class() if reference else None
+    for (src, seg), text in zip(rows, lines):
+        t = db.add_target(src, text, system)
+        if lv is not None:
+            db.mark_reference(t, lv)
+        if seg is not None:
+            t.seg = seg
+        out.append(t)
+    return out
+
+
+def parse_named(spec: str) -> tuple[str, str]:
+    """``NAME=FILE`` → (name, file)."""
+    name, sep, file = spec.partition("=")
+    if not sep or not name or not file:
+        raise InputFormatError(f"expected NAME=FILE, got {spec!r}")
+    return name, file
+
+
+def import_text(source: PathLike, references: Sequence[PathLike | tuple[str, PathLike]] = (),
+                systems: Sequence[tuple[str, PathLike]] = (), db: Database | None = None,
+                encoding: str = "utf-8") -> Database:
+    """Import line-aligned plain text files into ``db`` (a new database if None).
+
+    ``references``: paths (named ``ref-1``, ``ref-2`` …) or ``(name, path)``;
+    ``systems``: ``(name, path)``. All files are read and checked before ``db``
+    is changed, so a bad file leaves ``db`` untouched.
+    """
+    src_lines = read_lines(source, encoding)
+    refs: list[tuple[str, PathLike, list[str]]] = []
+    for i, r in enumerate(references):
+        name, path = r if isinstance(r, tuple) else (f"ref-{i + 1}", r)
+        lines = read_lines(path, encoding)
+        check_same_length(path, lines, len(src_lines), "source file")
+        refs.append((name, path, lines))
+    hyps: list[tuple[str, PathLike, list[str]]] = []
+    seen = {n for n, _, _ in refs}
+    for name, path in systems:
+        if name in seen:
+            raise InputFormatError(f"system name '{name}' is used twice", path)
+        seen.add(name)
+        lines = read_lines(path, encoding)
+        check_same_length(path, lines, len(src_lines), "source file")
+        hyps.append((name, path, lines))
+    db = db if db is not None else Database()
+    rows = add_aligned(db, src_lines)
+    for name, _, lines in refs:
+        add_line_targets(db, rows, lines, name, reference=True)
+    for name, _, lines in hyps:
+        add_line_targets(db, rows, lines, name)
+    return db

@@ -1,0 +1,161 @@
+"""WMT folder import (SPEC §3.4): ``*.src.*``, ``*.ref.X.*``, ``*.hyp.SYSTEM.*``, plus
+segment scores from a TSV ``system<TAB>seg_id<TAB>score``.
+
+* References get system ids ``ref-X`` (e.g. ``ref-A``), as WMT score files
+  name them; they are marked with the ``isReference`` class (T:1971).
+* Systems are taken in sorted file-name order, references before systems.
+* Scores: ``seg_id`` is the 1-based line number; an empty score means
+  "not rated" (no score stored); ``system`` may be a system or a reference id.
+  They become human scores of one named class. Such scores are real-valued
+  (MQM penalties, DA 0-100), so the class is **continuous** with
+  ``minimum``/``maximum`` = the given range or else the observed range widened
+  to whole numbers (MQM on WMT21: [-25, 0]); ``perfect``/``green`` = maximum,
+  ``gray``/``firstvalid`` = minimum. The class is inserted before ``isReference``,
+  which stays last. A header line (non-numeric ``seg_id``) is skipped.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+from evaltrans_qt.engine.database import Database, Levels, Score, Target
+from evaltrans_qt.errors import InputFormatError, ScoreError
+from evaltrans_qt.io.plaintext import (PathLike, add_aligned, add_line_targets, check_same_length,
+                                       read_lines, read_text)
+
+_SRC = re.compile(r"^(?P<prefix>.+?)\.src\.(?P<lang>[^.]+)$")
+_REF = re.compile(r"^(?P<prefix>.+?)\.ref\.(?P<id>.+)\.(?P<lang>[^.]+)$")
+_HYP = re.compile(r"^(?P<prefix>.+?)\.hyp\.(?P<sys>.+)\.(?P<lang>[^.]+)$")
+
+
+def scan_folder(folder: PathLike) -> tuple[Path, list[tuple[str, Path]], list[tuple[str, Path]]]:
+    """(source file, [(ref id, file)], [(system, file)]) of a WMT folder."""
+    d = Path(folder)
+    if not d.is_dir():
+        raise InputFormatError("not a folder (expected a WMT folder with *.src.*, *.ref.*, *.hyp.*)", d)
+    srcs, refs, hyps = [], [], []
+    for f in sorted(d.iterdir(), key=lambda p: p.name):
+        if not f.is_file():
+            continue
+        if m := _SRC.match(f.name):
+            srcs.append(f)
+        elif m := _REF.match(f.name):
+            refs.append((f"ref-{m['id']}", f))
+        elif m := _HYP.match(f.name):
+            hyps.append((m["sys"], f))
+    if not srcs:
+        raise InputFormatError("no source file (*.src.<lang>) in this folder", d)
+    if len(srcs) > 1:
+        raise InputFormatError("several source files: " + ", ".join(f.name for f in srcs)
+                               + "; put one test set per folder", d)
+    if not refs and not hyps:
+        raise InputFormatError("no *.ref.X.* or *.hyp.SYSTEM.* files in this folder", d)
+    return srcs[0], refs, hyps
+
+
+def read_scores(path: PathLike, n_lines: int, known: set[str]) -> dict[tuple[str, int], float]:
+    """Parse ``system<TAB>seg_id<TAB>score``; empty score = not rated (left out)."""
+    text = read_text(path)
+    out: dict[tuple[str, int], float] = {}
+    first_line: dict[tuple[str, int], int] = {}
+    lines = text.split("\n")
+    for no, raw in enumerate(lines, 1):
+        line = raw.rstrip("\r")
+        if not line.strip():
+            continue
+        cols = line.split("\t")
+        if len(cols) != 3:
+            raise InputFormatError(f"expected 3 tab-separated columns (system, seg_id, score), "
+                                   f"found {len(cols)}", path, no)
+        system, seg_text, score_text = cols[0].strip(), cols[1].strip(), cols[2].strip()
+        try:
+            seg = int(seg_text)
+        except ValueError:
+            if no == 1 or all(not x.strip() for x in lines[:no - 1]):
+                continue  # header line
+            raise InputFormatError(f"seg_id must be a line number, not {seg_text!r}", path, no, None) from None
+        if system not in known:
+            raise InputFormatError(f"unknown system '{system}' (not a *.hyp.* system or ref-X)", path, no)
+        if not 1 <= seg <= n_lines:
+            raise InputFormatError(f"seg_id {seg} is outside 1..{n_lines}", path, no)
+        if not score_text:
+            continue
+        try:
+            value = float(score_text)
+        except ValueError:
+            raise InputFormatError(f"score must be a number or empty, not {score_text!r}", path, no) from None
+        if not math.isfinite(value):
+            raise InputFormatError(f"score must be finite, not {score_text!r}", path, no)
+        key = (system, seg)
+        if key in first_line:
+            raise InputFormatError(f"second score for {system} segment {seg} "
+                                   f"(first at line {first_line[key]})", path, no)
+        first_line[key] = no
+        out[key] = value
+    return out
+
+
+def score_levels(name: str, values, minimum: float | None = None,
+                 maximum: float | None = None) -> Levels:
+    """A continuous class for real-valued segment scores (see module doc)."""
+    vals = list(values)
+    lo = minimum if minimum is not None else (math.floor(min(vals)) if vals else 0.0)
+    hi = maximum if maximum is not None else (math.ceil(max(vals)) if vals else 0.0)
+    if lo > hi:
+        raise ScoreError(f"score range of class '{name}' is empty ({lo:g} > {hi:g})")
+    return Levels(name, count=0, gray=lo, green=hi, perfect=hi, firstvalid=lo,
+                  continuous=True, minimum=float(lo), maximum=float(hi))
+
+
+def import_wmt(folder: PathLike, scores: PathLike | None = None, score_class: str = "mqm",
+               db: Database | None = None, *, judge: str | None = None,
+               minimum: float | None = None, maximum: float | None = None,
+               encoding: str = "utf-8") -> Database:
+    """Import a WMT folder (and optionally a segment-score TSV) into ``db``.
+
+    Everything is read and checked before ``db`` is changed.
+    """
+    src_file, ref_files, hyp_files = scan_folder(folder)
+    src_lines = read_lines(src_file, encoding)
+    refs = []
+    for rid, f in ref_files:
+        lines = read_lines(f, encoding)
+        check_same_length(f, lines, len(src_lines), f"source file {src_file.name}")
+        refs.append((rid, lines))
+    hyps = []
+    for name, f in hyp_files:
+        lines = read_lines(f, encoding)
+        check_same_length(f, lines, len(src_lines), f"source file {src_file.name}")
+        hyps.append((name, lines))
+    values: dict[tuple[str, int], float] = {}
+    lv: Levels | None = None
+    if scores is not None:
+        known = {r for r, _ in refs} | {h for h, _ in hyps}
+        values = read_scores(scores, len(src_lines), known)
+        db_has = db is not None and db.has_class(score_class)
+        lv = db.level(score_class) if db_has else score_levels(score_class, values.values(),
+                                                               minimum, maximum)
+        for (system, seg), v in values.items():
+            try:
+                lv.validate(v)
+            except ScoreError as exc:
+                raise ScoreError(f"{system} segment {seg}: {exc.problem}", scores) from None
+
+    db = db if db is not None else Database()
+    rows = add_aligned(db, src_lines)
+    targets: dict[str, list[Target]] = {}
+    for rid, lines in refs:
+        targets[rid] = add_line_targets(db, rows, lines, rid, reference=True)
+    for name, lines in hyps:
+        targets[name] = add_line_targets(db, rows, lines, name)
+    if lv is not None:
+        if not db.has_class(lv.name):
+            db.add_class(lv)
+        for (system, seg), v in values.items():
+            t = targets[system][seg - 1]
+            t.scores = [s for s in t.scores if not (s.cls == lv.name and s.judge == judge)]
+            t.scores.append(Score(lv.name, v, judge))
+    return db
+
