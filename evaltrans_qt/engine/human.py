@@ -1,0 +1,164 @@
+"""Human scores: aggregation over judges, evaluator normalisation, system scores.
+
+Thesis section 5.5 (T:1112-1125): one score per candidate is the mean (or
+median) of its judges' scores; (0,1) evaluator normalisation maps each judge's
+scores to mean 0 and standard deviation 1 (Doddington); system scores are
+sentence scores weighted by sentence length (T:1125) or plain means.
+Combined classes such as ``adequacy+fluency`` are the sum of the classes'
+per-candidate values (the thesis' "A + F", T:1413), defined only where every
+part is scored.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from evaltrans_qt.engine.database import Database, Score, Target
+from evaltrans_qt.errors import ScoreError
+
+AGGREGATIONS = ("mean", "median")
+#: Score class of relative-ranking judgements (lower rank = better), see ranking.py.
+RANK_CLASS = "rank"
+
+
+def split_class(name: str) -> list[str]:
+    """``"adequacy+fluency"`` -> ``["adequacy", "fluency"]``."""
+    parts = [p.strip() for p in name.split("+")]
+    if not all(parts):
+        raise ScoreError(f"bad combined score class '{name}'")
+    return parts
+
+
+def check_class(db: Database, name: str) -> None:
+    """Raise :class:`ScoreError` unless every part of ``name`` is a declared class."""
+    for part in split_class(name):
+        if not db.has_class(part):
+            known = ", ".join(db.human_classes) or "none"
+            raise ScoreError(f"unknown score class '{part}' (database has: {known})")
+
+
+def judge_statistics(db: Database, cls: str, include_extrapolated: bool = False
+                     ) -> dict[str | None, tuple[float, float, int]]:
+    """Per judge (None = anonymous): (mean, population std, count) of their ``cls`` scores."""
+    vals: dict[str | None, list[float]] = defaultdict(list)
+    for _, t in db.iter_candidates():
+        for s in t.scores:
+            if s.cls == cls and (include_extrapolated or not s.extrapolated):
+                vals[s.judge].append(s.value)
+    return {j: (float(np.mean(v)), float(np.std(v)), len(v)) for j, v in vals.items()}
+
+
+def normalizer(db: Database, cls: str, include_extrapolated: bool = False):
+    """Function Score -> (0,1)-normalised value for class ``cls`` (T:1116).
+
+    A judge whose scores are all equal has no spread; their scores map to 0.
+    """
+    stats = judge_statistics(db, cls, include_extrapolated)
+
+    def norm(s: Score) -> float:
+        mean, std, _ = stats.get(s.judge, (0.0, 0.0, 0))
+        return (s.value - mean) / std if std > 0 else 0.0
+
+    return norm
+
+
+def aggregate(values: list[float], how: str = "mean") -> float:
+    """Mean or median of one candidate's judgements (T:1122)."""
+    if how not in AGGREGATIONS:
+        raise ScoreError(f"unknown aggregation '{how}' (use mean or median)")
+    if not values:
+        return math.nan
+    return float(np.median(values)) if how == "median" else float(np.mean(values))
+
+
+def target_value(t: Target, cls: str, how: str = "mean", norm=None,
+                 include_extrapolated: bool = False) -> float:
+    """Aggregated (optionally normalised) value of a target for one class; NaN if unscored."""
+    vals = [(norm(s) if norm else s.value) for s in t.scores
+            if s.cls == cls and (include_extrapolated or not s.extrapolated)]
+    return aggregate(vals, how)
+
+
+@dataclass(frozen=True)
+class HumanScores:
+    """Per-candidate human values of one (possibly combined) class.
+
+    ``values[(source_index, system)]`` is the aggregated value; ``lengths`` the
+    candidate length in words (whitespace tokens) used for weighting.
+    """
+
+    cls: str
+    values: Mapping[tuple[int, str], float]
+    lengths: Mapping[tuple[int, str], int]
+    normalized: bool = False
+    how: str = "mean"
+
+    def systems(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for (_, sysname) in self.values:
+            seen.setdefault(sysname, None)
+        return list(seen)
+
+    def column(self, system: str, segments: Iterable[int]) -> np.ndarray:
+        """Values for ``system`` at the given source indices (NaN where unscored)."""
+        return np.array([self.values.get((i, system), math.nan) for i in segments], float)
+
+    def system_score(self, system: str, weighted: bool = True,
+                     segments: Iterable[int] | None = None) -> float:
+        """Length-weighted (T:1125) or plain mean of the system's sentence values."""
+        keys = [(i, system) for i in segments] if segments is not None else \
+            [k for k in self.values if k[1] == system]
+        v = np.array([self.values.get(k, math.nan) for k in keys], float)
+        w = np.array([self.lengths.get(k, 0) for k in keys], float) if weighted else np.ones(len(v))
+        ok = np.isfinite(v)
+        return weighted_mean(v[ok], w[ok])
+
+    def system_scores(self, weighted: bool = True) -> dict[str, float]:
+        return {s: self.system_score(s, weighted) for s in self.systems()}
+
+
+def weighted_mean(v: np.ndarray, w: np.ndarray) -> float:
+    """sum(w v) / sum(w); the plain mean if all weights are 0; NaN if empty."""
+    if v.size == 0:
+        return math.nan
+    sw = float(w.sum())
+    if sw <= 0:
+        return float(v.mean())
+    return float((w * v).sum() / sw)
+
+
+def word_length(text: str) -> int:
+    """Sentence length used for weighting: whitespace-separated words."""
+    return len(text.split())
+
+
+def human_scores(db: Database, cls: str, how: str = "mean", normalize: bool = False,
+                 include_extrapolated: bool = False) -> HumanScores:
+    """Collect per-candidate values of ``cls`` (``a+b`` sums the parts) from ``db``.
+
+    References are never included (they are the yardstick, not candidates).
+    Candidates without a system id are keyed by ``""``.
+    """
+    check_class(db, cls)
+    parts = split_class(cls)
+    norms = {p: normalizer(db, p, include_extrapolated) if normalize else None for p in parts}
+    values: dict[tuple[int, str], float] = {}
+    lengths: dict[tuple[int, str], int] = {}
+    for i, src in enumerate(db.sources):
+        for t in db.candidates(src):
+            total = 0.0
+            for p in parts:
+                v = target_value(t, p, how, norms[p], include_extrapolated)
+                if not math.isfinite(v):
+                    break
+                total += v
+            else:
+                key = (i, t.system or "")
+                values[key] = -total if parts == [RANK_CLASS] else total
+                lengths[key] = word_length(t.text)
+    return HumanScores(cls, values, lengths, normalize, how)
