@@ -1,0 +1,149 @@
+"""Count-vector kernels for PER, MSDER, m-PER and skip-bigram PER (thesis section 4.2).
+
+Sentences are packed (``flat``, ``offsets``); a bag is the multiset of ids in
+``ids[start:end]``. m-grams and skip bigrams are first *interned* to dense
+int64 ids (exactly, by sorting; no hashing), so every count-vector distance is
+the same compiled kernel :func:`bag_l1_batch` over id ranges.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True, nogil=True)
+def bag_l1_batch(ids, a_start, a_end, b_start, b_end, n_ids) -> np.ndarray:
+    """Sum_e |n_e - n~_e| of the count vectors of ``ids[a_start[p]:a_end[p]]`` and
+    ``ids[b_start[p]:b_end[p]]`` for every pair p (thesis eq. 4.11/4.12). int64[P]."""
+    n_pairs = len(a_start)
+    out = np.empty(n_pairs, dtype=np.int64)
+    cnt = np.zeros(n_ids, dtype=np.int64)
+    for p in range(n_pairs):
+        for k in range(a_start[p], a_end[p]):
+            cnt[ids[k]] += 1
+        for k in range(b_start[p], b_end[p]):
+            cnt[ids[k]] -= 1
+        s = 0
+        for k in range(a_start[p], a_end[p]):
+            v = cnt[ids[k]]
+            s += v if v >= 0 else -v
+            cnt[ids[k]] = 0
+        for k in range(b_start[p], b_end[p]):
+            v = cnt[ids[k]]
+            s += v if v >= 0 else -v
+            cnt[ids[k]] = 0
+        out[p] = s
+    return out
+
+
+def per_from_l1(l1: np.ndarray, hyp_len: np.ndarray, ref_len: np.ndarray, c_sub: float = 1.0,
+                c_ins: float = 1.0, c_del: float = 1.0) -> np.ndarray:
+    """Thesis eq. 4.11 (fixed costs) from the L1 count difference.
+
+    The thesis' ``c_DEL`` (candidate longer, I >= L) is our ``c_ins`` naming-wise
+    (alignment convention: a candidate word without reference is an insertion);
+    with the default unit costs both agree. MSDER = ``c_sub = 2`` (T:568).
+    """
+    diff = np.abs(np.asarray(hyp_len, dtype=np.float64) - np.asarray(ref_len, dtype=np.float64))
+    excess = np.where(np.asarray(hyp_len) >= np.asarray(ref_len), c_ins, c_del) * diff
+    return 0.5 * (np.asarray(l1, dtype=np.float64) - diff) * c_sub + excess
+
+
+# ------------------------------------------------------------------ interning
+def _intern(keys: np.ndarray) -> tuple[np.ndarray, int]:
+    if len(keys) == 0:
+        return np.zeros(0, dtype=np.int64), 0
+    uniq, inv = np.unique(keys, return_inverse=True)
+    return inv.astype(np.int64).ravel(), len(uniq)
+
+
+def ngram_ids(flat: np.ndarray, offsets: np.ndarray, max_n: int) -> list[tuple[np.ndarray, int]]:
+    """Dense ids of all m-grams, m = 1..max_n, of packed sentences.
+
+    Returns ``[(ids_m, n_ids_m) for m in 1..max_n]``; ``ids_m[p]`` is the id of
+    the m-gram starting at flat position ``p`` (-1 where it would cross the end
+    of its sentence). Equal m-grams get equal ids (exact interning by sorting).
+    """
+    flat = np.asarray(flat, dtype=np.int64)
+    n = len(flat)
+    lengths = np.diff(offsets)
+    ends = np.repeat(np.asarray(offsets[1:], dtype=np.int64), lengths)
+    pos = np.arange(n, dtype=np.int64)
+    base = int(flat.max()) + 1 if n else 1
+    ids1, n1 = _intern(flat)
+    out = [(ids1, n1)]
+    prev = ids1
+    for m in range(2, max_n + 1):
+        cur = np.full(n, -1, dtype=np.int64)
+        valid = (prev >= 0) & (pos + m - 1 < ends)
+        vpos = pos[valid]
+        keys = prev[valid] * base + flat[vpos + m - 1]
+        ids, k = _intern(keys)
+        cur[vpos] = ids
+        out.append((cur, k))
+        prev = cur
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _skip_bigram_keys(flat, offsets, max_skip, base):
+    n_sent = len(offsets) - 1
+    out_off = np.zeros(n_sent + 1, dtype=np.int64)
+    for s in range(n_sent):
+        n = offsets[s + 1] - offsets[s]
+        c = 0
+        for i in range(n):
+            r = n - 1 - i
+            c += r if r < max_skip + 1 else max_skip + 1
+        out_off[s + 1] = out_off[s] + c
+    keys = np.empty(out_off[n_sent], dtype=np.int64)
+    t = 0
+    for s in range(n_sent):
+        a0 = offsets[s]
+        a1 = offsets[s + 1]
+        for i in range(a0, a1):
+            j1 = i + max_skip + 2
+            if j1 > a1:
+                j1 = a1
+            for j in range(i + 1, j1):
+                keys[t] = np.int64(flat[i]) * base + flat[j]
+                t += 1
+    return keys, out_off
+
+
+def skip_bigram_ids(flat: np.ndarray, offsets: np.ndarray, max_skip: int
+                    ) -> tuple[np.ndarray, np.ndarray, int]:
+    """Dense ids of the skip bigrams (skip <= ``max_skip`` words between, thesis Figure 4.2).
+
+    Returns ``(ids, offsets, n_ids)`` with sentence s's skip bigrams in
+    ``ids[offsets[s]:offsets[s+1]]``.
+    """
+    flat = np.asarray(flat, dtype=np.int64)
+    base = int(flat.max()) + 1 if len(flat) else 1
+    keys, off = _skip_bigram_keys(flat, np.asarray(offsets, dtype=np.int64), int(max_skip), base)
+    ids, k = _intern(keys)
+    return ids, off, k
+
+
+# --------------------------------------------------- plain-Python references
+def bag_l1_py(a: Sequence, b: Sequence) -> int:
+    ca, cb = Counter(a), Counter(b)
+    return sum(abs(ca[k] - cb[k]) for k in set(ca) | set(cb))
+
+
+def per_py(hyp: Sequence, ref: Sequence) -> float:
+    """Thesis eq. 4.12: d_PER = 1/2 (sum |n_e - n~_e| + |I - L|)."""
+    return 0.5 * (bag_l1_py(hyp, ref) + abs(len(hyp) - len(ref)))
+
+
+def ngrams_py(tokens: Sequence, m: int) -> list[tuple]:
+    return [tuple(tokens[i:i + m]) for i in range(len(tokens) - m + 1)]
+
+
+def skip_bigrams_py(tokens: Sequence, max_skip: int) -> list[tuple]:
+    return [(tokens[i], tokens[j]) for i in range(len(tokens))
+            for j in range(i + 1, min(len(tokens), i + max_skip + 2))]

@@ -1,0 +1,219 @@
+"""Levenshtein distance over int32 token ids (thesis section 4.3, eq. 4.13/4.14, Algorithm 4.1).
+
+Conventions of :mod:`evaltrans_qt.engine.alignment`: ``hyp`` is the candidate,
+``ref`` the reference; an insertion is a candidate word without reference
+counterpart, a deletion a reference word missing in the candidate. Insertion
+and deletion cost 1; substitutions cost 1 (unit kernels) or a per-pair cost
+matrix ``sub[i, l]`` (word-dependent costs, thesis section 4.5; the matrix
+must be 0 where the words are identical).
+
+Batched kernels take packed arrays (:func:`evaltrans_qt.engine.results.pack`):
+pair ``p`` compares hypothesis ``pair_hyp[p]`` with reference ``p``, so a whole
+corpus (all systems x segments x references) is one compiled call.
+
+Backtrace tie-breaking (documented, deterministic): walking back from the end
+of both sentences, a diagonal step (match/substitution) is preferred, then a
+deletion (reference word skipped), then an insertion. Operations are returned
+in reference order (start of the sentences first).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+#: Operation codes of :func:`lev_backtrace` (mapped to OpKind by the measures).
+OP_MATCH, OP_SUB, OP_INS, OP_DEL = 0, 1, 2, 3
+
+
+# ---------------------------------------------------------------- unit costs
+@njit(cache=True, nogil=True)
+def _lev_unit(hyp, h0, h1, ref, r0, r1, row):
+    """Unit-cost Levenshtein distance of hyp[h0:h1] and ref[r0:r1]; ``row`` is scratch (>= L+1)."""
+    n = r1 - r0
+    m = h1 - h0
+    if n == 0:
+        return m
+    if m == 0:
+        return n
+    for l in range(n + 1):
+        row[l] = l
+    for i in range(m):
+        w = hyp[h0 + i]
+        diag = row[0]
+        row[0] = i + 1
+        left = i + 1
+        for l in range(n):
+            up = row[l + 1]
+            best = diag if ref[r0 + l] == w else diag + 1
+            if up + 1 < best:
+                best = up + 1
+            if left + 1 < best:
+                best = left + 1
+            row[l + 1] = best
+            diag = up
+            left = best
+    return row[n]
+
+
+@njit(cache=True, nogil=True)
+def lev_distance(hyp: np.ndarray, ref: np.ndarray) -> int:
+    """Unit-cost Levenshtein distance of two int32 id arrays (thesis eq. 4.14)."""
+    row = np.empty(len(ref) + 1, dtype=np.int64)
+    return _lev_unit(hyp, 0, len(hyp), ref, 0, len(ref), row)
+
+
+@njit(cache=True, nogil=True)
+def lev_distance_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp) -> np.ndarray:
+    """Distances of many pairs: pair p = (hyp ``pair_hyp[p]``, ref ``p``). Returns int64[P]."""
+    n_pairs = len(ref_off) - 1
+    out = np.empty(n_pairs, dtype=np.int64)
+    maxlen = 0
+    for p in range(n_pairs):
+        if ref_off[p + 1] - ref_off[p] > maxlen:
+            maxlen = ref_off[p + 1] - ref_off[p]
+    row = np.empty(maxlen + 1, dtype=np.int64)
+    for p in range(n_pairs):
+        h = pair_hyp[p]
+        out[p] = _lev_unit(hyp_flat, hyp_off[h], hyp_off[h + 1], ref_flat, ref_off[p],
+                           ref_off[p + 1], row)
+    return out
+
+
+# ------------------------------------------------------- word-dependent costs
+@njit(cache=True, nogil=True)
+def _lev_weighted(hyp, h0, h1, ref, r0, r1, sub, s0, row):
+    """Levenshtein with substitution costs ``sub[s0 + i*L + l]`` (row-major I x L block)."""
+    n = r1 - r0
+    m = h1 - h0
+    if n == 0:
+        return float(m)
+    if m == 0:
+        return float(n)
+    for l in range(n + 1):
+        row[l] = l
+    for i in range(m):
+        w = hyp[h0 + i]
+        diag = row[0]
+        row[0] = i + 1.0
+        left = i + 1.0
+        base = s0 + i * n
+        for l in range(n):
+            up = row[l + 1]
+            best = diag if ref[r0 + l] == w else diag + sub[base + l]
+            if up + 1.0 < best:
+                best = up + 1.0
+            if left + 1.0 < best:
+                best = left + 1.0
+            row[l + 1] = best
+            diag = up
+            left = best
+    return row[n]
+
+
+@njit(cache=True, nogil=True)
+def lev_distance_weighted(hyp: np.ndarray, ref: np.ndarray, sub: np.ndarray) -> float:
+    """Levenshtein distance with a substitution cost matrix ``sub`` of shape (I, L)."""
+    row = np.empty(len(ref) + 1, dtype=np.float64)
+    return _lev_weighted(hyp, 0, len(hyp), ref, 0, len(ref), sub.ravel(), 0, row)
+
+
+@njit(cache=True, nogil=True)
+def lev_distance_weighted_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, sub_flat,
+                                sub_off) -> np.ndarray:
+    """Batched :func:`lev_distance_weighted`; pair p's I x L cost block starts at ``sub_off[p]``."""
+    n_pairs = len(ref_off) - 1
+    out = np.empty(n_pairs, dtype=np.float64)
+    maxlen = 0
+    for p in range(n_pairs):
+        if ref_off[p + 1] - ref_off[p] > maxlen:
+            maxlen = ref_off[p + 1] - ref_off[p]
+    row = np.empty(maxlen + 1, dtype=np.float64)
+    for p in range(n_pairs):
+        h = pair_hyp[p]
+        out[p] = _lev_weighted(hyp_flat, hyp_off[h], hyp_off[h + 1], ref_flat, ref_off[p],
+                               ref_off[p + 1], sub_flat, sub_off[p], row)
+    return out
+
+
+# ------------------------------------------------------------------ backtrace
+@njit(cache=True, nogil=True)
+def lev_backtrace(hyp: np.ndarray, ref: np.ndarray, sub: np.ndarray):
+    """Optimal Levenshtein alignment with substitution costs ``sub`` (I x L).
+
+    Returns ``(distance, ops, hyp_pos, ref_pos, costs)`` in reference order;
+    positions are -1 where an operation has no word on that side. Ties are
+    broken towards diagonal, then deletion, then insertion (seen from the end).
+    """
+    m = len(hyp)
+    n = len(ref)
+    q = np.empty((m + 1, n + 1), dtype=np.float64)
+    for i in range(m + 1):
+        q[i, 0] = i
+    for l in range(1, n + 1):
+        q[0, l] = l
+        for i in range(1, m + 1):
+            c = q[i - 1, l - 1] + (0.0 if hyp[i - 1] == ref[l - 1] else sub[i - 1, l - 1])
+            if q[i - 1, l] + 1.0 < c:
+                c = q[i - 1, l] + 1.0
+            if q[i, l - 1] + 1.0 < c:
+                c = q[i, l - 1] + 1.0
+            q[i, l] = c
+    k = m + n
+    ops = np.empty(k, dtype=np.int8)
+    hp = np.empty(k, dtype=np.int64)
+    rp = np.empty(k, dtype=np.int64)
+    cs = np.empty(k, dtype=np.float64)
+    t = 0
+    i = m
+    l = n
+    eps = 1e-9
+    while i > 0 or l > 0:
+        if i > 0 and l > 0:
+            same = hyp[i - 1] == ref[l - 1]
+            c = 0.0 if same else sub[i - 1, l - 1]
+            if abs(q[i - 1, l - 1] + c - q[i, l]) <= eps:
+                ops[t] = OP_MATCH if same else OP_SUB
+                hp[t] = i - 1
+                rp[t] = l - 1
+                cs[t] = c
+                t += 1
+                i -= 1
+                l -= 1
+                continue
+        if l > 0 and abs(q[i, l - 1] + 1.0 - q[i, l]) <= eps:
+            ops[t] = OP_DEL
+            hp[t] = -1
+            rp[t] = l - 1
+            cs[t] = 1.0
+            t += 1
+            l -= 1
+            continue
+        ops[t] = OP_INS
+        hp[t] = i - 1
+        rp[t] = -1
+        cs[t] = 1.0
+        t += 1
+        i -= 1
+    return q[m, n], ops[:t][::-1].copy(), hp[:t][::-1].copy(), rp[:t][::-1].copy(), cs[:t][::-1].copy()
+
+
+# --------------------------------------------------- plain-Python references
+def lev_distance_py(hyp, ref, sub=None) -> float:
+    """Reference implementation of thesis Algorithm 4.1 (full table, no tricks)."""
+    m, n = len(hyp), len(ref)
+    q = [[0.0] * (n + 1) for _ in range(m + 1)]
+    for i in range(m + 1):
+        q[i][0] = float(i)
+    for l in range(n + 1):
+        q[0][l] = float(l)
+    for i in range(1, m + 1):
+        for l in range(1, n + 1):
+            c = 0.0 if hyp[i - 1] == ref[l - 1] else (1.0 if sub is None else float(sub[i - 1][l - 1]))
+            q[i][l] = min(q[i - 1][l - 1] + c, q[i - 1][l] + 1.0, q[i][l - 1] + 1.0)
+    return q[m][n]
+
+
+def unit_sub_matrix(hyp: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """Unit substitution costs (1 - delta) as an (I, L) float64 matrix."""
+    return (np.asarray(hyp)[:, None] != np.asarray(ref)[None, :]).astype(np.float64)

@@ -1,0 +1,236 @@
+"""Shared machinery of the distance measures (WER/PER family): batching, leaving-one-out,
+and the vectorised reference-length rules of thesis section 5.3 / Table A.3.
+
+A distance measure computes, in one batched call, the distance of every
+candidate to every one of its references (``pair_distances``) and then applies
+the reference-length rule to all segments at once (:func:`select`), which
+agrees with :func:`evaltrans_qt.engine.reflength.choose` (tests check it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+import numpy as np
+
+from evaltrans_qt.engine.alignment import Alignment, EditOp, OpKind
+from evaltrans_qt.engine.measures.base import Measure, MeasureScore, Segment, error_rate_details
+from evaltrans_qt.engine.options import REF_LENGTH_RULES
+from evaltrans_qt.engine.results import pack
+from evaltrans_qt.errors import OptionError
+
+
+def select(dist: np.ndarray, length: np.ndarray, valid: np.ndarray, rule: str
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """Table A.3 rules for many segments at once.
+
+    ``dist``, ``length``, ``valid``: shape (n, R) (R = most references of a
+    segment; ``valid`` marks real references). Returns ``(best, weights)``:
+    the distance that counts is ``dist[k, best[k]]`` and the reference length
+    is ``(weights * length).sum(1)`` -- also for any other per-reference length
+    that is monotone in the word count (m-gram counts of m-PER). Rows without
+    a valid reference get ``best = -1`` and zero weights.
+    Semantics as :func:`evaltrans_qt.engine.reflength.choose` (eq. 4.1, 5.1-5.7).
+    """
+    if rule not in REF_LENGTH_RULES:
+        raise OptionError(f"unknown reference length rule '{rule}'")
+    dist = np.asarray(dist, dtype=np.float64)
+    length = np.asarray(length, dtype=np.float64)
+    valid = np.asarray(valid, dtype=bool)
+    n, r = dist.shape
+    rows = np.arange(n)
+    any_valid = valid.any(axis=1)
+    w = np.zeros((n, r), dtype=np.float64)
+
+    def first(mask: np.ndarray) -> np.ndarray:
+        return np.where(mask.any(axis=1), mask.argmax(axis=1), -1)
+
+    def onehot(idx: np.ndarray) -> None:
+        ok = idx >= 0
+        w[rows[ok], idx[ok]] = 1.0
+
+    if r == 0:
+        return np.full(n, -1, dtype=np.int64), w
+    if rule == "lowestError":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rel = np.where(length > 0, dist / np.where(length > 0, length, 1.0),
+                           np.where(dist == 0, 0.0, np.inf))
+        rel = np.where(valid, rel, np.inf)
+        cand = valid & (rel == rel.min(axis=1)[:, None])
+        dmin = np.min(np.where(cand, dist, np.inf), axis=1)
+        best = first(cand & (dist == dmin[:, None]))
+        onehot(best)
+        return best, w
+
+    d = np.where(valid, dist, np.inf)
+    dmin = d.min(axis=1)
+    nearest = valid & (d == dmin[:, None])
+    best = first(nearest)
+    group = nearest if rule.endswith("Nearest") else valid
+    kind = rule.replace("Nearest", "")
+    if kind == "average":
+        cnt = group.sum(axis=1)
+        w = np.where(group, 1.0 / np.maximum(cnt, 1)[:, None], 0.0)
+    elif kind == "minimum":
+        onehot(first(group & (np.where(group, length, np.inf)
+                              == np.min(np.where(group, length, np.inf), axis=1)[:, None])))
+    else:  # maximum
+        onehot(first(group & (np.where(group, length, -np.inf)
+                              == np.max(np.where(group, length, -np.inf), axis=1)[:, None])))
+    return best, w
+
+
+class DistanceMeasure(Measure):
+    """An error rate from a distance to each reference (stats ``[distance, ref_len]``)."""
+
+    #: Option field holding the Table A.3 rule.
+    ref_length_option: ClassVar[str] = "wer_ref_length_rule"
+    #: Headline column name, e.g. "WER".
+    column: ClassVar[str] = ""
+    #: Names accepted in ``--leaving-one-out`` besides ``name`` (case-insensitive).
+    aliases: ClassVar[tuple[str, ...]] = ()
+
+    @property
+    def stat_names(self) -> list[str]:
+        return ["distance", "reference_length"]
+
+    @property
+    def rule(self) -> str:
+        return getattr(self.options, self.ref_length_option)
+
+    # -- hooks --------------------------------------------------------------
+    def pair_distances(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
+                       pair_hyp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Distances and reference lengths for pairs (hyps[pair_hyp[p]], refs[p])."""
+        raise NotImplementedError
+
+    # -- shared flow ----------------------------------------------------------
+    def leaves_one_out(self) -> bool:
+        names = {x.strip().lower() for x in self.options.leaving_one_out}
+        return bool(names & ({self.name.lower(), "m" + self.name.lower()}
+                             | {a.lower() for a in self.aliases}))
+
+    def effective_refs(self, seg: Segment) -> list[int]:
+        """Indices of the references used (leaving-one-out drops ones equal to the candidate)."""
+        idx = list(range(len(seg.refs)))
+        if self.leaves_one_out():
+            idx = [r for r in idx if not np.array_equal(seg.refs[r], seg.hyp)]
+        return idx
+
+    def _pairs(self, segments: Sequence[Segment]):
+        hyps = [s.hyp for s in segments]
+        refs: list[np.ndarray] = []
+        pair_hyp: list[int] = []
+        slots: list[tuple[int, int]] = []
+        for k, seg in enumerate(segments):
+            for j, r in enumerate(self.effective_refs(seg)):
+                refs.append(seg.refs[r])
+                pair_hyp.append(k)
+                slots.append((k, j))
+        return hyps, refs, np.asarray(pair_hyp, dtype=np.int64), slots
+
+    def _grid(self, n: int, slots, values: Sequence[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
+        rmax = max((j for _, j in slots), default=-1) + 1
+        valid = np.zeros((n, rmax), dtype=bool)
+        grids = []
+        if slots:
+            ks = np.fromiter((k for k, _ in slots), np.int64, len(slots))
+            js = np.fromiter((j for _, j in slots), np.int64, len(slots))
+            valid[ks, js] = True
+        else:
+            ks = js = np.zeros(0, np.int64)
+        for v in values:
+            g = np.zeros((n, rmax), dtype=np.float64)
+            g[ks, js] = v
+            grids.append(g)
+        return grids, valid
+
+    def corpus_stats(self, segments: Sequence[Segment]) -> np.ndarray:
+        hyps, refs, pair_hyp, slots = self._pairs(segments)
+        dist, rlen = self.pair_distances(hyps, refs, pair_hyp)
+        (d, L), valid = self._grid(len(segments), slots, [dist, rlen])
+        best, w = select(d, L, valid, self.rule)
+        out = np.zeros((len(segments), 2), dtype=np.float64)
+        ok = best >= 0
+        out[ok, 0] = d[np.nonzero(ok)[0], best[ok]]
+        out[:, 1] = (w * L).sum(axis=1)
+        return out
+
+    def sentence_stats(self, seg: Segment) -> np.ndarray:
+        return self.corpus_stats([seg])[0]
+
+    def score(self, stats: np.ndarray) -> MeasureScore:
+        det = error_rate_details(float(stats[0]), float(stats[1]))
+        return MeasureScore(self.name, det["error-rate"], {self.column: det["error-rate"]}, det)
+
+    def reference_distances(self, seg: Segment) -> list[float] | None:
+        if not seg.refs:
+            return []
+        dist, _ = self.pair_distances([seg.hyp], list(seg.refs),
+                                      np.zeros(len(seg.refs), dtype=np.int64))
+        return [float(x) for x in dist]
+
+    def best_reference(self, seg: Segment) -> int:
+        """Index (into ``seg.refs``) of the reference whose distance counts, -1 if none."""
+        idx = self.effective_refs(seg)
+        if not idx:
+            return -1
+        dist, rlen = self.pair_distances([seg.hyp], [seg.refs[r] for r in idx],
+                                         np.zeros(len(idx), dtype=np.int64))
+        best, _ = select(dist[None, :], rlen[None, :], np.ones((1, len(idx)), bool), self.rule)
+        return idx[int(best[0])]
+
+    def words(self, ids: np.ndarray) -> tuple[str, ...]:
+        if self.vocab is not None:
+            return tuple(self.vocab.decode(ids))
+        return tuple(str(int(i)) for i in ids)
+
+    def make_alignment(self, seg: Segment, ref_index: int, distance: float,
+                       ops: Sequence[EditOp]) -> Alignment:
+        return Alignment(self.name, self.words(seg.hyp), self.words(seg.refs[ref_index]),
+                         float(distance), tuple(ops), (), ref_index)
+
+
+def packed(arrays: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`pack` with int32 flat array and int64 offsets."""
+    flat, off = pack(arrays)
+    return np.ascontiguousarray(flat, dtype=np.int32), np.ascontiguousarray(off, dtype=np.int64)
+
+
+def bag_alignment_ops(hyp: np.ndarray, ref: np.ndarray, substitutions: bool = True) -> list[EditOp]:
+    """Readable PER matching (fixed costs): each candidate word, in position order, is matched
+    to the earliest unmatched identical reference word; the remaining candidate and reference
+    words are paired in position order as substitutions (if allowed), the rest are
+    insertions/deletions. Reference-ordered ops first, then unmatched candidate words.
+    Cost = max(I, L) - matches (eq. 4.12), or I + L - 2 matches without substitutions (MSDER).
+    """
+    free: dict[int, list[int]] = {}
+    for l, w in enumerate(ref.tolist()):
+        free.setdefault(w, []).append(l)
+    ref_to_hyp: dict[int, int] = {}
+    hyp_matched = [False] * len(hyp)
+    heads = {w: 0 for w in free}
+    for i, w in enumerate(hyp.tolist()):
+        lst = free.get(w)
+        if lst is not None and heads[w] < len(lst):
+            ref_to_hyp[lst[heads[w]]] = i
+            heads[w] += 1
+            hyp_matched[i] = True
+    un_hyp = [i for i in range(len(hyp)) if not hyp_matched[i]]
+    un_ref = [l for l in range(len(ref)) if l not in ref_to_hyp]
+    subs: dict[int, int] = {}
+    if substitutions:
+        for l, i in zip(un_ref, un_hyp):
+            subs[l] = i
+    ops: list[EditOp] = []
+    for l in range(len(ref)):
+        if l in ref_to_hyp:
+            ops.append(EditOp(OpKind.MATCH, ref_to_hyp[l], l, 0.0))
+        elif l in subs:
+            ops.append(EditOp(OpKind.SUB, subs[l], l, 1.0))
+        else:
+            ops.append(EditOp(OpKind.DEL, None, l, 1.0))
+    used = set(subs.values())
+    ops.extend(EditOp(OpKind.INS, i, None, 1.0) for i in un_hyp if i not in used)
+    return ops

@@ -1,0 +1,100 @@
+"""WER and WWER: Levenshtein distance over words (thesis section 4.3, eq. 4.13/4.14, T:594-626),
+multiple references by eq. 4.1 / 5.7 and the reference-length rule (Table A.3);
+WWER with word-dependent substitution costs (section 4.5, Table A.8).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from evaltrans_qt.engine.alignment import Alignment, EditOp, OpKind
+from evaltrans_qt.engine.kernels.levenshtein import (
+    OP_DEL, OP_INS, OP_MATCH, lev_backtrace, lev_distance_batch, lev_distance_weighted_batch,
+    unit_sub_matrix)
+from evaltrans_qt.engine.measures import register
+from evaltrans_qt.engine.measures._distance import DistanceMeasure, packed
+from evaltrans_qt.engine.measures.base import Segment
+from evaltrans_qt.engine.options import EvalOptions
+from evaltrans_qt.engine.subcosts import SubstitutionCosts
+from evaltrans_qt.errors import ScoreError
+
+_KIND = {OP_MATCH: OpKind.MATCH, 1: OpKind.SUB, OP_INS: OpKind.INS, OP_DEL: OpKind.DEL}
+
+
+def backtrace_ops(hyp: np.ndarray, ref: np.ndarray, sub: np.ndarray) -> tuple[float, list[EditOp]]:
+    """Levenshtein alignment as EditOps in reference order (ties: diagonal, deletion, insertion)."""
+    d, ops, hp, rp, cs = lev_backtrace(np.asarray(hyp, np.int32), np.asarray(ref, np.int32),
+                                       np.ascontiguousarray(sub, dtype=np.float64))
+    out = [EditOp(_KIND[int(o)], None if h < 0 else int(h), None if r < 0 else int(r), float(c))
+           for o, h, r, c in zip(ops, hp, rp, cs)]
+    return float(d), out
+
+
+@register
+class WER(DistanceMeasure):
+    """Word error rate: Levenshtein distance / reference length."""
+
+    name = "wer"
+    long_name = "Word error rate"
+    report_element = "wer"
+    source = "thesis section 4.3, eq. 4.14 (T:594-626); eq. 4.1/5.7"
+    column = "WER"
+    aliases = ("mwer",)
+
+    def pair_distances(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
+                       pair_hyp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        hf, ho = packed(hyps)
+        rf, ro = packed(refs)
+        d = lev_distance_batch(hf, ho, rf, ro, pair_hyp).astype(np.float64)
+        return d, np.diff(ro).astype(np.float64)
+
+    def sub_matrix(self, hyp: np.ndarray, ref: np.ndarray) -> np.ndarray:
+        return unit_sub_matrix(hyp, ref)
+
+    def align(self, seg: Segment) -> Alignment | None:
+        r = self.best_reference(seg)
+        if r < 0:
+            return None
+        ref = seg.refs[r]
+        d, ops = backtrace_ops(seg.hyp, ref, self.sub_matrix(seg.hyp, ref))
+        return self.make_alignment(seg, r, d, ops)
+
+
+@register
+class WWER(WER):
+    """WER with word-dependent substitution costs (``--substitution-cost-rule``)."""
+
+    name = "wwer"
+    long_name = "Word error rate with word-dependent substitution costs"
+    report_element = "wwer"
+    source = "thesis section 4.5 (T:896-991), Table A.8"
+    column = "WWER"
+    aliases = ("mwwer",)
+
+    def __init__(self, options: EvalOptions | None = None) -> None:
+        super().__init__(options)
+        self._costs: SubstitutionCosts | None = None
+
+    @classmethod
+    def enabled(cls, options: EvalOptions) -> bool:
+        return options.substitution_cost_rule != "none"
+
+    def costs(self) -> SubstitutionCosts:
+        if self.vocab is None:
+            raise ScoreError(f"{self.name}: word-dependent costs need the vocabulary; call fit() first")
+        if self._costs is None or self._costs.vocab is not self.vocab:
+            self._costs = SubstitutionCosts(self.options.substitution_cost_rule, self.vocab)
+        return self._costs
+
+    def pair_distances(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
+                       pair_hyp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        hf, ho = packed(hyps)
+        rf, ro = packed(refs)
+        sub, so = self.costs().matrices(hf, ho, rf, ro, pair_hyp)
+        d = lev_distance_weighted_batch(hf, ho, rf, ro, pair_hyp, sub, so)
+        return d, np.diff(ro).astype(np.float64)
+
+    def sub_matrix(self, hyp: np.ndarray, ref: np.ndarray) -> np.ndarray:
+        return self.costs().matrix(hyp, ref)
