@@ -81,9 +81,9 @@ def _line_col(data: bytes, offset: int) -> tuple[int, int]:
     return line, col
 
 
-def _refuse_entities(data: bytes, path) -> None:
+def _refuse_entities(data: bytes, path, root_tag: bytes | None = b"<database") -> None:
     """Refuse ``<!ENTITY`` declarations in the prolog (XXE, billion laughs) before parsing."""
-    root = data.find(b"<database")
+    root = data.find(root_tag) if root_tag else -1
     head = data if root < 0 else data[:root]
     pos = head.find(b"<!ENTITY")
     if pos >= 0:

@@ -1,0 +1,218 @@
+"""NIST mteval SGML and XML import (SPEC §3.4): ``srcset``/``refset``/``tstset``,
+``doc`` (``docid``, ``sysid``), ``seg`` (``id``); ``<p>`` wrappers are allowed.
+
+* SGML (``.sgm``) is read the way mteval does, tolerantly: tags found by
+  pattern, attribute values quoted or not, entities like ``&amp;`` decoded,
+  segment text stripped. XML files (anything starting with ``<?xml``, or
+  ``.xml``) are parsed with the same safe lxml parser as databases (no network,
+  no DTD, ``<!ENTITY`` refused).
+* Segments are matched by (docid, seg id); the source set decides the order.
+  A reference/test set that lacks a source segment or has one the source does
+  not, is an error naming file and line.
+* Reference ids: the ``sysid`` of the ``refset`` (on ``<doc>`` or on the set);
+  without one, ``ref-<n>`` by file order. Several sysids in one file are
+  several references. Test-set system ids: ``sysid``, else the file stem.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lxml import etree
+
+from evaltrans_qt.engine.database import Database
+from evaltrans_qt.errors import InputFormatError
+from evaltrans_qt.io.plaintext import PathLike, add_aligned, read_text
+
+_TAG = re.compile(r"<(/?)([A-Za-z]+)\b([^>]*)>", re.S)
+_ATTR = re.compile(r"""([A-Za-z_:][-\w:.]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
+_SETS = ("srcset", "refset", "tstset")
+_WS = re.compile(r"[ \t\r\n]+")
+
+
+def _squeeze(text: str) -> str:
+    """Collapse ASCII whitespace runs, strip ends (no-break spaces are kept)."""
+    return _WS.sub(" ", text).strip()
+
+
+@dataclass
+class SegSet:
+    """One set of a file: kind, and per sysid the ordered (docid, segid) → (text, line)."""
+
+    kind: str
+    path: Path
+    systems: dict[str, dict[tuple[str, str], tuple[str, int]]] = field(default_factory=dict)
+
+
+def _attrs(text: str) -> dict[str, str]:
+    return {m[1].lower(): html.unescape(m[2] if m[2] is not None else m[3] if m[3] is not None else m[4])
+            for m in _ATTR.finditer(text)}
+
+
+def _add(sets: list[SegSet], path: Path, kind: str | None, sysid: str, doc: str | None,
+         seg_id: str | None, text: str, line: int) -> None:
+    if kind is None:
+        raise InputFormatError("<seg> outside a srcset/refset/tstset", path, line)
+    if doc is None:
+        raise InputFormatError("<seg> outside a <doc>", path, line)
+    if not seg_id:
+        raise InputFormatError("<seg> without an id attribute", path, line)
+    segs = sets[-1].systems.setdefault(sysid, {})
+    key = (doc, seg_id)
+    if key in segs:
+        raise InputFormatError(f"segment id {seg_id} appears twice in document {doc}", path, line)
+    segs[key] = (text, line)
+
+
+def parse_sgml(path: PathLike, encoding: str = "utf-8") -> list[SegSet]:
+    """Parse an mteval SGML file the tolerant way mteval does."""
+    p = Path(path)
+    text = read_text(p, encoding)
+    sets: list[SegSet] = []
+    kind: str | None = None
+    set_sys = doc = doc_sys = None
+    seg_open: tuple[int, str | None, int] | None = None  # (text start, id, line)
+    for m in _TAG.finditer(text):
+        closing, name = m[1] == "/", m[2].lower()
+        line = text.count("\n", 0, m.start()) + 1
+        if name == "seg":
+            if not closing:
+                if seg_open is not None:
+                    raise InputFormatError("<seg> opened before the previous one was closed", p, line)
+                seg_open = (m.end(), _attrs(m[3]).get("id"), line)
+            else:
+                if seg_open is None:
+                    raise InputFormatError("</seg> without <seg>", p, line)
+                start, sid, sline = seg_open
+                body = _squeeze(html.unescape(text[start:m.start()]))
+                _add(sets, p, kind, doc_sys or set_sys or "", doc, sid, body, sline)
+                seg_open = None
+        elif seg_open is not None:
+            raise InputFormatError(f"<{m[1]}{m[2]}> inside a <seg> (missing </seg>?)", p, line)
+        elif name in _SETS:
+            if closing:
+                kind = set_sys = None
+            else:
+                kind = name
+                set_sys = _attrs(m[3]).get("sysid")
+                sets.append(SegSet(kind, p))
+        elif name == "doc":
+            if closing:
+                doc = doc_sys = None
+            else:
+                a = _attrs(m[3])
+                doc = a.get("docid", "")
+                doc_sys = a.get("sysid")
+    if seg_open is not None:
+        raise InputFormatError("<seg> is never closed", p, seg_open[2])
+    if not sets:
+        raise InputFormatError("no srcset, refset or tstset found (not an mteval SGML file?)", p)
+    return sets
+
+
+def parse_xml(path: PathLike) -> list[SegSet]:
+    """Parse an mteval XML file (``<mteval>`` wrapper optional) with the safe parser."""
+    from evaltrans_qt.io.etdb import _parser, _refuse_entities  # the one safe configuration
+
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise InputFormatError("file not found", p) from None
+    except OSError as exc:
+        raise InputFormatError(f"cannot read: {exc.strerror or exc}", p) from None
+    if not data.strip():
+        raise InputFormatError("empty file", p)
+    _refuse_entities(data, p, None)
+    try:
+        root = etree.fromstring(data, _parser())
+    except etree.XMLSyntaxError as exc:
+        msg = re.sub(r", line \d+, column \d+$", "", exc.msg or str(exc))
+        raise InputFormatError(f"malformed XML: {msg}", p, exc.lineno or None, exc.offset or None) from None
+    sets: list[SegSet] = []
+    for s in root.iter(*_SETS):
+        sets.append(SegSet(s.tag, p))
+        for d in s.iter("doc"):
+            for seg in d.iter("seg"):
+                body = _squeeze("".join(seg.itertext()))
+                _add(sets, p, s.tag, d.get("sysid") or s.get("sysid") or "", d.get("docid", ""),
+                     seg.get("id"), body, seg.sourceline)
+    if not sets:
+        raise InputFormatError("no srcset, refset or tstset found (not an mteval XML file?)", p)
+    return sets
+
+
+def parse_file(path: PathLike, encoding: str = "utf-8") -> list[SegSet]:
+    """SGML or XML by content (``<?xml`` prolog) or ``.xml`` extension."""
+    p = Path(path)
+    try:
+        head = p.open("rb").read(64).lstrip()
+    except OSError:
+        head = b""
+    if p.suffix.lower() == ".xml" or head.startswith(b"<?xml"):
+        return parse_xml(p)
+    return parse_sgml(p, encoding)
+
+
+def _only(sets: list[SegSet], kind: str, path: PathLike) -> list[SegSet]:
+    out = [s for s in sets if s.kind == kind]
+    if not out:
+        raise InputFormatError(f"no <{kind}> in this file", path)
+    return out
+
+
+def import_sgml(source: PathLike, references: Sequence[PathLike] = (),
+                targets: Sequence[PathLike] = (), db: Database | None = None,
+                encoding: str = "utf-8") -> Database:
+    """Import mteval source/reference/test sets into ``db`` (new if None); all checked first."""
+    src_sets = _only(parse_file(source, encoding), "srcset", source)
+    order: dict[tuple[str, str], tuple[str, int]] = {}
+    for s in src_sets:
+        for segs in s.systems.values():
+            order.update(segs)
+    if not order:
+        raise InputFormatError("the source set has no segments", source)
+    keys = list(order)
+    n_ref = 0
+    collected: list[tuple[str, bool, dict[tuple[str, str], tuple[str, int]], Path]] = []
+    names: set[str] = set()
+    for kind, files in (("refset", references), ("tstset", targets)):
+        for f in files:
+            for s in _only(parse_file(f, encoding), kind, f):
+                for sysid, segs in s.systems.items():
+                    if kind == "refset":
+                        n_ref += 1
+                        name = sysid or f"ref-{n_ref}"
+                    else:
+                        name = sysid or Path(f).stem
+                    if name in names:
+                        raise InputFormatError(f"system id '{name}' appears in two sets", f)
+                    names.add(name)
+                    for key, (_, line) in segs.items():
+                        if key not in order:
+                            raise InputFormatError(f"document {key[0]} segment {key[1]} is not "
+                                                   f"in the source set {Path(source).name}", f, line)
+                    missing = [k for k in keys if k not in segs]
+                    if missing:
+                        raise InputFormatError(
+                            f"{name}: {len(missing)} source segment(s) missing, first: document "
+                            f"{missing[0][0]} segment {missing[0][1]}", f)
+                    collected.append((name, kind == "refset", segs, Path(f)))
+    db = db if db is not None else Database()
+    rows_by_doc: dict[tuple[str, str], tuple] = {}
+    for (doc, seg), (text, _) in order.items():
+        rows_by_doc[(doc, seg)] = add_aligned(db, [text], doc, [seg])[0]
+    lv = db.marking_class() if any(is_ref for _, is_ref, _, _ in collected) else None
+    for name, is_ref, segs, _ in collected:
+        for key in keys:
+            src, tseg = rows_by_doc[key]
+            t = db.add_target(src, segs[key][0], name)
+            if tseg is not None:
+                t.doc, t.seg = key
+            if is_ref:
+                db.mark_reference(t, lv)
+    return db
