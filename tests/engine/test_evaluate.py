@@ -15,60 +15,10 @@ from evaltrans_qt.engine.database import Database
 from evaltrans_qt.engine.evaluate import (
     LocalProcessExecutor, Progress, SerialExecutor, database_from_files, default_measures,
     evaluate, iter_evaluate, leave_one_out_measures)
-from evaltrans_qt.engine.measures import Measure, MeasureScore, register
-from evaltrans_qt.engine.measures.base import error_rate_details
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.engine.results import SystemResult
 from evaltrans_qt.errors import Cancelled, EvalTransError, InputFormatError, OptionError
-
-
-@register
-class LengthDistance(Measure):
-    """d = min_r |I - L_r| (a toy distance), L* = mean reference length; flags long candidates.
-
-    Also records how many references it saw and the fitted reference count.
-    """
-
-    name = "tlen"
-    long_name = "Length difference (test only)"
-    report_element = "tlen"
-    default_enabled = False
-
-    def fit(self, segments, vocab):
-        super().fit(segments, vocab)
-        self.n_fit_refs = sum(len(s.refs) for s in segments)
-
-    @property
-    def stat_names(self):
-        return ["distance", "reference-length", "references", "flag:long"]
-
-    def sentence_stats(self, seg):
-        lens = [len(r) for r in seg.refs]
-        d = min(abs(len(seg.hyp) - L) for L in lens)
-        return np.array([d, sum(lens) / len(lens), len(lens), float(len(seg.hyp) > 3)])
-
-    def score(self, stats):
-        det = error_rate_details(stats[0], stats[1])
-        return MeasureScore(self.name, det["error-rate"], {"TLEN": det["error-rate"]}, det)
-
-    def reference_distances(self, seg):
-        return [float(abs(len(seg.hyp) - len(r))) for r in seg.refs]
-
-
-def small_db() -> Database:
-    db = Database()
-    srcs = ["s one", "s two", "s three", "s four", "s five"]
-    refs = [["a b c", "a b c d"], ["x y", "x y z"], ["p q r s t", "p q"], ["k", "k l"],
-            ["m n o", "m n o"]]
-    hyps = {"A": ["a b c", "x", "p q r s t u", "k l m n", "m n o"],
-            "B": ["a", "x y z w", "p", "k", "m n"]}
-    for i, s in enumerate(srcs):
-        src = db.add_source(s)
-        for j, r in enumerate(refs[i]):
-            db.add_target(src, r, f"ref-{j}", reference=True)
-        for sysname, lines in hyps.items():
-            db.add_target(src, lines[i], sysname)
-    return db
+from tests.engine.toymeasure import small_db  # noqa: F401  (registers tlen, tgram)
 
 
 def test_default_measures_excludes_disabled():

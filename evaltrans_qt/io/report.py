@@ -1,0 +1,446 @@
+"""The EvalTrans XML report (thesis Appendix A.3, Figures A.2 and A.3, T:2017-2100).
+
+One report describes one candidate system of a run::
+
+    <report>
+      <author/> <date/> <comment/> <software/>
+      <files> <database-file/> <source-file/> <command-line/> </files>
+      <candidate-statistics> ... </candidate-statistics>
+      <evaluation-options> <wer-options>...</wer-options> ... </evaluation-options>
+      <evaluation> <wer>...</wer> <bleu>...</bleu> ... </evaluation>
+      <candidate-evaluation>                      (with sentences-in-detail)
+        <candidate nr="0">
+          <source nr="0"/> <target nr="-1"/>
+          <wer>... <reference-distance nr="0">3</reference-distance> ...</wer>
+        </candidate>
+      </candidate-evaluation>
+    </report>
+
+Element names (Figures A.2/A.3 where they name one; otherwise by the rules below):
+
+* ``<evaluation-options>`` holds one ``<G-options>`` per option group ``G`` of
+  :func:`option_fields` (``preprocessing``, ``wer``, ``cder``, ``nper``,
+  ``sbper``, ``bleu``, ``nist``, ``invwer``, ``ljwer``, ``ter``, ``general``),
+  each child named by the option's ``report`` metadata (``reference-length-rule``,
+  ``pad-rule``, ``coverage-rule``...). Values: choices verbatim, flags
+  ``true``/``false``, lists comma separated. ``<report-options>`` (our
+  extension) records ``measures``, ``sentences-in-detail`` and
+  ``include-sentences``.
+* In ``<evaluation>`` each measure is one element named by the measure's
+  ``report_element`` (``wer``, ``wwer``, ``per``, ``wper``, ``msder``,
+  ``nper``, ``sbper``, ``bleu``, ``nist``, ``chrf``, ``cder``, ``ter``,
+  ``invwer``, ``ljwer``); its children are the measure's
+  ``MeasureScore.details``: a number is a leaf element, a mapping a nested
+  element (CDER's ``<forward>``...), a list of ``(attributes, value)`` pairs
+  repeated elements with attributes (``<n-gram n="1">``).
+* Our extensions, as attributes so that the figures' structure is unchanged:
+  ``stats`` (the measure's sufficient statistics, space separated, exact
+  ``repr`` floats; ``stat-names`` at system level) -- the reader rebuilds the
+  exact numbers from them; ``flags`` on a sentence's measure element lists the
+  measure's raised per-sentence flags (e.g. ``flags="approximated"`` for LJWER).
+* ``<candidate-statistics>``: ``<system>``, ``<candidates>``,
+  ``<candidate-words>``, ``<reference-sentences>``, ``<reference-words>``,
+  ``<references-per-candidate>`` (minimum/maximum as attributes ``min``/``max``).
+* ``<files>`` may also hold ``<target-file>`` and ``<reference-file>`` elements.
+* Per candidate: ``<source nr>`` (index into the database's sources; with
+  include-sentences ``<s_sent>`` inside), ``<target nr sys>`` (index of the
+  candidate among its source's targets, -1 if it came from a target file; with
+  include-sentences ``<t_sent>`` and one ``<reference nr sys>`` per reference).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import getpass
+import math
+import os
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from lxml import etree
+
+from evaltrans_qt import __version__
+from evaltrans_qt.engine.measures import load_all
+from evaltrans_qt.engine.measures.base import MeasureScore
+from evaltrans_qt.engine.options import EvalOptions, option_fields, parse_option_value
+from evaltrans_qt.engine.results import RunResult, SystemResult
+from evaltrans_qt.errors import InputFormatError, OptionError
+from evaltrans_qt.io.atomic import atomic_write_bytes
+
+DOCTYPE = '<!DOCTYPE etreport SYSTEM "etreport.dtd">'
+SOFTWARE = f"evaltrans_qt {__version__}"
+FLAG_PREFIX = "flag:"
+_RESERVED_ATTRS = ("stats", "stat-names", "flags")
+
+
+# --------------------------------------------------------------------------- values
+def format_value(v: Any) -> str:
+    """A detail or option value as element text (floats exact via ``repr``)."""
+    if isinstance(v, (bool, np.bool_)):
+        return "true" if v else "false"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        f = float(v)
+        if f.is_integer() and abs(f) < 1e15:
+            return str(int(f))
+        return repr(f)
+    if isinstance(v, (tuple, list)):
+        return ",".join(str(x) for x in v)
+    return str(v)
+
+
+def _parse_number(text: str | None) -> Any:
+    t = (text or "").strip()
+    try:
+        return float(t)
+    except ValueError:
+        return t
+
+
+def _format_stats(row: np.ndarray) -> str:
+    return " ".join(format_value(float(x)) for x in row)
+
+
+def _clean(text: str) -> str:
+    """Replace characters XML 1.0 cannot hold (control characters) by U+FFFD."""
+    return "".join(c if (c in "\t\n\r" or ord(c) >= 0x20) and not 0xD800 <= ord(c) <= 0xDFFF
+                   and c not in "\ufffe\uffff" else "\ufffd" for c in text)
+
+
+def _sub(parent, tag: str, text: Any = None, **attrs: Any):
+    el = etree.SubElement(parent, tag, {k: format_value(v) for k, v in attrs.items()})
+    if text is not None:
+        el.text = _clean(text if isinstance(text, str) else format_value(text))
+    return el
+
+
+# --------------------------------------------------------------------------- options
+def option_groups() -> dict[str, list[dataclasses.Field]]:
+    """Option fields by report group, in declaration order."""
+    out: dict[str, list[dataclasses.Field]] = {}
+    for f in option_fields():
+        out.setdefault(f.metadata["group"], []).append(f)
+    return out
+
+
+def options_element(parent, options: EvalOptions) -> None:
+    """``<evaluation-options>`` with one ``<G-options>`` per group (Figure A.2)."""
+    el = _sub(parent, "evaluation-options")
+    for group, fields in option_groups().items():
+        g = _sub(el, f"{group}-options")
+        for f in fields:
+            _sub(g, f.metadata["report"], getattr(options, f.name))
+    return el
+
+
+def parse_options(el, path=None) -> EvalOptions:
+    """Inverse of :func:`options_element` (unknown groups/elements are ignored)."""
+    by_key = {(f.metadata["group"], f.metadata["report"]): f for f in option_fields()}
+    kw: dict[str, Any] = {}
+    for g in el:
+        if not isinstance(g.tag, str) or not g.tag.endswith("-options"):
+            continue
+        group = g.tag[: -len("-options")]
+        for child in g:
+            f = by_key.get((group, child.tag))
+            if f is None:
+                continue
+            try:
+                kw[f.name] = parse_option_value(f, (child.text or "").strip())
+            except OptionError as exc:
+                raise InputFormatError(exc.problem, path, child.sourceline) from None
+    try:
+        return EvalOptions(**kw)
+    except OptionError as exc:
+        raise InputFormatError(f"evaluation options: {exc.problem}", path, el.sourceline) from None
+
+
+# --------------------------------------------------------------------------- details
+def details_into(parent, details: Mapping[str, Any]) -> None:
+    """Write ``MeasureScore.details``: numbers -> leaves, mappings -> nested, lists -> repeated."""
+    for key, v in details.items():
+        if isinstance(v, Mapping):
+            details_into(_sub(parent, key), v)
+        elif isinstance(v, (list, tuple)) and v and isinstance(v[0], (list, tuple)) \
+                and len(v[0]) == 2 and isinstance(v[0][0], Mapping):
+            for attrs, val in v:
+                child = _sub(parent, key, **attrs)
+                if isinstance(val, Mapping):
+                    details_into(child, val)
+                else:
+                    child.text = format_value(val)
+        else:
+            _sub(parent, key, v)
+
+
+def details_from(el) -> dict[str, Any]:
+    """Inverse of :func:`details_into` (elements with attributes are list items)."""
+    out: dict[str, Any] = {}
+    for child in el:
+        if not isinstance(child.tag, str) or child.tag == "reference-distance":
+            continue
+        attrs = {k: _parse_attr(v) for k, v in child.attrib.items() if k not in _RESERVED_ATTRS}
+        value = details_from(child) if len(child) else _parse_number(child.text)
+        if attrs:
+            out.setdefault(child.tag, []).append((attrs, value))
+        else:
+            out[child.tag] = value
+    return out
+
+
+def _parse_attr(v: str) -> Any:
+    try:
+        return int(v)
+    except ValueError:
+        return v
+
+
+def _headline(details: Mapping[str, Any]) -> float:
+    for key in ("error-rate", "score"):
+        v = details.get(key)
+        if isinstance(v, float):
+            return v
+    for v in details.values():
+        if isinstance(v, float):
+            return v
+        if isinstance(v, Mapping):
+            return _headline(v)
+    return math.nan
+
+
+# --------------------------------------------------------------------------- writing
+def build_report(run: RunResult, system: str, *, author: str | None = None,
+                 date: str | None = None, comment: str = "", database_file: str | None = None,
+                 source_file: str | None = None, target_file: str | None = None,
+                 reference_files: Sequence[str] = (), command_line: str = "",
+                 sentences_in_detail: bool = False, include_sentences: bool = False,
+                 encoding: str = "utf-8") -> bytes:
+    """The report of one system of ``run`` as bytes in ``encoding``."""
+    sr = run.systems[system]
+    root = etree.Element("report")
+    _sub(root, "author", author if author is not None else _user())
+    _sub(root, "date", date or datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    _sub(root, "comment", comment)
+    _sub(root, "software", SOFTWARE)
+    files = _sub(root, "files")
+    _sub(files, "database-file", database_file or run.database_path or "")
+    _sub(files, "source-file", source_file or "")
+    if target_file:
+        _sub(files, "target-file", target_file)
+    for r in reference_files:
+        _sub(files, "reference-file", r)
+    _sub(files, "command-line", command_line)
+    _candidate_statistics(root, run, sr)
+    opts = options_element(root, run.options)
+    ro = _sub(opts, "report-options")
+    _sub(ro, "measures", ",".join(run.measures))
+    _sub(ro, "sentences-in-detail", sentences_in_detail)
+    _sub(ro, "include-sentences", include_sentences)
+    ev = _sub(root, "evaluation")
+    for name in run.measures:
+        if name not in sr.scores:
+            continue
+        m = run.measure(name)
+        el = _sub(ev, m.report_element, **{"stat-names": " ".join(m.stat_names)})
+        total = sr.stats[name].sum(axis=0) if name in sr.stats and len(sr.stats[name]) else None
+        if total is not None:
+            el.set("stats", _format_stats(total))
+        details_into(el, sr.scores[name].details)
+    if sentences_in_detail:
+        _candidates(root, run, sr, include_sentences)
+    body = etree.tostring(root, encoding=encoding, xml_declaration=False, pretty_print=True)
+    head = f'<?xml version="1.0" encoding="{encoding}"?>\n{DOCTYPE}\n'.encode(encoding)
+    return head + body
+
+
+def _user() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # noqa: BLE001 - no user name available (containers)
+        return ""
+
+
+def _candidate_statistics(root, run: RunResult, sr: SystemResult) -> None:
+    from evaltrans_qt.engine.preprocess import tokenize
+    cs = _sub(root, "candidate-statistics")
+    _sub(cs, "system", sr.system)
+    _sub(cs, "candidates", len(sr.segments))
+    o = run.options
+    if sr.target_texts:
+        _sub(cs, "candidate-words", sum(len(tokenize(t, o.tokenization, o.case))
+                                        for t in sr.target_texts))
+    if sr.reference_texts:
+        counts = [len(r) for r in sr.reference_texts]
+        _sub(cs, "reference-sentences", sum(counts))
+        _sub(cs, "reference-words", sum(len(tokenize(t, o.tokenization, o.case))
+                                        for refs in sr.reference_texts for t in refs))
+        _sub(cs, "references-per-candidate", sum(counts) / max(1, len(counts)),
+             min=min(counts, default=0), max=max(counts, default=0))
+
+
+def _candidates(root, run: RunResult, sr: SystemResult, include_sentences: bool) -> None:
+    ce = _sub(root, "candidate-evaluation")
+    measures = [(n, run.measure(n)) for n in run.measures if n in sr.stats]
+    flag_cols = {n: [(j, c[len(FLAG_PREFIX):]) for j, c in enumerate(m.stat_names)
+                     if c.startswith(FLAG_PREFIX)] for n, m in measures}
+    for i, si in enumerate(sr.segments):
+        cand = _sub(ce, "candidate", nr=i)
+        src = _sub(cand, "source", nr=si)
+        ti = sr.target_indices[i] if sr.target_indices else -1
+        tgt = _sub(cand, "target", nr=ti, sys=sr.system)
+        if include_sentences:
+            if sr.source_texts:
+                _sub(src, "s_sent", sr.source_texts[i])
+            if sr.target_texts:
+                _sub(tgt, "t_sent", sr.target_texts[i])
+            if sr.reference_texts:
+                for r, text in enumerate(sr.reference_texts[i]):
+                    _sub(tgt, "reference", text, nr=r)
+        for name, m in measures:
+            row = sr.stats[name][i]
+            el = _sub(cand, m.report_element, stats=_format_stats(row))
+            raised = [f for j, f in flag_cols[name] if row[j]]
+            if raised:
+                el.set("flags", " ".join(raised))
+            details_into(el, m.score(row).details)
+            rd = sr.ref_distances.get(name)
+            if rd is not None:
+                for r, d in enumerate(rd[i]):
+                    if not np.isnan(d):
+                        _sub(el, "reference-distance", float(d), nr=r)
+
+
+def write_report(path: str | os.PathLike[str], run: RunResult, system: str, **kw: Any) -> None:
+    """Build the report of ``system`` and write it atomically (never a partial file)."""
+    atomic_write_bytes(path, build_report(run, system, **kw))
+
+
+# --------------------------------------------------------------------------- reading
+def _parser() -> etree.XMLParser:
+    return etree.XMLParser(no_network=True, load_dtd=False, resolve_entities=False,
+                           huge_tree=True, remove_comments=True, remove_pis=True)
+
+
+def read_report(path: str | os.PathLike[str]) -> RunResult:
+    """Load a report written by :func:`write_report` (or the original tool) into a RunResult."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise InputFormatError(f"cannot read report: {exc.strerror or exc}", p) from None
+    return loads_report(data, p)
+
+
+def loads_report(data: bytes, path: str | os.PathLike[str] | None = None) -> RunResult:
+    """Parse report bytes. Measures known to the registry are rebuilt from their
+    ``stats`` (exactly the numbers of the run); others keep the parsed details."""
+    head = data[: data.find(b"<report")] if b"<report" in data else data
+    if b"<!ENTITY" in head:
+        raise InputFormatError("entity declarations are not allowed in a report", path)
+    try:
+        root = etree.fromstring(data, _parser())
+    except etree.XMLSyntaxError as exc:
+        line, col = (exc.position if exc.position else (None, None))
+        raise InputFormatError(f"not a well-formed XML report: {exc.msg}", path, line,
+                               col) from None
+    if root.tag != "report":
+        raise InputFormatError(f"root element is <{root.tag}>, expected <report>", path,
+                               root.sourceline)
+    opts_el = root.find("evaluation-options")
+    options = parse_options(opts_el, path) if opts_el is not None else EvalOptions()
+    cs = root.find("candidate-statistics")
+    system = (cs.findtext("system") if cs is not None else None) or ""
+    registry = load_all()
+    by_element = {cls.report_element: name for name, cls in registry.items()}
+    ev = root.find("evaluation")
+    measures: list[str] = []
+    scores: dict[str, MeasureScore] = {}
+    elements: dict[str, str] = {}
+    tmp = RunResult(options, (), {})
+    for el in (ev if ev is not None else []):
+        if not isinstance(el.tag, str):
+            continue
+        name = by_element.get(el.tag, el.tag)
+        measures.append(name)
+        elements[el.tag] = name
+        scores[name] = _score_of(tmp, name, el, name in registry, path)
+    rows = root.findall("candidate-evaluation/candidate")
+    stats: dict[str, list[np.ndarray]] = {m: [] for m in measures if m in registry}
+    rdist: dict[str, list[list[float]]] = {m: [] for m in measures}
+    segs, tidx, src_t, tgt_t, ref_t = [], [], [], [], []
+    for cand in rows:
+        s = cand.find("source")
+        t = cand.find("target")
+        segs.append(int(s.get("nr", "-1")) if s is not None else -1)
+        tidx.append(int(t.get("nr", "-1")) if t is not None else -1)
+        if s is not None and s.find("s_sent") is not None:
+            src_t.append(s.findtext("s_sent") or "")
+        if t is not None and t.find("t_sent") is not None:
+            tgt_t.append(t.findtext("t_sent") or "")
+            ref_t.append(tuple(r.text or "" for r in t.findall("reference")))
+        for el in cand:
+            name = elements.get(el.tag) if isinstance(el.tag, str) else None
+            if name is None:
+                continue
+            if name in stats:
+                stats[name].append(_stats_attr(el, path))
+            d = {int(r.get("nr", k)): float(r.text) for k, r in
+                 enumerate(el.findall("reference-distance"))}
+            rdist[name].append([d.get(k, math.nan) for k in range(max(d, default=-1) + 1)])
+    stat_arrays = {m: np.array(v, dtype=np.float64).reshape(len(v), -1)
+                   for m, v in stats.items() if rows}
+    ref_distances = {}
+    for m, lst in rdist.items():
+        if lst and any(lst):
+            width = max(len(x) for x in lst)
+            ref_distances[m] = np.array([x + [math.nan] * (width - len(x)) for x in lst])
+    flags: dict[str, dict[str, np.ndarray]] = {}
+    for m, arr in stat_arrays.items():
+        for j, col in enumerate(tmp.measure(m).stat_names):
+            if col.startswith(FLAG_PREFIX) and arr.shape[1] > j:
+                flags.setdefault(m, {})[col[len(FLAG_PREFIX):]] = arr[:, j] != 0
+    sr = SystemResult(system=system, segments=tuple(segs), scores=scores, stats=stat_arrays,
+                      target_texts=tuple(tgt_t), flags=flags, target_indices=tuple(tidx),
+                      source_texts=tuple(src_t), reference_texts=tuple(ref_t),
+                      ref_distances=ref_distances)
+    files = root.find("files")
+    meta: dict[str, Any] = {k: root.findtext(k) or "" for k in ("author", "date", "comment",
+                                                                  "software")}
+    if files is not None:
+        meta["files"] = {c.tag: c.text or "" for c in files if isinstance(c.tag, str)}
+        meta["reference-files"] = [c.text or "" for c in files.findall("reference-file")]
+    if cs is not None:
+        meta["candidate-statistics"] = details_from(cs) | {"system": system}
+    ro = opts_el.find("report-options") if opts_el is not None else None
+    if ro is not None:
+        meta["sentences-in-detail"] = (ro.findtext("sentences-in-detail") or "") == "true"
+        meta["include-sentences"] = (ro.findtext("include-sentences") or "") == "true"
+    meta["unknown-measures"] = tuple(m for m in measures if m not in registry)
+    db = (meta.get("files") or {}).get("database-file") or None
+    return RunResult(options=options, measures=tuple(measures), systems={system: sr},
+                     database_path=db, meta=meta)
+
+
+def _stats_attr(el, path) -> np.ndarray:
+    raw = el.get("stats")
+    if raw is None:
+        raise InputFormatError(f"<{el.tag}> has no stats attribute", path, el.sourceline)
+    try:
+        return np.array([float(x) for x in raw.split()], dtype=np.float64)
+    except ValueError:
+        raise InputFormatError(f"<{el.tag}>: bad stats attribute {raw!r}", path,
+                               el.sourceline) from None
+
+
+def _score_of(run: RunResult, name: str, el, known: bool, path) -> MeasureScore:
+    if known and el.get("stats") is not None:
+        m = run.measure(name)
+        total = _stats_attr(el, path)
+        if len(total) == len(m.stat_names):
+            return m.score(total)
+    details = details_from(el)
+    return MeasureScore(name, _headline(details), {}, details)
