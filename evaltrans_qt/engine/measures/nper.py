@@ -1,0 +1,142 @@
+"""m-PER: PER on m-gram count vectors for m = 1..M, and their combination
+(thesis section 4.2.2, T:575-579; boundaries Table A.5 / Figure 5.2; Table A.3 rules).
+
+Statistics (they add up): ``[distance, reference_length, d_1, L_1, ..., d_M, L_M]``
+with d_m the m-gram PER distance (eq. 4.12 on m-gram counts), L_m the number
+of m-grams of the reference (after the reference-length rule), and the combined
+values ``distance = sum_m d_m``, ``reference_length = sum_m L_m`` ("summing up
+over the absolute distances", T:577). Boundaries follow
+:func:`evaltrans_qt.engine.preprocess.pad` for each order m (m-1 ``<s>`` in
+front, one ``</s>`` at the end).
+
+``nper-choose-references-separately`` (T:579): off = one nearest reference per
+candidate by the combined distance; on = the rule is applied separately for each m.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from evaltrans_qt.engine.kernels.bags import bag_l1_batch, ngram_ids, per_from_l1
+from evaltrans_qt.engine.measures import register
+from evaltrans_qt.engine.measures._distance import DistanceMeasure, packed, select
+from evaltrans_qt.engine.measures.base import MeasureScore, Segment, error_rate_details
+from evaltrans_qt.engine.preprocess import BOS, EOS
+
+
+def pad_packed(flat: np.ndarray, off: np.ndarray, head: int, tail: int, bos: int, eos: int
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Add ``head`` x ``bos`` before and ``tail`` x ``eos`` after every packed sentence."""
+    lens = np.diff(off)
+    n = len(lens)
+    new_off = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lens + head + tail, out=new_off[1:])
+    out = np.full(new_off[-1], bos, dtype=np.int32)
+    if tail:
+        for t in range(1, tail + 1):
+            out[new_off[1:] - t] = eos
+    starts = np.repeat(new_off[:-1] + head - off[:-1], lens)
+    out[np.arange(len(flat)) + starts] = flat
+    return out, new_off
+
+
+@register
+class NPER(DistanceMeasure):
+    """m-PER for m = 1..``nper-max-ngram`` and the combined m-PER."""
+
+    name = "nper"
+    long_name = "m-gram position-independent error rate"
+    report_element = "nper"
+    source = "thesis section 4.2.2 (T:575-579), Table A.1/A.5"
+    column = "m-PER"
+    aliases = ("m-per", "mnper")
+    ref_length_option = "nper_ref_length_rule"
+
+    @property
+    def max_n(self) -> int:
+        return int(self.options.nper_max_ngram)
+
+    @property
+    def stat_names(self) -> list[str]:
+        names = ["distance", "reference_length"]
+        for m in range(1, self.max_n + 1):
+            names += [f"distance_{m}", f"reference_length_{m}"]
+        return names
+
+    def _bos_eos(self) -> tuple[int, int]:
+        if self.vocab is not None:
+            return self.vocab.id(BOS), self.vocab.id(EOS)
+        return 0, 1
+
+    def pair_matrix(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
+                    pair_hyp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per pair and order: distances d (P, M) and reference m-gram counts L (P, M)."""
+        big_m = self.max_n
+        rule = self.options.nper_pad_rule
+        head = big_m - 1 if rule in ("initial", "both") else 0
+        tail = 1 if rule in ("end", "both") else 0
+        bos, eos = self._bos_eos()
+        flat, off = packed(list(hyps) + list(refs))
+        flat, off = pad_packed(flat, off, head, tail, bos, eos)
+        grams = ngram_ids(flat, off, big_m)
+        pair_hyp = np.asarray(pair_hyp, dtype=np.int64)
+        n_h = len(hyps)
+        p_count = len(refs)
+        d = np.zeros((p_count, big_m), dtype=np.float64)
+        lens = np.zeros((p_count, big_m), dtype=np.float64)
+        for m in range(1, big_m + 1):
+            ids, n_ids = grams[m - 1]
+            shift = (big_m - m) if head else 0
+            start = off[:-1] + shift
+            end = np.maximum(off[1:] - m + 1, start)
+            a0, a1 = start[pair_hyp], end[pair_hyp]
+            b0, b1 = start[n_h:], end[n_h:]
+            l1 = bag_l1_batch(ids, a0, a1, b0, b1, max(n_ids, 1))
+            d[:, m - 1] = per_from_l1(l1, a1 - a0, b1 - b0)
+            lens[:, m - 1] = b1 - b0
+        return d, lens
+
+    def pair_distances(self, hyps, refs, pair_hyp):
+        d, lens = self.pair_matrix(hyps, refs, pair_hyp)
+        return d.sum(axis=1), lens.sum(axis=1)
+
+    def corpus_stats(self, segments: Sequence[Segment]) -> np.ndarray:
+        hyps, refs, pair_hyp, slots = self._pairs(segments)
+        big_m = self.max_n
+        n = len(segments)
+        d, lens = self.pair_matrix(hyps, refs, pair_hyp)
+        grids, valid = self._grid(n, slots, [d.sum(axis=1), lens.sum(axis=1)]
+                                  + [d[:, m] for m in range(big_m)]
+                                  + [lens[:, m] for m in range(big_m)])
+        dsum, lsum = grids[0], grids[1]
+        dm, lm = grids[2:2 + big_m], grids[2 + big_m:]
+        out = np.zeros((n, 2 + 2 * big_m), dtype=np.float64)
+        rows = np.arange(n)
+        if self.options.nper_choose_references_separately:
+            for m in range(big_m):
+                best, w = select(dm[m], lm[m], valid, self.rule)
+                ok = best >= 0
+                out[ok, 2 + 2 * m] = dm[m][rows[ok], best[ok]]
+                out[:, 3 + 2 * m] = (w * lm[m]).sum(axis=1)
+        else:
+            best, w = select(dsum, lsum, valid, self.rule)
+            ok = best >= 0
+            for m in range(big_m):
+                out[ok, 2 + 2 * m] = dm[m][rows[ok], best[ok]]
+                out[:, 3 + 2 * m] = (w * lm[m]).sum(axis=1)
+        out[:, 0] = out[:, 2::2].sum(axis=1)
+        out[:, 1] = out[:, 3::2].sum(axis=1)
+        return out
+
+    def score(self, stats: np.ndarray) -> MeasureScore:
+        det = dict(error_rate_details(float(stats[0]), float(stats[1])))
+        cols = {self.column: det["error-rate"]}
+        grams = []
+        for m in range(1, self.max_n + 1):
+            g = error_rate_details(float(stats[2 * m]), float(stats[2 * m + 1]))
+            cols[f"{m}-PER"] = g["error-rate"]
+            grams.append(({"n": str(m)}, g))
+        det["n-gram"] = grams
+        return MeasureScore(self.name, cols[self.column], cols, det)

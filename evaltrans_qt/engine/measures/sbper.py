@@ -1,0 +1,42 @@
+"""Skip-bigram PER (thesis section 4.2.3, T:581-592, Figure 4.2).
+
+PER (eq. 4.12) on skip-bigram count vectors: skip bigrams are ordered word
+pairs with at most ``max-bigram-skip`` words between them. Normalised by the
+total reference skip-bigram count (T:592), chosen by the Table A.3 rule
+(``wer-ref-length-rule``). Statistics ``[distance, reference_length]``.
+Report element ``<sbper>`` (not named in Figure A.3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from evaltrans_qt.engine.kernels.bags import bag_l1_batch, per_from_l1, skip_bigram_ids
+from evaltrans_qt.engine.measures import register
+from evaltrans_qt.engine.measures._distance import DistanceMeasure, packed
+
+
+@register
+class SBPER(DistanceMeasure):
+    """Skip-bigram position-independent error rate."""
+
+    name = "sbper"
+    long_name = "Skip-bigram position-independent error rate"
+    report_element = "sbper"
+    source = "thesis section 4.2.3 (T:581-592)"
+    column = "SB-PER"
+    aliases = ("skip-bigram-per", "msbper")
+
+    def pair_distances(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
+                       pair_hyp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        flat, off = packed(list(hyps) + list(refs))
+        ids, soff, n_ids = skip_bigram_ids(flat, off, int(self.options.max_bigram_skip))
+        pair_hyp = np.asarray(pair_hyp, dtype=np.int64)
+        n_h = len(hyps)
+        a0, a1 = soff[:-1][pair_hyp], soff[1:][pair_hyp]
+        b0, b1 = soff[n_h:-1], soff[n_h + 1:]
+        l1 = bag_l1_batch(ids, a0, a1, b0, b1, max(n_ids, 1))
+        rl = (b1 - b0).astype(np.float64)
+        return per_from_l1(l1, a1 - a0, rl), rl
