@@ -195,6 +195,12 @@ def loads(data: bytes, path: str | os.PathLike[str] | None = None) -> Database:
     except etree.XMLSyntaxError as exc:
         msg = exc.msg or str(exc)
         msg = re.sub(r", line \d+, column \d+$", "", msg)
+        if "encoding" in msg.lower():
+            decl = re.match(rb"""\s*<\?xml[^>]*encoding=["']([^"']+)""", data[:200])
+            enc = decl.group(1).decode("ascii", "replace") if decl else "utf-8"
+            msg = (f"{msg}: the bytes are not valid {enc} (the declared encoding); a latin-1 "
+                   f"file must declare encoding=\"iso8859-1\"")
+            raise InputFormatError(msg, where, exc.lineno or None, exc.offset or None) from None
         raise InputFormatError(f"malformed XML: {msg}", where, exc.lineno or None,
                                exc.offset or None) from None
     except (LookupError, ValueError) as exc:  # unknown encoding name etc.
