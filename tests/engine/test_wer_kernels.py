@@ -1,0 +1,124 @@
+"""Compiled kernels of the WER/PER family against their plain-Python reference implementations."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evaltrans_qt.engine.kernels.bags import (
+    bag_l1_batch, bag_l1_py, ngram_ids, ngrams_py, per_from_l1, per_py, skip_bigram_ids,
+    skip_bigrams_py)
+from evaltrans_qt.engine.kernels.levenshtein import (
+    OP_DEL, OP_INS, OP_MATCH, OP_SUB, lev_backtrace, lev_distance, lev_distance_batch,
+    lev_distance_py, lev_distance_weighted, lev_distance_weighted_batch, unit_sub_matrix)
+from evaltrans_qt.engine.measures._distance import packed
+
+ids = st.lists(st.integers(0, 5), max_size=12)
+
+
+def arr(x) -> np.ndarray:
+    return np.asarray(x, dtype=np.int32)
+
+
+@settings(max_examples=300, deadline=None)
+@given(ids, ids)
+def test_levenshtein_unit_equals_reference(a, b):
+    assert lev_distance(arr(a), arr(b)) == lev_distance_py(a, b)
+    assert lev_distance(arr(a), arr(b)) == lev_distance(arr(b), arr(a))  # symmetric (eq. 4.4)
+
+
+@settings(max_examples=200, deadline=None)
+@given(ids, ids, st.randoms(use_true_random=False))
+def test_levenshtein_weighted_and_backtrace_equal_reference(a, b, rnd):
+    sub = np.array([[0.0 if x == y else rnd.random() for y in b] for x in a]).reshape(len(a), len(b))
+    expected = lev_distance_py(a, b, sub)
+    assert lev_distance_weighted(arr(a), arr(b), sub) == pytest.approx(expected)
+    d, ops, hp, rp, cs = lev_backtrace(arr(a), arr(b), sub)
+    assert d == pytest.approx(expected)
+    assert cs.sum() == pytest.approx(expected)
+    for o, h, r, c in zip(ops, hp, rp, cs):
+        if o in (OP_MATCH, OP_SUB):
+            assert (a[h] == b[r]) == (o == OP_MATCH) and c == pytest.approx(sub[h, r])
+        else:
+            assert c == 1.0 and (h < 0) == (o == OP_DEL) and (r < 0) == (o == OP_INS)
+    assert [h for h in hp if h >= 0] == list(range(len(a)))
+    assert [r for r in rp if r >= 0] == list(range(len(b)))
+
+
+def test_backtrace_tie_breaking_is_documented_order():
+    # "a b" vs "b a": distance 2 via two substitutions (diagonal preferred) rather than del+ins
+    d, ops, *_ = lev_backtrace(arr([1, 2]), arr([2, 1]), unit_sub_matrix(arr([1, 2]), arr([2, 1])))
+    assert d == 2 and ops.tolist() == [OP_SUB, OP_SUB]
+    # "a" vs "b a": from the end a matches a, then the reference word b is a deletion
+    d, ops, *_ = lev_backtrace(arr([1]), arr([2, 1]), unit_sub_matrix(arr([1]), arr([2, 1])))
+    assert ops.tolist() == [OP_DEL, OP_MATCH]
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(ids, min_size=1, max_size=6), st.lists(ids, min_size=1, max_size=10), st.data())
+def test_batched_kernels_equal_single(hyps, refs, data):
+    pair_hyp = np.array([data.draw(st.integers(0, len(hyps) - 1)) for _ in refs], dtype=np.int64)
+    hf, ho = packed([arr(h) for h in hyps])
+    rf, ro = packed([arr(r) for r in refs])
+    got = lev_distance_batch(hf, ho, rf, ro, pair_hyp)
+    assert got.tolist() == [lev_distance_py(hyps[h], r) for h, r in zip(pair_hyp, refs)]
+    blocks = [unit_sub_matrix(arr(hyps[h]), arr(r)).ravel() * 0.5 for h, r in zip(pair_hyp, refs)]
+    so = np.zeros(len(refs) + 1, np.int64)
+    np.cumsum([len(b) for b in blocks], out=so[1:])
+    flat = np.concatenate(blocks) if blocks else np.zeros(0)
+    got = lev_distance_weighted_batch(hf, ho, rf, ro, pair_hyp, flat, so)
+    want = [lev_distance_py(hyps[h], r, 0.5 * unit_sub_matrix(arr(hyps[h]), arr(r)))
+            for h, r in zip(pair_hyp, refs)]
+    assert got.tolist() == pytest.approx(want)
+    # count vectors: the same pairs through the bag kernel
+    ids_all = np.concatenate([hf, rf])
+    l1 = bag_l1_batch(ids_all, ho[:-1][pair_hyp], ho[1:][pair_hyp], ro[:-1] + len(hf),
+                      ro[1:] + len(hf), int(ids_all.max(initial=0)) + 1)
+    assert l1.tolist() == [bag_l1_py(hyps[h], r) for h, r in zip(pair_hyp, refs)]
+    hl = np.array([len(hyps[h]) for h in pair_hyp])
+    rl = np.array([len(r) for r in refs])
+    assert per_from_l1(l1, hl, rl).tolist() == [per_py(hyps[h], r) for h, r in zip(pair_hyp, refs)]
+
+
+def test_per_fixed_costs_eq_4_11():
+    """Eq. 4.11 with c_SUB = 2 is the multiset distance (T:568); unit costs give eq. 4.12."""
+    a, b = [1, 2, 3, 3], [1, 4]
+    l1 = np.array([bag_l1_py(a, b)])
+    assert per_from_l1(l1, [4], [2])[0] == per_py(a, b) == 3.0
+    assert per_from_l1(l1, [4], [2], c_sub=2.0)[0] == 4.0 == l1[0]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(ids, min_size=1, max_size=6), st.integers(1, 4))
+def test_ngram_ids_are_exact(sents, max_n):
+    flat, off = packed([arr(s) for s in sents])
+    grams = ngram_ids(flat, off, max_n)
+    for m in range(1, max_n + 1):
+        gid, n_ids = grams[m - 1]
+        seen: dict[tuple, int] = {}
+        for k, s in enumerate(sents):
+            for j, g in enumerate(ngrams_py(s, m)):
+                i = gid[off[k] + j]
+                assert 0 <= i < n_ids
+                assert seen.setdefault(g, i) == i  # equal m-grams share one id
+        assert len(set(seen.values())) == len(seen)  # different m-grams differ
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(ids, min_size=1, max_size=6), st.integers(0, 5))
+def test_skip_bigram_ids_are_exact(sents, skip):
+    flat, off = packed([arr(s) for s in sents])
+    sid, soff, n_ids = skip_bigram_ids(flat, off, skip)
+    seen: dict[tuple, int] = {}
+    for k, s in enumerate(sents):
+        want = skip_bigrams_py(s, skip)
+        got = sid[soff[k]:soff[k + 1]]
+        assert len(got) == len(want)
+        for g, i in zip(want, got):
+            assert seen.setdefault(g, int(i)) == int(i)
+        assert Counter(map(int, got)) == Counter(seen[g] for g in want)
+    assert len(set(seen.values())) == len(seen)
