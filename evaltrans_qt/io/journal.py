@@ -1,0 +1,234 @@
+"""Append-only journal of score changes, so that no judgement is ever lost (SPEC §5).
+
+Every score change of a scoring session is appended to ``<database>.journal``
+(one JSON object per line) and ``fsync``-ed before the change is considered
+done. After a successful save of the database the journal is cleared (only the
+entries the save included). When a database is opened and its journal still
+holds entries, the previous session ended without saving (crash, ``kill -9``):
+:func:`replay` re-applies them and reports what was recovered.
+
+Entries identify a target by its source text, text and system id (sources are
+identified by text, T:1971), so a replay does not depend on positions. Setting
+a score is idempotent, so replaying an entry that a concurrent autosave already
+captured is harmless. A torn last line (the process died while writing) is
+ignored. Qt-free.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from evaltrans_qt.engine.database import Database, Target
+
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class ScoreChange:
+    """One score change: ``value is None`` removes the score of (cls, judge)."""
+
+    source: str
+    target: str
+    system: str | None
+    cls: str
+    value: float | None
+    judge: str | None = None
+    time: str | None = None
+    extrapolated: bool = False
+    #: Position of the target in its source when written (a hint for duplicates).
+    target_index: int | None = None
+    seq: int = 0
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def from_dict(cls, d: dict) -> ScoreChange:
+        return cls(source=d["source"], target=d["target"], system=d.get("system"), cls=d["cls"],
+                   value=None if d.get("value") is None else float(d["value"]),
+                   judge=d.get("judge"), time=d.get("time"),
+                   extrapolated=bool(d.get("extrapolated", False)),
+                   target_index=d.get("target_index"), seq=int(d.get("seq", 0)))
+
+
+@dataclass
+class ReplayReport:
+    """What :func:`replay` did: changes applied, and those whose target is gone."""
+
+    applied: list[ScoreChange] = field(default_factory=list)
+    missing: list[ScoreChange] = field(default_factory=list)
+
+    def summary(self) -> str:
+        text = f"{len(self.applied)} score change(s) recovered from the journal"
+        if self.missing:
+            text += f"; {len(self.missing)} could not be applied (their sentence is not in the database)"
+        return text
+
+
+def journal_path(database_path: str | Path) -> Path:
+    """The journal beside a database: ``name.etdb.xml`` -> ``name.etdb.xml.journal``."""
+    p = Path(database_path)
+    return p.with_name(p.name + ".journal")
+
+
+class Journal:
+    """An append-only, fsync-ed journal file of :class:`ScoreChange` entries."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._fd: int | None = None
+        entries = self.entries()
+        self._seq = entries[-1].seq if entries else 0
+
+    @classmethod
+    def for_database(cls, database_path: str | Path) -> Journal:
+        return cls(journal_path(database_path))
+
+    @property
+    def last_seq(self) -> int:
+        """Sequence number of the last appended entry (0 if none)."""
+        return self._seq
+
+    def _open(self) -> int:
+        if self._fd is None:
+            new = not self.path.exists() or self.path.stat().st_size == 0
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            if new:
+                header = json.dumps({"evaltrans-journal": FORMAT_VERSION}) + "\n"
+                os.write(self._fd, header.encode("utf-8"))
+                _fsync_dir(self.path.parent)
+            else:
+                self._repair_tail()
+        return self._fd
+
+    def _repair_tail(self) -> None:
+        """Terminate a torn last line so the next entry starts on its own line."""
+        with open(self.path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            if f.tell() == 0:
+                return
+            f.seek(-1, os.SEEK_END)
+            last = f.read(1)
+        if last != b"\n":
+            os.write(self._fd, b"\n")
+
+    def append(self, change: ScoreChange) -> ScoreChange:
+        """Write one change durably (``fsync``) and return it with its sequence number."""
+        fd = self._open()
+        self._seq += 1
+        change = ScoreChange(**{**asdict(change), "seq": self._seq})
+        os.write(fd, (change.to_json() + "\n").encode("utf-8"))
+        os.fsync(fd)
+        return change
+
+    def entries(self) -> list[ScoreChange]:
+        """All complete entries, in order; a torn or garbled line is skipped."""
+        if not self.path.exists():
+            return []
+        out: list[ScoreChange] = []
+        with open(self.path, "rb") as f:
+            for raw in f:
+                if not raw.endswith(b"\n"):
+                    break  # torn last line: the process died mid-write
+                try:
+                    d = json.loads(raw.decode("utf-8"))
+                except (ValueError, UnicodeDecodeError):
+                    continue
+                if isinstance(d, dict) and "cls" in d and "source" in d:
+                    try:
+                        out.append(ScoreChange.from_dict(d))
+                    except (KeyError, TypeError, ValueError):
+                        continue
+        return out
+
+    def __len__(self) -> int:
+        return len(self.entries())
+
+    def clear(self, upto_seq: int | None = None) -> None:
+        """Drop entries with ``seq <= upto_seq`` (all if None), atomically.
+
+        Called after a successful save that included those entries.
+        """
+        self.close()
+        if upto_seq is None or upto_seq >= self._seq:
+            if self.path.exists():
+                self.path.unlink()
+                _fsync_dir(self.path.parent)
+            return
+        keep = [e for e in self.entries() if e.seq > upto_seq]
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        with open(tmp, "wb") as f:
+            f.write((json.dumps({"evaltrans-journal": FORMAT_VERSION}) + "\n").encode("utf-8"))
+            for e in keep:
+                f.write((e.to_json() + "\n").encode("utf-8"))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.path)
+        _fsync_dir(self.path.parent)
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def find_target(db: Database, change: ScoreChange) -> Target | None:
+    """The target an entry refers to (source text, target text, system), if present."""
+    src = db.source_by_text(change.source)
+    if src is None:
+        return None
+    i = change.target_index
+    if i is not None and 0 <= i < len(src.targets):
+        t = src.targets[i]
+        if t.text == change.target and t.system == change.system:
+            return t
+    return db.find_target(src, change.target, change.system)
+
+
+def apply_change(target: Target, change: ScoreChange) -> None:
+    """Apply one change to a target (idempotent)."""
+    if change.value is None:
+        target.remove_score(change.cls, change.judge)
+    else:
+        target.set_score(change.cls, change.value, change.judge, change.time, change.extrapolated)
+
+
+def replay(db: Database, changes: Iterable[ScoreChange]) -> ReplayReport:
+    """Re-apply journal entries to a freshly loaded database, in order."""
+    report = ReplayReport()
+    for ch in changes:
+        t = find_target(db, ch)
+        if t is None:
+            report.missing.append(ch)
+            continue
+        apply_change(t, ch)
+        report.applied.append(ch)
+    return report
+
+
+def change_for(db: Database, source_index: int, target_index: int, cls: str, value: float | None,
+               judge: str | None = None, time: str | None = None,
+               extrapolated: bool = False) -> ScoreChange:
+    """A :class:`ScoreChange` for the target at (source_index, target_index)."""
+    src = db.sources[source_index]
+    t = src.targets[target_index]
+    return ScoreChange(source=src.text, target=t.text, system=t.system, cls=cls, value=value,
+                       judge=judge, time=time, extrapolated=extrapolated,
+                       target_index=target_index)

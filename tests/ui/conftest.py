@@ -1,0 +1,67 @@
+"""Fixtures for the application tests: temporary settings and data directory, a main window.
+
+No test writes to the user's real settings: QSettings (INI, user scope) is
+redirected to a temporary folder, and the demo working copy goes to
+``EVALTRANS_QT_DATA_DIR`` in a temporary folder.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings
+
+
+@pytest.fixture(autouse=True)
+def ui_sandbox(tmp_path, monkeypatch):
+    """Temporary QSettings path, data directory and auto-closing error dialogs."""
+    cfg = tmp_path / "settings"
+    cfg.mkdir()
+    QSettings.setPath(QSettings.IniFormat, QSettings.UserScope, str(cfg))
+    monkeypatch.setenv("EVALTRANS_QT_DATA_DIR", str(tmp_path / "data"))
+    from evaltrans_qt.ui import errors
+    monkeypatch.setattr(errors, "auto_close_ms", 100)
+    errors.history.clear()
+    yield cfg
+    from evaltrans_qt.ui.workers import wait_for_all
+    wait_for_all(30000)
+
+
+@pytest.fixture
+def demo_copy(tmp_path) -> Path:
+    """A private copy of the demo database."""
+    from evaltrans_qt.io.etdb import demo_database_path
+    dst = tmp_path / "demo.etdb.xml"
+    shutil.copyfile(demo_database_path(), dst)
+    return dst
+
+
+@pytest.fixture
+def main_window(qtbot, tmp_path):
+    """A MainWindow with temporary settings and no autosave timer surprises (long interval)."""
+    from evaltrans_qt.ui.main_window import MainWindow
+    settings = QSettings(str(tmp_path / "settings" / "test.ini"), QSettings.IniFormat)
+    w = MainWindow(settings=settings, autosave_ms=60_000)
+    qtbot.addWidget(w)
+    w.show()
+    yield w
+    w.ask_unsaved = lambda: __import__("PySide6.QtWidgets", fromlist=["QMessageBox"]).QMessageBox.Discard
+    w.end_session()
+    w.close()
+    from evaltrans_qt.ui.workers import wait_for_all
+    wait_for_all(30000)
+
+
+def open_db(qtbot, window, path, timeout: int = 20000):
+    """Open ``path`` in ``window`` and wait until it is shown."""
+    with qtbot.waitSignal(window.databaseChanged, timeout=timeout):
+        window.open_database(path)
+    return window.database
+
+
+def wait_compare(qtbot, window, timeout: int = 20000):
+    """Wait until the compare view has no alignment computation pending."""
+    qtbot.waitUntil(lambda: not window.compare_view.runner.pending, timeout=timeout)
+    return window.compare_view.comparison
