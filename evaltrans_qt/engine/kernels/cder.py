@@ -1,0 +1,327 @@
+"""CDCD distance d_CDCD (CDER) over int32 token ids: thesis Algorithm 4.2, eq. 4.16 (T:642-680);
+CDER paper (Leusch, Ueffing, Ney 2006, eq. 1).
+
+Notation of the thesis: the candidate e_1^I (index i) and the reference
+ẽ_1^L (index l). The reference must be covered completely and disjointly,
+candidate words any number of times. Rows of the grid are reference
+positions l; a *long jump* (cost c_LJ) moves the path within a row from the
+row's cheapest node to any node, including column 0 (eq. 4.16 and the CDER
+paper's recursion allow i = 0; Algorithm 4.2's printed loop starts at 1, but
+Moses ``CderScorer`` -- our oracle -- and eq. 4.16 include it).
+
+Edge names follow :mod:`evaltrans_qt.engine.alignment` (tercom), not the
+thesis: a horizontal edge passes a candidate word without a reference word
+(thesis "deletion", here an *insertion*, ``OpKind.INS``); a vertical edge
+passes a reference word (thesis "insertion", here a *deletion*, ``OpKind.DEL``).
+Both cost 1; c_LJ = 1 unless given (``inf`` gives plain Levenshtein).
+
+Boundaries (Table A.6, T:1951): ``start_fixed`` -- the path starts at (0, 0)
+and reaching column i in row 0 costs min(c_LJ, i) (Algorithm 4.2's first
+loop); otherwise the path may start at any (i, 0) for free. ``end_fixed`` --
+the distance is Q(I, L); otherwise min_i Q(i, L).
+
+Substitution costs: 1 for different ids, or word-dependent costs (thesis 4.5)
+read from a flat block ``sub[s0 + i*cs + l*rs]`` (0 for identical words), so
+the backward direction can use the forward pair's I x L block transposed.
+
+Tie-breaking of the best path (documented, deterministic): within a row,
+diagonal, then horizontal, then vertical edge, each only on strict
+improvement in that order; a long jump only where it is strictly cheaper,
+always from the first cheapest node of the row (before jumps); an arbitrary
+end is the first cheapest node of the last row. ``cder_reference`` is an
+independent plain-Python shortest-path implementation used by the tests.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+#: Edge codes of :func:`cder_path` (edge entering a grid node).
+E_START, E_DIAG, E_HOR, E_VER, E_JUMP = 0, 1, 2, 3, 4
+
+
+# ------------------------------------------------------------------ score only
+@njit(cache=True, nogil=True)
+def _cder(cand, c0, c1, ref, r0, r1, use_sub, sub, s0, cs, rs, c_lj, start_fixed, end_fixed,
+          row, nxt):
+    """d_CDCD of cand[c0:c1] (candidate) and ref[r0:r1] (reference); ``row``/``nxt`` scratch >= I+1."""
+    n_c = c1 - c0
+    n_r = r1 - r0
+    row[0] = 0.0
+    for i in range(1, n_c + 1):
+        if start_fixed:
+            row[i] = c_lj if c_lj < i else float(i)
+        else:
+            row[i] = 0.0
+    for l in range(1, n_r + 1):
+        w = ref[r0 + l - 1]
+        v = row[0] + 1.0
+        nxt[0] = v
+        m = v
+        for i in range(1, n_c + 1):
+            d = row[i - 1]
+            if cand[c0 + i - 1] != w:
+                if use_sub:
+                    d += sub[s0 + (i - 1) * cs + (l - 1) * rs]
+                else:
+                    d += 1.0
+            h = v + 1.0
+            if h < d:
+                d = h
+            u = row[i] + 1.0
+            if u < d:
+                d = u
+            nxt[i] = d
+            v = d
+            if d < m:
+                m = d
+        m += c_lj
+        for i in range(n_c + 1):
+            if m < nxt[i]:
+                row[i] = m
+            else:
+                row[i] = nxt[i]
+    if end_fixed:
+        return row[n_c]
+    m = row[0]
+    for i in range(1, n_c + 1):
+        if row[i] < m:
+            m = row[i]
+    return m
+
+
+@njit(cache=True, nogil=True)
+def cder_distance(hyp: np.ndarray, ref: np.ndarray, start_fixed: bool = True,
+                  end_fixed: bool = True, c_lj: float = 1.0) -> float:
+    """d_CDCD(candidate ``hyp``, reference ``ref``) with unit costs (CD for the reference)."""
+    row = np.empty(len(hyp) + 1, dtype=np.float64)
+    nxt = np.empty(len(hyp) + 1, dtype=np.float64)
+    dummy = np.zeros(1, dtype=np.float64)
+    return _cder(hyp, 0, len(hyp), ref, 0, len(ref), False, dummy, 0, 0, 0, c_lj, start_fixed,
+                 end_fixed, row, nxt)
+
+
+@njit(cache=True, nogil=True)
+def cder_distance_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, backward, start_fixed,
+                        end_fixed, c_lj, use_sub, sub_flat, sub_off) -> np.ndarray:
+    """d_CDCD of many pairs in one call: pair p = (hyp ``pair_hyp[p]``, ref ``p``).
+
+    ``backward``: CD for the candidate instead (the roles of the two
+    sentences swapped). ``use_sub``: word-dependent costs from row-major
+    I x L blocks ``sub_flat[sub_off[p]:]`` (layout of
+    :meth:`evaltrans_qt.engine.subcosts.SubstitutionCosts.matrices`; the
+    backward direction reads them transposed, costs being symmetric).
+    """
+    n_pairs = len(ref_off) - 1
+    out = np.empty(n_pairs, dtype=np.float64)
+    maxlen = 1
+    for p in range(n_pairs):
+        h = pair_hyp[p]
+        a = hyp_off[h + 1] - hyp_off[h]
+        b = ref_off[p + 1] - ref_off[p]
+        if a > maxlen:
+            maxlen = a
+        if b > maxlen:
+            maxlen = b
+    row = np.empty(maxlen + 1, dtype=np.float64)
+    nxt = np.empty(maxlen + 1, dtype=np.float64)
+    for p in range(n_pairs):
+        h = pair_hyp[p]
+        h0 = hyp_off[h]
+        h1 = hyp_off[h + 1]
+        r0 = ref_off[p]
+        r1 = ref_off[p + 1]
+        s0 = sub_off[p] if use_sub else 0
+        n_r = r1 - r0
+        if backward:
+            out[p] = _cder(ref_flat, r0, r1, hyp_flat, h0, h1, use_sub, sub_flat, s0, 1, n_r,
+                           c_lj, start_fixed, end_fixed, row, nxt)
+        else:
+            out[p] = _cder(hyp_flat, h0, h1, ref_flat, r0, r1, use_sub, sub_flat, s0, n_r, 1,
+                           c_lj, start_fixed, end_fixed, row, nxt)
+    return out
+
+
+# ------------------------------------------------------------------ best path
+@njit(cache=True, nogil=True)
+def _cder_path(cand, c0, c1, ref, r0, r1, use_sub, sub, s0, cs, rs, c_lj, start_fixed,
+               end_fixed):
+    """Best path: returns (distance, edges (k, 4) int64 [kind, i, l, jump_source], coverage)."""
+    n_c = c1 - c0
+    n_r = r1 - r0
+    q = np.empty((n_r + 1, n_c + 1), dtype=np.float64)
+    op = np.zeros((n_r + 1, n_c + 1), dtype=np.int8)
+    src = np.zeros(n_r + 1, dtype=np.int64)
+    q[0, 0] = 0.0
+    op[0, 0] = E_START
+    for i in range(1, n_c + 1):
+        if start_fixed:
+            if c_lj < i:
+                q[0, i] = c_lj
+                op[0, i] = E_JUMP
+            else:
+                q[0, i] = float(i)
+                op[0, i] = E_HOR
+        else:
+            q[0, i] = 0.0
+            op[0, i] = E_START
+    for l in range(1, n_r + 1):
+        w = ref[r0 + l - 1]
+        q[l, 0] = q[l - 1, 0] + 1.0
+        op[l, 0] = E_VER
+        m = q[l, 0]
+        arg = 0
+        for i in range(1, n_c + 1):
+            d = q[l - 1, i - 1]
+            if cand[c0 + i - 1] != w:
+                if use_sub:
+                    d += sub[s0 + (i - 1) * cs + (l - 1) * rs]
+                else:
+                    d += 1.0
+            k = E_DIAG
+            h = q[l, i - 1] + 1.0
+            if h < d:
+                d = h
+                k = E_HOR
+            u = q[l - 1, i] + 1.0
+            if u < d:
+                d = u
+                k = E_VER
+            q[l, i] = d
+            op[l, i] = k
+            if d < m:
+                m = d
+                arg = i
+        src[l] = arg
+        m += c_lj
+        for i in range(n_c + 1):
+            if m < q[l, i]:
+                q[l, i] = m
+                op[l, i] = E_JUMP
+    i = n_c
+    if not end_fixed:
+        for j in range(n_c + 1):
+            if q[n_r, j] < q[n_r, i] or (q[n_r, j] == q[n_r, i] and j < i):
+                i = j
+    dist = q[n_r, i]
+    l = n_r
+    edges = np.empty(((n_r + 1) * (n_c + 2) + n_r + 2, 4), dtype=np.int64)
+    cov = np.zeros(n_c, dtype=np.int64)
+    t = 0
+    while True:
+        k = op[l, i]
+        if k == E_START:
+            break
+        edges[t, 0] = k
+        edges[t, 1] = i
+        edges[t, 2] = l
+        edges[t, 3] = -1
+        t += 1
+        if k == E_DIAG:
+            cov[i - 1] += 1
+            i -= 1
+            l -= 1
+        elif k == E_HOR:
+            cov[i - 1] += 1
+            i -= 1
+        elif k == E_VER:
+            l -= 1
+        else:
+            j = src[l] if l > 0 else 0
+            edges[t - 1, 3] = j
+            i = j
+    return dist, edges[:t][::-1].copy(), cov
+
+
+@njit(cache=True, nogil=True)
+def cder_path(hyp, ref, sub, use_sub, start_fixed=True, end_fixed=True, c_lj=1.0):
+    """Best d_CDCD path of candidate ``hyp`` and reference ``ref`` (CD for the reference).
+
+    ``sub``: (I, L) float64 substitution costs if ``use_sub`` (else ignored).
+    Returns ``(distance, edges, coverage)``: edges in path order as rows
+    ``[kind, i, l, jump_source]`` (kind ``E_DIAG``/``E_HOR``/``E_VER``/``E_JUMP``
+    entering node (i, l); a jump comes from (jump_source, l)); coverage[i] =
+    how often candidate word i is passed by a diagonal or horizontal edge.
+    """
+    flat = sub.ravel() if use_sub else np.zeros(1, dtype=np.float64)
+    return _cder_path(hyp, 0, len(hyp), ref, 0, len(ref), use_sub, flat, 0, len(ref), 1, c_lj,
+                      start_fixed, end_fixed)
+
+
+@njit(cache=True, nogil=True)
+def _misc_penalty(cov) -> float:
+    """Absolute miscoverage lp_misc (eq. 4.18) from the coverage counts (c_DEL = c_INS = 1)."""
+    s = 0.0
+    for c in cov:
+        if c == 0:
+            s += 1.0
+        elif c >= 2:
+            s += c - 1.0
+    return s
+
+
+@njit(cache=True, nogil=True)
+def cder_misc_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, backward, start_fixed,
+                    end_fixed, c_lj, use_sub, sub_flat, sub_off):
+    """Like :func:`cder_distance_batch`, also returning lp_misc (eq. 4.18) of each best path."""
+    n_pairs = len(ref_off) - 1
+    out = np.empty(n_pairs, dtype=np.float64)
+    pen = np.empty(n_pairs, dtype=np.float64)
+    for p in range(n_pairs):
+        h = pair_hyp[p]
+        h0 = hyp_off[h]
+        h1 = hyp_off[h + 1]
+        r0 = ref_off[p]
+        r1 = ref_off[p + 1]
+        s0 = sub_off[p] if use_sub else 0
+        n_r = r1 - r0
+        if backward:
+            d, e, cov = _cder_path(ref_flat, r0, r1, hyp_flat, h0, h1, use_sub, sub_flat, s0, 1,
+                                   n_r, c_lj, start_fixed, end_fixed)
+        else:
+            d, e, cov = _cder_path(hyp_flat, h0, h1, ref_flat, r0, r1, use_sub, sub_flat, s0,
+                                   n_r, 1, c_lj, start_fixed, end_fixed)
+        out[p] = d
+        pen[p] = _misc_penalty(cov)
+    return out, pen
+
+
+# ------------------------------------------------------- plain-Python reference
+def cder_reference(hyp, ref, start_fixed: bool = True, end_fixed: bool = True,
+                   c_lj: float = 1.0, sub=None) -> float:
+    """Reference d_CDCD: Bellman-Ford style relaxation over the explicit grid graph (eq. 4.16).
+
+    Nodes (i, l); edges: diagonal (cost 0 / c_SUB), horizontal and vertical
+    (cost 1), and a long jump between *every* pair of nodes of a row (cost
+    c_LJ) -- O(I^2 L), no row-minimum trick. ``sub``: optional function
+    (i, l) -> substitution cost for different words.
+    """
+    n_c, n_r = len(hyp), len(ref)
+    inf = float("inf")
+    q = [[inf] * (n_c + 1) for _ in range(n_r + 1)]
+    if start_fixed:
+        q[0][0] = 0.0
+    else:
+        q[0] = [0.0] * (n_c + 1)
+    for l in range(n_r + 1):
+        # repeat relaxations within the row until nothing changes
+        if l > 0:
+            for i in range(n_c + 1):
+                best = q[l - 1][i] + 1.0
+                if i > 0:
+                    c = 0.0 if hyp[i - 1] == ref[l - 1] else (1.0 if sub is None else sub(i - 1, l - 1))
+                    best = min(best, q[l - 1][i - 1] + c)
+                q[l][i] = min(q[l][i], best)
+        changed = True
+        while changed:
+            changed = False
+            for i in range(n_c + 1):
+                for j in range(n_c + 1):
+                    cand = q[l][j] + c_lj if j != i else inf
+                    if i > 0 and j == i - 1:
+                        cand = min(cand, q[l][j] + 1.0)
+                    if cand < q[l][i] - 1e-12:
+                        q[l][i] = cand
+                        changed = True
+    return q[n_r][n_c] if end_fixed else min(q[n_r])
