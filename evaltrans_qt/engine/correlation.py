@@ -103,27 +103,90 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float:
     return pearson(midranks(x), midranks(y))
 
 
-def weighted_spearman(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """rho for each weighted sample (rows of ``w``)."""
-    w = np.atleast_2d(np.asarray(w, float))
-    rx = weighted_midranks(x, w)
-    ry = weighted_midranks(y, w)
-    sw = w.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        # ranks run 1..sw, so their weighted mean is (sw + 1) / 2 exactly
+def _sorted_groups(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(stable sort order, start offsets of equal-value runs plus the end)."""
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    starts = np.flatnonzero(np.r_[True, xs[1:] != xs[:-1]]) if x.size else np.zeros(0, np.int64)
+    return order.astype(np.int64), np.r_[starts, x.size].astype(np.int64)
+
+
+@njit(cache=True)
+def _group_ranks(order: np.ndarray, bounds: np.ndarray, wb: np.ndarray,
+                 ranks: np.ndarray) -> float:
+    """Weighted mid-ranks of one sample into ``ranks``; returns the tied pairs."""
+    before = 0.0
+    ties = 0.0
+    for g in range(bounds.shape[0] - 1):
+        gw = 0.0
+        for t in range(bounds[g], bounds[g + 1]):
+            gw += wb[order[t]]
+        r = before + (gw + 1.0) / 2.0
+        for t in range(bounds[g], bounds[g + 1]):
+            ranks[order[t]] = r
+        before += gw
+        ties += gw * (gw - 1.0) / 2.0
+    return ties
+
+
+@njit(cache=True)
+def _spearman_kernel(xo, xb, yo, yb, w):
+    """rho and tied pairs in x and y for each weight row (see :func:`weighted_spearman`)."""
+    B, n = w.shape
+    rho = np.empty(B)
+    tx = np.empty(B)
+    ty = np.empty(B)
+    rx = np.empty(n)
+    ry = np.empty(n)
+    for b in range(B):
+        wb = w[b]
+        tx[b] = _group_ranks(xo, xb, wb, rx)
+        ty[b] = _group_ranks(yo, yb, wb, ry)
+        sw = 0.0
+        for i in range(n):
+            sw += wb[i]
         mid = (sw + 1.0) / 2.0
-        sxy = np.einsum("bn,bn->b", w, rx * ry) - sw * mid * mid
-        sxx = np.einsum("bn,bn->b", w, rx * rx) - sw * mid * mid
-        syy = np.einsum("bn,bn->b", w, ry * ry) - sw * mid * mid
-        r = sxy / np.sqrt(sxx * syy)
-    r[(sxx <= 1e-9 * sw * sw) | (syy <= 1e-9 * sw * sw)] = np.nan
-    return np.clip(r, -1.0, 1.0)
+        sxy = 0.0
+        sxx = 0.0
+        syy = 0.0
+        for i in range(n):
+            if wb[i] != 0.0:
+                dx = rx[i] - mid
+                dy = ry[i] - mid
+                sxy += wb[i] * dx * dy
+                sxx += wb[i] * dx * dx
+                syy += wb[i] * dy * dy
+        if sxx <= 1e-9 or syy <= 1e-9:
+            rho[b] = np.nan
+        else:
+            rho[b] = min(1.0, max(-1.0, sxy / np.sqrt(sxx * syy)))
+    return rho, tx, ty
+
+
+def weighted_spearman(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """rho for each weighted sample (rows of ``w``); numba kernel, reference:
+    Pearson's r of :func:`weighted_midranks` (tests compare the two)."""
+    return _rank_kernel(x, y, w)[0]
+
+
+def _rank_kernel(x, y, w):
+    w = np.ascontiguousarray(np.atleast_2d(np.asarray(w, float)))
+    x = np.asarray(x, float)
+    y = np.asarray(y, float)
+    if x.size == 0:
+        nan = np.full(w.shape[0], np.nan)
+        return nan, np.zeros(w.shape[0]), np.zeros(w.shape[0])
+    xo, xb = _sorted_groups(x)
+    yo, yb = _sorted_groups(y)
+    return _spearman_kernel(xo, xb, yo, yb, w)
 
 
 # ----------------------------------------------------------------- Kendall
 @njit(cache=True)
-def _concordance_kernel(xs: np.ndarray, yr: np.ndarray, ny: int, w: np.ndarray) -> np.ndarray:
-    """C - D for each weight row; items sorted by x, ``yr`` dense y-ranks 0..ny-1.
+def _concordance_kernel(xs: np.ndarray, yr: np.ndarray, ny: int, w: np.ndarray,
+                        order: np.ndarray) -> np.ndarray:
+    """C - D for each weight row; items sorted by x (``order``), ``yr`` dense y-ranks
+    0..ny-1 in sorted order, ``w`` in the original order.
 
     Fenwick tree over y ranks: for each x-tie group, every item is compared
     with all items of smaller x (already inserted), then the group is inserted.
@@ -143,7 +206,7 @@ def _concordance_kernel(xs: np.ndarray, yr: np.ndarray, ny: int, w: np.ndarray) 
             while j < n and xs[j] == xs[i]:
                 j += 1
             for t in range(i, j):
-                wt = w[b, t]
+                wt = w[b, order[t]]
                 if wt == 0.0:
                     continue
                 # weight of inserted items with y-rank < yr[t]
@@ -160,7 +223,7 @@ def _concordance_kernel(xs: np.ndarray, yr: np.ndarray, ny: int, w: np.ndarray) 
                     k -= k & (-k)
                 s += wt * (less - (total - leq))
             for t in range(i, j):
-                wt = w[b, t]
+                wt = w[b, order[t]]
                 if wt == 0.0:
                     continue
                 k = yr[t] + 1
@@ -208,16 +271,15 @@ def weighted_kendall(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.nd
     if x.size < 2:
         nan = np.full(w.shape[0], np.nan)
         return nan, nan
-    order = np.lexsort((y, x))
+    order = np.lexsort((y, x)).astype(np.int64)
     xs = np.ascontiguousarray(x[order])
     _, yr = np.unique(y[order], return_inverse=True)
     ny = int(yr.max()) + 1
-    ws = np.ascontiguousarray(w[:, order])
-    s = _concordance_kernel(xs, yr.astype(np.int64), ny, ws)
+    w = np.ascontiguousarray(w)
+    s = _concordance_kernel(xs, yr.astype(np.int64), ny, w, order)
     tot = w.sum(axis=1)
     m = tot * (tot - 1.0) / 2.0
-    tx = _tie_pairs(x, w)
-    ty = _tie_pairs(y, w)
+    _, tx, ty = _rank_kernel(x, y, w)
     with np.errstate(invalid="ignore", divide="ignore"):
         tau_a = np.where(m > 0, s / m, np.nan)
         den = np.sqrt((m - tx) * (m - ty))
@@ -370,9 +432,14 @@ def cluster_weights(groups: np.ndarray, n_boot: int, seed: int = 0) -> np.ndarra
     replacement and every item of a drawn sentence counts once per draw."""
     groups = np.asarray(groups)
     ids, inv = np.unique(groups, return_inverse=True)
+    return bootstrap_counts(len(ids), n_boot, seed)[:, inv]
+
+
+def bootstrap_counts(n: int, n_boot: int, seed: int = 0) -> np.ndarray:
+    """How often each of ``n`` units is drawn in each of ``n_boot`` samples (float64)."""
     rng = np.random.default_rng(seed)
-    counts = rng.multinomial(len(ids), np.full(len(ids), 1.0 / len(ids)), size=n_boot)
-    return counts[:, inv].astype(np.float64)
+    idx = rng.integers(0, n, size=(n_boot, n)) + (np.arange(n_boot) * n)[:, None]
+    return np.bincount(idx.ravel(), minlength=n_boot * n).reshape(n_boot, n).astype(np.float64)
 
 
 def percentile_interval(samples: np.ndarray, level: float = 0.95) -> tuple[float, float]:
@@ -504,7 +571,6 @@ def rowwise_correlations(X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, ...]
     Used for system-level bootstrap replicates, where every replicate has its
     own system scores.
     """
-    from scipy.stats import rankdata
     X = np.asarray(X, float)
     Y = np.asarray(Y, float)
 
@@ -520,11 +586,12 @@ def rowwise_correlations(X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, ...]
           | (sbb <= 1e-20 * (b * b).sum(axis=1) + 1e-300)] = np.nan
         return np.clip(r, -1, 1)
 
-    r = rows_r(X, Y)
-    rho = rows_r(rankdata(X, axis=1), rankdata(Y, axis=1))
     n = X.shape[1]
     sx = np.sign(X[:, :, None] - X[:, None, :])
     sy = np.sign(Y[:, :, None] - Y[:, None, :])
+    # mid-ranks: 1 + #smaller + (#equal - 1) / 2 = (n + 1 + sum_j sign(x_i - x_j)) / 2
+    r = rows_r(X, Y)
+    rho = rows_r((n + 1 + sx.sum(axis=2)) / 2.0, (n + 1 + sy.sum(axis=2)) / 2.0)
     s = (sx * sy).sum(axis=(1, 2)) / 2.0
     m = n * (n - 1) / 2.0
     tx = (sx == 0).sum(axis=(1, 2)) - n
@@ -541,7 +608,7 @@ LEVELS = ("sentence", "system")
 def correlate_run(db, run, human: str, *, measures: Sequence[str] | None = None,
                   level: str = "sentence", normalize: bool = False, how: str = "mean",
                   weighted: bool = True, n_boot: int = 1000, seed: int = 0,
-                  ) -> list[Correlation]:
+                  scores=None) -> list[Correlation]:
     """Correlate every measure of ``run`` with human class ``human`` of ``db``.
 
     Only candidates enter (references are never correlated with themselves);
@@ -550,14 +617,15 @@ def correlate_run(db, run, human: str, *, measures: Sequence[str] | None = None,
     the automatic score is recomputed from the *sufficient statistics of the
     human-scored sentences only* (so both sides see the same sentences) and
     the human score is the length-weighted (T:1125) or plain mean; the
-    bootstrap resamples source sentences and recomputes both.
+    bootstrap resamples source sentences and recomputes both. ``scores`` may
+    pass precomputed :class:`~evaltrans_qt.engine.human.HumanScores` of ``human``.
     """
     from evaltrans_qt.engine.human import human_scores
     from evaltrans_qt.errors import OptionError
 
     if level not in LEVELS:
         raise OptionError(f"--level: '{level}' is not one of {', '.join(LEVELS)}")
-    hs = human_scores(db, human, how=how, normalize=normalize)
+    hs = scores if scores is not None else human_scores(db, human, how=how, normalize=normalize)
     names = list(measures) if measures is not None else list(run.measures)
     for m in names:
         if m not in run.measures:
@@ -588,9 +656,7 @@ def correlate_run(db, run, human: str, *, measures: Sequence[str] | None = None,
         return out
     # system level
     all_src = np.unique(np.concatenate([src for _, _, src in rows]))
-    rng = np.random.default_rng(seed)
-    counts = rng.multinomial(len(all_src), np.full(len(all_src), 1.0 / len(all_src)),
-                             size=n_boot).astype(float) if n_boot else None
+    counts = bootstrap_counts(len(all_src), n_boot, seed) if n_boot else None
     y_sys = np.zeros(len(rows))
     boot_y = np.zeros((n_boot, len(rows)))
     for j, ((sysname, ok, src), yv) in enumerate(zip(rows, yvals)):

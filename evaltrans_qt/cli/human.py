@@ -1,0 +1,408 @@
+"""Meta-evaluation commands: ``correlate``, ``significance``, ``agreement``,
+``extrapolate``, ``ratio-of-wins``, ``combine``.
+
+Measure and preprocessing options are generated from
+:func:`evaltrans_qt.engine.options.option_fields` (the same table as the batch
+command), so every option that changes a number is available here too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import math
+import sys
+import time
+
+import numpy as np
+
+from evaltrans_qt.engine.database import Database
+from evaltrans_qt.engine.options import PRESETS, EvalOptions, option_fields, parse_option_value
+from evaltrans_qt.errors import EvalTransError, OptionError, ScoreError
+
+
+# ------------------------------------------------------------ shared bits
+def add_option_arguments(p: argparse.ArgumentParser) -> None:
+    """One argument per evaluation option (thesis Tables A.1-A.8), plus ``--preset``."""
+    g = p.add_argument_group("measure and preprocessing options (as in 'evaltrans batch')")
+    g.add_argument("--preset", choices=sorted(PRESETS), help="start from a preset (Table 8.3)")
+    for f in option_fields():
+        flag = f.metadata["flag"]
+        kw: dict = {"dest": f"opt_{f.name}", "default": None, "help": f.metadata["help"]}
+        kind = f.metadata.get("kind")
+        if kind == "flag":
+            kw["action"] = argparse.BooleanOptionalAction
+        else:
+            if f.metadata.get("choices"):
+                kw["choices"] = f.metadata["choices"]
+            kw["metavar"] = "N" if kind == "int" else ("LIST" if kind and "list" in kind else None)
+            if kw["metavar"] is None:
+                del kw["metavar"]
+        g.add_argument(f"--{flag}", **kw)
+
+
+def options_from_args(args: argparse.Namespace) -> EvalOptions:
+    base = PRESETS[args.preset] if getattr(args, "preset", None) else EvalOptions()
+    changes = {}
+    for f in option_fields():
+        v = getattr(args, f"opt_{f.name}", None)
+        if v is not None:
+            changes[f.name] = parse_option_value(f, v)
+    return base.replace(**changes) if changes else base
+
+
+def load_db(path: str) -> Database:
+    from evaltrans_qt.io.etdb import load_database
+    return load_database(path)
+
+
+def _list(v: str | None) -> list[str] | None:
+    return [x.strip() for x in v.split(",") if x.strip()] if v else None
+
+
+def _human_classes(db: Database, requested: list[str] | None) -> list[str]:
+    from evaltrans_qt.engine.human import check_class
+    if requested:
+        for c in requested:
+            check_class(db, c)
+        return requested
+    classes = [c for c in db.human_classes if c != "rank"]
+    if not classes:
+        raise ScoreError("the database declares no human score class")
+    return classes
+
+
+def _run(db: Database, args: argparse.Namespace, measures: list[str] | None):
+    from evaltrans_qt.engine.evaluate import evaluate
+    opts = options_from_args(args)
+    systems = _list(getattr(args, "systems", None))
+    return evaluate(db, opts, measures, systems)
+
+
+def _num(v: float, fmt: str = ".4f") -> str:
+    return "nan" if v is None or not math.isfinite(v) else format(v, fmt)
+
+
+# ------------------------------------------------------------ correlate
+def _cmd_correlate(args: argparse.Namespace) -> int:
+    from evaltrans_qt.engine.correlation import correlate_run, format_table
+    from evaltrans_qt.engine.evaluate import evaluate
+    from evaltrans_qt.engine.human import human_scores
+    t0 = time.perf_counter()
+    db = load_db(args.database)
+    classes = _human_classes(db, _list(args.human))
+    scores = {c: human_scores(db, c, how=args.aggregate, normalize=args.normalize_evaluators)
+              for c in classes}
+    systems = _list(args.systems)
+    if systems is None:
+        # only systems with human scores can be correlated: evaluate just those
+        scored = {s for hs in scores.values() for s in hs.systems()}
+        systems = [s for s in db.systems() if s in scored]
+        if not systems:
+            raise ScoreError(f"no candidate has a score of {', '.join(classes)}")
+    run = evaluate(db, options_from_args(args), _list(args.measures), systems)
+    t_eval = time.perf_counter() - t0
+    levels = ("sentence", "system") if args.level == "both" else (args.level,)
+    rows = []
+    for cls in classes:
+        for level in levels:
+            rows.extend(correlate_run(db, run, cls, level=level, weighted=not args.unweighted,
+                                      n_boot=args.bootstrap, seed=args.seed, scores=scores[cls]))
+    elapsed = time.perf_counter() - t0
+    if args.json:
+        json.dump([r.to_dict() for r in rows], sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    elif args.csv:
+        buf = io.StringIO()
+        w = csv.writer(buf)
+        keys = ["measure", "human", "level", "n", "negated", "pearson", "pearson_lo", "pearson_hi",
+                "pearson_fisher_lo", "pearson_fisher_hi", "spearman", "spearman_lo",
+                "spearman_hi", "kendall", "kendall_lo", "kendall_hi", "kendall_b", "tau_bar",
+                "tau_bar_lo", "tau_bar_hi", "wmt12", "wmt13", "wmt14", "hties"]
+        w.writerow(keys)
+        for r in rows:
+            w.writerow([r.measure, r.human, r.level, r.n, r.negated, r.pearson, *r.pearson_ci,
+                        *r.pearson_fisher_ci, r.spearman, *r.spearman_ci, r.kendall,
+                        *r.kendall_ci, r.kendall_b, r.tau_bar, *r.tau_bar_ci,
+                        *(r.wmt.get(k, math.nan) for k in ("wmt12", "wmt13", "wmt14", "hties"))])
+        sys.stdout.write(buf.getvalue())
+    else:
+        sys.stdout.write(format_table(rows))
+        norm = "(0,1)-normalised per judge" if args.normalize_evaluators else "not normalised"
+        print(f"human scores: {args.aggregate} over judges, {norm}; system level "
+              f"{'plain' if args.unweighted else 'length-weighted'} means; "
+              f"{args.bootstrap} bootstrap samples, seed {args.seed}")
+    print(f"evaluation {t_eval:.1f} s, total {elapsed:.1f} s", file=sys.stderr)
+    return 0
+
+
+# ------------------------------------------------------------ significance
+def _cmd_significance(args: argparse.Namespace) -> int:
+    from evaltrans_qt.engine import significance as sig
+    db = load_db(args.database)
+    if args.human:
+        from evaltrans_qt.engine.human import human_scores
+        hs = human_scores(db, args.human, how=args.aggregate, normalize=args.normalize_evaluators)
+        res = sig.human_significance(hs, _list(args.systems), weighted=not args.unweighted,
+                                     method=args.method, samples=args.samples, seed=args.seed)
+        what = f"human '{args.human}'"
+    else:
+        measure = args.measure or "bleu"
+        run = _run(db, args, [measure])
+        res = sig.run_significance(run, run.measures[0], method=args.method,
+                                   samples=args.samples, seed=args.seed)
+        what = f"measure '{run.measures[0]}'"
+    if args.json:
+        json.dump(res.to_dict(), sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
+    print(f"{'Paired bootstrap' if res.method == 'bootstrap' else 'Approximate randomisation'} "
+          f"on {what}: {res.n_sentences} common sentences, {res.samples} samples, seed {res.seed}")
+    names = res.systems
+    width = max(8, max(len(s) for s in names))
+    order = np.argsort(-res.scores if res.higher_is_better else res.scores, kind="stable")
+    print(f"{'system':<{width}}  {'score':>9}" + ("  95% interval" if res.intervals is not None else ""))
+    for i in order:
+        line = f"{names[i]:<{width}}  {res.scores[i]:9.4f}"
+        if res.intervals is not None:
+            line += f"  [{res.intervals[i, 0]:.4f}, {res.intervals[i, 1]:.4f}]"
+        print(line)
+    print("\np-values (row vs column; * p < 0.05):")
+    short = [f"{k + 1:>6}" for k in range(len(order))]
+    print(f"{'':<{width + 4}}" + "".join(short))
+    for a, i in enumerate(order):
+        cells = []
+        for j in order:
+            p = res.p_values[i, j]
+            cells.append("     -" if i == j else f"{p:5.3f}{'*' if p < 0.05 else ' '}")
+        print(f"{a + 1:>2}. {names[i]:<{width}}" + "".join(cells))
+    return 0
+
+
+# ------------------------------------------------------------ agreement
+def _cmd_agreement(args: argparse.Namespace) -> int:
+    from evaltrans_qt.engine import agreement as ag
+    db = load_db(args.database)
+    out = []
+    for cls in _human_classes(db, _list(args.human)):
+        raw = ag.annotator_correlation(db, cls, normalize=False)
+        nrm = ag.annotator_correlation(db, cls, normalize=True)
+        kap = ag.score_kappa(db, cls)
+        out.append({"class": cls, "correlation": raw.to_dict(),
+                    "correlation_normalized": nrm.to_dict(), "kappa": kap.to_dict()})
+    if db.has_class("rank"):
+        out.append({"class": "rank", "kappa": ag.ranking_kappa(db).to_dict()})
+    if args.json:
+        json.dump(out, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
+    print("Inter-/intra-annotator agreement (thesis Table 8.1; kappa with pooled P(E), "
+          "Machacek 2.2.1)")
+    print(f"{'class':<12} {'IAC r':>7} {'(0,1) r':>8} {'pairs':>6} {'intra r':>8} {'pairs':>6} "
+          f"{'kappa':>7} {'intra k':>8} {'P(E)':>6} {'Fleiss':>7}")
+    for o in out:
+        k = o["kappa"]
+        if "correlation" in o:
+            c, n = o["correlation"], o["correlation_normalized"]
+            print(f"{o['class']:<12} {_num(c['inter'], '7.3f')} {_num(n['inter'], '8.3f')} "
+                  f"{c['inter_pairs']:>6} {_num(c['intra'], '8.3f')} {c['intra_pairs']:>6} "
+                  f"{_num(k['inter'], '7.3f')} {_num(k['intra'], '8.3f')} "
+                  f"{_num(k['p_e'], '6.3f')} {_num(k['fleiss'], '7.3f')}")
+        else:
+            print(f"{o['class']:<12} {'':>7} {'':>8} {'':>6} {'':>8} {'':>6} "
+                  f"{_num(k['inter'], '7.3f')} {_num(k['intra'], '8.3f')} {_num(k['p_e'], '6.3f')}")
+    for o in out:
+        per = o["kappa"]["per_judge"]
+        if per:
+            print(f"\nkappa per judge, class '{o['class']}':")
+            for j, d in per.items():
+                print(f"  {j or '(anonymous)':<20} inter {_num(d['inter'], '6.3f')} "
+                      f"(n={d['inter_n']})  intra {_num(d['intra'], '6.3f')} (n={d['intra_n']})")
+    return 0
+
+
+# ------------------------------------------------------------ extrapolate
+def _cmd_extrapolate(args: argparse.Namespace) -> int:
+    from evaltrans_qt.engine import similar
+    db = load_db(args.database)
+    classes = _human_classes(db, _list(args.human))
+    reports = [similar.leave_one_out(db, c) for c in classes]
+    changed = {}
+    if args.output:
+        for c in classes:
+            if args.identical_only:
+                changed[c] = similar.reuse_identical(db, c, judge=args.judge)
+            else:
+                changed[c] = similar.extrapolate(db, c, judge=args.judge,
+                                                 max_distance=args.max_distance)
+        from evaltrans_qt.io.etdb import save_database
+        save_database(db, args.output)
+    if args.json:
+        json.dump({"leave_one_out": [r.to_dict() for r in reports], "extrapolated": changed},
+                  sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
+    for r in reports:
+        sys.stdout.write(r.format())
+    for c, n in changed.items():
+        print(f"{args.output}: {n} '{c}' score(s) extrapolated (marked extrapolated)")
+    return 0
+
+
+# ------------------------------------------------------------ ratio of wins
+def _cmd_wins(args: argparse.Namespace) -> int:
+    from evaltrans_qt.engine.ranking import database_ratio_of_wins
+    db = load_db(args.database)
+    if not db.has_class(args.rank_class):
+        raise ScoreError(f"the database has no '{args.rank_class}' ranking judgements")
+    res = database_ratio_of_wins(db, args.rank_class)
+    if args.json:
+        json.dump({s: {"wins": w.wins, "losses": w.losses, "ties": w.ties,
+                       "ratio": None if math.isnan(w.ratio) else w.ratio}
+                   for s, w in res.stats.items()}, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
+    print("Ratio of wins (ignoring ties), Machacek 3.1")
+    for s, r in res.ranking():
+        w = res.stats[s]
+        print(f"{s or '(no id)':<24} {_num(r)}  wins {w.wins}  losses {w.losses}  ties {w.ties}")
+    return 0
+
+
+# ------------------------------------------------------------ combine
+def _cmd_combine(args: argparse.Namespace) -> int:
+    from evaltrans_qt.engine.combination import cross_validate, optimal_weights
+    from evaltrans_qt.engine.human import human_scores
+    db = load_db(args.database)
+    cls = _human_classes(db, _list(args.human))[0]
+    run = _run(db, args, _list(args.measures))
+    hs = human_scores(db, cls, how=args.aggregate, normalize=args.normalize_evaluators)
+    cols, ys, groups = [], [], []
+    for s, sr in run.systems.items():
+        y = hs.column(s, sr.segments)
+        ok = np.isfinite(y)
+        if not ok.any():
+            continue
+        X = np.column_stack([run.sentence_column(s, m) * (1 if run.measure(m).higher_is_better else -1)
+                             for m in run.measures])
+        cols.append(X[ok])
+        ys.append(y[ok])
+        groups.append(np.asarray(sr.segments)[ok])
+    if not cols:
+        raise ScoreError(f"no evaluated candidate has a '{cls}' score")
+    X, y, g = np.vstack(cols), np.concatenate(ys), np.concatenate(groups)
+    ok = np.all(np.isfinite(X), axis=1)
+    X, y, g = X[ok], y[ok], g[ok]
+    w = optimal_weights(X, y)
+    cv = cross_validate(X, y, k=args.folds, groups=g, seed=args.seed)
+    single = {m: float(np.corrcoef(X[:, i], y)[0, 1]) for i, m in enumerate(run.measures)}
+    if args.json:
+        json.dump({"human": cls, "measures": list(run.measures), "weights": w.tolist(),
+                   "single_r": single, "cv_mean_r": cv.mean_r, "cv_pooled_r": cv.pooled_r,
+                   "cv_weights": cv.weights.tolist()}, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
+    print(f"Correlation-optimal combination (thesis eq. 6.15) with '{cls}', sentence level, "
+          f"{len(y)} candidates (error measures negated)")
+    for m, wi in zip(run.measures, w):
+        print(f"  {m:<10} weight {wi:+.4f}   r alone {single[m]:.4f}")
+    print(f"{args.folds}-fold cross-validated r (held-out folds of source sentences): "
+          f"mean {cv.mean_r:.4f}, pooled {cv.pooled_r:.4f}")
+    return 0
+
+
+# ------------------------------------------------------------ register
+def _human_opts(p: argparse.ArgumentParser, many: bool = True) -> None:
+    p.add_argument("--human", metavar="CLASS" + ("[,CLASS]" if many else ""),
+                   help="human score class(es); 'a+b' sums classes (default: all)")
+    p.add_argument("--normalize-evaluators", action="store_true",
+                   help="(0,1) evaluator normalisation per judge (thesis 5.5)")
+    p.add_argument("--aggregate", choices=("mean", "median"), default="mean",
+                   help="combine several judges' scores by mean or median (default mean)")
+    p.add_argument("--unweighted", action="store_true",
+                   help="system human score = plain mean (default: length-weighted, T:1125)")
+
+
+def _out_opts(p: argparse.ArgumentParser, csv_too: bool = False) -> None:
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
+    if csv_too:
+        g.add_argument("--csv", action="store_true", help="CSV on stdout")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("correlate", help="correlation of measures with human scores",
+                              description="Pearson r, Spearman rho, Kendall tau (thesis tau_a "
+                              "and tau_b), tau-bar and WMT tau variants of every measure with "
+                              "every human class, with 95%% confidence intervals.")
+    p.add_argument("database", metavar="DB")
+    p.add_argument("--measures", metavar="M[,M]", help="measures to correlate (default: all "
+                   "default measures)")
+    p.add_argument("--systems", metavar="S[,S]", help="systems to use (default: all candidates)")
+    p.add_argument("--level", choices=("sentence", "system", "both"), default="both")
+    p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                   help="bootstrap samples for the intervals (0 = none; default 1000)")
+    p.add_argument("--seed", type=int, default=0)
+    _human_opts(p)
+    _out_opts(p, csv_too=True)
+    add_option_arguments(p)
+    p.set_defaults(func=_cmd_correlate, csv=False)
+
+    p = subparsers.add_parser("significance", help="paired bootstrap / approximate "
+                              "randomisation between every pair of systems")
+    p.add_argument("database", metavar="DB")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--measure", metavar="M", help="automatic measure (default bleu)")
+    what.add_argument("--human", metavar="CLASS", help="human score class instead of a measure")
+    p.add_argument("--systems", metavar="S[,S]")
+    p.add_argument("--method", choices=("bootstrap", "randomization"), default="bootstrap")
+    p.add_argument("--samples", type=int, default=1000, metavar="N")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--normalize-evaluators", action="store_true")
+    p.add_argument("--aggregate", choices=("mean", "median"), default="mean")
+    p.add_argument("--unweighted", action="store_true",
+                   help="human system score = plain mean (default: length-weighted)")
+    _out_opts(p)
+    add_option_arguments(p)
+    p.set_defaults(func=_cmd_significance)
+
+    p = subparsers.add_parser("agreement", help="inter-/intra-annotator correlation and kappa")
+    p.add_argument("database", metavar="DB")
+    p.add_argument("--human", metavar="CLASS[,CLASS]", help="classes (default: all)")
+    _out_opts(p)
+    p.set_defaults(func=_cmd_agreement)
+
+    p = subparsers.add_parser("extrapolate", help="leave-one-out accuracy of the database "
+                              "method; with -o, fill unscored candidates")
+    p.add_argument("database", metavar="DB")
+    p.add_argument("--human", metavar="CLASS[,CLASS]", help="classes (default: all)")
+    p.add_argument("-o", "--output", metavar="DB", help="write the database with extrapolated "
+                   "scores (marked extrapolated) here")
+    p.add_argument("--identical-only", action="store_true",
+                   help="only reuse scores of identical translations")
+    p.add_argument("--max-distance", type=int, metavar="N",
+                   help="do not extrapolate from neighbours farther than N word edits")
+    p.add_argument("--judge", help="judge name stored with extrapolated scores")
+    _out_opts(p)
+    p.set_defaults(func=_cmd_extrapolate)
+
+    p = subparsers.add_parser("ratio-of-wins", help="ratio of wins from relative ranking "
+                              "judgements (Machacek 3.1)")
+    p.add_argument("database", metavar="DB")
+    p.add_argument("--rank-class", default="rank", metavar="CLASS")
+    _out_opts(p)
+    p.set_defaults(func=_cmd_wins)
+
+    p = subparsers.add_parser("combine", help="correlation-optimal weights of measures "
+                              "(thesis eq. 6.15) with k-fold cross-validation")
+    p.add_argument("database", metavar="DB")
+    p.add_argument("--measures", metavar="M[,M]")
+    p.add_argument("--systems", metavar="S[,S]")
+    p.add_argument("--folds", type=int, default=10)
+    p.add_argument("--seed", type=int, default=0)
+    _human_opts(p, many=False)
+    _out_opts(p)
+    add_option_arguments(p)
+    p.set_defaults(func=_cmd_combine)
