@@ -15,7 +15,7 @@ of unknown XML attributes/elements (kept as opaque ``extra_*`` data).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from statistics import median
 
@@ -278,17 +278,30 @@ class Database:
         self._by_text = merged
 
     # ----- references vs candidates (T:1971) ------------------------------
-    def is_reference(self, target: Target) -> bool:
+    def reference_test(self) -> Callable[[Target], bool]:
+        """A fast ``is_reference`` for loops (binds the current last class once)."""
         lv = self.reference_levels
         if lv is None:
+            return lambda target: False
+        name, perfect = lv.name, lv.perfect
+
+        def test(target: Target) -> bool:
+            for s in target.scores:
+                if s.cls == name and s.value >= perfect:
+                    return True
             return False
-        return any(s.cls == lv.name and s.value >= lv.perfect for s in target.scores)
+        return test
+
+    def is_reference(self, target: Target) -> bool:
+        return self.reference_test()(target)
 
     def references(self, source: Source) -> list[Target]:
-        return [t for t in source.targets if self.is_reference(t)]
+        is_ref = self.reference_test()
+        return [t for t in source.targets if is_ref(t)]
 
     def candidates(self, source: Source) -> list[Target]:
-        return [t for t in source.targets if not self.is_reference(t)]
+        is_ref = self.reference_test()
+        return [t for t in source.targets if not is_ref(t)]
 
     def iter_targets(self) -> Iterator[tuple[Source, Target]]:
         for src in self.sources:
@@ -296,9 +309,10 @@ class Database:
                 yield src, t
 
     def iter_candidates(self) -> Iterator[tuple[Source, Target]]:
+        is_ref = self.reference_test()
         for src in self.sources:
             for t in src.targets:
-                if not self.is_reference(t):
+                if not is_ref(t):
                     yield src, t
 
     def systems(self) -> list[str]:
@@ -311,22 +325,28 @@ class Database:
     def reference_ids(self) -> list[str]:
         """System ids of references (e.g. 'ref-A'), first-seen order."""
         seen: dict[str, None] = {}
+        is_ref = self.reference_test()
         for src in self.sources:
-            for t in self.references(src):
-                seen.setdefault(t.system or "", None)
+            for t in src.targets:
+                if is_ref(t):
+                    seen.setdefault(t.system or "", None)
         return list(seen)
 
     def candidates_by_system(self, system: str) -> list[tuple[Source, Target]]:
         """(source, candidate) pairs of one system, in source order."""
         want = system or None
-        return [(s, t) for s, t in self.iter_candidates() if (t.system or None) == want]
+        is_ref = self.reference_test()
+        return [(s, t) for s in self.sources for t in s.targets
+                if (t.system or None) == want and not is_ref(t)]
 
     def unscored(self, cls: str, judge: str | None = None) -> list[tuple[Source, Target]]:
         """Candidates with no score of ``cls`` (by ``judge`` if given; extrapolations don't count)."""
         out = []
         for s, t in self.iter_candidates():
-            if not any(x.cls == cls and not x.extrapolated and (judge is None or x.judge == judge)
-                       for x in t.scores):
+            for x in t.scores:
+                if x.cls == cls and not x.extrapolated and (judge is None or x.judge == judge):
+                    break
+            else:
                 out.append((s, t))
         return out
 
@@ -349,10 +369,11 @@ class Database:
         n_t = n_r = 0
         scored: dict[str, int] = {c: 0 for c in self.human_classes}
         unscored: dict[str, int] = {c: 0 for c in self.human_classes}
+        test = self.reference_test()
         for src in self.sources:
             for t in src.targets:
                 n_t += 1
-                is_ref = self.is_reference(t)
+                is_ref = test(t)
                 if is_ref:
                     n_r += 1
                 have = {s.cls for s in t.scores if c_ok(s)}
