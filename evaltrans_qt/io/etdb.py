@@ -126,30 +126,42 @@ def _read_levels(el, path) -> Levels:
                   continuous, mn, mx, _extra_attrs(el, _LEVEL_KNOWN))
 
 
+def _read_eval(el, levels: dict[str, Levels], path) -> Score:
+    a = dict(el.items())
+    cls = a.pop("class", None)
+    if not cls:
+        raise InputFormatError("<eval> needs a class attribute", path, el.sourceline)
+    lv = levels.get(cls)
+    if lv is None:
+        raise ScoreError(f"score of undeclared class '{cls}' (declare it with <levels>)",
+                         path, el.sourceline)
+    text = a.pop("val", None)
+    try:
+        value = float(text)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        value = _number(text, f"val of class '{cls}'", path, el)  # raises with the position
+    try:
+        lv.validate(value)
+    except ScoreError as exc:
+        raise ScoreError(exc.problem, path, el.sourceline) from None
+    judge = a.pop("evaluator", None)
+    time = a.pop("time", None)
+    extrapolated = a.pop("extrapolated", "0") in ("1", "true", "yes")
+    return Score(cls, value, judge, time, extrapolated, a)
+
+
 def _read_target(el, levels: dict[str, Levels], path) -> Target:
-    tgt = Target("", el.get("sys"), doc=el.get("doc"), seg=el.get("seg"),
-                 extra_attrs=_extra_attrs(el, ("sys", "doc", "seg")))
+    a = dict(el.items())
+    system, doc, seg = a.pop("sys", None), a.pop("doc", None), a.pop("seg", None)
+    tgt = Target("", system, doc=doc, seg=seg, extra_attrs=a)
+    scores = tgt.scores
     seen_text = False
     for child in el:
         tag = child.tag
         if tag == "eval":
-            cls = child.get("class")
-            if not cls:
-                raise InputFormatError("<eval> needs a class attribute", path, child.sourceline)
-            lv = levels.get(cls)
-            if lv is None:
-                raise ScoreError(f"score of undeclared class '{cls}' (declare it with <levels>)",
-                                 path, child.sourceline)
-            value = _number(child.get("val"), f"val of class '{cls}'", path, child)
-            try:
-                lv.validate(value)
-            except ScoreError as exc:
-                raise ScoreError(exc.problem, path, child.sourceline) from None
-            tgt.scores.append(Score(cls, value, child.get("evaluator"), child.get("time"),
-                                    child.get("extrapolated", "0") in ("1", "true", "yes"),
-                                    _extra_attrs(child, _EVAL_KNOWN)))
+            scores.append(_read_eval(child, levels, path))
         elif tag == "t_sent" and not seen_text:
-            tgt.text = _text(child)
+            tgt.text = child.text or "" if not len(child) else _text(child)
             seen_text = True
         elif isinstance(tag, str):
             tgt.extra_children.append(_serialize(child))
