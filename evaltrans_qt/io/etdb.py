@@ -207,6 +207,9 @@ def loads(data: bytes, path: str | os.PathLike[str] | None = None) -> Database:
     except etree.XMLSyntaxError as exc:
         msg = exc.msg or str(exc)
         msg = re.sub(r", line \d+, column \d+$", "", msg)
+        if "unsupported encoding" in msg.lower():
+            raise InputFormatError(f"{msg}; an EvalTrans database is utf-8 or iso8859-1", where,
+                                   exc.lineno or None, exc.offset or None) from None
         if "encoding" in msg.lower():
             decl = re.match(rb"""\s*<\?xml[^>]*encoding=["']([^"']+)""", data[:200])
             enc = decl.group(1).decode("ascii", "replace") if decl else "utf-8"

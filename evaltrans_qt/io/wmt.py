@@ -55,11 +55,13 @@ def scan_folder(folder: PathLike) -> tuple[Path, list[tuple[str, Path]], list[tu
     return srcs[0], refs, hyps
 
 
-def read_scores(path: PathLike, n_lines: int, known: set[str]) -> dict[tuple[str, int], float]:
-    """Parse ``system<TAB>seg_id<TAB>score``; empty score = not rated (left out)."""
+def read_scores(path: PathLike, n_lines: int, known: set[str]) -> dict[tuple[str, int], tuple[float, int]]:
+    """Parse ``system<TAB>seg_id<TAB>score`` → {(system, seg): (score, file line)}.
+
+    An empty score means "not rated" and is left out.
+    """
     text = read_text(path)
-    out: dict[tuple[str, int], float] = {}
-    first_line: dict[tuple[str, int], int] = {}
+    out: dict[tuple[str, int], tuple[float, int]] = {}
     lines = text.split("\n")
     for no, raw in enumerate(lines, 1):
         line = raw.rstrip("\r")
@@ -89,11 +91,10 @@ def read_scores(path: PathLike, n_lines: int, known: set[str]) -> dict[tuple[str
         if not math.isfinite(value):
             raise InputFormatError(f"score must be finite, not {score_text!r}", path, no)
         key = (system, seg)
-        if key in first_line:
+        if key in out:
             raise InputFormatError(f"second score for {system} segment {seg} "
-                                   f"(first at line {first_line[key]})", path, no)
-        first_line[key] = no
-        out[key] = value
+                                   f"(first at line {out[key][1]})", path, no)
+        out[key] = (value, no)
     return out
 
 
@@ -129,19 +130,19 @@ def import_wmt(folder: PathLike, scores: PathLike | None = None, score_class: st
         lines = read_lines(f, encoding)
         check_same_length(f, lines, len(src_lines), f"source file {src_file.name}")
         hyps.append((name, lines))
-    values: dict[tuple[str, int], float] = {}
+    values: dict[tuple[str, int], tuple[float, int]] = {}
     lv: Levels | None = None
     if scores is not None:
         known = {r for r, _ in refs} | {h for h, _ in hyps}
         values = read_scores(scores, len(src_lines), known)
         db_has = db is not None and db.has_class(score_class)
-        lv = db.level(score_class) if db_has else score_levels(score_class, values.values(),
-                                                               minimum, maximum)
-        for (system, seg), v in values.items():
+        lv = db.level(score_class) if db_has else score_levels(
+            score_class, (v for v, _ in values.values()), minimum, maximum)
+        for (system, seg), (v, line) in values.items():
             try:
                 lv.validate(v)
             except ScoreError as exc:
-                raise ScoreError(f"{system} segment {seg}: {exc.problem}", scores) from None
+                raise ScoreError(f"{system} segment {seg}: {exc.problem}", scores, line) from None
 
     db = db if db is not None else Database()
     rows = add_aligned(db, src_lines)
@@ -153,7 +154,7 @@ def import_wmt(folder: PathLike, scores: PathLike | None = None, score_class: st
     if lv is not None:
         if not db.has_class(lv.name):
             db.add_class(lv)
-        for (system, seg), v in values.items():
+        for (system, seg), (v, _) in values.items():
             t = targets[system][seg - 1]
             t.scores = [s for s in t.scores if not (s.cls == lv.name and s.judge == judge)]
             t.scores.append(Score(lv.name, v, judge))

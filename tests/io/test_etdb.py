@@ -174,6 +174,14 @@ def test_bad_input_names_file_line_and_problem(tmp_path, name):
     assert str(path) in str(exc.value)
 
 
+def test_unknown_declared_encoding(tmp_path):
+    path = tmp_path / "k.etdb.xml"
+    path.write_text('<?xml version="1.0" encoding="klingon"?>\n<database/>')
+    with pytest.raises(InputFormatError, match="utf-8 or iso8859-1") as exc:
+        etdb.load_database(path)
+    assert exc.value.line == 1
+
+
 def test_malformed_xml_has_column(tmp_path):
     path = tmp_path / "m.etdb.xml"
     path.write_text("<database>\n  <source><s_sent>x</s_sent>\n  </oops>\n</database>")

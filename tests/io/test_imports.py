@@ -162,8 +162,9 @@ def test_wmt_tsv_errors(mini_wmt, tsv, line, problem):
 
 
 def test_wmt_score_outside_given_range(mini_wmt):
-    with pytest.raises(ScoreError, match="outside"):
+    with pytest.raises(ScoreError, match="outside") as exc:
         wmt.import_wmt(mini_wmt, mini_wmt / "scores.tsv", minimum=-5, maximum=0)
+    assert exc.value.path == mini_wmt / "scores.tsv" and exc.value.line == 5
 
 
 def test_wmt_folder_errors(tmp_path, mini_wmt):
