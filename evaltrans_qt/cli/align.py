@@ -1,0 +1,161 @@
+"""``evaltrans align``: show why a sentence scored as it did (SPEC 4.3, issue 4 item 5).
+
+::
+
+    evaltrans align --measure cder "we met at seven o'clock on the airport ." \\
+                                   "we met at the airport at seven o'clock ."
+    evaltrans align --measure ter --json CANDIDATE REFERENCE [REFERENCE ...]
+
+Tokenises the candidate and the reference(s) with the run options (all
+evaluation options are accepted, e.g. ``--cder-pad-rule``,
+``--substitution-cost-rule``, ``--tokenization``, ``--case``), asks the
+measure for its alignment to the reference that counts
+(``get(name)(options).align(segment)``, so every measure with an ``align``
+works) and prints a tercom-``.pra``-like view: aligned REF/HYP rows, the
+operation row (blank = match, S, I = candidate word without reference word,
+D = reference word missing) and the block row (block numbers), followed by
+the blocks. ``--json`` prints :meth:`Alignment.to_dict` (``distance``,
+``operations``, ``blocks``, ...) as one object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import numpy as np
+
+from evaltrans_qt.cli.batch import add_option_arguments, options_from_args
+from evaltrans_qt.engine.alignment import Alignment, OpKind
+from evaltrans_qt.engine.measures import get as get_measure
+from evaltrans_qt.engine.measures.base import Segment
+from evaltrans_qt.engine.preprocess import Vocabulary, tokenize
+from evaltrans_qt.errors import OptionError
+
+GAP = "***"
+WIDTH = 100
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "align", help="show the alignment behind a measure (WER, CDER, TER, PER, INVWER, LJWER)",
+        description=__doc__.split("::")[0].strip(),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--measure", required=True, metavar="NAME",
+                   help="cder, wcder, wer, wwer, ter, per, invwer, ljwer (any measure with an "
+                        "alignment)")
+    p.add_argument("--json", action="store_true", help="print the alignment as one JSON object")
+    p.add_argument("candidate", help="candidate sentence (text)")
+    p.add_argument("references", nargs="+", metavar="reference",
+                   help="reference sentence(s) (text); the measure picks the one that counts")
+    add_option_arguments(p)
+    p.set_defaults(func=run)
+
+
+def compute(measure: str, candidate: str, references: list[str], options) -> Alignment:
+    """Tokenise, fit the measure on the references and return its alignment."""
+    vocab = Vocabulary()
+
+    def enc(text: str) -> np.ndarray:
+        return vocab.encode(tokenize(text, options.tokenization, options.case))
+
+    refs = tuple(enc(r) for r in references)
+    seg = Segment(enc(candidate), refs, candidate, tuple(references))
+    m = get_measure(measure)(options)
+    m.fit([Segment(np.zeros(0, np.int32), refs, "", tuple(references))], vocab)
+    a = m.align(seg)
+    if a is None:
+        raise OptionError(f"measure '{measure}' has no alignment to show")
+    return a
+
+
+def block_of_ops(a: Alignment) -> list[int | None]:
+    """Block number of each operation (None outside blocks), for the text view.
+
+    An operation with a reference word belongs to the block whose reference
+    span holds it (CDER, INVWER) or whose candidate span holds its candidate
+    word (TER shifts); one without belongs to the previous operation's block
+    if that block's candidate span holds its word, else to the first such block.
+    """
+    out: list[int | None] = []
+    prev = None
+    for op in a.operations:
+        b = None
+        for blk in a.blocks:
+            if op.hyp_pos is not None and blk.kind.value == "shift":
+                if blk.hyp_span[0] <= op.hyp_pos < blk.hyp_span[1]:
+                    b = blk.number
+                    break
+            elif op.ref_pos is not None:
+                if blk.ref_span[0] <= op.ref_pos < blk.ref_span[1]:
+                    b = blk.number
+                    break
+        if b is None and op.ref_pos is None and op.hyp_pos is not None:
+            cands = [blk for blk in a.blocks if blk.hyp_span[0] <= op.hyp_pos < blk.hyp_span[1]]
+            if any(blk.number == prev for blk in cands):
+                b = prev
+            elif cands:
+                b = cands[0].number
+        out.append(b)
+        prev = b
+    return out
+
+
+def _fmt(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:.4g}"
+
+
+def text_view(a: Alignment, width: int = WIDTH) -> str:
+    """tercom ``.pra``-like rendering of an alignment."""
+    symbol = {OpKind.MATCH: "", OpKind.SUB: "S", OpKind.INS: "I", OpKind.DEL: "D"}
+    blocks = block_of_ops(a)
+    cols = []
+    for op, b in zip(a.operations, blocks):
+        ref = a.ref[op.ref_pos] if op.ref_pos is not None else GAP
+        hyp = a.hyp[op.hyp_pos] if op.hyp_pos is not None else GAP
+        sym = symbol[op.kind]
+        if op.kind is OpKind.SUB and op.cost != 1.0:
+            sym += f"({op.cost:.2f})"
+        blk = "" if b is None else str(b)
+        w = max(len(ref), len(hyp), len(sym), len(blk))
+        cols.append((ref.ljust(w), hyp.ljust(w), sym.ljust(w), blk.ljust(w)))
+    lines = [f"Measure: {a.measure}   reference: {a.ref_index + 1}",
+             "Candidate: " + " ".join(a.hyp), "Reference: " + " ".join(a.ref), ""]
+    labels = ("REF:  ", "HYP:  ", "EVAL: ", "BLOCK:")
+    show_blocks = bool(a.blocks)
+    start = 0
+    while start < len(cols) or start == 0:
+        used, end = 0, start
+        while end < len(cols) and (end == start or used + len(cols[end][0]) + 1 <= width):
+            used += len(cols[end][0]) + 1
+            end += 1
+        for row in range(4 if show_blocks else 3):
+            lines.append(labels[row] + " " + " ".join(c[row] for c in cols[start:end]).rstrip())
+        lines.append("")
+        if end >= len(cols):
+            break
+        start = end
+    c = a.counts()
+    op_cost = sum(op.cost for op in a.operations)
+    lines.append(f"Distance: {_fmt(a.distance)} = operations {_fmt(op_cost)} "
+                 f"({c['sub']} S, {c['ins']} I, {c['del']} D; {c['match']} matches) + "
+                 f"blocks {_fmt(sum(b.cost for b in a.blocks))} ({c['blocks']} blocks)")
+    for blk in a.blocks:
+        lines.append(f"  block {blk.number:>2} {blk.kind.value:<10} candidate [{blk.hyp_span[0]}, "
+                     f"{blk.hyp_span[1]})  reference [{blk.ref_span[0]}, {blk.ref_span[1]})  "
+                     f"cost {_fmt(blk.cost)}")
+    for k, v in a.notes.items():
+        if isinstance(v, (int, float, bool, str)):
+            lines.append(f"  {k}: {v}")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    options = options_from_args(args)
+    a = compute(args.measure, args.candidate, list(args.references), options)
+    if args.json:
+        sys.stdout.write(json.dumps(a.to_dict(), ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(text_view(a) + "\n")
+    return 0

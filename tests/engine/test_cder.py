@@ -1,0 +1,244 @@
+"""CDER: Moses CderScorer oracle on WMT21, hand examples (thesis 4.4.2/4.4.3, CDER paper),
+properties against the independent plain-Python reference implementation."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evaltrans_qt.engine.kernels.cder import (
+    cder_distance, cder_distance_batch, cder_path, cder_reference)
+from evaltrans_qt.engine.kernels.levenshtein import lev_distance
+from evaltrans_qt.engine.measures import get
+from evaltrans_qt.engine.measures.base import Segment
+from evaltrans_qt.engine.measures.cder import boundaries, path_alignment
+from evaltrans_qt.engine.options import CDER_PAD_RULES, EvalOptions
+from evaltrans_qt.engine.preprocess import Vocabulary, tokenize
+from evaltrans_qt.engine.results import pack
+from evaltrans_qt.engine.subcosts import cost as sub_cost
+
+PADS = {"none": (False, False), "left": (True, False), "right": (False, True),
+        "both": (True, True)}
+
+
+def make(name="cder", vocab=None, **opts):
+    m = get(name)(EvalOptions(**opts))
+    m.fit([], vocab or Vocabulary())
+    return m
+
+
+def seg(vocab, hyp, *refs):
+    return Segment(vocab.encode(hyp.split()), tuple(vocab.encode(r.split()) for r in refs),
+                   hyp, refs)
+
+
+# ------------------------------------------------------------- Moses oracle
+@pytest.fixture(scope="module")
+def wmt(wmt_dir):
+    vals = json.loads((wmt_dir / "reference_values.json").read_text(encoding="utf-8"))["systems"]
+    vocab = Vocabulary()
+
+    def load(name):
+        lines = (wmt_dir / name).read_text(encoding="utf-8").split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        return [vocab.encode(tokenize(line, "mteval")) for line in lines]
+
+    ref_a = load("newstest2021.en-de.ref.A.de")
+    return vals, vocab, ref_a, {name: load(name) for name in vals}
+
+
+def test_cder_equals_moses_per_sentence_and_system(wmt):
+    """SPEC 4.4: forward, pad rule both, one reference, unit costs = Moses CderScorer."""
+    vals, vocab, ref_a, systems = wmt
+    m = make("cder", vocab)
+    assert m.options.cder_pad_rule == "both"
+    for name, hyp in systems.items():
+        stats = m.corpus_stats([Segment(h, (r,)) for h, r in zip(hyp, ref_a)])
+        moses = np.asarray(vals[name]["moses_cder_refA_sent_stats"])
+        np.testing.assert_array_equal(stats[:, :2], moses, err_msg=name)
+        total = stats.sum(axis=0)
+        np.testing.assert_array_equal(total[:2], vals[name]["moses_cder_refA_stats"])
+        # Moses prints the rate with 6 digits
+        assert m.score(total).value == pytest.approx(vals[name]["moses_cder_refA"], abs=1e-6)
+
+
+def test_without_long_jumps_is_moses_wer(wmt):
+    """Algorithm 4.2 with c_LJ = inf is Algorithm 4.1: Moses WER (CderScorer without jumps)."""
+    vals, vocab, ref_a, systems = wmt
+    name = sorted(systems)[0]
+    hf, ho = pack(systems[name])
+    rf, ro = pack(ref_a)
+    d = cder_distance_batch(hf, ho, rf, ro, np.arange(len(ref_a), dtype=np.int64), False, True,
+                            True, np.inf, False, np.zeros(1), np.zeros(len(ro), np.int64))
+    moses = np.asarray(vals[name]["moses_wer_refA_sent_stats"])[:, 0]
+    np.testing.assert_array_equal(d, moses)
+
+
+# ------------------------------------------------------------- hand examples
+@pytest.mark.parametrize("pad,expected", [("both", 2), ("none", 1), ("left", 1), ("right", 1)])
+def test_swap_with_boundary_rules(pad, expected):
+    """'a b' vs 'b a' (worked by hand, Table A.6): two substitutions with fixed ends;
+    with a free start or end one long jump suffices."""
+    v = Vocabulary()
+    st_, en = boundaries(pad)
+    assert cder_distance(v.encode("a b".split()), v.encode("b a".split()), st_, en) == expected
+    m = make("cder", v, cder_pad_rule=pad)
+    assert m.sentence_stats(seg(v, "a b", "b a"))[0] == expected
+
+
+def test_identity_empty_and_thesis_example():
+    v = Vocabulary()
+    e = lambda s: v.encode(s.split())  # noqa: E731
+    assert cder_distance(e("a b c"), e("a b c")) == 0
+    assert cder_distance(e(""), e("x y z")) == 3          # every reference word missing
+    assert cder_distance(e("x y"), e("")) == 1            # Moses: one jump to the fixed end
+    assert cder_distance(e("x y"), e(""), False, False) == 0
+    # issue 4 / seeds README: "14 days no more ." vs "14 days now .": substitution + one jump
+    assert cder_distance(e("14 days no more ."), e("14 days now .")) == 2
+    # CDER paper Figure 1 sentences: every reference word found, three long jumps
+    a = path_alignment(e("we met at seven o'clock on the airport ."),
+                       e("we met at the airport at seven o'clock ."), None, True, True,
+                       ["w"] * 9, ["w"] * 9)
+    assert a.distance == 3 and a.counts()["match"] == 9 and a.notes["long_jumps"] == 3
+
+
+def test_directions_and_coverage_penalties():
+    """Worked by hand. Candidate 'a b', reference 'a b a b': forward d = 1 ('a b' read
+    twice, one jump back), coverage a:2 b:2 -> lp_misc = 2 (eq. 4.18), lp_len = 0
+    (eq. 4.17). Backward (CD for the candidate): 'a b' found once plus one jump -> 1;
+    its length penalty counts the reference's excess (2), its miscoverage the two
+    reference words left uncovered (2)."""
+    v = Vocabulary()
+    s = seg(v, "a b", "a b a b")
+    want = {"none": (1, 1), "length": (1, 3), "miscoverage": (3, 3), "half": (2, 3)}
+    for rule, (fwd, bwd) in want.items():
+        row = make("cder", v, cder_coverage_rule=rule).sentence_stats(s)
+        assert (row[0], row[1], row[2]) == (fwd, 4, bwd), rule
+        assert row[4] == (fwd + bwd) / 2 and row[6] == max(fwd, bwd)
+    a = make("cder", v, cder_coverage_rule="half").align(s)
+    assert a.notes["coverage"] == [2, 2]
+    assert a.notes["penalised_distance"] == 2
+    # 'a b c' vs 'a b': the extra candidate word is passed once (no miscoverage),
+    # the length difference is 1
+    s = seg(v, "a b c", "a b")
+    want = {"none": 1, "length": 2, "miscoverage": 1, "half": 1.5}
+    for rule, fwd in want.items():
+        assert make("cder", v, cder_coverage_rule=rule).sentence_stats(s)[0] == fwd, rule
+
+
+def test_score_details_and_columns():
+    v = Vocabulary()
+    m = make("cder", v)
+    stats = m.corpus_stats([seg(v, "a b", "b a"), seg(v, "a b c", "a b c d")])
+    total = stats.sum(axis=0)
+    sc = m.score(total)
+    assert set(sc.details) == {"forward", "backward", "bidirectional", "maximum"}
+    assert set(sc.columns) == {"CDER", "CDER-bwd", "CDER-bi", "CDER-max"}
+    assert sc.details["forward"]["sum"] == 3 and sc.details["forward"]["reference-length"] == 6
+    assert sc.value == pytest.approx(0.5)
+    assert sc.columns["CDER-bi"] == pytest.approx((sc.columns["CDER"] + sc.columns["CDER-bwd"]) / 2)
+
+
+def test_reference_length_rule_and_best_reference():
+    v = Vocabulary()
+    s = seg(v, "a b c", "a b c d e f", "a x")
+    m = make("cder", v, cder_ref_length_rule="lowestError")
+    st_ = m.sentence_stats(s)
+    assert (st_[0], st_[1]) == (3, 6)       # 3/6 < 2/2
+    assert m.align(s).ref_index == 0
+    m = make("cder", v, cder_ref_length_rule="average")
+    assert tuple(m.sentence_stats(s)[:2]) == (2, 4)
+    assert m.align(s).ref_index == 1
+
+
+def test_wcder_prefix_costs():
+    """Table 4.2: c_SUB,prefix(talk, talks) = 0.11 -> WCDER distance 1 - 4/4.5."""
+    v = Vocabulary()
+    m = make("wcder", v, substitution_cost_rule="prefix")
+    m.fit([], v)
+    s = seg(v, "we talk", "we talks")
+    assert m.sentence_stats(s)[0] == pytest.approx(1 - 4 / 4.5)
+    a = m.align(s)
+    assert a.operation_cost() == pytest.approx(a.distance)
+    assert make("cder", v).sentence_stats(s)[0] == 1
+
+
+# ------------------------------------------------------------- properties
+words = st.lists(st.sampled_from("abcde"), max_size=7)
+
+
+@settings(max_examples=150, deadline=None)
+@given(words, words, st.sampled_from(CDER_PAD_RULES))
+def test_kernel_equals_reference(h, r, pad):
+    hyp = np.asarray([ord(c) for c in h], np.int32)
+    ref = np.asarray([ord(c) for c in r], np.int32)
+    sf, ef = PADS[pad]
+    d = cder_distance(hyp, ref, sf, ef)
+    assert d == cder_reference(hyp, ref, sf, ef)
+    # CD for the reference is never worse than Levenshtein (fixed ends: a Levenshtein path is
+    # a CDCD path); without jumps it is Levenshtein
+    assert d <= lev_distance(hyp, ref)
+    assert cder_distance(hyp, ref, True, True, np.inf) == lev_distance(hyp, ref)
+    # best path: same distance, operation + block costs sum to it, reference covered once
+    a = path_alignment(hyp, ref, None, sf, ef, [str(x) for x in h], [str(x) for x in r])
+    assert a.distance == d
+    assert a.operation_cost() == pytest.approx(d)
+    assert sorted(op.ref_pos for op in a.operations if op.ref_pos is not None) == list(range(len(r)))
+    cov = np.bincount([op.hyp_pos for op in a.operations if op.hyp_pos is not None],
+                      minlength=len(h))
+    assert list(cov) == a.notes["coverage"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(words, min_size=1, max_size=4), st.lists(words, min_size=1, max_size=4),
+       st.sampled_from(CDER_PAD_RULES))
+def test_batch_both_directions(hs, rs, pad):
+    hyps = [np.asarray([ord(c) for c in h], np.int32) for h in hs]
+    refs = [np.asarray([ord(c) for c in r], np.int32) for r in rs]
+    pair_hyp = np.asarray([k % len(hyps) for k in range(len(refs))], np.int64)
+    hf, ho = pack(hyps)
+    rf, ro = pack(refs)
+    sf, ef = PADS[pad]
+    for backward in (False, True):
+        d = cder_distance_batch(hf, ho, rf, ro, pair_hyp, backward, sf, ef, 1.0, False,
+                                np.zeros(1), np.zeros(len(ro), np.int64))
+        for p, h in enumerate(pair_hyp):
+            a, b = (refs[p], hyps[h]) if backward else (hyps[h], refs[p])
+            assert d[p] == cder_reference(a, b, sf, ef)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["talk", "talks", "we", "usual", "unusual"]), max_size=6),
+       st.lists(st.sampled_from(["talk", "talks", "we", "usual", "unusual"]), max_size=6),
+       st.sampled_from(["prefix", "levenshtein"]))
+def test_word_dependent_costs_equal_reference(h, r, rule):
+    v = Vocabulary()
+    hyp, ref = v.encode(h), v.encode(r)
+    m = make("wcder", v, substitution_cost_rule=rule)
+    sub = m.sub_matrix(hyp, ref)
+    want = cder_reference(hyp, ref, sub=lambda i, l: sub_cost(h[i], r[l], rule))
+    s = Segment(hyp, (ref,))
+    assert m.sentence_stats(s)[0] == pytest.approx(want)
+    want_b = cder_reference(ref, hyp, sub=lambda i, l: sub_cost(r[i], h[l], rule))
+    assert m.sentence_stats(s)[2] == pytest.approx(want_b)
+    d, _e, _c = cder_path(hyp, ref, sub, True)
+    assert d == pytest.approx(want)
+    a = m.align(s)
+    assert a.operation_cost() == pytest.approx(a.distance)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(words, min_size=1, max_size=3), words)
+def test_stats_add_up(refs, h):
+    v = Vocabulary()
+    s = Segment(v.encode(h), tuple(v.encode(r) for r in refs))
+    m = make("cder", v)
+    row = m.sentence_stats(s)
+    assert row.shape == (8,)
+    assert row[4] <= row[6]                                   # average <= maximum
+    np.testing.assert_array_equal(m.corpus_stats([s, s]).sum(axis=0), 2 * row)
