@@ -45,7 +45,7 @@ from evaltrans_qt.engine.measures.base import Measure, Segment
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.engine.preprocess import Vocabulary, tokenize
 from evaltrans_qt.engine.results import RunResult, SystemResult
-from evaltrans_qt.errors import Cancelled, EvalTransError, InputFormatError, OptionError
+from evaltrans_qt.errors import Cancelled, EvalTransError, OptionError
 
 FLAG_PREFIX = "flag:"
 #: Below this many (rows x measures) the driver runs in-process (no pool start-up).
@@ -481,76 +481,16 @@ def evaluate(db: Database, options: EvalOptions, measures: Iterable[str] | None 
 
 
 # --------------------------------------------------------------------------- plain files
-def read_lines(path: str | Path, encoding: str = "utf-8") -> list[str]:
-    """Lines of a text file without line ends; a clear error for undecodable bytes."""
-    p = Path(path)
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise InputFormatError(f"cannot read file: {exc.strerror or exc}", p) from None
-    try:
-        text = data.decode(encoding)
-    except LookupError:
-        raise OptionError(f"--encoding: unknown encoding '{encoding}'") from None
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise InputFormatError(f"not valid {encoding} (byte 0x{data[exc.start]:02x})", p,
-                               line, col) from None
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
-
-
-def database_from_files(source: str | Path | None, references: Sequence[str | Path],
+def database_from_files(source: str | Path, references: Sequence[str | Path],
                         candidates: Mapping[str, str | Path], encoding: str = "utf-8") -> Database:
-    """A database from line-aligned plain text files (SPEC §3.4).
+    """A database from line-aligned plain text files (SPEC §3.4), via ``io.plaintext``.
 
-    Line ``i`` of every file belongs to source line ``i``. Sources are kept
-    by *position* (a repeated source line keeps its own references, as
-    sacreBLEU does); without a source file, sources are named ``segment i``.
-    References get their file name as system id; candidates the given keys.
+    References are named ``ref-1``, ``ref-2``...; candidates by the mapping's keys.
+    Sources are identified by text as in the thesis (T:1971): repeated source
+    lines share their references. Raises :class:`InputFormatError` naming the
+    file and line for unreadable or misaligned files.
     """
     if not references:
         raise OptionError("at least one reference file is needed")
-    ref_lines = [(Path(p), read_lines(p, encoding)) for p in references]
-    cand_lines = [(name, Path(p), read_lines(p, encoding)) for name, p in candidates.items()]
-    n = len(ref_lines[0][1])
-    if source is not None:
-        src_lines = read_lines(source, encoding)
-        n, first = len(src_lines), Path(source)
-    else:
-        src_lines = [f"segment {i + 1}" for i in range(n)]
-        first = ref_lines[0][0]
-    for p, lines in [(p, ln) for p, ln in ref_lines] + [(p, ln) for _, p, ln in cand_lines]:
-        if len(lines) != n:
-            raise InputFormatError(f"has {len(lines)} lines, but {first} has {n}; the files must "
-                                   "be line-aligned", p, min(len(lines), n) + 1)
-    db = Database()
-    db.ensure_reference_class()
-    ref_names = _unique_names([p.name for p, _ in ref_lines])
-    for i, text in enumerate(src_lines):
-        src = db.source_by_text(text)
-        if src is None:
-            src = db.add_source(text, seg=str(i + 1))
-        else:                   # same text again: keep it as its own (positional) source
-            src = Source(text, seg=str(i + 1))
-            db.sources.append(src)
-        for name, (_, lines) in zip(ref_names, ref_lines):
-            db.add_target(src, lines[i], name, reference=True)
-        for name, _, lines in cand_lines:
-            db.add_target(src, lines[i], name)
-    return db
-
-
-def _unique_names(names: Sequence[str]) -> list[str]:
-    out: list[str] = []
-    for n in names:
-        k, j = n, 2
-        while k in out:
-            k, j = f"{n}#{j}", j + 1
-        out.append(k)
-    return out
+    from evaltrans_qt.io.plaintext import import_text  # io builds on engine; import lazily
+    return import_text(source, list(references), list(candidates.items()), encoding=encoding)

@@ -9,6 +9,7 @@ resampling and correlation all start from the same numbers.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +50,20 @@ class SystemResult:
 
     def __len__(self) -> int:
         return len(self.segments)
+
+    def reordered(self, order: Sequence[int]) -> SystemResult:
+        """The same result with rows in ``order`` (a permutation); system scores unchanged."""
+        idx = np.asarray(order, dtype=np.int64)
+
+        def pick(t: tuple) -> tuple:
+            return tuple(t[i] for i in idx) if t else t
+        return dataclasses.replace(
+            self, segments=pick(self.segments), target_texts=pick(self.target_texts),
+            target_indices=pick(self.target_indices), source_texts=pick(self.source_texts),
+            reference_texts=pick(self.reference_texts),
+            stats={m: a[idx] for m, a in self.stats.items()},
+            flags={m: {k: v[idx] for k, v in f.items()} for m, f in self.flags.items()},
+            ref_distances={m: a[idx] for m, a in self.ref_distances.items()})
 
 
 @dataclass(frozen=True)

