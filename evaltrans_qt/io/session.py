@@ -9,14 +9,13 @@ a damaged session file is reported and never overwrites the database.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.errors import InputFormatError
+from evaltrans_qt.io.atomic import atomic_write_text
 
 SUFFIX = ".session.json"
 
@@ -67,20 +66,7 @@ def load_session(database_path: str | Path) -> Session:
 
 
 def save_session(database_path: str | Path, session: Session) -> Path:
-    """Write the session file atomically (temp file, fsync, rename)."""
+    """Write the session file atomically (io/atomic.py)."""
     p = session_path(database_path)
-    data = session.to_json().encode("utf-8")
-    fd, tmp = tempfile.mkstemp(prefix=p.name + ".", suffix=".tmp", dir=p.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, p)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic_write_text(p, session.to_json())
     return p

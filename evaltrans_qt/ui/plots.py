@@ -22,6 +22,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
 
+from evaltrans_qt.engine.correlation import least_squares_line, orthogonal_line
 from evaltrans_qt.errors import SaveError
 
 #: Colour-blind-safe palette (Okabe-Ito).
@@ -37,22 +38,6 @@ def _base(widget: pg.PlotWidget, name: str) -> None:
         widget.getAxis(ax).setPen(pg.mkPen("#444"))
         widget.getAxis(ax).setTextPen(pg.mkPen("#222"))
         widget.getAxis(ax).enableAutoSIPrefix(False)
-
-
-def least_squares_line(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    """Slope and intercept of the least-squares line y = a x + b (thesis 6.1.2)."""
-    vx = np.var(x)
-    a = float(np.cov(x, y, bias=True)[0, 1] / vx) if vx > 0 else 0.0
-    return a, float(np.mean(y) - a * np.mean(x))
-
-
-def least_orthogonal_squares_line(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    """Line minimising orthogonal distances: the first principal axis (thesis 6.1.3)."""
-    c = np.cov(x, y, bias=True)
-    w, v = np.linalg.eigh(c)
-    d = v[:, int(np.argmax(w))]
-    a = float(d[1] / d[0]) if abs(d[0]) > 1e-12 else float("inf")
-    return a, float(np.mean(y) - a * np.mean(x))
 
 
 class ScatterPlot(pg.PlotWidget):
@@ -92,10 +77,10 @@ class ScatterPlot(pg.PlotWidget):
         self.lines = {}
         if len(self.x) >= 2 and np.ptp(self.x) > 0:
             xs = np.array([self.x.min(), self.x.max()])
-            a, b = least_squares_line(self.x, self.y)
+            b, a = least_squares_line(self.x, self.y)
             self._ls.setData(xs, a * xs + b)
             self.lines["least squares"] = (a, b)
-            a2, b2 = least_orthogonal_squares_line(self.x, self.y)
+            b2, a2, _ = orthogonal_line(self.x, self.y)
             if np.isfinite(a2):
                 self._los.setData(xs, a2 * xs + b2)
                 self.lines["least orthogonal squares"] = (a2, b2)

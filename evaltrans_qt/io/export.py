@@ -1,0 +1,98 @@
+"""Export result tables: CSV, JSON and LaTeX (booktabs), chosen by file suffix.
+
+Tables are pandas frames (``engine/tables.py``). Writes are atomic
+(``io/atomic.py``): a failed export never leaves a half-written file.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from evaltrans_qt.errors import SaveError
+from evaltrans_qt.io.atomic import atomic_write_text
+
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+                  "^": r"\textasciicircum{}"}
+
+
+def latex_escape(text: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+
+
+def _cell(v: object, decimals: int) -> str:
+    if isinstance(v, (float, np.floating)):
+        return "--" if math.isnan(v) else f"{v:.{decimals}f}"
+    return latex_escape(v)
+
+
+def to_latex(frame: pd.DataFrame, decimals: int = 4, caption: str | None = None,
+             label: str | None = None, bold_best: dict[str, int] | None = None) -> str:
+    """A booktabs ``tabular`` (in a ``table`` if a caption is given).
+
+    Numeric columns are right-aligned with ``decimals`` places; ``bold_best``
+    maps a column to +1 (max is best) or -1 (min is best) and sets its best
+    value in bold. Needs ``\\usepackage{booktabs}``.
+    """
+    cols = list(frame.columns)
+    numeric = [pd.api.types.is_numeric_dtype(frame[c]) for c in cols]
+    best: dict[str, float] = {}
+    for c, d in (bold_best or {}).items():
+        if c in frame.columns and frame[c].notna().any():
+            best[c] = frame[c].max() if d > 0 else frame[c].min()
+    lines = []
+    if caption is not None:
+        lines += [r"\begin{table}[t]", r"\centering"]
+    lines.append(r"\begin{tabular}{" + "".join("r" if n else "l" for n in numeric) + "}")
+    lines.append(r"\toprule")
+    lines.append(" & ".join(latex_escape(str(c).removeprefix("human:")) for c in cols) + r" \\")
+    lines.append(r"\midrule")
+    for _, row in frame.iterrows():
+        cells = []
+        for c in cols:
+            s = _cell(row[c], decimals)
+            if c in best and row[c] == best[c]:
+                s = r"\textbf{" + s + "}"
+            cells.append(s)
+        lines.append(" & ".join(cells) + r" \\")
+    lines.append(r"\bottomrule")
+    lines.append(r"\end{tabular}")
+    if caption is not None:
+        lines.append(r"\caption{" + latex_escape(caption) + "}")
+        if label:
+            lines.append(r"\label{" + label + "}")
+        lines.append(r"\end{table}")
+    return "\n".join(lines) + "\n"
+
+
+def to_json(frame: pd.DataFrame) -> str:
+    """A list of row objects; NaN becomes null."""
+    rows = []
+    for rec in frame.to_dict(orient="records"):
+        rows.append({k: (None if isinstance(v, float) and math.isnan(v) else
+                         (v.item() if isinstance(v, np.generic) else v)) for k, v in rec.items()})
+    return json.dumps(rows, ensure_ascii=False, indent=1)
+
+
+def write_table(frame: pd.DataFrame, path: str | Path, decimals: int = 4, **latex_kw) -> Path:
+    """Write ``frame`` as .csv, .tsv, .json or .tex (booktabs), by the suffix of ``path``."""
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix == ".csv":
+        text = frame.to_csv(index=False, float_format=f"%.{max(decimals, 6)}g")
+    elif suffix == ".tsv":
+        text = frame.to_csv(index=False, sep="\t", float_format=f"%.{max(decimals, 6)}g")
+    elif suffix == ".json":
+        text = to_json(frame)
+    elif suffix in (".tex", ".latex"):
+        text = to_latex(frame, decimals, **latex_kw)
+    else:
+        raise SaveError(f"cannot export a table as '{suffix or p.name}': use .csv, .tsv, .json "
+                        "or .tex", p)
+    atomic_write_text(p, text)
+    return p

@@ -1,0 +1,743 @@
+"""The results view: run the metric engine in the background, read tables and plots, export.
+
+Everything heavy runs off the UI thread through :mod:`evaltrans_qt.ui.workers`:
+the evaluation itself (``engine.evaluate.iter_evaluate``, results streamed in
+per system), and the analysis of a finished run (result frames, correlations
+with bootstrap intervals, significance, combination curves), which is redone
+by a :class:`~evaltrans_qt.ui.workers.LatestRunner` whenever the human class,
+level or normalisation changes, or human scores change.
+
+Object names for tests: ``resultsView``, ``runProgress``, ``systemTable``,
+``sentenceTable``, ``correlationPlot``, ``correlationBars``,
+``correlationTable``, ``combinationPlot``, ``significanceMatrix``,
+``histogramPlot``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QHeaderView,
+                               QLabel, QLineEdit, QProgressBar, QPushButton, QSpinBox,
+                               QSplitter, QTableView, QTabWidget, QVBoxLayout, QWidget)
+
+from evaltrans_qt.engine.database import Database
+from evaltrans_qt.engine.options import EvalOptions
+from evaltrans_qt.engine.results import RunResult, SystemResult
+from evaltrans_qt.engine.tables import ResultTables, build_tables, disagreement, system_difference
+from evaltrans_qt.ui import plots
+from evaltrans_qt.ui.results_models import FrameModel, ResultsProxy
+from evaltrans_qt.ui.workers import LatestRunner, handle_errors, start_worker
+
+
+# ----------------------------------------------------------------- Qt-free jobs
+@dataclass
+class Analysis:
+    """Everything derived from a run for one human class and level (computed off-thread)."""
+
+    tables: ResultTables
+    human: str | None
+    level: str
+    correlations: list = field(default_factory=list)   # engine.correlation.Correlation
+    error: str = ""
+
+
+def analyse(run: RunResult, db: Database | None, human: str | None, level: str,
+            normalize: bool, n_boot: int = 1000) -> Analysis:
+    """Tables and correlations of every measure with ``human`` (worker thread)."""
+    tables = build_tables(run, db, human_classes=[human] if human else [])
+    out = Analysis(tables, human, level)
+    if db is not None and human:
+        from evaltrans_qt.engine.correlation import correlate_run
+        try:
+            out.correlations = correlate_run(db, run, human, level=level, normalize=normalize,
+                                             n_boot=n_boot)
+        except Exception as exc:  # e.g. no scored candidate: the tables still show
+            out.error = str(exc)
+    return out
+
+
+def significance_job(run: RunResult, measure: str, method: str, samples: int):
+    from evaltrans_qt.engine.significance import run_significance
+    return run_significance(run, measure, method=method, samples=samples)
+
+
+def combination_job(frame: pd.DataFrame, col_a: str, col_b: str, human_col: str,
+                    dir_a: int, dir_b: int):
+    """Weight curve (eq. 6.9, Figure 8.1) and optimal weights with 10-fold CV."""
+    from evaltrans_qt.engine.combination import cross_validate, optimal_weights, weight_curve
+    sub = frame[[col_a, col_b, human_col, "segment"]].dropna()
+    xa = dir_a * sub[col_a].to_numpy(float)
+    xb = dir_b * sub[col_b].to_numpy(float)
+    y = sub[human_col].to_numpy(float)
+    ws, rs = weight_curve(xb, xa, y)   # w = weight of B
+    X = np.column_stack([xa, xb])
+    w = optimal_weights(X, y)
+    cv = cross_validate(X, y, k=10, groups=sub["segment"].to_numpy()) if len(y) >= 20 else None
+    return ws, rs, w, cv
+
+
+# ------------------------------------------------------------------- the view
+class ResultsView(QWidget):
+    """Run measures in the background; system/sentence tables; correlation plots; export."""
+
+    runFinished = Signal(object)        # RunResult
+    analysisReady = Signal(object)      # Analysis
+
+    def __init__(self, window=None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("resultsView")
+        self.window_ = window
+        self.options = EvalOptions()
+        self.measures: list[str] | None = None
+        self.run: RunResult | None = None
+        self.analysis: Analysis | None = None
+        self.worker = None
+        self._partial: dict[str, SystemResult] = {}
+        self._t0 = 0.0
+        self._analysis_runner = LatestRunner(self)
+        self._side_runner = LatestRunner(self)
+        self._refresh_timer = QTimer(self, singleShot=True, interval=400)
+        self._refresh_timer.timeout.connect(self.refresh_analysis)
+        self._build()
+
+    # ---------------------------------------------------------------- layout
+    def _build(self) -> None:
+        lay = QVBoxLayout(self)
+        bar = QHBoxLayout()
+        self.options_button = QPushButton("Options…", objectName="optionsButton")
+        self.options_button.setToolTip("All evaluation options (thesis Tables A.1-A.8)")
+        self.options_button.clicked.connect(self.edit_options)
+        self.run_button = QPushButton("Run measures", objectName="runButton")
+        self.run_button.setToolTip("Run the chosen measures on every system in the background")
+        self.run_button.clicked.connect(lambda: self.start_run())
+        self.cancel_button = QPushButton("Cancel", objectName="cancelButton", enabled=False)
+        self.cancel_button.clicked.connect(self.cancel_run)
+        self.progress = QProgressBar(objectName="runProgress")
+        self.progress.setRange(0, 1000)
+        self.progress.setFormat("idle")
+        self.progress.setTextVisible(True)
+        self.eta = QLabel("", objectName="runEta")
+        for w in (self.options_button, self.run_button, self.cancel_button):
+            bar.addWidget(w)
+        bar.addWidget(self.progress, 1)
+        bar.addWidget(self.eta)
+        lay.addLayout(bar)
+
+        ctl = QHBoxLayout()
+        ctl.addWidget(QLabel("Human score:"))
+        self.human_box = QComboBox(objectName="humanSelector")
+        self.human_box.currentIndexChanged.connect(lambda *_: self.refresh_analysis())
+        ctl.addWidget(self.human_box)
+        ctl.addWidget(QLabel("Level:"))
+        self.level_box = QComboBox(objectName="levelSelector")
+        self.level_box.addItems(["sentence", "system"])
+        self.level_box.currentIndexChanged.connect(lambda *_: self.refresh_analysis())
+        ctl.addWidget(self.level_box)
+        self.normalize_box = QCheckBox("(0,1) evaluator normalisation", objectName="normalizeBox")
+        self.normalize_box.setToolTip("Thesis section 5.5: normalise each judge to mean 0, "
+                                      "standard deviation 1 before averaging")
+        self.normalize_box.toggled.connect(lambda *_: self.refresh_analysis())
+        ctl.addWidget(self.normalize_box)
+        ctl.addStretch(1)
+        self.status = QLabel("", objectName="resultsStatus")
+        ctl.addWidget(self.status)
+        lay.addLayout(ctl)
+
+        self.tabs = QTabWidget(objectName="resultsTabs")
+        lay.addWidget(self.tabs, 1)
+        self._build_system_tab()
+        self._build_sentence_tab()
+        self._build_correlation_tab()
+        self._build_combination_tab()
+        self._build_significance_tab()
+        self._build_histogram_tab()
+
+    def _table(self, name: str) -> tuple[QTableView, FrameModel, ResultsProxy]:
+        view = QTableView(objectName=name)
+        model = FrameModel(parent=view)
+        proxy = ResultsProxy(view)
+        proxy.setSourceModel(model)
+        view.setModel(proxy)
+        view.setSortingEnabled(True)
+        view.setSelectionBehavior(QTableView.SelectRows)
+        view.setAlternatingRowColors(True)
+        view.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
+        view.horizontalHeader().setStretchLastSection(True)
+        view.verticalHeader().setDefaultSectionSize(22)
+        return view, model, proxy
+
+    def _build_system_tab(self) -> None:
+        page = QWidget()
+        v = QVBoxLayout(page)
+        f = QLineEdit(objectName="systemFilter", placeholderText="Filter systems…")
+        v.addWidget(f)
+        self.system_view, self.system_model, self.system_proxy = self._table("systemTable")
+        f.textChanged.connect(self.system_proxy.setFilterFixedString)
+        v.addWidget(self.system_view)
+        self.tabs.addTab(page, "Systems")
+
+    def _build_sentence_tab(self) -> None:
+        page = QWidget()
+        v = QVBoxLayout(page)
+        row = QHBoxLayout()
+        self.sentence_filter = QLineEdit(objectName="sentenceFilter",
+                                         placeholderText="Filter sentences (system or text)…")
+        row.addWidget(self.sentence_filter, 2)
+        self.disagree_box = QCheckBox("metrics disagree with humans", objectName="disagreeFilter")
+        self.disagree_box.setToolTip("Show sentences where |z(measure) − z(human)| > 1.5 for "
+                                     "the measure chosen on the right (signs adjusted)")
+        row.addWidget(self.disagree_box)
+        self.disagree_measure = QComboBox(objectName="disagreeMeasure")
+        row.addWidget(self.disagree_measure)
+        row.addWidget(QLabel("Difference:"))
+        self.diff_a = QComboBox(objectName="diffSystemA")
+        self.diff_b = QComboBox(objectName="diffSystemB")
+        self.diff_button = QPushButton("Largest difference A−B", objectName="diffButton")
+        self.diff_button.setToolTip("Sentences where two systems differ most on the measure "
+                                    "chosen for the disagreement filter")
+        for w in (self.diff_a, self.diff_b, self.diff_button):
+            row.addWidget(w)
+        v.addLayout(row)
+        self.sentence_view, self.sentence_model, self.sentence_proxy = self._table("sentenceTable")
+        self.sentence_filter.textChanged.connect(self.sentence_proxy.setFilterFixedString)
+        self.disagree_box.toggled.connect(lambda *_: self._apply_disagreement())
+        self.disagree_measure.currentIndexChanged.connect(lambda *_: self._apply_disagreement())
+        self.diff_button.clicked.connect(self.show_difference)
+        self.sentence_view.doubleClicked.connect(self._open_sentence)
+        v.addWidget(self.sentence_view)
+        self.tabs.addTab(page, "Sentences")
+
+    def _build_correlation_tab(self) -> None:
+        page = QWidget()
+        v = QVBoxLayout(page)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Measure:"))
+        self.plot_measure = QComboBox(objectName="plotMeasureSelector")
+        self.plot_measure.currentIndexChanged.connect(lambda *_: self._update_scatter())
+        row.addWidget(self.plot_measure)
+        row.addStretch(1)
+        v.addLayout(row)
+        split = QSplitter(Qt.Vertical)
+        top = QSplitter(Qt.Horizontal)
+        self.scatter = plots.ScatterPlot()
+        self.bars = plots.CorrelationBars()
+        top.addWidget(self.scatter)
+        top.addWidget(self.bars)
+        split.addWidget(top)
+        self.corr_view, self.corr_model, self.corr_proxy = self._table("correlationTable")
+        split.addWidget(self.corr_view)
+        split.setSizes([500, 220])
+        v.addWidget(split, 1)
+        self.tabs.addTab(page, "Correlation")
+
+    def _build_combination_tab(self) -> None:
+        page = QWidget()
+        v = QVBoxLayout(page)
+        row = QHBoxLayout()
+        self.comb_a = QComboBox(objectName="combinationA")
+        self.comb_b = QComboBox(objectName="combinationB")
+        go = QPushButton("Combine", objectName="combinationButton")
+        go.clicked.connect(self.compute_combination)
+        for w in (QLabel("A:"), self.comb_a, QLabel("B:"), self.comb_b, go):
+            row.addWidget(w)
+        row.addStretch(1)
+        v.addLayout(row)
+        self.combination = plots.CombinationCurve()
+        v.addWidget(self.combination, 1)
+        self.comb_text = QLabel("", objectName="combinationText", wordWrap=True)
+        v.addWidget(self.comb_text)
+        self.tabs.addTab(page, "Combination")
+
+    def _build_significance_tab(self) -> None:
+        page = QWidget()
+        v = QVBoxLayout(page)
+        row = QHBoxLayout()
+        self.sig_measure = QComboBox(objectName="significanceMeasure")
+        self.sig_method = QComboBox(objectName="significanceMethod")
+        self.sig_method.addItems(["bootstrap", "randomization"])
+        self.sig_samples = QSpinBox(objectName="significanceSamples")
+        self.sig_samples.setRange(100, 100000)
+        self.sig_samples.setValue(1000)
+        go = QPushButton("Compute", objectName="significanceButton")
+        go.clicked.connect(self.compute_significance)
+        for w in (QLabel("Measure:"), self.sig_measure, QLabel("Method:"), self.sig_method,
+                  QLabel("Samples:"), self.sig_samples, go):
+            row.addWidget(w)
+        row.addStretch(1)
+        v.addLayout(row)
+        self.sig_plot = plots.SignificanceMatrix()
+        v.addWidget(self.sig_plot, 1)
+        self.tabs.addTab(page, "Significance")
+
+    def _build_histogram_tab(self) -> None:
+        page = QWidget()
+        v = QVBoxLayout(page)
+        row = QHBoxLayout()
+        self.hist_measure = QComboBox(objectName="histogramMeasure")
+        self.hist_measure.currentIndexChanged.connect(lambda *_: self._update_histogram())
+        row.addWidget(QLabel("Sentence scores of:"))
+        row.addWidget(self.hist_measure)
+        row.addStretch(1)
+        v.addLayout(row)
+        self.histogram = plots.HistogramPlot()
+        v.addWidget(self.histogram, 1)
+        self.tabs.addTab(page, "Histogram")
+
+    # ------------------------------------------------------------- database
+    @property
+    def database(self) -> Database | None:
+        return getattr(self.window_, "database", None) if self.window_ is not None else self._db
+
+    _db: Database | None = None
+
+    def set_database(self, db: Database | None) -> None:
+        """Used without a main window (tests, scripts)."""
+        self._db = db
+        self.database_changed()
+
+    def database_changed(self) -> None:
+        db = self.database
+        self.human_box.blockSignals(True)
+        self.human_box.clear()
+        if db is not None:
+            self.human_box.addItems(db.human_classes)
+        self.human_box.blockSignals(False)
+        self.run = None
+        self.analysis = None
+        self._clear()
+
+    def scores_changed(self) -> None:
+        """Human scores changed: redo the analysis soon (debounced)."""
+        if self.run is not None:
+            self._refresh_timer.start()
+
+    def _clear(self) -> None:
+        for m in (self.system_model, self.sentence_model, self.corr_model):
+            m.set_frame(pd.DataFrame())
+        self.progress.setValue(0)
+        self.progress.setFormat("idle")
+
+    # -------------------------------------------------------------- options
+    def edit_options(self) -> bool:
+        from evaltrans_qt.ui.options_dialog import OptionsDialog
+        dlg = OptionsDialog(self.options, self.measures, self)
+        if dlg.exec() != OptionsDialog.Accepted:
+            return False
+        self.set_options(dlg.options(), dlg.measures())
+        return True
+
+    def set_options(self, options: EvalOptions, measures: list[str] | None = None) -> None:
+        self.options = options
+        self.measures = measures
+        path = getattr(self.window_, "database_path", None)
+        if path:
+            from evaltrans_qt.io.session import load_session, save_session
+            try:
+                sess = load_session(path)
+            except Exception:
+                from evaltrans_qt.io.session import Session
+                sess = Session()
+            sess.options, sess.measures = options, measures
+            save_session(path, sess)
+
+    def load_session_options(self) -> None:
+        """Take options and measures from the database's session file, if any."""
+        path = getattr(self.window_, "database_path", None)
+        if not path:
+            return
+        from evaltrans_qt.io.session import load_session
+        try:
+            sess = load_session(path)
+        except Exception as exc:
+            self.status.setText(f"Session file ignored: {exc}")
+            return
+        self.options, self.measures = sess.options, sess.measures
+
+    def _run_measures(self) -> list[str]:
+        from evaltrans_qt.engine.evaluate import default_measures
+        from evaltrans_qt.engine.measures import get
+        if self.measures is None:
+            return default_measures(self.options)
+        return [m for m in self.measures if get(m).enabled(self.options)]
+
+    # ------------------------------------------------------------------ runs
+    @property
+    def running(self) -> bool:
+        return self.worker is not None
+
+    def start_run(self, options: EvalOptions | None = None, measures: list[str] | None = None,
+                  executor=None) -> bool:
+        """Start a background run of the measures; False if there is nothing to evaluate."""
+        db = self.database
+        if db is None or self.running:
+            return False
+        from evaltrans_qt.engine.evaluate import iter_evaluate
+        if options is not None:
+            self.options = options
+        if measures is not None:
+            self.measures = measures
+        names = self._run_measures()
+        self._partial = {}
+        self._t0 = time.perf_counter()
+        self.progress.setValue(0)
+        self.progress.setFormat("starting…")
+        self.run_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        opts = self.options
+        w = start_worker(iter_evaluate, db, opts, names, None, executor, _start=False)
+        w.signals.progress.connect(self._on_progress)
+        w.signals.yielded.connect(self._on_system)
+        w.signals.finished.connect(lambda _r, names=names, opts=opts: self._on_finished(opts, names))
+        w.signals.cancelled.connect(self._on_cancelled)
+        handle_errors(w, self._on_error)
+        w.signals.done.connect(self._on_done)
+        self.worker = w
+        from evaltrans_qt.ui.workers import launch
+        launch(w)
+        return True
+
+    def cancel_run(self) -> None:
+        if self.worker is not None:
+            self.worker.cancel()
+            self.progress.setFormat("cancelling…")
+
+    def _on_progress(self, fraction: float, message: str) -> None:
+        self.progress.setValue(int(1000 * max(0.0, min(1.0, fraction))))
+        self.progress.setFormat(f"%p%  {message}")
+        elapsed = time.perf_counter() - self._t0
+        if 0.02 < fraction < 1.0:
+            remaining = elapsed * (1.0 - fraction) / fraction
+            self.eta.setText(f"about {remaining:.0f} s left" if remaining >= 1 else "")
+        else:
+            self.eta.setText("")
+
+    def _on_system(self, item) -> None:
+        if isinstance(item, SystemResult):
+            self._partial[item.system] = item
+            rows = [{"system": s, **{c: v for sc in sr.scores.values() for c, v in sc.columns.items()}}
+                    for s, sr in self._partial.items()]
+            self.system_model.set_frame(pd.DataFrame(rows))
+            self.status.setText(f"{len(self._partial)} system(s) done")
+
+    def _on_finished(self, options: EvalOptions, names: list[str]) -> None:
+        db = self.database
+        order = [s for s in (db.systems() if db is not None else []) if s in self._partial]
+        order += [s for s in self._partial if s not in order]
+        seconds = time.perf_counter() - self._t0
+        self.run = RunResult(options=options, measures=tuple(names),
+                             systems={s: self._partial[s] for s in order},
+                             database_path=str(getattr(self.window_, "database_path", "") or "") or None,
+                             meta={"seconds": round(seconds, 3)})
+        self.progress.setValue(1000)
+        self.progress.setFormat(f"done in {seconds:.1f} s")
+        self.eta.setText("")
+        self._record_run(options, names, list(order), seconds)
+        self.runFinished.emit(self.run)
+        self.refresh_analysis()
+
+    def _record_run(self, options, names, systems, seconds) -> None:
+        path = getattr(self.window_, "database_path", None)
+        if not path:
+            return
+        from evaltrans_qt.io.session import Session, load_session, save_session
+        try:
+            sess = load_session(path)
+        except Exception:
+            sess = Session()
+        sess.record_run(options, names, systems, time.strftime("%Y-%m-%dT%H:%M:%S"), seconds)
+        try:
+            save_session(path, sess)
+        except OSError as exc:
+            self.status.setText(f"Could not record the run: {exc}")
+
+    def _on_cancelled(self) -> None:
+        self.progress.setFormat("cancelled")
+        self.eta.setText("")
+        self.status.setText("Run cancelled; previous results kept" if self.run else "Run cancelled")
+        if self.run is not None:
+            self._show_analysis(self.analysis) if self.analysis else None
+
+    def _on_error(self, exc: BaseException) -> None:
+        self.progress.setFormat("failed")
+        from evaltrans_qt.ui import errors
+        errors.show_error(exc, self)
+
+    def _on_done(self) -> None:
+        self.worker = None
+        self.run_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+
+    def show_run(self, run: RunResult) -> None:
+        """Show a finished run (e.g. read from a report)."""
+        self.run = run
+        self.refresh_analysis()
+
+    # -------------------------------------------------------------- analysis
+    def refresh_analysis(self) -> None:
+        if self.run is None:
+            return
+        human = self.human_box.currentText() or None
+        level = self.level_box.currentText()
+        db = self.database if self._run_matches_db() else None
+        self._analysis_runner.submit(analyse, self.run, db, human, level,
+                                     self.normalize_box.isChecked(), on_result=self._show_analysis,
+                                     on_error=self._on_error)
+
+    def _run_matches_db(self) -> bool:
+        db = self.database
+        if db is None or self.run is None:
+            return False
+        n = len(db.sources)
+        return all(all(i < n for i in sr.segments) for sr in self.run.systems.values())
+
+    def _show_analysis(self, a: Analysis) -> None:
+        self.analysis = a
+        t = a.tables
+        tips = {c: ("higher is better" if d > 0 else "lower is better")
+                for c, d in t.directions.items()}
+        self.system_model.set_frame(t.systems, tips)
+        self.sentence_model.set_frame(t.sentences, tips)
+        self._fill_combos(t)
+        self._apply_disagreement()
+        self._show_correlations(a)
+        self._update_scatter()
+        self._update_histogram()
+        self.status.setText(a.error or f"{len(t.systems)} systems, {len(t.sentences)} sentences")
+        self.analysisReady.emit(a)
+
+    def _fill_combos(self, t: ResultTables) -> None:
+        cols = list(t.measure_columns)
+        measures = list(self.run.measures) if self.run else []
+        systems = list(t.systems["system"]) if len(t.systems) else []
+        for box, items in ((self.disagree_measure, cols), (self.plot_measure, measures),
+                           (self.hist_measure, cols), (self.comb_a, cols), (self.comb_b, cols),
+                           (self.sig_measure, measures), (self.diff_a, systems),
+                           (self.diff_b, systems)):
+            keep = box.currentText()
+            box.blockSignals(True)
+            box.clear()
+            box.addItems(items)
+            if keep in items:
+                box.setCurrentText(keep)
+            box.blockSignals(False)
+        if self.comb_b.count() > 1 and self.comb_b.currentIndex() == self.comb_a.currentIndex():
+            self.comb_b.setCurrentIndex(1)
+        if self.diff_b.count() > 1 and self.diff_b.currentIndex() == self.diff_a.currentIndex():
+            self.diff_b.setCurrentIndex(1)
+
+    def _show_correlations(self, a: Analysis) -> None:
+        rows = []
+        for c in a.correlations:
+            rows.append({"measure": c.measure, "human": c.human, "level": c.level, "n": c.n,
+                         "pearson": c.pearson, "r low": c.pearson_ci[0], "r high": c.pearson_ci[1],
+                         "spearman": c.spearman, "rho low": c.spearman_ci[0],
+                         "rho high": c.spearman_ci[1], "kendall": c.kendall,
+                         "tau low": c.kendall_ci[0], "tau high": c.kendall_ci[1],
+                         "tau_b": c.kendall_b, "tau-bar": c.tau_bar})
+        self.corr_model.set_frame(pd.DataFrame(rows))
+        if a.correlations:
+            names = [c.measure for c in a.correlations]
+            key = f"{a.human} ({a.level})"
+            self.bars.set_data(names, {key: [c.pearson for c in a.correlations]},
+                               {key: [c.pearson_ci[0] for c in a.correlations]},
+                               {key: [c.pearson_ci[1] for c in a.correlations]},
+                               ylabel="Pearson r (error measures negated)")
+
+    def correlation_of(self, measure: str):
+        if self.analysis is None:
+            return None
+        return next((c for c in self.analysis.correlations if c.measure == measure), None)
+
+    def _update_scatter(self) -> None:
+        a = self.analysis
+        m = self.plot_measure.currentText()
+        if a is None or not m or not a.human or self.run is None:
+            return
+        hcol = f"human:{a.human}"
+        c = self.correlation_of(m)
+        if a.level == "system" and c is not None and c.system_scores:
+            names = list(c.system_scores)
+            x = [c.system_scores[s][0] for s in names]
+            y = [c.system_scores[s][1] for s in names]
+            labels = names
+            xlabel = f"{m} (system, {'negated' if c.negated else 'as is'})"
+        else:
+            col = self.run.measure(m)
+            f = a.tables.sentences
+            headline = next((k for k in a.tables.measure_columns if k in f.columns
+                             and k.lower().startswith(m.lower())), None)
+            if headline is None or hcol not in f.columns:
+                return
+            x = f[headline].to_numpy(float)
+            y = f[hcol].to_numpy(float)
+            labels = [f"{s} #{int(g) + 1}" for s, g in zip(f["system"], f["segment"])]
+            xlabel = f"{headline} (sentence; {'higher' if col.higher_is_better else 'lower'} is better)"
+        text = ""
+        if c is not None:
+            text = (f"r = {c.pearson:.3f} [{c.pearson_ci[0]:.3f}, {c.pearson_ci[1]:.3f}]\n"
+                    f"ρ = {c.spearman:.3f} [{c.spearman_ci[0]:.3f}, {c.spearman_ci[1]:.3f}]\n"
+                    f"τ = {c.kendall:.3f} [{c.kendall_ci[0]:.3f}, {c.kendall_ci[1]:.3f}]")
+            if not math.isnan(c.tau_bar):
+                text += f"\nτ̄ = {c.tau_bar:.3f}"
+            text += f"\nn = {c.n}" + ("  (error measure negated)" if c.negated else "")
+        self.scatter.set_data(x, y, xlabel=xlabel, ylabel=a.human, title=f"{m} vs {a.human}",
+                              stats_text=text, labels=labels)
+
+    def _update_histogram(self) -> None:
+        a = self.analysis
+        col = self.hist_measure.currentText()
+        if a is None or not col or col not in a.tables.sentences.columns:
+            return
+        f = a.tables.sentences
+        self.histogram.set_data({s: g[col].to_numpy(float) for s, g in f.groupby("system", sort=False)},
+                                col)
+
+    # ---------------------------------------------------------- sentence table
+    def _apply_disagreement(self) -> None:
+        a = self.analysis
+        if a is None or not self.disagree_box.isChecked() or not a.human:
+            self.sentence_proxy.set_row_mask(None)
+            return
+        col = self.disagree_measure.currentText()
+        hcol = f"human:{a.human}"
+        f = a.tables.sentences
+        if col not in f.columns or hcol not in f.columns:
+            self.sentence_proxy.set_row_mask(None)
+            return
+        d = disagreement(f, col, hcol, a.tables.directions[col])
+        self.sentence_proxy.set_row_mask(np.nan_to_num(d, nan=0.0) > 1.5)
+
+    def show_difference(self) -> pd.DataFrame | None:
+        a = self.analysis
+        col = self.disagree_measure.currentText()
+        if a is None or not col or self.diff_a.currentText() == self.diff_b.currentText():
+            return None
+        diff = system_difference(a.tables.sentences, col, self.diff_a.currentText(),
+                                 self.diff_b.currentText())
+        self.sentence_proxy.set_row_mask(None)
+        self.sentence_model.set_frame(diff)
+        self.status.setText(f"{col}: {self.diff_a.currentText()} − {self.diff_b.currentText()}, "
+                            "largest difference first (re-run the analysis to restore the table)")
+        return diff
+
+    def _open_sentence(self, index) -> None:
+        src = self.sentence_proxy.mapToSource(index)
+        self.open_sentence_row(src.row())
+
+    def open_sentence_row(self, row: int) -> bool:
+        """Open row ``row`` of the sentence table in the main window's compare view."""
+        f = self.sentence_model.frame
+        if self.window_ is None or row >= len(f) or "segment" not in f.columns:
+            return False
+        seg = int(f.iloc[row]["segment"])
+        system = f.iloc[row]["system"] if "system" in f.columns else self.diff_a.currentText()
+        db = self.database
+        if db is None or seg >= len(db.sources):
+            return False
+        for ti, t in enumerate(db.sources[seg].targets):
+            if (t.system or "") == system and not db.is_reference(t):
+                self.window_.open_in_compare(seg, ti)
+                return True
+        return False
+
+    # ------------------------------------------------ combination, significance
+    def compute_combination(self) -> None:
+        a = self.analysis
+        if a is None or not a.human:
+            return
+        ca, cb = self.comb_a.currentText(), self.comb_b.currentText()
+        hcol = f"human:{a.human}"
+        d = a.tables.directions
+        self._side_runner.submit(combination_job, a.tables.sentences, ca, cb, hcol, d[ca], d[cb],
+                                 on_result=lambda res, ca=ca, cb=cb: self._show_combination(ca, cb, res),
+                                 on_error=self._on_error)
+
+    def _show_combination(self, ca: str, cb: str, res) -> None:
+        ws, rs, w, cv = res
+        self.combination.set_data(ws, rs, ca, cb)
+        i = int(np.nanargmax(rs)) if len(rs) else 0
+        text = (f"best weight of {cb}: {ws[i]:.2f} (r = {rs[i]:.3f}); optimal weights from "
+                f"covariances (eq. 6.15): {ca} {w[0]:.3f}, {cb} {w[1]:.3f}")
+        if cv is not None:
+            text += f"; 10-fold cross-validated r = {getattr(cv, 'r_test', float('nan')):.3f}"
+        self.comb_text.setText(text)
+
+    def compute_significance(self) -> None:
+        if self.run is None or len(self.run.systems) < 2:
+            return
+        m = self.sig_measure.currentText()
+        self._side_runner.submit(significance_job, self.run, m, self.sig_method.currentText(),
+                                 self.sig_samples.value(), on_result=self._show_significance,
+                                 on_error=self._on_error)
+
+    def _show_significance(self, res) -> None:
+        self.sig_plot.set_data(res.systems, res.p_values,
+                               title=f"{res.meta.get('measure', '')}: {res.method}, "
+                                     f"{res.samples} samples (p-values)")
+
+    # ------------------------------------------------------------------ export
+    def current_plot(self):
+        page = self.tabs.currentWidget()
+        for p in (self.scatter, self.combination, self.sig_plot, self.histogram):
+            if page is not None and page.isAncestorOf(p):
+                return p
+        return self.scatter
+
+    def export_table(self, path: str, which: str = "systems") -> None:
+        """Write the system, sentence or correlation table as CSV or LaTeX (by suffix)."""
+        from evaltrans_qt.io.export import write_table
+        frame = {"systems": self.system_model.frame, "sentences": self.sentence_model.frame,
+                 "correlations": self.corr_model.frame}[which]
+        write_table(frame, path)
+
+    def export_plot(self, path: str) -> None:
+        plots.export_plot(self.current_plot(), path)
+
+    def save_report(self, path: str, system: str | None = None) -> None:
+        """EvalTrans XML report of one system of the current run (Figures A.2/A.3)."""
+        from evaltrans_qt.io.report import write_report
+        from evaltrans_qt.errors import EvalTransError
+        if self.run is None:
+            raise EvalTransError("there is no run to report: run the measures first")
+        system = system or next(iter(self.run.systems))
+        write_report(path, self.run, system)
+
+    def open_report(self, path: str) -> None:
+        from evaltrans_qt.io.report import read_report
+        self.show_run(read_report(path))
+
+    # dialogs (thin wrappers used by the menu actions)
+    def ask_export_table(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export table", "results.csv",
+                                              "CSV (*.csv);;LaTeX (*.tex)")
+        if path:
+            which = {0: "systems", 1: "sentences", 2: "correlations"}.get(self.tabs.currentIndex(),
+                                                                         "systems")
+            self.export_table(path, which)
+
+    def ask_export_plot(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export plot", "plot.png",
+                                              "PNG (*.png);;SVG (*.svg)")
+        if path:
+            self.export_plot(path)
+
+    def ask_save_report(self) -> None:
+        if self.run is None:
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Save EvalTrans report", "report.xml",
+                                              "EvalTrans report (*.xml)")
+        if path:
+            system = self.diff_a.currentText() or None
+            self.save_report(path, system)
+
+    def ask_open_report(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open EvalTrans report", "",
+                                              "EvalTrans report (*.xml)")
+        if path:
+            self.open_report(path)
