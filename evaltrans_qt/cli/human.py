@@ -81,8 +81,11 @@ def _run(db: Database, args: argparse.Namespace, measures: list[str] | None):
     return evaluate(db, opts, measures, systems)
 
 
-def _num(v: float, fmt: str = ".4f") -> str:
-    return "nan" if v is None or not math.isfinite(v) else format(v, fmt)
+def _num(v: float | None, fmt: str = ".4f") -> str:
+    """Format a number; NaN/None as '-' padded to the same width."""
+    if v is None or not math.isfinite(v):
+        return "-".rjust(len(format(0.0, fmt)))
+    return format(v, fmt)
 
 
 # ------------------------------------------------------------ correlate
@@ -170,13 +173,12 @@ def _cmd_significance(args: argparse.Namespace) -> int:
             line += f"  [{res.intervals[i, 0]:.4f}, {res.intervals[i, 1]:.4f}]"
         print(line)
     print("\np-values (row vs column; * p < 0.05):")
-    short = [f"{k + 1:>6}" for k in range(len(order))]
-    print(f"{'':<{width + 4}}" + "".join(short))
+    print(f"{'':<{width + 4}}" + "".join(f"{k + 1:>8}" for k in range(len(order))))
     for a, i in enumerate(order):
         cells = []
         for j in order:
             p = res.p_values[i, j]
-            cells.append("     -" if i == j else f"{p:5.3f}{'*' if p < 0.05 else ' '}")
+            cells.append(f"{'-':>7} " if i == j else f"{p:7.4f}{'*' if p < 0.05 else ' '}")
         print(f"{a + 1:>2}. {names[i]:<{width}}" + "".join(cells))
     return 0
 

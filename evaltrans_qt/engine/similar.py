@@ -89,6 +89,13 @@ def estimate(neighbours: Iterable[Neighbour], identical_only: bool = False
     return float(np.mean(near)), best, len(near)
 
 
+def storable(db: Database, cls: str, value: float) -> float:
+    """The value as the database can store it: for a class with discrete levels the
+    averaged estimate is rounded to the nearest level (half to even)."""
+    lv = db.level(cls)
+    return value if lv.continuous else float(np.round(value))
+
+
 def _is_unscored(t: Target, cls: str) -> bool:
     return not any(s.cls in split_class(cls) and not s.extrapolated for s in t.scores)
 
@@ -109,7 +116,7 @@ def reuse_identical(db: Database, cls: str, judge: str | None = None) -> int:
                 continue
             est = estimate(similar(db, src, t, cls), identical_only=True)
             if est is not None:
-                _set_extrapolated(t, cls, est[0], judge)
+                _set_extrapolated(t, cls, storable(db, cls, est[0]), judge)
                 n += 1
     return n
 
@@ -117,7 +124,8 @@ def reuse_identical(db: Database, cls: str, judge: str | None = None) -> int:
 def extrapolate(db: Database, cls: str, judge: str | None = None,
                 max_distance: int | None = None) -> int:
     """Estimate every unscored candidate from its nearest scored translations of the same
-    source (ties averaged), marked extrapolated; returns the number set."""
+    source (ties averaged), marked extrapolated; returns the number set. Earlier
+    extrapolated scores are refreshed; person-given scores are never touched."""
     check_class(db, cls)
     if len(split_class(cls)) != 1:
         from evaltrans_qt.errors import ScoreError
@@ -129,7 +137,7 @@ def extrapolate(db: Database, cls: str, judge: str | None = None,
                 continue
             est = estimate(similar(db, src, t, cls))
             if est is not None and (max_distance is None or est[1] <= max_distance):
-                _set_extrapolated(t, cls, est[0], judge)
+                _set_extrapolated(t, cls, storable(db, cls, est[0]), judge)
                 n += 1
     return n
 
@@ -178,8 +186,10 @@ class ExtrapolationReport:
 
 def leave_one_out(db: Database, cls: str) -> ExtrapolationReport:
     """Hide each scored candidate's own score and estimate it from the other scored
-    translations of its source (nearest by word edit distance, ties averaged)."""
+    translations of its source (nearest by word edit distance, ties averaged, rounded
+    to a level as :func:`extrapolate` would store it)."""
     check_class(db, cls)
+    single = len(split_class(cls)) == 1
     diffs, dists, ident, systems = [], [], [], []
     missing = 0
     for src in db.sources:
@@ -192,7 +202,7 @@ def leave_one_out(db: Database, cls: str) -> ExtrapolationReport:
             if est is None:
                 missing += 1
                 continue
-            diffs.append(est[0] - true)
+            diffs.append((storable(db, cls, est[0]) if single else est[0]) - true)
             dists.append(est[1])
             ident.append(ns[0].identical)
             systems.append(t.system or "")
