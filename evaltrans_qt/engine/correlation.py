@@ -259,11 +259,14 @@ def _tie_pairs(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return (gw * (gw - 1.0)).sum(axis=1) / 2.0
 
 
-def weighted_kendall(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def weighted_kendall(x: np.ndarray, y: np.ndarray, w: np.ndarray,
+                     ties: tuple[np.ndarray, np.ndarray] | None = None
+                     ) -> tuple[np.ndarray, np.ndarray]:
     """(tau_a, tau_b) for each weighted sample; weights are item multiplicities.
 
     tau_a = (C - D) / M with M all pairs (thesis eq. 6.23);
     tau_b = (C - D) / sqrt((M - T_x)(M - T_y)) (scipy's default).
+    ``ties`` may pass the tied-pair counts already computed by the rank kernel.
     """
     w = np.atleast_2d(np.asarray(w, float))
     x = np.asarray(x, float)
@@ -279,7 +282,7 @@ def weighted_kendall(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.nd
     s = _concordance_kernel(xs, yr.astype(np.int64), ny, w, order)
     tot = w.sum(axis=1)
     m = tot * (tot - 1.0) / 2.0
-    _, tx, ty = _rank_kernel(x, y, w)
+    tx, ty = ties if ties is not None else _rank_kernel(x, y, w)[1:]
     with np.errstate(invalid="ignore", divide="ignore"):
         tau_a = np.where(m > 0, s / m, np.nan)
         den = np.sqrt((m - tx) * (m - ty))
@@ -432,7 +435,8 @@ def cluster_weights(groups: np.ndarray, n_boot: int, seed: int = 0) -> np.ndarra
     replacement and every item of a drawn sentence counts once per draw."""
     groups = np.asarray(groups)
     ids, inv = np.unique(groups, return_inverse=True)
-    return bootstrap_counts(len(ids), n_boot, seed)[:, inv]
+    # np.take keeps C order (w[:, idx] would come out column-major and be copied later)
+    return np.take(bootstrap_counts(len(ids), n_boot, seed), inv, axis=1)
 
 
 def bootstrap_counts(n: int, n_boot: int, seed: int = 0) -> np.ndarray:
@@ -512,8 +516,9 @@ def correlate_sentences(x: Sequence[float], y: Sequence[float], groups: Sequence
     x, y, groups = x[ok], y[ok], groups[ok]
     ones = np.ones((1, len(x)))
     r = weighted_pearson(x, y, ones)[0]
-    rho = weighted_spearman(x, y, ones)[0]
-    ta, tb = weighted_kendall(x, y, ones)
+    rho_, tx_, ty_ = _rank_kernel(x, y, ones)
+    rho = rho_[0]
+    ta, tb = weighted_kendall(x, y, ones, (tx_, ty_))
     gids, taus = tau_per_group(x, y, groups)
     c = Correlation(measure, human, "sentence", int(len(x)), float(r), float(rho),
                     float(ta[0]), float(tb[0]), negated=negate,
@@ -525,8 +530,9 @@ def correlate_sentences(x: Sequence[float], y: Sequence[float], groups: Sequence
     if n_boot and len(x) > 2:
         w = cluster_weights(groups, n_boot, seed)
         c.pearson_ci = percentile_interval(weighted_pearson(x, y, w))
-        c.spearman_ci = percentile_interval(weighted_spearman(x, y, w))
-        ba, bb = weighted_kendall(x, y, w)
+        brho, btx, bty = _rank_kernel(x, y, w)
+        c.spearman_ci = percentile_interval(brho)
+        ba, bb = weighted_kendall(x, y, w, (btx, bty))
         c.kendall_ci = percentile_interval(ba)
         c.kendall_b_ci = percentile_interval(bb)
         if taus.size:
