@@ -1,9 +1,10 @@
 """Meta-evaluation commands: ``correlate``, ``significance``, ``agreement``,
 ``extrapolate``, ``ratio-of-wins``, ``combine``.
 
-Measure and preprocessing options are generated from
-:func:`evaltrans_qt.engine.options.option_fields` (the same table as the batch
-command), so every option that changes a number is available here too.
+Measure and preprocessing options come from ``evaltrans batch``'s generator
+(:func:`evaltrans_qt.cli.batch.add_option_arguments`, driven by
+:func:`evaltrans_qt.engine.options.option_fields`), so every option that
+changes a number is available here too, spelled the same way.
 """
 
 from __future__ import annotations
@@ -19,38 +20,23 @@ import time
 import numpy as np
 
 from evaltrans_qt.engine.database import Database
-from evaltrans_qt.engine.options import PRESETS, EvalOptions, option_fields, parse_option_value
-from evaltrans_qt.errors import EvalTransError, OptionError, ScoreError
+from evaltrans_qt.engine.options import PRESETS, EvalOptions
+from evaltrans_qt.errors import ScoreError
 
 
 # ------------------------------------------------------------ shared bits
 def add_option_arguments(p: argparse.ArgumentParser) -> None:
-    """One argument per evaluation option (thesis Tables A.1-A.8), plus ``--preset``."""
-    g = p.add_argument_group("measure and preprocessing options (as in 'evaltrans batch')")
-    g.add_argument("--preset", choices=sorted(PRESETS), help="start from a preset (Table 8.3)")
-    for f in option_fields():
-        flag = f.metadata["flag"]
-        kw: dict = {"dest": f"opt_{f.name}", "default": None, "help": f.metadata["help"]}
-        kind = f.metadata.get("kind")
-        if kind == "flag":
-            kw["action"] = argparse.BooleanOptionalAction
-        else:
-            if f.metadata.get("choices"):
-                kw["choices"] = f.metadata["choices"]
-            kw["metavar"] = "N" if kind == "int" else ("LIST" if kind and "list" in kind else None)
-            if kw["metavar"] is None:
-                del kw["metavar"]
-        g.add_argument(f"--{flag}", **kw)
+    """``--preset`` plus one argument per evaluation option, exactly as ``evaltrans batch``."""
+    from evaltrans_qt.cli import batch
+    p.add_argument("--preset", choices=sorted(PRESETS),
+                   help="start from these option settings (thesis Table 8.3); explicit "
+                        "options override")
+    batch.add_option_arguments(p)
 
 
 def options_from_args(args: argparse.Namespace) -> EvalOptions:
-    base = PRESETS[args.preset] if getattr(args, "preset", None) else EvalOptions()
-    changes = {}
-    for f in option_fields():
-        v = getattr(args, f"opt_{f.name}", None)
-        if v is not None:
-            changes[f.name] = parse_option_value(f, v)
-    return base.replace(**changes) if changes else base
+    from evaltrans_qt.cli import batch
+    return batch.options_from_args(args)
 
 
 def load_db(path: str) -> Database:
