@@ -22,8 +22,8 @@ shared by WWER, WPER and CDER.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from evaltrans_qt.engine.kernels.wordcosts import cost_blocks
 from evaltrans_qt.engine.preprocess import Vocabulary
 from evaltrans_qt.errors import OptionError
 
@@ -84,81 +84,6 @@ def cost(a: str, b: str, rule: str = "prefix") -> float:
     return levenshtein_cost(a, b)
 
 
-# ------------------------------------------------------------------- kernels
-@njit(cache=True, nogil=True)
-def _word_cost(rule, chars, choff, a, b, scratch_d, scratch_p):
-    if a == b:
-        return 0.0
-    if rule == 0:
-        return 1.0
-    a0 = choff[a]
-    a1 = choff[a + 1]
-    b0 = choff[b]
-    b1 = choff[b + 1]
-    la = a1 - a0
-    lb = b1 - b0
-    if rule == 1:
-        cpl = 0
-        k = 0
-        while k < la and k < lb and chars[a0 + k] == chars[b0 + k]:
-            cpl += 1
-            k += 1
-        if la + lb == 0:
-            return 0.0
-        return 1.0 - cpl / ((la + lb) / 2.0)
-    # rule 2: (distance, path length) lexicographic DP over characters, one row
-    if la == 0 or lb == 0:
-        return 1.0 if la + lb > 0 else 0.0
-    for l in range(lb + 1):
-        scratch_d[l] = l
-        scratch_p[l] = l
-    for i in range(1, la + 1):
-        dd = scratch_d[0]
-        dp = scratch_p[0]
-        scratch_d[0] = i
-        scratch_p[0] = i
-        ca = chars[a0 + i - 1]
-        for l in range(1, lb + 1):
-            ud = scratch_d[l]
-            up = scratch_p[l]
-            bd = dd + (0 if ca == chars[b0 + l - 1] else 1)
-            bp = dp + 1
-            if ud + 1 < bd or (ud + 1 == bd and up + 1 < bp):
-                bd = ud + 1
-                bp = up + 1
-            ld = scratch_d[l - 1] + 1
-            lp = scratch_p[l - 1] + 1
-            if ld < bd or (ld == bd and lp < bp):
-                bd = ld
-                bp = lp
-            scratch_d[l] = bd
-            scratch_p[l] = bp
-            dd = ud
-            dp = up
-    return scratch_d[lb] / scratch_p[lb]
-
-
-@njit(cache=True, nogil=True)
-def _matrices(rule, chars, choff, hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, sub_off,
-              maxchars):
-    n_pairs = len(ref_off) - 1
-    out = np.empty(sub_off[n_pairs], dtype=np.float64)
-    sd = np.empty(maxchars + 1, dtype=np.int64)
-    sp = np.empty(maxchars + 1, dtype=np.int64)
-    for p in range(n_pairs):
-        h = pair_hyp[p]
-        h0 = hyp_off[h]
-        r0 = ref_off[p]
-        nr = ref_off[p + 1] - r0
-        t = sub_off[p]
-        for i in range(hyp_off[h + 1] - h0):
-            a = hyp_flat[h0 + i]
-            for l in range(nr):
-                out[t] = _word_cost(rule, chars, choff, a, ref_flat[r0 + l], sd, sp)
-                t += 1
-    return out
-
-
 class SubstitutionCosts:
     """Substitution costs between vocabulary ids under one rule (picklable).
 
@@ -189,6 +114,12 @@ class SubstitutionCosts:
         if len(lens):
             self._maxchars = max(self._maxchars, int(lens.max()))
 
+    def kernel_args(self) -> tuple[int, np.ndarray, np.ndarray, int]:
+        """``(rule code, chars, choff, longest word)`` for compiled kernels
+        (:mod:`evaltrans_qt.engine.kernels.wordcosts`), refreshed for the current vocabulary."""
+        self._refresh()
+        return self.code, self._chars, self._choff, self._maxchars
+
     def cost(self, a: int, b: int) -> float:
         """c_SUB of two vocabulary ids."""
         return float(self.matrix(np.array([a], np.int32), np.array([b], np.int32))[0, 0])
@@ -197,25 +128,27 @@ class SubstitutionCosts:
         """(I, L) float64 matrix of c_SUB(hyp[i], ref[l]) (0 where identical)."""
         hyp = np.asarray(hyp, dtype=np.int32)
         ref = np.asarray(ref, dtype=np.int32)
-        flat, off = self.matrices(hyp, np.array([0, len(hyp)]), ref, np.array([0, len(ref)]),
-                                  np.zeros(1, np.int64))
+        zero = np.zeros(1, np.int64)
+        flat, _ = self.matrices(hyp, np.array([0, len(hyp)]), ref, np.array([0, len(ref)]), zero, zero)
         return flat.reshape(len(hyp), len(ref))
 
     def matrices(self, hyp_flat: np.ndarray, hyp_off: np.ndarray, ref_flat: np.ndarray,
-                 ref_off: np.ndarray, pair_hyp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Row-major I x L cost blocks of many pairs (layout of the batched Levenshtein kernel).
-
-        Pair p = (hyp ``pair_hyp[p]``, ref p). Returns ``(flat costs, block offsets)``.
+                 ref_off: np.ndarray, pair_hyp: np.ndarray, pair_ref: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        """Row-major I x L cost blocks of pairs p = (hyp ``pair_hyp[p]``, ref ``pair_ref[p]``)
+        (default ref p). Returns ``(flat costs, block offsets)``.
         """
-        self._refresh()
+        code, chars, choff, maxchars = self.kernel_args()
         hyp_off = np.asarray(hyp_off, dtype=np.int64)
         ref_off = np.asarray(ref_off, dtype=np.int64)
         pair_hyp = np.asarray(pair_hyp, dtype=np.int64)
-        hl = (hyp_off[1:] - hyp_off[:-1])[pair_hyp]
-        rl = ref_off[1:] - ref_off[:-1]
-        sub_off = np.zeros(len(rl) + 1, dtype=np.int64)
+        pair_ref = (np.arange(len(pair_hyp), dtype=np.int64) if pair_ref is None
+                    else np.asarray(pair_ref, dtype=np.int64))
+        hl = np.diff(hyp_off)[pair_hyp]
+        rl = np.diff(ref_off)[pair_ref]
+        sub_off = np.zeros(len(pair_hyp) + 1, dtype=np.int64)
         np.cumsum(hl * rl, out=sub_off[1:])
-        flat = _matrices(self.code, self._chars, self._choff, np.asarray(hyp_flat, np.int32),
-                         hyp_off, np.asarray(ref_flat, np.int32), ref_off, pair_hyp, sub_off,
-                         self._maxchars)
+        flat = cost_blocks(code, chars, choff, np.asarray(hyp_flat, np.int32), hyp_off,
+                           np.asarray(ref_flat, np.int32), ref_off, pair_hyp, pair_ref, sub_off,
+                           maxchars)
         return flat, sub_off

@@ -59,28 +59,31 @@ def test_backtrace_tie_breaking_is_documented_order():
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.lists(ids, min_size=1, max_size=6), st.lists(ids, min_size=1, max_size=10), st.data())
-def test_batched_kernels_equal_single(hyps, refs, data):
-    pair_hyp = np.array([data.draw(st.integers(0, len(hyps) - 1)) for _ in refs], dtype=np.int64)
+@given(st.lists(ids, min_size=1, max_size=6), st.lists(ids, min_size=1, max_size=5), st.data())
+def test_batched_kernels_equal_single(hyps, uniq_refs, data):
+    n_pairs = data.draw(st.integers(0, 10))
+    pair_hyp = np.array([data.draw(st.integers(0, len(hyps) - 1)) for _ in range(n_pairs)], np.int64)
+    pair_ref = np.array([data.draw(st.integers(0, len(uniq_refs) - 1)) for _ in range(n_pairs)], np.int64)
+    refs = [uniq_refs[r] for r in pair_ref]
     hf, ho = packed([arr(h) for h in hyps])
-    rf, ro = packed([arr(r) for r in refs])
-    got = lev_distance_batch(hf, ho, rf, ro, pair_hyp)
+    rf, ro = packed([arr(r) for r in uniq_refs])
+    got = lev_distance_batch(hf, ho, rf, ro, pair_hyp, pair_ref)
     assert got.tolist() == [lev_distance_py(hyps[h], r) for h, r in zip(pair_hyp, refs)]
     blocks = [unit_sub_matrix(arr(hyps[h]), arr(r)).ravel() * 0.5 for h, r in zip(pair_hyp, refs)]
     so = np.zeros(len(refs) + 1, np.int64)
     np.cumsum([len(b) for b in blocks], out=so[1:])
     flat = np.concatenate(blocks) if blocks else np.zeros(0)
-    got = lev_distance_weighted_batch(hf, ho, rf, ro, pair_hyp, flat, so)
+    got = lev_distance_weighted_batch(hf, ho, rf, ro, pair_hyp, pair_ref, flat, so)
     want = [lev_distance_py(hyps[h], r, 0.5 * unit_sub_matrix(arr(hyps[h]), arr(r)))
             for h, r in zip(pair_hyp, refs)]
     assert got.tolist() == pytest.approx(want)
     # count vectors: the same pairs through the bag kernel
     ids_all = np.concatenate([hf, rf])
-    l1 = bag_l1_batch(ids_all, ho[:-1][pair_hyp], ho[1:][pair_hyp], ro[:-1] + len(hf),
-                      ro[1:] + len(hf), int(ids_all.max(initial=0)) + 1)
+    l1 = bag_l1_batch(ids_all, ho[:-1][pair_hyp], ho[1:][pair_hyp], ro[:-1][pair_ref] + len(hf),
+                      ro[1:][pair_ref] + len(hf), int(ids_all.max(initial=0)) + 1)
     assert l1.tolist() == [bag_l1_py(hyps[h], r) for h, r in zip(pair_hyp, refs)]
-    hl = np.array([len(hyps[h]) for h in pair_hyp])
-    rl = np.array([len(r) for r in refs])
+    hl = np.array([len(hyps[h]) for h in pair_hyp], dtype=np.int64)
+    rl = np.array([len(r) for r in refs], dtype=np.int64)
     assert per_from_l1(l1, hl, rl).tolist() == [per_py(hyps[h], r) for h, r in zip(pair_hyp, refs)]
 
 
@@ -122,3 +125,25 @@ def test_skip_bigram_ids_are_exact(sents, skip):
             assert seen.setdefault(g, int(i)) == int(i)
         assert Counter(map(int, got)) == Counter(seen[g] for g in want)
     assert len(set(seen.values())) == len(seen)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["talk", "talks", "walk", "usual", "unusual", "a"]),
+                         max_size=6), min_size=2, max_size=5),
+       st.sampled_from(["none", "prefix", "levenshtein"]))
+def test_fused_word_cost_levenshtein_equals_reference(sents, rule):
+    """lev_distance_rule_batch (costs on the fly, memoised) = Algorithm 4.1 with subcosts.cost."""
+    from evaltrans_qt.engine.kernels.levenshtein import lev_distance_rule_batch
+    from evaltrans_qt.engine.preprocess import Vocabulary
+    from evaltrans_qt.engine.subcosts import SubstitutionCosts, cost
+    v = Vocabulary()
+    enc = [v.encode(s) for s in sents]
+    hf, ho = packed(enc[:1])
+    rf, ro = packed(enc[1:])
+    n = len(enc) - 1
+    code, chars, choff, mx = SubstitutionCosts(rule, v).kernel_args()
+    got = lev_distance_rule_batch(hf, ho, rf, ro, np.zeros(n, np.int64), np.arange(n), code, chars,
+                                  choff, mx)
+    for k in range(n):
+        sub = [[cost(a, b, rule) for b in sents[k + 1]] for a in sents[0]]
+        assert got[k] == pytest.approx(lev_distance_py(sents[0], sents[k + 1], sub))

@@ -2,7 +2,7 @@
 
 Sentences are packed (``flat``, ``offsets``); a bag is the multiset of ids in
 ``ids[start:end]``. m-grams and skip bigrams are first *interned* to dense
-int64 ids (exactly, by sorting; no hashing), so every count-vector distance is
+int64 ids (exactly, with a hash table of the exact keys), so every count-vector distance is
 the same compiled kernel :func:`bag_l1_batch` over id ranges.
 """
 
@@ -12,7 +12,8 @@ from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.typed import Dict
 
 
 @njit(cache=True, nogil=True)
@@ -54,11 +55,24 @@ def per_from_l1(l1: np.ndarray, hyp_len: np.ndarray, ref_len: np.ndarray, c_sub:
 
 
 # ------------------------------------------------------------------ interning
+@njit(cache=True, nogil=True)
+def intern_keys(keys):
+    """Dense ids 0..k-1 for int64 keys in order of first occurrence (exact, hash table)."""
+    d = Dict.empty(key_type=types.int64, value_type=types.int64)
+    out = np.empty(len(keys), dtype=np.int64)
+    for i in range(len(keys)):
+        k = keys[i]
+        v = d.get(k, -1)
+        if v < 0:
+            v = len(d)
+            d[k] = v
+        out[i] = v
+    return out, len(d)
+
+
 def _intern(keys: np.ndarray) -> tuple[np.ndarray, int]:
-    if len(keys) == 0:
-        return np.zeros(0, dtype=np.int64), 0
-    uniq, inv = np.unique(keys, return_inverse=True)
-    return inv.astype(np.int64).ravel(), len(uniq)
+    ids, k = intern_keys(np.ascontiguousarray(keys, dtype=np.int64))
+    return ids, int(k)
 
 
 def ngram_ids(flat: np.ndarray, offsets: np.ndarray, max_n: int) -> list[tuple[np.ndarray, int]]:
@@ -66,7 +80,7 @@ def ngram_ids(flat: np.ndarray, offsets: np.ndarray, max_n: int) -> list[tuple[n
 
     Returns ``[(ids_m, n_ids_m) for m in 1..max_n]``; ``ids_m[p]`` is the id of
     the m-gram starting at flat position ``p`` (-1 where it would cross the end
-    of its sentence). Equal m-grams get equal ids (exact interning by sorting).
+    of its sentence). Equal m-grams get equal ids (exact interning).
     """
     flat = np.asarray(flat, dtype=np.int64)
     n = len(flat)

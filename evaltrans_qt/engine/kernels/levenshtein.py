@@ -8,8 +8,8 @@ matrix ``sub[i, l]`` (word-dependent costs, thesis section 4.5; the matrix
 must be 0 where the words are identical).
 
 Batched kernels take packed arrays (:func:`evaltrans_qt.engine.results.pack`):
-pair ``p`` compares hypothesis ``pair_hyp[p]`` with reference ``p``, so a whole
-corpus (all systems x segments x references) is one compiled call.
+pair ``p`` compares hypothesis ``pair_hyp[p]`` with reference ``pair_ref[p]``,
+so a whole corpus (all systems x segments x references) is one compiled call.
 
 Backtrace tie-breaking (documented, deterministic): walking back from the end
 of both sentences, a diagonal step (match/substitution) is preferred, then a
@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from evaltrans_qt.engine.kernels.wordcosts import fill_block, new_cache
 
 #: Operation codes of :func:`lev_backtrace` (mapped to OpKind by the measures).
 OP_MATCH, OP_SUB, OP_INS, OP_DEL = 0, 1, 2, 3
@@ -64,19 +66,20 @@ def lev_distance(hyp: np.ndarray, ref: np.ndarray) -> int:
 
 
 @njit(cache=True, nogil=True)
-def lev_distance_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp) -> np.ndarray:
-    """Distances of many pairs: pair p = (hyp ``pair_hyp[p]``, ref ``p``). Returns int64[P]."""
-    n_pairs = len(ref_off) - 1
+def lev_distance_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, pair_ref) -> np.ndarray:
+    """Distances of pairs p = (hyp ``pair_hyp[p]``, ref ``pair_ref[p]``). Returns int64[P]."""
+    n_pairs = len(pair_hyp)
     out = np.empty(n_pairs, dtype=np.int64)
     maxlen = 0
-    for p in range(n_pairs):
-        if ref_off[p + 1] - ref_off[p] > maxlen:
-            maxlen = ref_off[p + 1] - ref_off[p]
+    for r in range(len(ref_off) - 1):
+        if ref_off[r + 1] - ref_off[r] > maxlen:
+            maxlen = ref_off[r + 1] - ref_off[r]
     row = np.empty(maxlen + 1, dtype=np.int64)
     for p in range(n_pairs):
         h = pair_hyp[p]
-        out[p] = _lev_unit(hyp_flat, hyp_off[h], hyp_off[h + 1], ref_flat, ref_off[p],
-                           ref_off[p + 1], row)
+        r = pair_ref[p]
+        out[p] = _lev_unit(hyp_flat, hyp_off[h], hyp_off[h + 1], ref_flat, ref_off[r],
+                           ref_off[r + 1], row)
     return out
 
 
@@ -119,20 +122,51 @@ def lev_distance_weighted(hyp: np.ndarray, ref: np.ndarray, sub: np.ndarray) -> 
 
 
 @njit(cache=True, nogil=True)
-def lev_distance_weighted_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, sub_flat,
-                                sub_off) -> np.ndarray:
+def lev_distance_weighted_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, pair_ref,
+                                sub_flat, sub_off) -> np.ndarray:
     """Batched :func:`lev_distance_weighted`; pair p's I x L cost block starts at ``sub_off[p]``."""
-    n_pairs = len(ref_off) - 1
+    n_pairs = len(pair_hyp)
     out = np.empty(n_pairs, dtype=np.float64)
     maxlen = 0
-    for p in range(n_pairs):
-        if ref_off[p + 1] - ref_off[p] > maxlen:
-            maxlen = ref_off[p + 1] - ref_off[p]
+    for r in range(len(ref_off) - 1):
+        if ref_off[r + 1] - ref_off[r] > maxlen:
+            maxlen = ref_off[r + 1] - ref_off[r]
     row = np.empty(maxlen + 1, dtype=np.float64)
     for p in range(n_pairs):
         h = pair_hyp[p]
-        out[p] = _lev_weighted(hyp_flat, hyp_off[h], hyp_off[h + 1], ref_flat, ref_off[p],
-                               ref_off[p + 1], sub_flat, sub_off[p], row)
+        r = pair_ref[p]
+        out[p] = _lev_weighted(hyp_flat, hyp_off[h], hyp_off[h + 1], ref_flat, ref_off[r],
+                               ref_off[r + 1], sub_flat, sub_off[p], row)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def lev_distance_rule_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, pair_ref, rule,
+                            chars, choff, maxchars) -> np.ndarray:
+    """Batched Levenshtein with word-dependent substitution costs computed on the fly
+    (:mod:`evaltrans_qt.engine.kernels.wordcosts`; no corpus-sized cost matrix)."""
+    n_pairs = len(pair_hyp)
+    out = np.empty(n_pairs, dtype=np.float64)
+    maxlen = 0
+    for r in range(len(ref_off) - 1):
+        if ref_off[r + 1] - ref_off[r] > maxlen:
+            maxlen = ref_off[r + 1] - ref_off[r]
+    maxhyp = 0
+    for h in range(len(hyp_off) - 1):
+        if hyp_off[h + 1] - hyp_off[h] > maxhyp:
+            maxhyp = hyp_off[h + 1] - hyp_off[h]
+    row = np.empty(maxlen + 1, dtype=np.float64)
+    block = np.empty(maxlen * maxhyp + 1, dtype=np.float64)
+    sd = np.empty(maxchars + 1, dtype=np.int64)
+    sp = np.empty(maxchars + 1, dtype=np.int64)
+    cache = new_cache()
+    for p in range(n_pairs):
+        h = pair_hyp[p]
+        r = pair_ref[p]
+        fill_block(rule, chars, choff, hyp_flat, hyp_off[h], hyp_off[h + 1], ref_flat,
+                   ref_off[r], ref_off[r + 1], block, 0, cache, sd, sp)
+        out[p] = _lev_weighted(hyp_flat, hyp_off[h], hyp_off[h + 1], ref_flat, ref_off[r],
+                               ref_off[r + 1], block, 0, row)
     return out
 
 

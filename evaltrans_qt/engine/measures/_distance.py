@@ -99,11 +99,20 @@ class DistanceMeasure(Measure):
     def rule(self) -> str:
         return getattr(self.options, self.ref_length_option)
 
-    # -- hooks --------------------------------------------------------------
+    # -- hooks (override one of the two) --------------------------------------
     def pair_distances(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
                        pair_hyp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Distances and reference lengths for pairs (hyps[pair_hyp[p]], refs[p])."""
-        raise NotImplementedError
+        """Distances and reference lengths of pairs p = (hyps[pair_hyp[p]], refs[p])."""
+        return self.indexed_distances(hyps, refs, pair_hyp, np.arange(len(refs), dtype=np.int64))
+
+    def indexed_distances(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
+                          pair_hyp: np.ndarray, pair_ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Like :meth:`pair_distances` for pairs p = (hyps[pair_hyp[p]], refs[pair_ref[p]]),
+        so references shared by many pairs are prepared once."""
+        if type(self).pair_distances is DistanceMeasure.pair_distances:
+            raise NotImplementedError(f"{type(self).__name__} must override pair_distances "
+                                      "or indexed_distances")
+        return self.pair_distances(hyps, [refs[i] for i in pair_ref], pair_hyp)
 
     # -- shared flow ----------------------------------------------------------
     def leaves_one_out(self) -> bool:
@@ -111,24 +120,47 @@ class DistanceMeasure(Measure):
         return bool(names & ({self.name.lower(), "m" + self.name.lower()}
                              | {a.lower() for a in self.aliases}))
 
-    def effective_refs(self, seg: Segment) -> list[int]:
+    def effective_refs(self, seg: Segment, leave_out: bool | None = None) -> list[int]:
         """Indices of the references used (leaving-one-out drops ones equal to the candidate)."""
-        idx = list(range(len(seg.refs)))
-        if self.leaves_one_out():
-            idx = [r for r in idx if not np.array_equal(seg.refs[r], seg.hyp)]
-        return idx
+        if leave_out is None:
+            leave_out = self.leaves_one_out()
+        if not leave_out:
+            return list(range(len(seg.refs)))
+        return [r for r in range(len(seg.refs)) if not np.array_equal(seg.refs[r], seg.hyp)]
 
     def _pairs(self, segments: Sequence[Segment]):
+        """``(hyps, refs, pair_hyp, slots)``: one reference entry per pair (see :meth:`_unique_pairs`)."""
+        hyps, refs, pair_hyp, pair_ref, slots = self._unique_pairs(segments)
+        return hyps, [refs[i] for i in pair_ref], pair_hyp, slots
+
+    def _unique_pairs(self, segments: Sequence[Segment]):
+        """Candidates, distinct references (shared across systems/segments are computed once),
+        pair index arrays, and each pair's (segment, slot) place."""
         hyps = [s.hyp for s in segments]
         refs: list[np.ndarray] = []
+        seen: dict[int, int] = {}
+        by_content: dict[bytes, int] = {}
         pair_hyp: list[int] = []
+        pair_ref: list[int] = []
         slots: list[tuple[int, int]] = []
+        leave_out = self.leaves_one_out()
         for k, seg in enumerate(segments):
-            for j, r in enumerate(self.effective_refs(seg)):
-                refs.append(seg.refs[r])
+            idx = self.effective_refs(seg, leave_out) if leave_out else range(len(seg.refs))
+            for j, r in enumerate(idx):
+                arr = seg.refs[r]
+                u = seen.get(id(arr))
+                if u is None:
+                    key = np.asarray(arr, dtype=np.int32).tobytes()
+                    u = by_content.get(key)
+                    if u is None:
+                        u = by_content[key] = len(refs)
+                        refs.append(arr)
+                    seen[id(arr)] = u
                 pair_hyp.append(k)
+                pair_ref.append(u)
                 slots.append((k, j))
-        return hyps, refs, np.asarray(pair_hyp, dtype=np.int64), slots
+        return (hyps, refs, np.asarray(pair_hyp, dtype=np.int64),
+                np.asarray(pair_ref, dtype=np.int64), slots)
 
     def _grid(self, n: int, slots, values: Sequence[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
         rmax = max((j for _, j in slots), default=-1) + 1
@@ -147,8 +179,8 @@ class DistanceMeasure(Measure):
         return grids, valid
 
     def corpus_stats(self, segments: Sequence[Segment]) -> np.ndarray:
-        hyps, refs, pair_hyp, slots = self._pairs(segments)
-        dist, rlen = self.pair_distances(hyps, refs, pair_hyp)
+        hyps, refs, pair_hyp, pair_ref, slots = self._unique_pairs(segments)
+        dist, rlen = self.indexed_distances(hyps, refs, pair_hyp, pair_ref)
         (d, L), valid = self._grid(len(segments), slots, [dist, rlen])
         best, w = select(d, L, valid, self.rule)
         out = np.zeros((len(segments), 2), dtype=np.float64)

@@ -71,7 +71,7 @@ class NPER(DistanceMeasure):
         return 0, 1
 
     def pair_matrix(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
-                    pair_hyp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                    pair_hyp: np.ndarray, pair_ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per pair and order: distances d (P, M) and reference m-gram counts L (P, M)."""
         big_m = self.max_n
         rule = self.options.nper_pad_rule
@@ -82,8 +82,8 @@ class NPER(DistanceMeasure):
         flat, off = pad_packed(flat, off, head, tail, bos, eos)
         grams = ngram_ids(flat, off, big_m)
         pair_hyp = np.asarray(pair_hyp, dtype=np.int64)
-        n_h = len(hyps)
-        p_count = len(refs)
+        pair_ref = np.asarray(pair_ref, dtype=np.int64) + len(hyps)
+        p_count = len(pair_hyp)
         d = np.zeros((p_count, big_m), dtype=np.float64)
         lens = np.zeros((p_count, big_m), dtype=np.float64)
         for m in range(1, big_m + 1):
@@ -92,21 +92,21 @@ class NPER(DistanceMeasure):
             start = off[:-1] + shift
             end = np.maximum(off[1:] - m + 1, start)
             a0, a1 = start[pair_hyp], end[pair_hyp]
-            b0, b1 = start[n_h:], end[n_h:]
+            b0, b1 = start[pair_ref], end[pair_ref]
             l1 = bag_l1_batch(ids, a0, a1, b0, b1, max(n_ids, 1))
             d[:, m - 1] = per_from_l1(l1, a1 - a0, b1 - b0)
             lens[:, m - 1] = b1 - b0
         return d, lens
 
-    def pair_distances(self, hyps, refs, pair_hyp):
-        d, lens = self.pair_matrix(hyps, refs, pair_hyp)
+    def indexed_distances(self, hyps, refs, pair_hyp, pair_ref):
+        d, lens = self.pair_matrix(hyps, refs, pair_hyp, pair_ref)
         return d.sum(axis=1), lens.sum(axis=1)
 
     def corpus_stats(self, segments: Sequence[Segment]) -> np.ndarray:
-        hyps, refs, pair_hyp, slots = self._pairs(segments)
+        hyps, refs, pair_hyp, pair_ref, slots = self._unique_pairs(segments)
         big_m = self.max_n
         n = len(segments)
-        d, lens = self.pair_matrix(hyps, refs, pair_hyp)
+        d, lens = self.pair_matrix(hyps, refs, pair_hyp, pair_ref)
         grids, valid = self._grid(n, slots, [d.sum(axis=1), lens.sum(axis=1)]
                                   + [d[:, m] for m in range(big_m)]
                                   + [lens[:, m] for m in range(big_m)])

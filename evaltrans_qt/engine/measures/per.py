@@ -19,17 +19,18 @@ from evaltrans_qt.engine.subcosts import SubstitutionCosts
 from evaltrans_qt.errors import ScoreError
 
 
-def bag_pairs(hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray], pair_hyp: np.ndarray
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(L1 count-vector difference, hyp lengths, ref lengths) for pairs (hyps[pair_hyp[p]], refs[p])."""
+def bag_pairs(hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray], pair_hyp: np.ndarray,
+              pair_ref: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(L1 count-vector difference, hyp lengths, ref lengths) of pairs
+    (hyps[pair_hyp[p]], refs[pair_ref[p]])."""
     hf, ho = packed(hyps)
     rf, ro = packed(refs)
     ids = np.concatenate([hf, rf])
     n_ids = int(ids.max()) + 1 if len(ids) else 1
     a0 = ho[:-1][pair_hyp]
     a1 = ho[1:][pair_hyp]
-    b0 = ro[:-1] + len(hf)
-    b1 = ro[1:] + len(hf)
+    b0 = ro[:-1][pair_ref] + len(hf)
+    b1 = ro[1:][pair_ref] + len(hf)
     l1 = bag_l1_batch(ids, a0, a1, b0, b1, n_ids)
     return l1, (a1 - a0).astype(np.float64), (b1 - b0).astype(np.float64)
 
@@ -47,9 +48,10 @@ class PER(DistanceMeasure):
     #: Substitution cost of eq. 4.11 (MSDER: 2).
     c_sub: float = 1.0
 
-    def pair_distances(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
-                       pair_hyp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        l1, hl, rl = bag_pairs(hyps, refs, np.asarray(pair_hyp, dtype=np.int64))
+    def indexed_distances(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
+                          pair_hyp: np.ndarray, pair_ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        l1, hl, rl = bag_pairs(hyps, refs, np.asarray(pair_hyp, dtype=np.int64),
+                               np.asarray(pair_ref, dtype=np.int64))
         return per_from_l1(l1, hl, rl, c_sub=self.c_sub), rl
 
     def align(self, seg: Segment) -> Alignment | None:
@@ -90,6 +92,9 @@ def assignment(cost: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     return float(full[rows, cols].sum()), rows, cols
 
 
+_CHUNK = 2048
+
+
 @register
 class WPER(PER):
     """PER with word-dependent substitution costs (assignment problem, T:555-566)."""
@@ -116,18 +121,22 @@ class WPER(PER):
             self._costs = SubstitutionCosts(self.options.substitution_cost_rule, self.vocab)
         return self._costs
 
-    def pair_distances(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
-                       pair_hyp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def indexed_distances(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
+                          pair_hyp: np.ndarray, pair_ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         hf, ho = packed(hyps)
         rf, ro = packed(refs)
         pair_hyp = np.asarray(pair_hyp, dtype=np.int64)
-        sub, so = self.costs().matrices(hf, ho, rf, ro, pair_hyp)
+        pair_ref = np.asarray(pair_ref, dtype=np.int64)
         hl = np.diff(ho)[pair_hyp]
-        rl = np.diff(ro)
-        out = np.empty(len(rl), dtype=np.float64)
-        for p in range(len(rl)):
-            block = sub[so[p]:so[p + 1]].reshape(hl[p], rl[p])
-            out[p] = assignment(block)[0]
+        rl = np.diff(ro)[pair_ref]
+        out = np.empty(len(pair_hyp), dtype=np.float64)
+        costs = self.costs()
+        for c0 in range(0, len(pair_hyp), _CHUNK):  # bounded memory for the cost blocks
+            c1 = min(c0 + _CHUNK, len(pair_hyp))
+            sub, so = costs.matrices(hf, ho, rf, ro, pair_hyp[c0:c1], pair_ref[c0:c1])
+            for p in range(c0, c1):
+                block = sub[so[p - c0]:so[p - c0 + 1]].reshape(hl[p], rl[p])
+                out[p] = assignment(block)[0]
         return out, rl.astype(np.float64)
 
     def align(self, seg: Segment) -> Alignment | None:

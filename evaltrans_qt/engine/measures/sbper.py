@@ -29,14 +29,15 @@ class SBPER(DistanceMeasure):
     column = "SB-PER"
     aliases = ("skip-bigram-per", "msbper")
 
-    def pair_distances(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
-                       pair_hyp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def indexed_distances(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
+                          pair_hyp: np.ndarray, pair_ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         flat, off = packed(list(hyps) + list(refs))
         ids, soff, n_ids = skip_bigram_ids(flat, off, int(self.options.max_bigram_skip))
         pair_hyp = np.asarray(pair_hyp, dtype=np.int64)
         n_h = len(hyps)
         a0, a1 = soff[:-1][pair_hyp], soff[1:][pair_hyp]
-        b0, b1 = soff[n_h:-1], soff[n_h + 1:]
+        pair_ref = np.asarray(pair_ref, dtype=np.int64) + n_h
+        b0, b1 = soff[:-1][pair_ref], soff[1:][pair_ref]
         l1 = bag_l1_batch(ids, a0, a1, b0, b1, max(n_ids, 1))
         rl = (b1 - b0).astype(np.float64)
         return per_from_l1(l1, a1 - a0, rl), rl

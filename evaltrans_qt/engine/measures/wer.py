@@ -11,7 +11,7 @@ import numpy as np
 
 from evaltrans_qt.engine.alignment import Alignment, EditOp, OpKind
 from evaltrans_qt.engine.kernels.levenshtein import (
-    OP_DEL, OP_INS, OP_MATCH, lev_backtrace, lev_distance_batch, lev_distance_weighted_batch,
+    OP_DEL, OP_INS, OP_MATCH, lev_backtrace, lev_distance_batch, lev_distance_rule_batch,
     unit_sub_matrix)
 from evaltrans_qt.engine.measures import register
 from evaltrans_qt.engine.measures._distance import DistanceMeasure, packed
@@ -43,12 +43,14 @@ class WER(DistanceMeasure):
     column = "WER"
     aliases = ("mwer",)
 
-    def pair_distances(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
-                       pair_hyp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def indexed_distances(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
+                          pair_hyp: np.ndarray, pair_ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         hf, ho = packed(hyps)
         rf, ro = packed(refs)
-        d = lev_distance_batch(hf, ho, rf, ro, pair_hyp).astype(np.float64)
-        return d, np.diff(ro).astype(np.float64)
+        pair_hyp = np.asarray(pair_hyp, dtype=np.int64)
+        pair_ref = np.asarray(pair_ref, dtype=np.int64)
+        d = lev_distance_batch(hf, ho, rf, ro, pair_hyp, pair_ref).astype(np.float64)
+        return d, np.diff(ro)[pair_ref].astype(np.float64)
 
     def sub_matrix(self, hyp: np.ndarray, ref: np.ndarray) -> np.ndarray:
         return unit_sub_matrix(hyp, ref)
@@ -88,13 +90,15 @@ class WWER(WER):
             self._costs = SubstitutionCosts(self.options.substitution_cost_rule, self.vocab)
         return self._costs
 
-    def pair_distances(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
-                       pair_hyp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def indexed_distances(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
+                          pair_hyp: np.ndarray, pair_ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         hf, ho = packed(hyps)
         rf, ro = packed(refs)
-        sub, so = self.costs().matrices(hf, ho, rf, ro, pair_hyp)
-        d = lev_distance_weighted_batch(hf, ho, rf, ro, pair_hyp, sub, so)
-        return d, np.diff(ro).astype(np.float64)
+        pair_hyp = np.asarray(pair_hyp, dtype=np.int64)
+        pair_ref = np.asarray(pair_ref, dtype=np.int64)
+        code, chars, choff, maxchars = self.costs().kernel_args()
+        d = lev_distance_rule_batch(hf, ho, rf, ro, pair_hyp, pair_ref, code, chars, choff, maxchars)
+        return d, np.diff(ro)[pair_ref].astype(np.float64)
 
     def sub_matrix(self, hyp: np.ndarray, ref: np.ndarray) -> np.ndarray:
         return self.costs().matrix(hyp, ref)

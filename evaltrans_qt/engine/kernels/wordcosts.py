@@ -1,0 +1,118 @@
+"""Compiled word-dependent substitution costs over packed code points (thesis 4.5, Table A.8).
+
+Words are vocabulary ids; ``chars[choff[w]:choff[w+1]]`` are the Unicode code
+points of word ``w``. Rule codes: 0 = none (1 for different words), 1 = prefix,
+2 = levenshtein (character distance / shortest optimal path length). The
+plain-Python reference is :func:`evaltrans_qt.engine.subcosts.cost`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+from numba.typed import Dict
+
+
+@njit(cache=True, nogil=True)
+def word_cost(rule, chars, choff, a, b, scratch_d, scratch_p):
+    """c_SUB of words a, b (ids); scratch arrays need >= longest word + 1 entries."""
+    if a == b:
+        return 0.0
+    if rule == 0:
+        return 1.0
+    a0 = choff[a]
+    a1 = choff[a + 1]
+    b0 = choff[b]
+    b1 = choff[b + 1]
+    la = a1 - a0
+    lb = b1 - b0
+    if rule == 1:
+        cpl = 0
+        k = 0
+        while k < la and k < lb and chars[a0 + k] == chars[b0 + k]:
+            cpl += 1
+            k += 1
+        if la + lb == 0:
+            return 0.0
+        return 1.0 - cpl / ((la + lb) / 2.0)
+    # rule 2: (distance, path length) lexicographic DP over characters, one row
+    if la == 0 or lb == 0:
+        return 1.0 if la + lb > 0 else 0.0
+    for l in range(lb + 1):
+        scratch_d[l] = l
+        scratch_p[l] = l
+    for i in range(1, la + 1):
+        dd = scratch_d[0]
+        dp = scratch_p[0]
+        scratch_d[0] = i
+        scratch_p[0] = i
+        ca = chars[a0 + i - 1]
+        for l in range(1, lb + 1):
+            ud = scratch_d[l]
+            up = scratch_p[l]
+            bd = dd + (0 if ca == chars[b0 + l - 1] else 1)
+            bp = dp + 1
+            if ud + 1 < bd or (ud + 1 == bd and up + 1 < bp):
+                bd = ud + 1
+                bp = up + 1
+            ld = scratch_d[l - 1] + 1
+            lp = scratch_p[l - 1] + 1
+            if ld < bd or (ld == bd and lp < bp):
+                bd = ld
+                bp = lp
+            scratch_d[l] = bd
+            scratch_p[l] = bp
+            dd = ud
+            dp = up
+    return scratch_d[lb] / scratch_p[lb]
+
+
+@njit(cache=True, nogil=True)
+def new_cache():
+    """Per-call memo of levenshtein-rule costs, keyed by ``min(a,b) * n_words + max(a,b)``."""
+    return Dict.empty(key_type=types.int64, value_type=types.float64)
+
+
+@njit(cache=True, nogil=True)
+def cached_cost(rule, chars, choff, a, b, cache, scratch_d, scratch_p):
+    """:func:`word_cost`, memoised for the (expensive) levenshtein rule; costs are symmetric."""
+    if a == b:
+        return 0.0
+    if rule != 2:
+        return word_cost(rule, chars, choff, a, b, scratch_d, scratch_p)
+    n_words = len(choff) - 1
+    key = np.int64(min(a, b)) * n_words + max(a, b)
+    v = cache.get(key, -1.0)
+    if v < 0.0:
+        v = word_cost(rule, chars, choff, a, b, scratch_d, scratch_p)
+        cache[key] = v
+    return v
+
+
+@njit(cache=True, nogil=True)
+def fill_block(rule, chars, choff, hyp, h0, h1, ref, r0, r1, out, o0, cache, scratch_d, scratch_p):
+    """out[o0 + i*L + l] = c_SUB(hyp[h0+i], ref[r0+l]) (row-major I x L block)."""
+    nr = r1 - r0
+    t = o0
+    for i in range(h1 - h0):
+        a = hyp[h0 + i]
+        for l in range(nr):
+            out[t] = cached_cost(rule, chars, choff, a, ref[r0 + l], cache, scratch_d, scratch_p)
+            t += 1
+
+
+@njit(cache=True, nogil=True)
+def cost_blocks(rule, chars, choff, hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, pair_ref,
+                sub_off, maxchars):
+    """Cost blocks of pairs p = (hyp ``pair_hyp[p]``, ref ``pair_ref[p]``), block p at ``sub_off[p]``."""
+    n_pairs = len(pair_hyp)
+    out = np.empty(sub_off[n_pairs], dtype=np.float64)
+    sd = np.empty(maxchars + 1, dtype=np.int64)
+    sp = np.empty(maxchars + 1, dtype=np.int64)
+    cache = new_cache()
+    for p in range(n_pairs):
+        h = pair_hyp[p]
+        r = pair_ref[p]
+        fill_block(rule, chars, choff, hyp_flat, hyp_off[h], hyp_off[h + 1], ref_flat, ref_off[r],
+                   ref_off[r + 1], out, sub_off[p], cache, sd, sp)
+    return out
