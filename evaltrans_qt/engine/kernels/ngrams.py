@@ -1,0 +1,473 @@
+"""Fast m-gram counting over int32 token ids (BLEU, NIST and chrF statistics).
+
+m-grams are *interned* hierarchically: the id of an m-gram is found in an
+open-addressing hash table under the exact int64 key
+``(id(prefix (m-1)-gram) + 1) << 31 | last_token`` (unigram key = token id).
+Keys are exact, so a hash collision can cost time but never change a count.
+
+Sentence boundaries (thesis section 5.4, Figure 5.2, Table A.5): m-grams of
+order m are those of ``preprocess.pad_ids(tokens, rule, m, BOS=0, EOS=1)``,
+i.e. ``m-1`` copies of ``<s>`` in front (``initial``/``both``) and one ``</s>``
+at the end (``end``/``both``). The kernels walk one virtual sequence padded
+with ``M-1`` ``<s>`` and one ``</s>`` and keep, for each order, only the
+windows that the per-order padding would produce.
+
+Every kernel has a plain-Python reference implementation (``*_py``,
+``collections.Counter``) that the tests compare against.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from evaltrans_qt.engine.options import PAD_RULES
+from evaltrans_qt.engine.preprocess import pad_ids
+from evaltrans_qt.errors import OptionError
+
+BOS_ID = 0
+EOS_ID = 1
+_MULT = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing
+_MIN_BITS = 10
+
+
+def pad_flags(rule: str) -> tuple[bool, bool]:
+    """Table A.5 rule -> (pad initial, pad end)."""
+    if rule not in PAD_RULES:
+        raise OptionError(f"unknown pad rule '{rule}' (known: {', '.join(PAD_RULES)})")
+    return rule in ("initial", "both"), rule in ("end", "both")
+
+
+def pack(arrays: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Concatenate int32 arrays into ``(flat, offsets)``; ``arrays[i] == flat[offsets[i]:offsets[i+1]]``."""
+    offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
+    if len(arrays):
+        np.cumsum(np.fromiter(map(len, arrays), dtype=np.int64, count=len(arrays)),
+                  out=offsets[1:])
+    if offsets[-1]:
+        flat = np.concatenate(arrays).astype(np.int32, copy=False)
+    else:
+        flat = np.zeros(0, dtype=np.int32)
+    return flat, offsets
+
+
+# --------------------------------------------------------------------------- hash table
+# A table of capacity 2**bits is one int64 array ``slots``: slots[2i] = key
+# (-1 = empty), slots[2i+1] = id; linear probing, Fibonacci hashing.
+@njit(cache=True)
+def _probe(slots, key, shift, mask):
+    """Slot index of ``key`` or of the empty slot where it belongs."""
+    i = np.int64((np.uint64(key) * _MULT) >> shift)
+    while True:
+        k = slots[2 * i]
+        if k == key or k == -1:
+            return i
+        i = (i + 1) & mask
+
+
+@njit(cache=True)
+def _lookup(slots, key, shift, mask):
+    i = _probe(slots, key, shift, mask)
+    if slots[2 * i] == -1:
+        return np.int64(-1)
+    return slots[2 * i + 1]
+
+
+@njit(cache=True)
+def _token(flat, start, n, p, B):
+    """Token at position ``p`` of the sequence virtually padded with ``B`` <s> and one </s>."""
+    if p < B:
+        return np.int64(0)
+    if p < B + n:
+        return np.int64(flat[start + p - B])
+    return np.int64(1)
+
+
+@njit(cache=True)
+def _rehash(slots, bits):
+    nb = bits + 1
+    mask = (np.int64(1) << nb) - 1
+    shift = np.uint64(64 - nb)
+    out = np.full(2 << nb, -1, dtype=np.int64)
+    for i in range(slots.shape[0] // 2):
+        if slots[2 * i] != -1:
+            j = _probe(out, slots[2 * i], shift, mask)
+            out[2 * j] = slots[2 * i]
+            out[2 * j + 1] = slots[2 * i + 1]
+    return out, nb
+
+
+@njit(cache=True)
+def _grow(a, size):
+    out = np.zeros(size, dtype=a.dtype)
+    out[:a.shape[0]] = a
+    return out
+
+
+@njit(cache=True)
+def _build_kernel(flat, offsets, max_order, initial, end, bits):
+    """Intern every m-gram (m <= max_order) of the sequences; count the valid windows."""
+    slots = np.full(2 << bits, -1, dtype=np.int64)
+    size = 1024
+    parent = np.empty(size, dtype=np.int64)
+    order = np.empty(size, dtype=np.int64)
+    last = np.empty(size, dtype=np.int64)
+    counts = np.zeros(size, dtype=np.int64)
+    n_ids = 0
+    B = max_order - 1
+    mask = (np.int64(1) << bits) - 1
+    shift = np.uint64(64 - bits)
+    for s in range(offsets.shape[0] - 1):
+        st = offsets[s]
+        ln = offsets[s + 1] - st
+        L = B + ln + 1
+        lend = L if end else L - 1
+        q0 = 0 if initial else B
+        for q in range(q0, lend):
+            prev = np.int64(-1)
+            for m in range(1, max_order + 1):
+                if q + m > lend:
+                    break
+                tok = _token(flat, st, ln, q + m - 1, B)
+                key = ((prev + 1) << 31) | tok
+                i = _probe(slots, key, shift, mask)
+                if slots[2 * i] == -1:
+                    if 2 * (n_ids + 1) > (np.int64(1) << bits):
+                        slots, bits = _rehash(slots, bits)
+                        mask = (np.int64(1) << bits) - 1
+                        shift = np.uint64(64 - bits)
+                        i = _probe(slots, key, shift, mask)
+                    if n_ids == size:
+                        size *= 2
+                        parent = _grow(parent, size)
+                        order = _grow(order, size)
+                        last = _grow(last, size)
+                        counts = _grow(counts, size)
+                    slots[2 * i] = key
+                    slots[2 * i + 1] = n_ids
+                    parent[n_ids] = prev
+                    order[n_ids] = m
+                    last[n_ids] = tok
+                    n_ids += 1
+                ident = slots[2 * i + 1]
+                if q >= B - (m - 1):
+                    counts[ident] += 1
+                prev = ident
+    return (slots, bits, parent[:n_ids].copy(), order[:n_ids].copy(),
+            last[:n_ids].copy(), counts[:n_ids].copy())
+
+
+@njit(cache=True)
+def _windows(seq_len, max_order, initial, end):
+    """Number of chain steps (interned windows) of one padded sequence."""
+    B = max_order - 1
+    L = B + seq_len + 1
+    lend = L if end else L - 1
+    q0 = 0 if initial else B
+    n = 0
+    for q in range(q0, lend):
+        n += min(max_order, lend - q)
+    return n
+
+
+@njit(cache=True)
+def _clip_kernel(hflat, hoff, rflat, roff, rstart, max_order, initial, end,
+                 gslots, gbits, weights, use_weights):
+    """Per segment and order: clipped matches (eq. 3.1-3.3), candidate m-grams N_m and,
+    with global ``weights``, Σ n∩ · Info (eq. 3.9).
+
+    Each segment's reference m-grams are interned in a small local table (in
+    cache); with weights, the global id of each matched m-gram is found once by
+    walking its prefix chain in the global table ``gslots``.
+    """
+    nseg = hoff.shape[0] - 1
+    M = max_order
+    B = M - 1
+    correct = np.zeros((nseg, M), dtype=np.int64)
+    total = np.zeros((nseg, M), dtype=np.int64)
+    info = np.zeros((nseg, M), dtype=np.float64)
+    gmask = (np.int64(1) << gbits) - 1
+    gshift = np.uint64(64 - gbits)
+    # scratch sized by the largest segment
+    most = 1
+    for k in range(nseg):
+        w = 0
+        for r in range(rstart[k], rstart[k + 1]):
+            w += _windows(roff[r + 1] - roff[r], M, initial, end)
+        most = max(most, w)
+    lbits_max = 1
+    while (np.int64(1) << lbits_max) < 2 * most:
+        lbits_max += 1
+    slots = np.full(2 << lbits_max, -1, dtype=np.int64)
+    lparent = np.empty(most, dtype=np.int64)
+    llast = np.empty(most, dtype=np.int64)
+    lorder = np.empty(most, dtype=np.int64)
+    refmax = np.zeros(most, dtype=np.int64)
+    tmp = np.zeros(most, dtype=np.int64)
+    hypc = np.zeros(most, dtype=np.int64)
+    gid = np.empty(most, dtype=np.int64)
+    seen = np.empty(most, dtype=np.int64)
+    chain = np.empty(M, dtype=np.int64)
+    missing = 0
+    for k in range(nseg):
+        w = 0
+        for r in range(rstart[k], rstart[k + 1]):
+            w += _windows(roff[r + 1] - roff[r], M, initial, end)
+        lbits = 1
+        while (np.int64(1) << lbits) < 2 * max(w, 1):
+            lbits += 1
+        mask = (np.int64(1) << lbits) - 1
+        shift = np.uint64(64 - lbits)
+        slots[:2 << lbits] = -1
+        n = 0
+        # ---- references: intern, count per reference, pool by maximum (eq. 3.1)
+        for r in range(rstart[k], rstart[k + 1]):
+            st = roff[r]
+            ln = roff[r + 1] - st
+            L = B + ln + 1
+            lend = L if end else L - 1
+            ns = 0
+            for q in range(0 if initial else B, lend):
+                prev = np.int64(-1)
+                for m in range(1, M + 1):
+                    if q + m > lend:
+                        break
+                    tok = _token(rflat, st, ln, q + m - 1, B)
+                    key = ((prev + 1) << 31) | tok
+                    i = _probe(slots, key, shift, mask)
+                    if slots[2 * i] == -1:
+                        slots[2 * i] = key
+                        slots[2 * i + 1] = n
+                        lparent[n] = prev
+                        llast[n] = tok
+                        lorder[n] = m
+                        refmax[n] = 0
+                        tmp[n] = 0
+                        hypc[n] = 0
+                        gid[n] = -2
+                        n += 1
+                    x = slots[2 * i + 1]
+                    if q >= B - (m - 1):
+                        if tmp[x] == 0:
+                            seen[ns] = x
+                            ns += 1
+                        tmp[x] += 1
+                    prev = x
+            for j in range(ns):
+                x = seen[j]
+                if tmp[x] > refmax[x]:
+                    refmax[x] = tmp[x]
+                tmp[x] = 0
+        # ---- candidate: N_m and clipped matches (eq. 3.2)
+        st = hoff[k]
+        ln = hoff[k + 1] - st
+        L = B + ln + 1
+        lend = L if end else L - 1
+        ns = 0
+        for q in range(0 if initial else B, lend):
+            prev = np.int64(-1)
+            for m in range(1, M + 1):
+                if q + m > lend:
+                    break
+                if m > 1 and prev < 0:
+                    x = np.int64(-1)
+                else:
+                    tok = _token(hflat, st, ln, q + m - 1, B)
+                    x = _lookup(slots, ((prev + 1) << 31) | tok, shift, mask)
+                if q >= B - (m - 1):
+                    total[k, m - 1] += 1
+                    if x >= 0 and refmax[x] > 0:
+                        if hypc[x] == 0:
+                            seen[ns] = x
+                            ns += 1
+                        hypc[x] += 1
+                prev = x
+        for j in range(ns):
+            x = seen[j]
+            c = min(hypc[x], refmax[x])
+            o = lorder[x]
+            correct[k, o - 1] += c
+            if use_weights:
+                # global id: walk up to the nearest prefix with a known id, then down
+                depth = 0
+                y = x
+                while y >= 0 and gid[y] == -2:
+                    chain[depth] = y
+                    depth += 1
+                    y = lparent[y]
+                g = np.int64(-1) if y < 0 else gid[y]
+                for d in range(depth - 1, -1, -1):
+                    z = chain[d]
+                    if lparent[z] >= 0 and g < 0:
+                        gid[z] = -1
+                        continue
+                    g = _lookup(gslots, ((g + 1) << 31) | llast[z], gshift, gmask)
+                    gid[z] = g
+                g = gid[x]
+                if g < 0:
+                    missing += 1
+                else:
+                    info[k, o - 1] += c * weights[g]
+    return correct, total, info, missing
+
+
+# --------------------------------------------------------------------------- public API
+@dataclass(frozen=True)
+class NgramTable:
+    """All m-grams (m <= ``max_order``) of a set of sequences, with exact ids and counts.
+
+    ``counts[id]`` counts the windows of that m-gram under ``pad_rule``;
+    ``parent[id]`` is the id of its (m-1)-gram prefix (-1 for unigrams);
+    ``order[id]`` is m; ``last[id]`` its last token. Plain numpy arrays, so
+    the table pickles to worker processes.
+    """
+
+    slots: np.ndarray
+    bits: int
+    parent: np.ndarray
+    order: np.ndarray
+    last: np.ndarray
+    counts: np.ndarray
+    max_order: int
+    pad_rule: str
+    n_sequences: int
+
+    @property
+    def n_ids(self) -> int:
+        return int(self.parent.shape[0])
+
+    def all_bos(self) -> np.ndarray:
+        """True for the m-grams consisting of ``<s>`` only."""
+        out = np.zeros(self.n_ids, dtype=bool)
+        for m in range(1, self.max_order + 1):
+            sel = np.flatnonzero(self.order == m)
+            ok = self.last[sel] == BOS_ID
+            if m > 1:
+                ok &= out[self.parent[sel]]
+            out[sel] = ok
+        return out
+
+    def info_weights(self) -> np.ndarray:
+        """NIST information weight of every m-gram id (thesis eq. 3.8, T:443).
+
+        Info(e^m) = log2(N(e^{m-1}) / N(e^m)); for unigrams N(e^0) is the total
+        number of (padded) unigrams. With initial padding the prefix made of
+        ``<s>`` only has no count of its own; as eq. 5.8 (T:1107) says, it
+        appears once in each sentence, so its count is ``n_sequences`` (the
+        number of reference sentences the table was built from; eq. 5.8 writes
+        K, the number of sentences, for one reference per sentence).
+        """
+        cnt = self.counts.astype(np.float64)
+        pc = np.full(self.n_ids, float(cnt[self.order == 1].sum()))
+        has_parent = self.parent >= 0
+        par = self.parent[has_parent]
+        pc[has_parent] = np.where(self.all_bos()[par], float(self.n_sequences), cnt[par])
+        out = np.zeros(self.n_ids)
+        ok = cnt > 0
+        out[ok] = np.log2(pc[ok] / cnt[ok])
+        return out
+
+
+def _bits_for(n: int) -> int:
+    return max(_MIN_BITS, int(math.ceil(math.log2(max(2 * n, 2)))))
+
+
+def build_table(seqs: Sequence[np.ndarray], max_order: int, pad_rule: str = "none") -> NgramTable:
+    """Intern and count all m-grams, m = 1..``max_order``, of ``seqs`` (e.g. all references)."""
+    if max_order < 1:
+        raise OptionError("m-gram order must be at least 1")
+    initial, end = pad_flags(pad_rule)
+    flat, offsets = pack(seqs)
+    # distinct m-grams are far fewer than windows; start small, the kernel doubles.
+    bits = _bits_for(min(int(offsets[-1]) * max_order + len(seqs), 1 << 16))
+    slots, bits, parent, order, last, counts = _build_kernel(
+        flat, offsets, max_order, initial, end, bits)
+    return NgramTable(slots, int(bits), parent, order, last, counts, max_order, pad_rule,
+                      len(seqs))
+
+
+def clipped_counts(hyps: Sequence[np.ndarray], refs: Sequence[Sequence[np.ndarray]],
+                   max_order: int, pad_rule: str = "none", table: NgramTable | None = None,
+                   weights: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Clipped m-gram matches of each candidate against its references (thesis eq. 3.1-3.3).
+
+    Returns ``(correct, total, info, missing)``: arrays of shape (segments, M)
+    with the clipped co-occurrence counts n∩_m, the candidate m-gram counts N_m
+    and, if ``weights`` (one per id of ``table``) are given, Σ n∩ · Info
+    (eq. 3.9); ``missing`` counts matched m-grams absent from ``table`` (0 when
+    the table was built from these references).
+    """
+    if len(hyps) != len(refs):
+        raise ValueError("one list of references per candidate")
+    if max_order < 1:
+        raise OptionError("m-gram order must be at least 1")
+    initial, end = pad_flags(pad_rule)
+    use_w = weights is not None
+    if use_w:
+        if table is None or table.max_order != max_order or table.pad_rule != pad_rule:
+            raise ValueError("weights need the table they belong to (same order and pad rule)")
+        gslots, gbits = table.slots, table.bits
+        w = np.asarray(weights, dtype=np.float64)
+    else:
+        gslots, gbits = np.full(4, -1, dtype=np.int64), 1
+        w = np.zeros(0, dtype=np.float64)
+    hflat, hoff = pack(hyps)
+    rflat, roff = pack([r for rs in refs for r in rs])
+    rstart = np.zeros(len(refs) + 1, dtype=np.int64)
+    if len(refs):
+        np.cumsum([len(rs) for rs in refs], out=rstart[1:])
+    correct, total, info, missing = _clip_kernel(
+        hflat, hoff, rflat, roff, rstart, max_order, initial, end, gslots, gbits, w, use_w)
+    return correct, total, info, int(missing)
+
+
+# --------------------------------------------------------------------------- references
+def ngrams_py(tokens: Sequence[int], m: int, pad_rule: str = "none") -> Counter:
+    """Reference implementation: Counter of the m-grams (tuples) after Table A.5 padding."""
+    seq = pad_ids(list(int(t) for t in tokens), pad_rule, m, BOS_ID, EOS_ID)
+    return Counter(tuple(seq[i:i + m]) for i in range(len(seq) - m + 1))
+
+
+def clipped_counts_py(hyp: Sequence[int], refs: Sequence[Sequence[int]], max_order: int,
+                      pad_rule: str = "none", weights: dict | None = None
+                      ) -> tuple[list[int], list[int], list[float]]:
+    """Reference implementation of :func:`clipped_counts` for one segment."""
+    correct, total, info = [], [], []
+    for m in range(1, max_order + 1):
+        h = ngrams_py(hyp, m, pad_rule)
+        pooled: Counter = Counter()
+        for r in refs:
+            for g, c in ngrams_py(r, m, pad_rule).items():
+                pooled[g] = max(pooled[g], c)
+        clip = {g: min(c, pooled[g]) for g, c in h.items() if pooled[g] > 0}
+        correct.append(sum(clip.values()))
+        total.append(sum(h.values()))
+        info.append(sum(c * weights[g] for g, c in clip.items()) if weights is not None else 0.0)
+    return correct, total, info
+
+
+def info_weights_py(ref_seqs: Sequence[Sequence[int]], max_order: int,
+                    pad_rule: str = "none") -> dict[tuple, float]:
+    """Reference implementation of NIST info weights (eq. 3.8 with eq. 5.8)."""
+    counts: Counter = Counter()
+    for r in ref_seqs:
+        for m in range(1, max_order + 1):
+            counts.update(ngrams_py(r, m, pad_rule))
+    unigrams = sum(c for g, c in counts.items() if len(g) == 1)
+    out = {}
+    for g, c in counts.items():
+        prefix = g[:-1]
+        if not prefix:
+            pc = unigrams
+        elif all(t == BOS_ID for t in prefix):
+            pc = len(ref_seqs)
+        else:
+            pc = counts[prefix]
+        out[g] = math.log2(pc / c)
+    return out
