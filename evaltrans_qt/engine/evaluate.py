@@ -145,6 +145,16 @@ class Executor(ABC):
         Must raise :class:`Cancelled` promptly once ``cancel.is_set()``.
         """
 
+    def map(self, fn: Callable, items: Sequence, cancel: CancelFlag | None = None) -> Iterator:
+        """``fn(item)`` for each item, results in order (used to tokenise in parallel).
+
+        ``fn`` is a module-level function; items and results are picklable.
+        """
+        for item in items:
+            if cancel is not None and cancel.is_set():
+                raise Cancelled()
+            yield fn(item)
+
     def close(self) -> None:
         """Release resources (pools, connections)."""
 
@@ -209,6 +219,29 @@ class LocalProcessExecutor(Executor):
             pool.shutdown(wait=finished, cancel_futures=not finished)
 
 
+    def map(self, fn, items, cancel=None):
+        if cancel is not None and cancel.is_set():
+            raise Cancelled()
+        if len(items) <= 1:
+            yield from super().map(fn, items, cancel)
+            return
+        pool = ProcessPoolExecutor(max_workers=min(self.max_workers, len(items)))
+        finished = False
+        try:
+            futures = [pool.submit(fn, item) for item in items]
+            for fut in futures:
+                while True:
+                    if cancel is not None and cancel.is_set():
+                        raise Cancelled()
+                    done, _ = wait([fut], timeout=self.poll_seconds)
+                    if done:
+                        break
+                yield fut.result()
+            finished = True
+        finally:
+            pool.shutdown(wait=finished, cancel_futures=not finished)
+
+
 def choose_executor(rows: int, n_measures: int) -> Executor:
     """Serial for tiny inputs (pool start-up would dominate), else all cores."""
     if rows * max(1, n_measures) <= SERIAL_THRESHOLD or (os.cpu_count() or 1) < 2:
@@ -228,14 +261,45 @@ class SystemRows:
     source_texts: list[str] = field(default_factory=list)
 
 
+#: Tokenise in parallel (through the executor) from this many distinct sentences on.
+PARALLEL_TOKENIZE_MIN = 4000
+
+
+def tokenize_batch(job: tuple[Sequence[str], str, str]) -> list[list[str]]:
+    """Tokenise a batch of sentences (module level: runs in worker processes)."""
+    texts, method, case = job
+    return [tokenize(t, method, case) for t in texts]
+
+
 class _Tokens:
-    """Tokenise each distinct text once (thesis ch. 5), ids from one vocabulary."""
+    """Tokenise each distinct text once (thesis ch. 5), ids from one vocabulary.
+
+    :meth:`prefetch` tokenises many texts at once through an executor; ids are
+    then assigned in the parent, in first-seen order, so they never depend on
+    the executor.
+    """
 
     def __init__(self, options: EvalOptions) -> None:
         self.vocab = Vocabulary()
         self.method = options.tokenization
         self.case = options.case
         self._cache: dict[str, np.ndarray] = {}
+
+    def prefetch(self, texts: Iterable[str], executor: Executor | None,
+                 cancel: CancelFlag | None = None) -> None:
+        todo = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        workers = getattr(executor, "max_workers", 1) if executor is not None else 1
+        if workers < 2 or len(todo) < PARALLEL_TOKENIZE_MIN:
+            for t in todo:
+                self(t)
+            return
+        size = -(-len(todo) // (2 * workers))
+        jobs = [(todo[a:a + size], self.method, self.case) for a in range(0, len(todo), size)]
+        k = 0
+        for toks in executor.map(tokenize_batch, jobs, cancel):
+            for tk in toks:
+                self._cache[todo[k]] = self.vocab.encode(tk)
+                k += 1
 
     def __call__(self, text: str) -> np.ndarray:
         ids = self._cache.get(text)
@@ -305,11 +369,12 @@ def _system_targets(db: Database, system: str, ref_ids: set[str],
 
 
 def build_corpus(db: Database, options: EvalOptions, systems: Sequence[str] | None = None,
-                 cancel: CancelFlag | None = None
+                 cancel: CancelFlag | None = None, executor: Executor | None = None
                  ) -> tuple[Vocabulary, list[SystemRows], list[Segment], list[str]]:
     """Tokenise once and build per-system rows plus the fit segments (one per source).
 
-    Returns ``(vocab, rows per system, fit segments, warnings)``.
+    Returns ``(vocab, rows per system, fit segments, warnings)``. With a
+    multi-worker ``executor`` large corpora are tokenised in parallel.
     """
     tok = _Tokens(options)
     cand_ids = set(db.systems())
@@ -321,6 +386,10 @@ def build_corpus(db: Database, options: EvalOptions, systems: Sequence[str] | No
             if s not in cand_ids and s not in ref_ids:
                 raise OptionError(f"unknown system '{s}' (known: "
                                   f"{', '.join(sorted(cand_ids | ref_ids))})")
+    if executor is not None:
+        want = {s or None for s in systems}
+        tok.prefetch((t.text for src in db.sources for t in src.targets
+                      if db.is_reference(t) or (t.system or None) in want), executor, cancel)
     warnings: list[str] = []
     fit_segments: list[Segment] = []
     for src in db.sources:
@@ -377,7 +446,24 @@ def iter_evaluate(db: Database, options: EvalOptions, measures: Iterable[str] | 
     names = _resolve_measures(measures, options)
     loo = leave_one_out_measures(options, names)
     yield Progress(0, 0, "tokenising")
-    vocab, rows, fit_segments, warnings = build_corpus(db, options, systems, cancel)
+    own_executor = executor is None
+    if executor is None:
+        want = None if systems is None else {x or None for x in systems}
+        n_rows = sum(1 for src in db.sources for t in src.targets
+                     if (t.system or None) in want) if want is not None else \
+            sum(1 for _ in db.iter_candidates())
+        executor = choose_executor(n_rows, len(names))
+    try:
+        yield from _run(db, options, names, loo, systems, executor, cancel, reference_distances,
+                        chunk_size, check)
+    finally:
+        if own_executor:
+            executor.close()
+
+
+def _run(db, options, names, loo, systems, executor, cancel, reference_distances, chunk_size,
+         check) -> Iterator[Progress | SystemResult]:
+    vocab, rows, fit_segments, warnings = build_corpus(db, options, systems, cancel, executor)
     total = sum(len(r.segments) for r in rows)
     check()
     yield Progress(0, total, f"fitting {len(names)} measure(s)", tuple(warnings))
@@ -387,9 +473,6 @@ def iter_evaluate(db: Database, options: EvalOptions, measures: Iterable[str] | 
         m.fit(fit_segments, vocab)
         fitted[name] = m
         check()
-    own_executor = executor is None
-    if executor is None:
-        executor = choose_executor(total, len(names))
     workers = getattr(executor, "max_workers", 1)
     size = chunk_size or _chunk_size(total, workers)
     chunks: list[Chunk] = []
@@ -410,28 +493,24 @@ def iter_evaluate(db: Database, options: EvalOptions, measures: Iterable[str] | 
     for r in rows:
         if not r.segments:
             yield _system_result(r, fitted, stats[r.system], {})
-    try:
-        for idx, res in executor.run(fitted, chunks, cancel):
-            c = chunks[idx]
-            for m, arr in res.stats.items():
-                stats[c.system][m][c.start:c.stop] = arr
-            for m, arr in res.ref_distances.items():
-                full = rdist[c.system].get(m)
-                if full is None:
-                    width = max(len(s.refs) for s in by_system[c.system].segments)
-                    full = rdist[c.system][m] = np.full((len(by_system[c.system].segments),
-                                                         width), np.nan)
-                full[c.start:c.stop, :arr.shape[1]] = arr
-            done += c.stop - c.start
-            remaining[c.system] -= 1
-            yield Progress(done, total, f"{c.system or '(no id)'}: rows {c.start + 1}-{c.stop}")
-            if remaining[c.system] == 0:
-                yield _system_result(by_system[c.system], fitted, stats[c.system],
-                                     rdist[c.system])
-            check()
-    finally:
-        if own_executor:
-            executor.close()
+    for idx, res in executor.run(fitted, chunks, cancel):
+        c = chunks[idx]
+        for m, arr in res.stats.items():
+            stats[c.system][m][c.start:c.stop] = arr
+        for m, arr in res.ref_distances.items():
+            full = rdist[c.system].get(m)
+            if full is None:
+                width = max(len(s.refs) for s in by_system[c.system].segments)
+                full = rdist[c.system][m] = np.full((len(by_system[c.system].segments),
+                                                     width), np.nan)
+            full[c.start:c.stop, :arr.shape[1]] = arr
+        done += c.stop - c.start
+        remaining[c.system] -= 1
+        yield Progress(done, total, f"{c.system or '(no id)'}: rows {c.start + 1}-{c.stop}")
+        if remaining[c.system] == 0:
+            yield _system_result(by_system[c.system], fitted, stats[c.system],
+                                 rdist[c.system])
+        check()
 
 
 def _system_result(rows: SystemRows, measures: Mapping[str, Measure],

@@ -188,3 +188,17 @@ def test_database_from_files_errors(tmp_path):
         database_from_files(tmp_path / "src", [tmp_path / "missing"], {})
     with pytest.raises(OptionError):
         database_from_files(tmp_path / "src", [], {})
+
+
+def test_parallel_tokenisation_gives_the_same_ids(monkeypatch):
+    from evaltrans_qt.engine import evaluate as ev
+    db = small_db()
+    _, rows_serial, fit_serial, _ = ev.build_corpus(db, EvalOptions(), executor=SerialExecutor())
+    monkeypatch.setattr(ev, "PARALLEL_TOKENIZE_MIN", 1)
+    with LocalProcessExecutor(2) as ex:
+        _, rows_par, fit_par, _ = ev.build_corpus(db, EvalOptions(), executor=ex)
+    for a, b in zip(rows_serial, rows_par):
+        for sa, sb in zip(a.segments, b.segments):
+            assert sa.hyp.tolist() == sb.hyp.tolist()
+            assert [r.tolist() for r in sa.refs] == [r.tolist() for r in sb.refs]
+    assert len(fit_serial) == len(fit_par) == 5
