@@ -661,6 +661,7 @@ def correlate_run(db, run, human: str, *, measures: Sequence[str] | None = None,
                                            seed=seed, negate=not meas.higher_is_better))
         return out
     # system level
+    from evaltrans_qt.engine.significance import measure_batch_score
     all_src = np.unique(np.concatenate([src for _, _, src in rows]))
     counts = bootstrap_counts(len(all_src), n_boot, seed) if n_boot else None
     y_sys = np.zeros(len(rows))
@@ -675,6 +676,7 @@ def correlate_run(db, run, human: str, *, measures: Sequence[str] | None = None,
                 boot_y[:, j] = (W @ yv) / W.sum(axis=1)
     for m in names:
         meas = run.measure(m)
+        batch = measure_batch_score(meas)
         x_sys = np.zeros(len(rows))
         boot_x = np.zeros((n_boot, len(rows)))
         for j, (sysname, ok, src) in enumerate(rows):
@@ -682,7 +684,7 @@ def correlate_run(db, run, human: str, *, measures: Sequence[str] | None = None,
             x_sys[j] = meas.score(st.sum(axis=0)).value
             if n_boot:
                 sums = counts[:, np.searchsorted(all_src, src)] @ st
-                boot_x[:, j] = [meas.score(row).value for row in sums]
+                boot_x[:, j] = batch(sums)
         c = correlate_systems(x_sys, y_sys, measure=m, human=human,
                               boot_x=boot_x if n_boot else None,
                               boot_y=boot_y if n_boot else None,

@@ -48,7 +48,13 @@ def ratio_score(sums: np.ndarray) -> np.ndarray:
 
 
 def measure_batch_score(measure) -> BatchScore:
-    """Batch score from a :class:`Measure` (its ``score(stats).value`` row by row)."""
+    """Batch score from a :class:`Measure`: its optional vectorised
+    ``score_values(stats_2d) -> values`` if it has one, else ``score(row).value``
+    row by row."""
+    vec = getattr(measure, "score_values", None)
+    if callable(vec):
+        return lambda sums: np.asarray(vec(np.atleast_2d(sums)), float)
+
     def f(sums: np.ndarray) -> np.ndarray:
         return np.array([measure.score(row).value for row in np.atleast_2d(sums)], float)
     return f

@@ -238,3 +238,39 @@ def test_rowwise_correlations_match_scipy():
         assert rho[i] == pytest.approx(st.spearmanr(X[i], Y[i])[0])
         assert tb[i] == pytest.approx(st.kendalltau(X[i], Y[i])[0])
         assert ta[i] == pytest.approx(C.kendall_tau_a(X[i], Y[i]))
+
+
+@pytest.mark.slow
+def test_correlate_run_on_imported_wmt_matches_scipy(wmt_dir):
+    """Import + evaluation + correlate_run against scipy on values collected independently."""
+    from evaltrans_qt.engine.evaluate import SerialExecutor, evaluate
+    from evaltrans_qt.engine.options import EvalOptions
+    from evaltrans_qt.io.wmt import import_wmt
+    db = import_wmt(wmt_dir, wmt_dir / "mqm.tsv")
+    mqm = _mqm(wmt_dir)
+    systems = ["Facebook-AI", "Online-W", "UEdin", "eTranslation"]
+    run = evaluate(db, EvalOptions(), ["wer"], systems, executor=SerialExecutor())
+    rows = C.correlate_run(db, run, "mqm", level="sentence", n_boot=100)
+    (c,) = rows
+    x, y = [], []
+    for s in systems:
+        vals = run.sentence_column(s, "wer")
+        for row, si in enumerate(run.systems[s].segments):
+            if (s, si + 1) in mqm:
+                x.append(-vals[row])
+                y.append(mqm[(s, si + 1)])
+    assert c.n == len(x) == 4 * 527 and c.negated
+    assert c.pearson == pytest.approx(st.pearsonr(x, y)[0], abs=1e-12)
+    assert c.spearman == pytest.approx(st.spearmanr(x, y)[0], abs=1e-12)
+    assert c.kendall_b == pytest.approx(st.kendalltau(x, y)[0], abs=1e-12)
+    (cs,) = C.correlate_run(db, run, "mqm", level="system", n_boot=50)
+    wer = run.measure("wer")
+    xs, ys = [], []
+    for s in systems:
+        sr = run.systems[s]
+        keep = [r for r, si in enumerate(sr.segments) if (s, si + 1) in mqm]
+        xs.append(-wer.score(np.asarray(sr.stats["wer"])[keep].sum(axis=0)).value)
+        lens = [len(db.sources[sr.segments[r]].targets[sr.target_indices[r]].text.split()) for r in keep]
+        ys.append(np.average([mqm[(s, sr.segments[r] + 1)] for r in keep], weights=lens))
+    assert cs.pearson == pytest.approx(st.pearsonr(xs, ys)[0], abs=1e-12)
+    assert cs.spearman == pytest.approx(st.spearmanr(xs, ys)[0], abs=1e-12)
