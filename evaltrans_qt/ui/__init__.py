@@ -1,1 +1,25 @@
 """PySide6 user interface. The only package that imports Qt."""
+
+from __future__ import annotations
+
+
+def _stop_pyside_source_scan() -> None:
+    """Keep PySide6's import hook from reading source files on worker threads.
+
+    shiboken replaces ``__import__`` and, for every newly imported Python
+    module, calls ``inspect.getsource`` to look for ``from __feature__ import``
+    (snake_case / true_property). Doing that while worker threads import
+    (scipy, numba's lazily imported typing modules) corrupts the interpreter
+    ("Fatal Python error: none_dealloc", reproduced here with PySide6 6.12).
+    We never use ``__feature__``, so the scan is switched off.
+    """
+    import PySide6.QtCore  # noqa: F401 - installs shibokensupport
+    try:
+        import shibokensupport.feature as feature  # type: ignore[import-not-found]
+    except ImportError:  # a PySide6 without the feature hook
+        return
+    if hasattr(feature, "_mod_uses_pyside"):
+        feature._mod_uses_pyside = lambda module: False
+
+
+_stop_pyside_source_scan()

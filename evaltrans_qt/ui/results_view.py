@@ -665,7 +665,9 @@ class ResultsView(QWidget):
         text = (f"best weight of {cb}: {ws[i]:.2f} (r = {rs[i]:.3f}); optimal weights from "
                 f"covariances (eq. 6.15): {ca} {w[0]:.3f}, {cb} {w[1]:.3f}")
         if cv is not None:
-            text += f"; 10-fold cross-validated r = {getattr(cv, 'r_test', float('nan')):.3f}"
+            text += (f"; 10-fold cross-validation (weights never judged on the sentences they "
+                     f"were fit on): pooled held-out r = {cv.pooled_r:.3f}, mean per fold "
+                     f"{cv.mean_r:.3f}")
         self.comb_text.setText(text)
 
     def compute_significance(self) -> None:

@@ -1,0 +1,153 @@
+"""Installs the analysis loop (issue 7) into the main window.
+
+:func:`install` adds the results view as a dock ("Results"), a live
+correlation panel ("Live correlation") and the Evaluate menu actions
+(options, run, cancel, reports, exports). The main window calls it at the
+end of its construction and keeps ``window.results_view`` and
+``window.live_panel``.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QLabel, QTableView, QVBoxLayout, QWidget
+
+from evaltrans_qt.engine.database import Database
+from evaltrans_qt.engine.results import RunResult
+from evaltrans_qt.ui.results_models import FrameModel, ResultsProxy
+from evaltrans_qt.ui.results_view import ResultsView
+from evaltrans_qt.ui.workers import LatestRunner
+
+
+def live_correlations(run: RunResult, db: Database, human: str) -> pd.DataFrame:
+    """Sentence-level r, rho, tau of every measure with the ``human`` scores given so far.
+
+    No bootstrap (it must be quick); error measures negated so that positive
+    means agreement. Runs on a worker thread.
+    """
+    from evaltrans_qt.engine.correlation import correlate_run
+    rows = []
+    try:
+        cors = correlate_run(db, run, human, level="sentence", n_boot=0)
+    except Exception:
+        cors = []
+    for c in cors:
+        rows.append({"measure": c.measure, "n": c.n, "r": c.pearson, "rho": c.spearman,
+                     "tau": c.kendall})
+    return pd.DataFrame(rows, columns=["measure", "n", "r", "rho", "tau"])
+
+
+class LiveCorrelationPanel(QWidget):
+    """Correlation of each measure with the scores entered so far (updates while scoring)."""
+
+    def __init__(self, results: ResultsView, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("liveCorrelation")
+        self.results = results
+        self.human: str | None = None
+        lay = QVBoxLayout(self)
+        self.label = QLabel("Run the measures (Ctrl+R) to follow their correlation with your "
+                            "scores while you judge.", wordWrap=True, objectName="liveStatus")
+        lay.addWidget(self.label)
+        self.view = QTableView(objectName="liveCorrelationTable")
+        self.model = FrameModel(parent=self.view)
+        proxy = ResultsProxy(self.view)
+        proxy.setSourceModel(self.model)
+        self.view.setModel(proxy)
+        self.view.setSortingEnabled(True)
+        self.view.horizontalHeader().setStretchLastSection(True)
+        lay.addWidget(self.view, 1)
+        self.runner = LatestRunner(self)
+        self.timer = QTimer(self, singleShot=True, interval=300)
+        self.timer.timeout.connect(self.update_now)
+        self.updates = 0
+
+    def score_changed(self, change) -> None:
+        cls = getattr(change, "cls", None)
+        if cls:
+            self.human = cls
+        self.timer.start()
+
+    def update_now(self) -> None:
+        run = self.results.run
+        db = self.results.database
+        human = self.human or (db.human_classes[0] if db is not None and db.human_classes else None)
+        if run is None or db is None or not human:
+            return
+        self.runner.submit(live_correlations, run, db, human,
+                           on_result=lambda f, h=human: self._show(h, f))
+
+    def _show(self, human: str, frame: pd.DataFrame) -> None:
+        self.updates += 1
+        self.model.set_frame(frame)
+        n = int(frame["n"].max()) if len(frame) else 0
+        self.label.setText(f"Sentence-level correlation with '{human}' over the {n} candidates "
+                           "scored so far (error measures negated).")
+
+
+def install(window) -> ResultsView:
+    """Add the results dock, live correlation panel and Evaluate actions to ``window``."""
+    view = ResultsView(window)
+    window.results_view = view
+    window.results_dock = window.add_panel("Results", view, Qt.BottomDockWidgetArea)
+    live = LiveCorrelationPanel(view)
+    window.live_panel = live
+    window.live_dock = window.add_panel("Live correlation", live, Qt.RightDockWidgetArea)
+
+    menu = window.evaluate_menu
+
+    def action(text: str, keys, slot, name: str, tip: str = ""):
+        act = menu.addAction(text)
+        act.setObjectName(name)
+        if keys:
+            act.setShortcuts([QKeySequence(k) for k in keys])
+        if tip:
+            act.setStatusTip(tip)
+            act.setToolTip(tip)
+        act.triggered.connect(lambda *_: slot())
+        return act
+
+    def show_results():
+        window.results_dock.show()
+        window.results_dock.raise_()
+
+    menu.addSeparator()
+    window.act_eval_options = action("Evaluation &options…", ["Ctrl+Shift+O"], view.edit_options,
+                                     "action_eval_options",
+                                     "Every measure option of EvalTransBatchEval")
+    window.act_run = action("&Run measures", ["Ctrl+R", "F5"],
+                            lambda: (show_results(), view.start_run()), "action_run",
+                            "Run the chosen measures on all systems in the background")
+    window.act_cancel_run = action("&Cancel run", ["Ctrl+."], view.cancel_run, "action_cancel_run")
+    window.act_results = action("Show &results", ["Ctrl+Shift+R"], show_results, "action_results")
+    menu.addSeparator()
+    window.act_save_report = action("Save EvalTrans &report…", ["Ctrl+Shift+E"],
+                                    view.ask_save_report, "action_save_report")
+    window.act_open_report = action("Open re&port…", ["Ctrl+Shift+L"],
+                                    lambda: (show_results(), view.ask_open_report()),
+                                    "action_open_report")
+    window.act_export_table = action("Export &table (CSV/LaTeX)…", ["Ctrl+E"],
+                                     view.ask_export_table, "action_export_table")
+    window.act_export_plot = action("Export &plot (PNG/SVG)…", ["Ctrl+Shift+P"],
+                                    view.ask_export_plot, "action_export_plot")
+
+    def db_changed():
+        view.load_session_options()
+        view.database_changed()
+
+    window.databaseChanged.connect(db_changed)
+    window.scoreChanged.connect(lambda change: (view.scores_changed(), live.score_changed(change)))
+    view.runFinished.connect(lambda _run: live.update_now())
+    if getattr(window, "database", None) is not None:
+        db_changed()
+    # compile the numba kernels in the background so the first run/alignment is quick
+    from evaltrans_qt.engine import warmup
+    from evaltrans_qt.ui.workers import start_worker
+    if not warmup.is_warm():
+        start_worker(warmup.ensure_warm)
+    return view
+
+
+__all__ = ["install", "LiveCorrelationPanel", "live_correlations"]
