@@ -4,13 +4,13 @@ from __future__ import annotations
 
 
 def _stop_pyside_source_scan() -> None:
-    """Keep PySide6's import hook from reading source files on worker threads.
+    """Keep PySide6's import hook from reading every module's source.
 
     shiboken replaces ``__import__`` and, for every newly imported Python
     module, calls ``inspect.getsource`` to look for ``from __feature__ import``
-    (snake_case / true_property). Doing that while worker threads import
-    (scipy, numba's lazily imported typing modules) corrupts the interpreter
-    ("Fatal Python error: none_dealloc", reproduced here with PySide6 6.12).
+    (snake_case / true_property). That reads and tokenises source files on
+    whatever thread imports (our workers import scipy and numba's typing
+    modules lazily); other projects report crashes from it on worker threads.
     We never use ``__feature__``, so the scan is switched off.
     """
     import PySide6.QtCore  # noqa: F401 - installs shibokensupport
