@@ -274,3 +274,10 @@ def test_correlate_run_on_imported_wmt_matches_scipy(wmt_dir):
         ys.append(np.average([mqm[(s, sr.segments[r] + 1)] for r in keep], weights=lens))
     assert cs.pearson == pytest.approx(st.pearsonr(xs, ys)[0], abs=1e-12)
     assert cs.spearman == pytest.approx(st.spearmanr(xs, ys)[0], abs=1e-12)
+
+
+@pytest.mark.parametrize("x,y,g", [([], [], []), ([1.0], [2.0], [0]), ([1.0, 2.0], [2.0, 2.0], [0, 0])])
+def test_degenerate_inputs_give_nan_not_errors(x, y, g):
+    c = C.correlate_sentences(x, y, g, n_boot=20)
+    assert math.isnan(c.pearson) and math.isnan(c.spearman) and math.isnan(c.kendall_b)
+    assert json.dumps(c.to_dict())          # NaN become null
