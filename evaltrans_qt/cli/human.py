@@ -74,16 +74,29 @@ def _num(v: float | None, fmt: str = ".4f") -> str:
     return format(v, fmt)
 
 
+def _scores(db: Database, cls: str, args: argparse.Namespace, extrapolate: bool):
+    """Human scores of ``cls``; with ``--extrapolate`` (Table A.2) unscored candidates are
+    first estimated from the database (in memory only) and those estimates included."""
+    from evaltrans_qt.engine.human import check_class, human_scores, split_class
+    check_class(db, cls)
+    if extrapolate:
+        from evaltrans_qt.engine import similar
+        n = sum(similar.extrapolate(db, part) for part in split_class(cls))
+        print(f"evaltrans: --extrapolate: {n} '{cls}' score(s) estimated from the database. "
+              f"WARNING: {similar.OVERESTIMATE_WARNING}", file=sys.stderr)
+    return human_scores(db, cls, how=args.aggregate, normalize=args.normalize_evaluators,
+                        include_extrapolated=extrapolate)
+
+
 # ------------------------------------------------------------ correlate
 def _cmd_correlate(args: argparse.Namespace) -> int:
     from evaltrans_qt.engine.correlation import correlate_run, format_table
     from evaltrans_qt.engine.evaluate import evaluate
-    from evaltrans_qt.engine.human import human_scores
     t0 = time.perf_counter()
     db = load_db(args.database)
     classes = _human_classes(db, _list(args.human))
-    scores = {c: human_scores(db, c, how=args.aggregate, normalize=args.normalize_evaluators)
-              for c in classes}
+    opts = options_from_args(args)
+    scores = {c: _scores(db, c, args, opts.extrapolate) for c in classes}
     systems = _list(args.systems)
     if systems is None:
         # only systems with human scores can be correlated: evaluate just those
@@ -91,7 +104,7 @@ def _cmd_correlate(args: argparse.Namespace) -> int:
         systems = [s for s in db.systems() if s in scored]
         if not systems:
             raise ScoreError(f"no candidate has a score of {', '.join(classes)}")
-    run = evaluate(db, options_from_args(args), _list(args.measures), systems)
+    run = evaluate(db, opts, _list(args.measures), systems)
     t_eval = time.perf_counter() - t0
     levels = ("sentence", "system") if args.level == "both" else (args.level,)
     rows = []
@@ -132,8 +145,7 @@ def _cmd_significance(args: argparse.Namespace) -> int:
     from evaltrans_qt.engine import significance as sig
     db = load_db(args.database)
     if args.human:
-        from evaltrans_qt.engine.human import human_scores
-        hs = human_scores(db, args.human, how=args.aggregate, normalize=args.normalize_evaluators)
+        hs = _scores(db, args.human, args, options_from_args(args).extrapolate)
         res = sig.human_significance(hs, _list(args.systems), weighted=not args.unweighted,
                                      method=args.method, samples=args.samples, seed=args.seed)
         what = f"human '{args.human}'"

@@ -126,3 +126,13 @@ def test_ratio_of_wins_command(demo, tmp_path, capsys):
     assert rc == 0
     assert d[cands[0].system]["ratio"] == 1.0 and d[cands[3].system]["ratio"] == 0.0
     assert d[cands[1].system] == {"wins": 1, "losses": 1, "ties": 1, "ratio": 0.5}
+
+
+def test_correlate_extrapolate_option_adds_estimated_candidates(demo, capsys):
+    base = ["correlate", demo, "--measures", "wer", "--human", "adequacy", "--level", "sentence",
+            "--bootstrap", "0", "--json"]
+    rc, out, _ = _run(capsys, *base)
+    n_plain = json.loads(out)[0]["n"]
+    rc, out, err = _run(capsys, *base, "--extrapolate")
+    assert rc == 0 and "WARNING" in err
+    assert json.loads(out)[0]["n"] > n_plain
