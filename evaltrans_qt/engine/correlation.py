@@ -400,6 +400,28 @@ def pairwise_relations(better_h: np.ndarray, better_m: np.ndarray,
     return (np.concatenate(hs).astype(int), np.concatenate(ms).astype(int), np.concatenate(gs))
 
 
+def ranking_comparisons(db, run, measure: str, cls: str = "rank") -> tuple[np.ndarray, np.ndarray]:
+    """Human pairwise comparisons from stored ranking tasks (one per task and pair of
+    ranked systems, M:1440-1457) with the metric's comparison of the same two
+    candidates, both coded for :func:`wmt_tau` (-1 = first better)."""
+    from itertools import combinations
+
+    from evaltrans_qt.engine.ranking import rankings
+    sign = 1.0 if run.measure(measure).higher_is_better else -1.0
+    vals = {s: dict(zip(sr.segments, run.sentence_column(s, measure) * sign))
+            for s, sr in run.systems.items()}
+    hs, ms = [], []
+    for r in rankings(db, cls):
+        for a, b in combinations(sorted(r.ranks), 2):
+            va = vals.get(a, {}).get(r.source)
+            vb = vals.get(b, {}).get(r.source)
+            if va is None or vb is None or not (np.isfinite(va) and np.isfinite(vb)):
+                continue
+            hs.append(int(np.sign(r.ranks[a] - r.ranks[b])))   # lower rank = better
+            ms.append(int(-np.sign(va - vb)))                   # higher value = better
+    return np.array(hs, int), np.array(ms, int)
+
+
 # --------------------------------------------------------------- regression
 def least_squares_line(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
     """(intercept, slope) of the regression of y on x (T:1176, eq. 6.3)."""
@@ -626,7 +648,7 @@ def correlate_run(db, run, human: str, *, measures: Sequence[str] | None = None,
     bootstrap resamples source sentences and recomputes both. ``scores`` may
     pass precomputed :class:`~evaltrans_qt.engine.human.HumanScores` of ``human``.
     """
-    from evaltrans_qt.engine.human import human_scores
+    from evaltrans_qt.engine.human import RANK_CLASS, human_scores
     from evaltrans_qt.errors import OptionError
 
     if level not in LEVELS:
@@ -657,8 +679,13 @@ def correlate_run(db, run, human: str, *, measures: Sequence[str] | None = None,
         for m in names:
             meas = run.measure(m)
             x = np.concatenate([run.sentence_column(s, m)[ok] for s, ok, _ in rows])
-            out.append(correlate_sentences(x, y, groups, measure=m, human=human, n_boot=n_boot,
-                                           seed=seed, negate=not meas.higher_is_better))
+            c = correlate_sentences(x, y, groups, measure=m, human=human, n_boot=n_boot,
+                                    seed=seed, negate=not meas.higher_is_better)
+            if human == RANK_CLASS:
+                # WMT taus on the judges' own pairwise comparisons, not on mean ranks
+                h, mm = ranking_comparisons(db, run, m, human)
+                c.wmt = {v: wmt_tau(h, mm, v) for v in WMT_VARIANTS}
+            out.append(c)
         return out
     # system level
     from evaltrans_qt.engine.significance import measure_batch_score

@@ -281,3 +281,45 @@ def test_degenerate_inputs_give_nan_not_errors(x, y, g):
     c = C.correlate_sentences(x, y, g, n_boot=20)
     assert math.isnan(c.pearson) and math.isnan(c.spearman) and math.isnan(c.kendall_b)
     assert json.dumps(c.to_dict())          # NaN become null
+
+
+def test_wmt_tau_on_stored_ranking_tasks():
+    """Rank judgements in the database -> one comparison per task and pair (M:1440-1457)."""
+    from evaltrans_qt.engine.evaluate import SerialExecutor, evaluate
+    from evaltrans_qt.engine.options import EvalOptions
+    from evaltrans_qt.engine.ranking import add_ranking
+    from evaltrans_qt.io.etdb import demo_database_path, load_database
+    db = load_database(demo_database_path())
+    src_ids = [0, 1]
+    for si in src_ids:
+        src = db.sources[si]
+        cands = [t for t in src.targets if not db.is_reference(t)]
+        add_ranking(db, src, [(t, k + 1) for k, t in enumerate(cands)], judge="a", task=f"{si}a")
+        add_ranking(db, src, [(t, 1) for t in cands], judge="b", task=f"{si}b")   # all tied
+    run = evaluate(db, EvalOptions(), ["wer"], executor=SerialExecutor())
+    h, m = C.ranking_comparisons(db, run, "wer")
+    assert len(h) == 2 * 2 * 6      # 2 sources x 2 tasks x C(4, 2) pairs of the 4 systems
+    # independent expectation: WER lower = better; judge a ranks in target order, b ties all
+    exp_h, exp_m = [], []
+    for si in src_ids:
+        src = db.sources[si]
+        cands = [t for t in src.targets if not db.is_reference(t)]
+        wer = {}
+        for s in run.systems:
+            sr = run.systems[s]
+            col = run.sentence_column(s, "wer")
+            for row, seg in enumerate(sr.segments):
+                if seg == si:
+                    wer[s] = col[row]
+        for judge_ranks in ({t.system: k + 1 for k, t in enumerate(cands)},
+                            {t.system: 1 for t in cands}):
+            names = sorted(judge_ranks)
+            for i in range(len(names)):
+                for j in range(i + 1, len(names)):
+                    a, b = names[i], names[j]
+                    exp_h.append(int(np.sign(judge_ranks[a] - judge_ranks[b])))
+                    exp_m.append(int(np.sign(wer[a] - wer[b])))
+    assert sorted(zip(h.tolist(), m.tolist())) == sorted(zip(exp_h, exp_m))
+    (c,) = C.correlate_run(db, run, "rank", level="sentence", n_boot=0)
+    assert c.wmt["wmt14"] == pytest.approx(C.wmt_tau(exp_h, exp_m, "wmt14"))
+    assert c.wmt["hties"] == pytest.approx(C.wmt_tau(exp_h, exp_m, "hties"))
