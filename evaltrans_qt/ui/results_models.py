@@ -104,8 +104,13 @@ class ResultsProxy(QSortFilterProxyModel):
 
     def set_row_mask(self, mask: np.ndarray | None) -> None:
         """Show only source rows where ``mask`` is true (None: all rows)."""
-        self._mask = None if mask is None else np.asarray(mask, dtype=bool)
-        self.invalidateFilter()
+        if hasattr(self, "beginFilterChange"):      # Qt >= 6.10
+            self.beginFilterChange()
+            self._mask = None if mask is None else np.asarray(mask, dtype=bool)
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:
+            self._mask = None if mask is None else np.asarray(mask, dtype=bool)
+            self.invalidateRowsFilter()
 
     def filterAcceptsRow(self, row: int, parent: QModelIndex) -> bool:  # noqa: N802
         if self._mask is not None and (row >= len(self._mask) or not self._mask[row]):
