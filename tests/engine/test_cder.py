@@ -73,8 +73,9 @@ def test_without_long_jumps_is_moses_wer(wmt):
     name = sorted(systems)[0]
     hf, ho = pack(systems[name])
     rf, ro = pack(ref_a)
-    d = cder_distance_batch(hf, ho, rf, ro, np.arange(len(ref_a), dtype=np.int64), False, True,
-                            True, np.inf, False, np.zeros(1), np.zeros(len(ro), np.int64))
+    pairs = np.arange(len(ref_a), dtype=np.int64)
+    d = cder_distance_batch(hf, ho, rf, ro, pairs, pairs, False, True, True, np.inf, False,
+                            np.zeros(1), np.zeros(len(ro), np.int64))
     moses = np.asarray(vals[name]["moses_wer_refA_sent_stats"])[:, 0]
     np.testing.assert_array_equal(d, moses)
 
@@ -200,15 +201,17 @@ def test_kernel_equals_reference(h, r, pad):
 def test_batch_both_directions(hs, rs, pad):
     hyps = [np.asarray([ord(c) for c in h], np.int32) for h in hs]
     refs = [np.asarray([ord(c) for c in r], np.int32) for r in rs]
-    pair_hyp = np.asarray([k % len(hyps) for k in range(len(refs))], np.int64)
+    # every candidate with every reference, references shared between pairs
+    pair_hyp = np.repeat(np.arange(len(hyps)), len(refs)).astype(np.int64)
+    pair_ref = np.tile(np.arange(len(refs)), len(hyps)).astype(np.int64)
     hf, ho = pack(hyps)
     rf, ro = pack(refs)
     sf, ef = PADS[pad]
     for backward in (False, True):
-        d = cder_distance_batch(hf, ho, rf, ro, pair_hyp, backward, sf, ef, 1.0, False,
-                                np.zeros(1), np.zeros(len(ro), np.int64))
-        for p, h in enumerate(pair_hyp):
-            a, b = (refs[p], hyps[h]) if backward else (hyps[h], refs[p])
+        d = cder_distance_batch(hf, ho, rf, ro, pair_hyp, pair_ref, backward, sf, ef, 1.0, False,
+                                np.zeros(1), np.zeros(len(pair_hyp) + 1, np.int64))
+        for p, (h, r) in enumerate(zip(pair_hyp, pair_ref)):
+            a, b = (refs[r], hyps[h]) if backward else (hyps[h], refs[r])
             assert d[p] == cder_reference(a, b, sf, ef)
 
 

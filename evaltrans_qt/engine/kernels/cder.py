@@ -45,22 +45,30 @@ E_START, E_DIAG, E_HOR, E_VER, E_JUMP = 0, 1, 2, 3, 4
 @njit(cache=True, nogil=True)
 def _cder(cand, c0, c1, ref, r0, r1, use_sub, sub, s0, cs, rs, c_lj, start_fixed, end_fixed,
           row, nxt):
-    """d_CDCD of cand[c0:c1] (candidate) and ref[r0:r1] (reference); ``row``/``nxt`` scratch >= I+1."""
+    """d_CDCD of cand[c0:c1] (candidate) and ref[r0:r1] (reference); ``row``/``nxt`` scratch >= I+1.
+
+    Rows are kept *before* their long jumps, with ``jm`` = row minimum + c_LJ;
+    a value is read as min(row[i], jm) (the jump relaxation of Algorithm 4.2,
+    applied lazily). Row 0 with a fixed start is 0, 1, 2, ... with jm = c_LJ,
+    i.e. min(c_LJ, i) as in Algorithm 4.2's first loop.
+    """
     n_c = c1 - c0
     n_r = r1 - r0
-    row[0] = 0.0
-    for i in range(1, n_c + 1):
-        if start_fixed:
-            row[i] = c_lj if c_lj < i else float(i)
-        else:
-            row[i] = 0.0
+    for i in range(n_c + 1):
+        row[i] = float(i) if start_fixed else 0.0
+    jm = c_lj
     for l in range(1, n_r + 1):
         w = ref[r0 + l - 1]
-        v = row[0] + 1.0
+        up = row[0] if row[0] < jm else jm
+        v = up + 1.0
         nxt[0] = v
         m = v
+        diag = up
         for i in range(1, n_c + 1):
-            d = row[i - 1]
+            up = row[i]
+            if jm < up:
+                up = jm
+            d = diag
             if cand[c0 + i - 1] != w:
                 if use_sub:
                     d += sub[s0 + (i - 1) * cs + (l - 1) * rs]
@@ -69,23 +77,20 @@ def _cder(cand, c0, c1, ref, r0, r1, use_sub, sub, s0, cs, rs, c_lj, start_fixed
             h = v + 1.0
             if h < d:
                 d = h
-            u = row[i] + 1.0
+            u = up + 1.0
             if u < d:
                 d = u
             nxt[i] = d
             v = d
+            diag = up
             if d < m:
                 m = d
-        m += c_lj
-        for i in range(n_c + 1):
-            if m < nxt[i]:
-                row[i] = m
-            else:
-                row[i] = nxt[i]
+        jm = m + c_lj
+        row, nxt = nxt, row
     if end_fixed:
-        return row[n_c]
-    m = row[0]
-    for i in range(1, n_c + 1):
+        return row[n_c] if row[n_c] < jm else jm
+    m = jm
+    for i in range(n_c + 1):
         if row[i] < m:
             m = row[i]
     return m
@@ -103,35 +108,33 @@ def cder_distance(hyp: np.ndarray, ref: np.ndarray, start_fixed: bool = True,
 
 
 @njit(cache=True, nogil=True)
-def cder_distance_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, backward, start_fixed,
-                        end_fixed, c_lj, use_sub, sub_flat, sub_off) -> np.ndarray:
-    """d_CDCD of many pairs in one call: pair p = (hyp ``pair_hyp[p]``, ref ``p``).
+def cder_distance_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, pair_ref, backward,
+                        start_fixed, end_fixed, c_lj, use_sub, sub_flat, sub_off) -> np.ndarray:
+    """d_CDCD of many pairs in one call: pair p = (hyp ``pair_hyp[p]``, ref ``pair_ref[p]``).
 
     ``backward``: CD for the candidate instead (the roles of the two
     sentences swapped). ``use_sub``: word-dependent costs from row-major
-    I x L blocks ``sub_flat[sub_off[p]:]`` (layout of
+    I x L blocks ``sub_flat[sub_off[p]:]`` per pair (layout of
     :meth:`evaltrans_qt.engine.subcosts.SubstitutionCosts.matrices`; the
     backward direction reads them transposed, costs being symmetric).
     """
-    n_pairs = len(ref_off) - 1
+    n_pairs = len(pair_hyp)
     out = np.empty(n_pairs, dtype=np.float64)
     maxlen = 1
-    for p in range(n_pairs):
-        h = pair_hyp[p]
-        a = hyp_off[h + 1] - hyp_off[h]
-        b = ref_off[p + 1] - ref_off[p]
-        if a > maxlen:
-            maxlen = a
-        if b > maxlen:
-            maxlen = b
+    for h in range(len(hyp_off) - 1):
+        if hyp_off[h + 1] - hyp_off[h] > maxlen:
+            maxlen = hyp_off[h + 1] - hyp_off[h]
+    for r in range(len(ref_off) - 1):
+        if ref_off[r + 1] - ref_off[r] > maxlen:
+            maxlen = ref_off[r + 1] - ref_off[r]
     row = np.empty(maxlen + 1, dtype=np.float64)
     nxt = np.empty(maxlen + 1, dtype=np.float64)
     for p in range(n_pairs):
         h = pair_hyp[p]
         h0 = hyp_off[h]
         h1 = hyp_off[h + 1]
-        r0 = ref_off[p]
-        r1 = ref_off[p + 1]
+        r0 = ref_off[pair_ref[p]]
+        r1 = ref_off[pair_ref[p] + 1]
         s0 = sub_off[p] if use_sub else 0
         n_r = r1 - r0
         if backward:
@@ -262,18 +265,18 @@ def _misc_penalty(cov) -> float:
 
 
 @njit(cache=True, nogil=True)
-def cder_misc_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, backward, start_fixed,
-                    end_fixed, c_lj, use_sub, sub_flat, sub_off):
+def cder_misc_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, pair_ref, backward,
+                    start_fixed, end_fixed, c_lj, use_sub, sub_flat, sub_off):
     """Like :func:`cder_distance_batch`, also returning lp_misc (eq. 4.18) of each best path."""
-    n_pairs = len(ref_off) - 1
+    n_pairs = len(pair_hyp)
     out = np.empty(n_pairs, dtype=np.float64)
     pen = np.empty(n_pairs, dtype=np.float64)
     for p in range(n_pairs):
         h = pair_hyp[p]
         h0 = hyp_off[h]
         h1 = hyp_off[h + 1]
-        r0 = ref_off[p]
-        r1 = ref_off[p + 1]
+        r0 = ref_off[pair_ref[p]]
+        r1 = ref_off[pair_ref[p] + 1]
         s0 = sub_off[p] if use_sub else 0
         n_r = r1 - r0
         if backward:

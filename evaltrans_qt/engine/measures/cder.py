@@ -130,22 +130,28 @@ class CDER(DistanceMeasure):
 
     # -- distances ------------------------------------------------------------
     def direction_distances(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
-                            pair_hyp: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
-        """Penalised distances of every pair in each direction, and the reference lengths."""
+                            pair_hyp: np.ndarray, pair_ref: np.ndarray | None = None
+                            ) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """Penalised distances of pairs p = (hyps[pair_hyp[p]], refs[pair_ref[p]]) (default
+        ref p) in each direction, and the pairs' reference lengths."""
+        pair_hyp = np.asarray(pair_hyp, np.int64)
+        pair_ref = (np.arange(len(pair_hyp), dtype=np.int64) if pair_ref is None
+                    else np.asarray(pair_ref, np.int64))
+        if self.use_word_costs:                       # cost blocks are laid out per pair
+            refs, pair_ref = [refs[i] for i in pair_ref], np.arange(len(pair_hyp), dtype=np.int64)
         hf, ho = packed(hyps)
         rf, ro = packed(refs)
-        pair_hyp = np.asarray(pair_hyp, np.int64)
         sub, so = self._sub(hf, ho, rf, ro, pair_hyp)
         use_sub = sub is not None
         if not use_sub:
-            sub, so = np.zeros(1), np.zeros(len(ro), np.int64)
+            sub, so = np.zeros(1), np.zeros(len(pair_hyp) + 1, np.int64)
         sf, ef = boundaries(self.options.cder_pad_rule)
         rule = self.options.cder_coverage_rule
-        rl = np.diff(ro).astype(np.float64)
-        hl = np.diff(ho).astype(np.float64)[pair_hyp] if len(pair_hyp) else np.zeros(0)
+        rl = np.diff(ro).astype(np.float64)[pair_ref]
+        hl = np.diff(ho).astype(np.float64)[pair_hyp]
         out = {}
         for direction, backward in (("forward", False), ("backward", True)):
-            args = (hf, ho, rf, ro, pair_hyp, backward, sf, ef, C_LJ, use_sub, sub, so)
+            args = (hf, ho, rf, ro, pair_hyp, pair_ref, backward, sf, ef, C_LJ, use_sub, sub, so)
             if rule in ("miscoverage", "half"):
                 d, misc = cder_misc_batch(*args)
             else:
@@ -168,12 +174,17 @@ class CDER(DistanceMeasure):
         return d["forward"], rl
 
     def corpus_stats(self, segments: Sequence[Segment]) -> np.ndarray:
-        hyps, refs, pair_hyp, slots = self._pairs(segments)
-        dists, rlen = self.direction_distances(hyps, refs, pair_hyp)
+        if hasattr(self, "_unique_pairs"):            # references shared by pairs packed once
+            hyps, refs, pair_hyp, pair_ref, slots = self._unique_pairs(segments)
+        else:
+            hyps, refs, pair_hyp, slots = self._pairs(segments)
+            pair_ref = None
+        dists, rlen = self.direction_distances(hyps, refs, pair_hyp, pair_ref)
         out = np.zeros((len(segments), 2 * len(DIRECTIONS)), dtype=np.float64)
         rows = np.arange(len(segments))
-        for k, direction in enumerate(DIRECTIONS):
-            (d, L), valid = self._grid(len(segments), slots, [dists[direction], rlen])
+        grids, valid = self._grid(len(segments), slots, [rlen] + [dists[d] for d in DIRECTIONS])
+        L = grids[0]
+        for k, d in enumerate(grids[1:]):
             best, w = select(d, L, valid, self.rule)
             ok = best >= 0
             out[rows[ok], 2 * k] = d[rows[ok], best[ok]]
