@@ -8,7 +8,8 @@ Data: ../shared/data/wmt21-ende (20 systems x 1002 segments x refs A, C, D).
   pool (all cores) -- and WER alone (reference A) for the jiwer comparison;
 * sacreBLEU: ``corpus_bleu`` for the same 20 systems with 3 references;
 * jiwer: corpus WER against reference A on 13a-tokenised text (as in
-  reference_values.json; tokenisation not timed).
+  reference_values.json), against our WER on the same pre-tokenised text
+  (``tokenization=none``); tokenisation not timed for either.
 
 Usage: ``python benchmarks/bench_engine.py [--data DIR] [--jobs N] [--systems K]``
 """
@@ -65,7 +66,6 @@ def main(argv=None) -> int:
     measures = default_measures(opts)
     issue3 = [m for m in ISSUE3 if m in measures]
     db, hyp_files = build_db(args.data, args.systems)
-    db_a, _ = build_db(args.data, args.systems, refs="A")
     n_sys = len(hyp_files)
     read = lambda p: p.read_text(encoding="utf-8").rstrip("\n").split("\n")  # noqa: E731
     refs = [read(args.data / f"newstest2021.en-de.ref.{r}.de") for r in "ACD"]
@@ -85,14 +85,22 @@ def main(argv=None) -> int:
 
     t_i3, run = timed(lambda: evaluate(db, opts, issue3, executor=ex()))
     t_all, _ = timed(lambda: evaluate(db, opts, measures, executor=ex()))
-    t_wer, run_wer = timed(lambda: evaluate(db_a, opts, ["wer"], executor=ex()))
-    t_wer1, _ = timed(lambda: evaluate(db_a, opts, ["wer"], executor=SerialExecutor()))
-
     t_sb, sb = timed(lambda: {n: sacrebleu.corpus_bleu(h, refs) for n, h in hyps.items()})
 
+    # WER vs ref A: both tools start from the same 13a-tokenised text (split on spaces)
     tok = Tokenizer13a()
     ref_a = [tok(x) for x in refs[0]]
     hyp_tok = {n: [tok(x) for x in h] for n, h in hyps.items()}
+    db_a = Database()
+    db_a.ensure_reference_class()
+    for i, r in enumerate(ref_a):
+        src = db_a.add_source(f"segment {i + 1}")
+        db_a.add_target(src, r, "ref-A", reference=True)
+        for n, h in hyp_tok.items():
+            db_a.add_target(src, h[i], n)
+    pre = EvalOptions(tokenization="none")
+    t_wer, run_wer = timed(lambda: evaluate(db_a, pre, ["wer"], executor=ex()))
+    t_wer1, _ = timed(lambda: evaluate(db_a, pre, ["wer"], executor=SerialExecutor()))
     t_jw, jw = timed(lambda: {n: jiwer.wer(ref_a, h) for n, h in hyp_tok.items()})
 
     worst_bleu = max(abs(100 * run.systems[n].scores["bleu"].value - sb[n].score)
@@ -107,9 +115,9 @@ def main(argv=None) -> int:
     print(f"  ({', '.join(issue3)})")
     print(f"{'ours: all default measures, 3 refs':<52}{t_all:>10.2f}{t_all / t_sb:>10.2f}")
     print(f"{'sacreBLEU corpus_bleu, 3 refs':<52}{t_sb:>10.2f}{1.0:>10.2f}")
-    print(f"{'ours: WER vs ref A (pool, tokenising incl.)':<52}{t_wer:>10.2f}"
+    print(f"{'ours: WER vs ref A (pool, pre-tokenised)':<52}{t_wer:>10.2f}"
           f"{t_wer / t_jw:>10.2f}  (vs jiwer; target <= 2)")
-    print(f"{'ours: WER vs ref A (in-process, tokenising incl.)':<52}{t_wer1:>10.2f}"
+    print(f"{'ours: WER vs ref A (in-process, pre-tokenised)':<52}{t_wer1:>10.2f}"
           f"{t_wer1 / t_jw:>10.2f}")
     print(f"{'jiwer WER vs ref A (pre-tokenised)':<52}{t_jw:>10.2f}{1.0:>10.2f}")
     print(f"max |BLEU ours - sacreBLEU| = {worst_bleu:.2e} (BLEU points); "
