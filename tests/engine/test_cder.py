@@ -16,8 +16,9 @@ from evaltrans_qt.engine.kernels.levenshtein import lev_distance
 from evaltrans_qt.engine.measures import get
 from evaltrans_qt.engine.measures.base import Segment
 from evaltrans_qt.engine.measures.cder import boundaries, path_alignment
-from evaltrans_qt.engine.options import CDER_PAD_RULES, EvalOptions
+from evaltrans_qt.engine.options import CDER_PAD_RULES, REF_LENGTH_RULES, EvalOptions
 from evaltrans_qt.engine.preprocess import Vocabulary, tokenize
+from evaltrans_qt.engine.reflength import choose
 from evaltrans_qt.engine.results import pack
 from evaltrans_qt.engine.subcosts import cost as sub_cost
 
@@ -110,7 +111,8 @@ def test_identity_empty_and_thesis_example():
 
 def test_directions_and_coverage_penalties():
     """Worked by hand. Candidate 'a b', reference 'a b a b': forward d = 1 ('a b' read
-    twice, one jump back), coverage a:2 b:2 -> lp_misc = 2 (eq. 4.18), lp_len = 0
+    twice, one jump back to column 0 -- allowed by eq. 4.16 and Moses, not by the loop
+    bounds printed in Algorithm 4.2, which would give 2), coverage a:2 b:2 -> lp_misc = 2 (eq. 4.18), lp_len = 0
     (eq. 4.17). Backward (CD for the candidate): 'a b' found once plus one jump -> 1;
     its length penalty counts the reference's excess (2), its miscoverage the two
     reference words left uncovered (2)."""
@@ -245,3 +247,35 @@ def test_stats_add_up(refs, h):
     assert row.shape == (8,)
     assert row[4] <= row[6]                                   # average <= maximum
     np.testing.assert_array_equal(m.corpus_stats([s, s]).sum(axis=0), 2 * row)
+
+
+@settings(max_examples=60, deadline=None)
+@given(words, st.lists(words, min_size=1, max_size=3), st.sampled_from(REF_LENGTH_RULES),
+       st.sampled_from(CDER_PAD_RULES))
+def test_reference_length_rules_follow_choose(h, refs, rule, pad):
+    """Each direction's distance and length = reflength.choose over the per-reference values."""
+    v = Vocabulary()
+    s = Segment(v.encode(h), tuple(v.encode(r) for r in refs))
+    row = make("cder", v, cder_ref_length_rule=rule, cder_pad_rule=pad).sentence_stats(s)
+    sf, ef = PADS[pad]
+    fwd = [cder_reference(s.hyp, r, sf, ef) for r in s.refs]
+    bwd = [cder_reference(r, s.hyp, sf, ef) for r in s.refs]
+    per_dir = [fwd, bwd, [(a + b) / 2 for a, b in zip(fwd, bwd)],
+               [max(a, b) for a, b in zip(fwd, bwd)]]
+    lengths = [len(r) for r in refs]
+    for k, dists in enumerate(per_dir):
+        d, L, _ = choose(dists, lengths, rule)
+        assert (row[2 * k], row[2 * k + 1]) == pytest.approx((d, L)), k
+
+
+@settings(max_examples=60, deadline=None)
+@given(words, words)
+def test_miscoverage_penalty_is_that_of_the_best_path(h, r):
+    v = Vocabulary()
+    s = Segment(v.encode(h), (v.encode(r),))
+    m = make("cder", v, cder_coverage_rule="miscoverage")
+    a = m.align(s)
+    cov = a.notes["coverage"]
+    want = sum(1 if c == 0 else c - 1 for c in cov)               # eq. 4.18, unit costs
+    assert a.notes["miscoverage_penalty"] == want
+    assert m.sentence_stats(s)[0] == a.distance + want
