@@ -26,9 +26,13 @@ Candidates whose source has no reference are skipped with a warning
 
 from __future__ import annotations
 
+import contextlib
+import multiprocessing as mp
 import os
 import pickle
+import tempfile
 import time
+import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -175,49 +179,87 @@ class SerialExecutor(Executor):
             yield i, compute_chunk(measures, chunk)
 
 
-_WORKER_MEASURES: Mapping[str, Measure] | None = None
+#: In a worker process: (run token, fitted measures) of the latest run.
+_WORKER_CACHE: tuple[str, Mapping[str, Measure]] | None = None
 
 
-def _init_worker(blob: bytes) -> None:
-    global _WORKER_MEASURES
-    _WORKER_MEASURES = pickle.loads(blob)
+def _worker_compute(token: str, blob_path: str, chunk: Chunk) -> ChunkResult:
+    """Worker side: load the run's fitted measures once (from a pickle file), compute a chunk."""
+    global _WORKER_CACHE
+    if _WORKER_CACHE is None or _WORKER_CACHE[0] != token:
+        with open(blob_path, "rb") as fh:
+            _WORKER_CACHE = (token, pickle.load(fh))
+    return compute_chunk(_WORKER_CACHE[1], chunk)
 
 
-def _worker_compute(chunk: Chunk) -> ChunkResult:
-    assert _WORKER_MEASURES is not None
-    return compute_chunk(_WORKER_MEASURES, chunk)
+def default_start_method() -> str:
+    """``forkserver`` where available: safe from threaded callers (the Qt application runs
+    the engine in a worker thread, and ``fork`` of a threaded process can deadlock)."""
+    return "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
 
 
 class LocalProcessExecutor(Executor):
-    """A local process pool (all cores by default). The fitted measures are sent
-    once per worker process; each chunk carries only its segments."""
+    """A local process pool (all cores by default), kept for the executor's lifetime.
 
-    def __init__(self, max_workers: int | None = None, poll_seconds: float = 0.05) -> None:
+    Per run, the fitted measures are pickled once to a temporary file that each
+    worker loads once; each chunk carries only its segments.
+    """
+
+    def __init__(self, max_workers: int | None = None, poll_seconds: float = 0.05,
+                 start_method: str | None = None) -> None:
         self.max_workers = max_workers or os.cpu_count() or 1
         self.poll_seconds = poll_seconds
+        self.start_method = start_method or default_start_method()
+        self._pool: ProcessPoolExecutor | None = None
+
+    def _get_pool(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            ctx = mp.get_context(self.start_method)
+            if self.start_method == "forkserver":
+                ctx.set_forkserver_preload(["evaltrans_qt.engine.evaluate"])
+            self._pool = ProcessPoolExecutor(max_workers=self.max_workers, mp_context=ctx)
+        return self._pool
+
+    def _gather(self, futures: Sequence[Future], cancel, ordered: bool):
+        """Yield (index, result) as futures finish (or in order); cancel pending on exit."""
+        finished = False
+        try:
+            if ordered:
+                for i, fut in enumerate(futures):
+                    while not wait([fut], timeout=self.poll_seconds).done:
+                        if cancel is not None and cancel.is_set():
+                            raise Cancelled()
+                    yield i, fut.result()
+            else:
+                index = {fut: i for i, fut in enumerate(futures)}
+                pending = set(futures)
+                while pending:
+                    if cancel is not None and cancel.is_set():
+                        raise Cancelled()
+                    done, pending = wait(pending, timeout=self.poll_seconds,
+                                         return_when=FIRST_COMPLETED)
+                    for fut in done:
+                        yield index[fut], fut.result()
+            finished = True
+        finally:
+            if not finished:
+                for fut in futures:
+                    fut.cancel()
 
     def run(self, measures, chunks, cancel=None):
         if cancel is not None and cancel.is_set():
             raise Cancelled()
-        blob = pickle.dumps(dict(measures), protocol=pickle.HIGHEST_PROTOCOL)
-        pool = ProcessPoolExecutor(max_workers=min(self.max_workers, max(1, len(chunks))),
-                                   initializer=_init_worker, initargs=(blob,))
-        finished = False
+        fd, blob_path = tempfile.mkstemp(prefix="evaltrans-measures-", suffix=".pkl")
         try:
-            futures: dict[Future, int] = {pool.submit(_worker_compute, c): i
-                                          for i, c in enumerate(chunks)}
-            pending = set(futures)
-            while pending:
-                if cancel is not None and cancel.is_set():
-                    raise Cancelled()
-                done, pending = wait(pending, timeout=self.poll_seconds,
-                                     return_when=FIRST_COMPLETED)
-                for fut in done:
-                    yield futures[fut], fut.result()
-            finished = True
+            with os.fdopen(fd, "wb") as fh:
+                pickle.dump(dict(measures), fh, protocol=pickle.HIGHEST_PROTOCOL)
+            token = uuid.uuid4().hex
+            pool = self._get_pool()
+            futures = [pool.submit(_worker_compute, token, blob_path, c) for c in chunks]
+            yield from self._gather(futures, cancel, ordered=False)
         finally:
-            pool.shutdown(wait=finished, cancel_futures=not finished)
-
+            with contextlib.suppress(OSError):
+                os.unlink(blob_path)
 
     def map(self, fn, items, cancel=None):
         if cancel is not None and cancel.is_set():
@@ -225,21 +267,15 @@ class LocalProcessExecutor(Executor):
         if len(items) <= 1:
             yield from super().map(fn, items, cancel)
             return
-        pool = ProcessPoolExecutor(max_workers=min(self.max_workers, len(items)))
-        finished = False
-        try:
-            futures = [pool.submit(fn, item) for item in items]
-            for fut in futures:
-                while True:
-                    if cancel is not None and cancel.is_set():
-                        raise Cancelled()
-                    done, _ = wait([fut], timeout=self.poll_seconds)
-                    if done:
-                        break
-                yield fut.result()
-            finished = True
-        finally:
-            pool.shutdown(wait=finished, cancel_futures=not finished)
+        pool = self._get_pool()
+        futures = [pool.submit(fn, item) for item in items]
+        for _, res in self._gather(futures, cancel, ordered=True):
+            yield res
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
 
 
 def choose_executor(rows: int, n_measures: int) -> Executor:

@@ -202,3 +202,25 @@ def test_parallel_tokenisation_gives_the_same_ids(monkeypatch):
             assert sa.hyp.tolist() == sb.hyp.tolist()
             assert [r.tolist() for r in sa.refs] == [r.tolist() for r in sb.refs]
     assert len(fit_serial) == len(fit_par) == 5
+
+
+def test_process_executor_reused_across_runs_and_from_a_thread():
+    """One pool serves several runs (each loads its own fitted measures), also when the
+    engine runs in a worker thread as in the application."""
+    db = small_db()
+    ser = evaluate(db, EvalOptions(), ["tlen"], executor=SerialExecutor())
+    loo = evaluate(db, EvalOptions(leaving_one_out=("tlen",)), ["tlen"],
+                   executor=SerialExecutor())
+    out = {}
+    with LocalProcessExecutor(2) as ex:
+        def work():
+            out["a"] = evaluate(db, EvalOptions(), ["tlen"], executor=ex, chunk_size=2)
+            out["b"] = evaluate(db, EvalOptions(leaving_one_out=("tlen",)), ["tlen"],
+                                executor=ex, chunk_size=2)
+        th = threading.Thread(target=work)
+        th.start()
+        th.join(120)
+    for key, want in (("a", ser), ("b", loo)):
+        for s in want.systems:
+            np.testing.assert_array_equal(out[key].systems[s].stats["tlen"],
+                                          want.systems[s].stats["tlen"])

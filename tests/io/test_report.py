@@ -147,6 +147,8 @@ FIG_A3 = {
     "bleu": ["score-unpenalized", "score", "length-penalty", "n-gram"],
     "nist": ["score", "n-gram"],
     "nper": ["n-gram"],
+    "msder": ["error-rate", "error-rate-percent", "reference-length", "sum"],
+    "cder": ["forward", "backward", "bidirectional", "maximum"],
 }
 
 
