@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from evaltrans_qt.engine.kernels.ngrams import (
     BOS_ID, EOS_ID, build_table, clipped_counts, clipped_counts_py, info_weights_py, ngrams_py,
-    pack)
+    pack, pair_matches)
 from evaltrans_qt.engine.preprocess import Vocabulary, pad
 from evaltrans_qt.errors import OptionError
 
@@ -106,3 +106,15 @@ def test_info_weight_worked_example():
     # eq. 5.8: with initial padding the prefix "<s>" counts once per sentence (K = 2)
     wp = info_weights_py([[a, b], [a, c]], 2, "initial")
     assert wp[(BOS_ID, a)] == math.log2(2 / 2)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(segment, min_size=1, max_size=5), st.integers(1, 6))
+def test_pair_matches_equal_reference_implementation(segs, M):
+    match = pair_matches([h for h, _ in segs], [rs for _, rs in segs], M)
+    row = 0
+    for h, rs in segs:
+        for r in rs:
+            assert match[row].tolist() == clipped_counts_py(h, [r], M)[0]
+            row += 1
+    assert row == match.shape[0]

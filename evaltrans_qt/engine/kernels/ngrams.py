@@ -316,6 +316,79 @@ def _clip_kernel(hflat, hoff, rflat, roff, rstart, max_order, initial, end,
     return correct, total, info, missing
 
 
+@njit(cache=True)
+def _pair_kernel(hflat, hoff, rflat, roff, rstart, max_order):
+    """For each (candidate, one of its references) pair and order: Σ min(count_hyp, count_ref)
+    (no boundaries). The candidate is interned once per segment in a small local table."""
+    nseg = hoff.shape[0] - 1
+    M = max_order
+    B = M - 1
+    nref = roff.shape[0] - 1
+    match = np.zeros((nref, M), dtype=np.int64)
+    most = 1
+    for k in range(nseg):
+        most = max(most, _windows(hoff[k + 1] - hoff[k], M, False, False))
+    lbits_max = 1
+    while (np.int64(1) << lbits_max) < 2 * most:
+        lbits_max += 1
+    slots = np.full(2 << lbits_max, -1, dtype=np.int64)
+    lorder = np.empty(most, dtype=np.int64)
+    hypc = np.zeros(most, dtype=np.int64)
+    tmp = np.zeros(most, dtype=np.int64)
+    seen = np.empty(most, dtype=np.int64)
+    for k in range(nseg):
+        w = _windows(hoff[k + 1] - hoff[k], M, False, False)
+        lbits = 1
+        while (np.int64(1) << lbits) < 2 * max(w, 1):
+            lbits += 1
+        mask = (np.int64(1) << lbits) - 1
+        shift = np.uint64(64 - lbits)
+        slots[:2 << lbits] = -1
+        n = 0
+        st = hoff[k]
+        ln = hoff[k + 1] - st
+        for q in range(B, B + ln):
+            prev = np.int64(-1)
+            for m in range(1, M + 1):
+                if q + m > B + ln:
+                    break
+                key = ((prev + 1) << 31) | np.int64(hflat[st + q + m - 1 - B])
+                i = _probe(slots, key, shift, mask)
+                if slots[2 * i] == -1:
+                    slots[2 * i] = key
+                    slots[2 * i + 1] = n
+                    lorder[n] = m
+                    hypc[n] = 0
+                    tmp[n] = 0
+                    n += 1
+                x = slots[2 * i + 1]
+                hypc[x] += 1
+                prev = x
+        for r in range(rstart[k], rstart[k + 1]):
+            st = roff[r]
+            ln = roff[r + 1] - st
+            ns = 0
+            for q in range(B, B + ln):
+                prev = np.int64(-1)
+                for m in range(1, M + 1):
+                    if q + m > B + ln:
+                        break
+                    key = ((prev + 1) << 31) | np.int64(rflat[st + q + m - 1 - B])
+                    x = _lookup(slots, key, shift, mask)
+                    if x < 0:
+                        break        # no longer m-gram from here can be in the candidate
+                    if tmp[x] == 0:
+                        seen[ns] = x
+                        ns += 1
+                    tmp[x] += 1
+                    prev = x
+            for j in range(ns):
+                x = seen[j]
+                match[r, lorder[x] - 1] += min(tmp[x], hypc[x])
+                tmp[x] = 0
+    return match
+
+
 # --------------------------------------------------------------------------- public API
 @dataclass(frozen=True)
 class NgramTable:
@@ -425,6 +498,23 @@ def clipped_counts(hyps: Sequence[np.ndarray], refs: Sequence[Sequence[np.ndarra
     correct, total, info, missing = _clip_kernel(
         hflat, hoff, rflat, roff, rstart, max_order, initial, end, gslots, gbits, w, use_w)
     return correct, total, info, int(missing)
+
+
+def pair_matches(hyps: Sequence[np.ndarray], refs: Sequence[Sequence[np.ndarray]],
+                 max_order: int) -> np.ndarray:
+    """Σ_e min(n_hyp(e), n_ref(e)) per order for each (candidate, reference) pair, no boundaries.
+
+    Rows follow the references in order (segment 0's references first); chrF
+    compares a candidate with each reference separately.
+    """
+    if len(hyps) != len(refs):
+        raise ValueError("one list of references per candidate")
+    hflat, hoff = pack(hyps)
+    rflat, roff = pack([r for rs in refs for r in rs])
+    rstart = np.zeros(len(refs) + 1, dtype=np.int64)
+    if len(refs):
+        np.cumsum([len(rs) for rs in refs], out=rstart[1:])
+    return _pair_kernel(hflat, hoff, rflat, roff, rstart, max_order)
 
 
 # --------------------------------------------------------------------------- references

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 from sacrebleu.metrics import CHRF as SacreCHRF
 
-from evaltrans_qt.engine.kernels.ngrams import clipped_counts
+from evaltrans_qt.engine.kernels.ngrams import pair_matches
 from evaltrans_qt.engine.measures import register
 from evaltrans_qt.engine.measures.base import Measure, MeasureScore, Segment
 from evaltrans_qt.engine.options import EvalOptions
@@ -81,6 +81,12 @@ class CHRF(Measure):
         self.lowercase = self.options.case == "ignore"
         self._sacre = SacreCHRF(char_order=CHAR_ORDER, word_order=0, beta=BETA,
                                 lowercase=self.lowercase)
+        self._ref_cache: dict[str, np.ndarray] = {}
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_ref_cache"] = {}          # not shipped to worker processes
+        return state
 
     @property
     def stat_names(self) -> list[str]:
@@ -92,32 +98,43 @@ class CHRF(Measure):
     def corpus_stats(self, segments: Sequence[Segment]) -> np.ndarray:
         K = CHAR_ORDER
         out = np.zeros((len(segments), 3 * K), dtype=np.float64)
-        hyps, refs, owner = [], [], []
-        for k, seg in enumerate(segments):
+        hyps, refs = [], []
+        cache = self._ref_cache
+        if len(cache) > 200_000:
+            cache.clear()
+        for seg in segments:
             if len(seg.ref_texts) != len(seg.refs):
                 raise ScoreError("chrF needs the raw reference texts of every segment")
-            h = char_ids(seg.hyp_text, self.lowercase)
-            for text in seg.ref_texts:
-                hyps.append(h)
-                refs.append(char_ids(text, self.lowercase))
-                owner.append(k)
-        if not refs:
+            hyps.append(char_ids(seg.hyp_text, self.lowercase))
+            rs = []
+            for text in seg.ref_texts:       # the same references recur for every system
+                ids = cache.get(text)
+                if ids is None:
+                    ids = cache[text] = char_ids(text, self.lowercase)
+                rs.append(ids)
+            refs.append(rs)
+        n_ref = np.fromiter(map(len, refs), dtype=np.int64, count=len(refs))
+        if not n_ref.sum():
             return out
-        correct, total, _, _ = clipped_counts(hyps, [(r,) for r in refs], K, "none")
+        match = pair_matches(hyps, refs, K)
         n = np.arange(1, K + 1)
-        ref_n = np.maximum(0, np.array([len(r) for r in refs])[:, None] - n[None, :] + 1)
-        pair = np.zeros((len(refs), 3 * K), dtype=np.float64)
-        pair[:, 0::3] = np.where(ref_n > 0, total, 0)  # sacreBLEU: no hyp count without ref n-grams
+        hyp_len = np.repeat(np.fromiter(map(len, hyps), dtype=np.int64, count=len(hyps)), n_ref)
+        ref_len = np.fromiter((len(r) for rs in refs for r in rs), dtype=np.int64,
+                              count=int(n_ref.sum()))
+        hyp_n = np.maximum(0, hyp_len[:, None] - n[None, :] + 1)
+        ref_n = np.maximum(0, ref_len[:, None] - n[None, :] + 1)
+        pair = np.zeros((len(ref_len), 3 * K), dtype=np.float64)
+        pair[:, 0::3] = np.where(ref_n > 0, hyp_n, 0)  # sacreBLEU: no hyp count without ref n-grams
         pair[:, 1::3] = ref_n
-        pair[:, 2::3] = correct
+        pair[:, 2::3] = match
         f = f_scores(pair)
-        owner_a = np.asarray(owner)
-        best = np.full(len(segments), -1.0)
-        for p in range(len(refs)):  # first reference with the strictly best f, as sacreBLEU
-            k = owner_a[p]
-            if f[p] > best[k]:
-                best[k] = f[p]
-                out[k] = pair[p]
+        # per segment, the first reference with the strictly best f (sacreBLEU's loop)
+        owner = np.repeat(np.arange(len(segments)), n_ref)
+        order = np.lexsort((np.arange(len(f)), -f, owner))
+        first = np.ones(len(order), dtype=bool)
+        first[1:] = owner[order[1:]] != owner[order[:-1]]
+        best = order[first]
+        out[owner[best]] = pair[best]
         return out
 
     def score(self, stats: np.ndarray) -> MeasureScore:
