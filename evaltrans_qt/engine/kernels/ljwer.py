@@ -1,0 +1,387 @@
+"""Long jump distance d_LJ (CDCD distance; thesis section 4.4.1, T:634-641, Figure 4.4).
+
+The cheapest path from node (0, 0) to node (I, L) of the long jump grid
+(i = candidate position, l = reference position): diagonal edges (identity 0,
+substitution 1), horizontal edges (candidate word alone, 1), vertical edges
+(reference word alone, 1) and long jumps between any two nodes of the same row
+(c_LJ = 1), such that the Levenshtein edges cover every candidate and every
+reference word exactly once. NP-hard (Lopresti & Tomkins 97).
+
+Exact method (Held-Karp style, as the thesis): states (covered candidate words
+as a bit mask, position i, reference position l). A jump is only useful right
+before covering a word (jumping to a covered position only matters for the
+final node (I, L)), so every move is "optionally jump to an uncovered word p,
+then cover it (diagonal/horizontal)" or "vertical"; each move advances
+t = |mask| + l by one, so the state graph is layered (t = 0 .. I+L) and is
+searched layer by layer, keeping only states with g + h < ub, where
+
+* h = bag (PER) bound of the uncovered candidate words against ref[l:] plus
+  c_LJ x (a lower bound on the jumps still needed: every uncovered run except
+  one starting at i must be entered by a jump; one more jump at the end if
+  word I-1 is already covered);
+* ub = the cost of a path found first by a beam search (always a real path).
+
+States with g + h >= ub cannot be on a path cheaper than ub (h is admissible),
+so the result -- the cheaper path found, or else the ub path -- is exact -- unless a layer holds more than ``max_states`` states; then the search
+stops and the beam result is returned with ``exact = False``.
+
+Approximation (sentences longer than ``ljwer-exact-limit`` candidate words, or
+state budget exceeded): min(beam search, Levenshtein distance) -- an upper bound
+of d_LJ from a real path. The beam keeps the ``beam`` states with the lowest
+g + h per layer and considers jumps only to uncovered words that equal the
+current reference word or start an uncovered run.
+
+The memory is O(2^I) in the worst case, which is why the exact limit exists
+(default 25 candidate words, thesis Table A.2 "approximatively for sentences
+> 25 words"; the thesis reports that Held-Karp made > ~20 words impractical).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+
+import numpy as np
+from numba import njit, types
+from numba.typed import Dict
+
+# move codes (the edge that covers something); jumps are marked separately
+MV_VER, MV_DIAG, MV_HOR = 0, 1, 2
+MAX_EXACT_WORDS = 60  # masks are int64; the option is capped here
+
+
+@njit(cache=True, nogil=True)
+def _h(c, r, mask, i, l, I, L, c_lj, cnt):
+    """Admissible estimate of the remaining cost (bag bound + needed jumps)."""
+    a = 0
+    for p in range(I):
+        if not (mask >> p) & 1:
+            cnt[c[p]] += 1
+            a += 1
+    b = L - l
+    m = 0
+    for q in range(l, L):
+        w = r[q]
+        if cnt[w] > 0:
+            cnt[w] -= 1
+            m += 1
+    for p in range(I):
+        cnt[c[p]] = 0
+    bag = (a if a > b else b) - m
+    runs = 0
+    prev_cov = True
+    for p in range(I):
+        cov = (mask >> p) & 1
+        if not cov and prev_cov:
+            runs += 1
+        prev_cov = cov == 1
+    j = runs
+    if i < I and not (mask >> i) & 1:
+        j -= 1
+    if I > 0 and (mask >> (I - 1)) & 1:
+        if not (runs == 0 and i == I):
+            j += 1
+    return bag + c_lj * j
+
+
+@njit(cache=True, nogil=True)
+def _search(c, r, V, c_lj, ub, beam, max_states):
+    """Layered search. beam > 0: keep the best ``beam`` states per layer (restricted jumps).
+    beam == 0: exact search for a path cheaper than ub (pruning g + h >= ub). Returns (cost, moves, positions, jumps, ok)."""
+    I = c.size
+    L = r.size
+    cnt = np.zeros(V, np.int32)
+    T = I + L
+    cap = 1024
+    skey = np.empty(cap, np.int64)  # (mask, i, l) packed
+    sg = np.empty(cap, np.int64)
+    sf = np.empty(cap, np.int64)
+    sback = np.empty(cap, np.int64)
+    smove = np.empty(cap, np.int8)
+    sjump = np.empty(cap, np.int8)
+    n = 0
+    layer_start = np.zeros(T + 2, np.int64)
+    W = (I + 1) * (L + 1)
+    skey[0] = 0
+    sg[0] = 0
+    sf[0] = _h(c, r, 0, 0, 0, I, L, c_lj, cnt)
+    sback[0] = -1
+    smove[0] = -1
+    sjump[0] = 0
+    n = 1
+    layer_start[1] = 1
+    full = (np.int64(1) << I) - 1
+    ok = True
+    for t in range(T):
+        a0 = layer_start[t]
+        a1 = layer_start[t + 1]
+        index = Dict.empty(key_type=types.int64, value_type=types.int64)
+        for s in range(a0, a1):
+            key = skey[s]
+            mask = key // W
+            rem = key - mask * W
+            i = rem // (L + 1)
+            l = rem - i * (L + 1)
+            g = sg[s]
+            # candidate moves: (new mask, new i, new l, added cost, move, jump)
+            for kind in range(3):
+                if kind == 0:
+                    if l >= L:
+                        continue
+                    plist_lo = 0
+                    plist_hi = 1
+                else:
+                    plist_lo = 0
+                    plist_hi = I
+                for pp in range(plist_lo, plist_hi):
+                    if kind == 0:
+                        nm = mask
+                        ni = i
+                        nl = l + 1
+                        cost = 1
+                        jump = 0
+                    else:
+                        p = pp
+                        if (mask >> p) & 1:
+                            continue
+                        if kind == 1 and l >= L:
+                            continue
+                        jump = 0 if p == i else 1
+                        if jump and beam > 0:
+                            # restricted jumps in the beam: to a matching word or a run start
+                            good = (kind == 1 and c[p] == r[l]) or p == 0 or ((mask >> (p - 1)) & 1) == 1
+                            if not good:
+                                continue
+                        nm = mask | (np.int64(1) << p)
+                        ni = p + 1
+                        if kind == 1:
+                            nl = l + 1
+                            cost = 0 if c[p] == r[l] else 1
+                        else:
+                            nl = l
+                            cost = 1
+                        cost += jump * c_lj
+                    ng = g + cost
+                    nkey = nm * W + ni * (L + 1) + nl
+                    if nm == full and nl == L:
+                        hf = 0 if ni == I else c_lj
+                    else:
+                        hf = -1
+                    if nkey in index:
+                        k = index[nkey]
+                        if ng < sg[k]:
+                            sf[k] += ng - sg[k]
+                            sg[k] = ng
+                            sback[k] = s
+                            smove[k] = kind
+                            sjump[k] = jump
+                        continue
+                    hv = hf if hf >= 0 else _h(c, r, nm, ni, nl, I, L, c_lj, cnt)
+                    if ng + hv > ub or (beam == 0 and ng + hv >= ub):
+                        continue
+                    if n == skey.size:
+                        m2 = 2 * n
+                        skey2 = np.empty(m2, np.int64)
+                        skey2[:n] = skey[:n]
+                        skey = skey2
+                        sg2 = np.empty(m2, np.int64)
+                        sg2[:n] = sg[:n]
+                        sg = sg2
+                        sf2 = np.empty(m2, np.int64)
+                        sf2[:n] = sf[:n]
+                        sf = sf2
+                        sb2 = np.empty(m2, np.int64)
+                        sb2[:n] = sback[:n]
+                        sback = sb2
+                        sm2 = np.empty(m2, np.int8)
+                        sm2[:n] = smove[:n]
+                        smove = sm2
+                        sj2 = np.empty(m2, np.int8)
+                        sj2[:n] = sjump[:n]
+                        sjump = sj2
+                    skey[n] = nkey
+                    sg[n] = ng
+                    sf[n] = ng + hv
+                    sback[n] = s
+                    smove[n] = kind
+                    sjump[n] = jump
+                    index[nkey] = n
+                    n += 1
+        # layer t+1 = [a1, n)
+        if beam > 0 and n - a1 > beam:
+            order = np.argsort(sf[a1:n], kind="mergesort")[:beam]
+            order.sort()
+            keep = order + a1
+            m = keep.size
+            skey[a1:a1 + m] = skey[keep].copy()
+            sg[a1:a1 + m] = sg[keep].copy()
+            sf[a1:a1 + m] = sf[keep].copy()
+            sback[a1:a1 + m] = sback[keep].copy()
+            smove[a1:a1 + m] = smove[keep].copy()
+            sjump[a1:a1 + m] = sjump[keep].copy()
+            n = a1 + m
+        if beam == 0 and n - a1 > max_states:
+            ok = False
+            break
+        layer_start[t + 2] = n
+        if n == a1:
+            break
+    best = -1
+    bcost = np.int64(1) << 60
+    if ok and layer_start[T + 1] > layer_start[T]:
+        for s in range(layer_start[T], layer_start[T + 1]):
+            key = skey[s]
+            rem = key % W
+            i = rem // (L + 1)
+            fc = sg[s] + (0 if i == I else c_lj)
+            if fc < bcost:
+                bcost = fc
+                best = s
+    if best < 0:
+        return -1, np.zeros(0, np.int8), np.zeros(0, np.int32), np.zeros(0, np.int8), ok
+    moves = np.empty(T, np.int8)
+    pos = np.empty(T, np.int32)
+    jumps = np.empty(T, np.int8)
+    s = best
+    k = T
+    while sback[s] >= 0:
+        k -= 1
+        moves[k] = smove[s]
+        key = skey[s]
+        rem = key % W
+        i = rem // (L + 1)
+        pos[k] = i - 1 if smove[s] != MV_VER else -1
+        jumps[k] = sjump[s]
+        s = sback[s]
+    return bcost, moves, pos, jumps, ok
+
+
+def _local(c: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    both = np.concatenate([np.asarray(c, np.int64), np.asarray(r, np.int64)])
+    if both.size == 0:
+        return np.zeros(0, np.int32), np.zeros(0, np.int32), 0
+    uniq, inv = np.unique(both, return_inverse=True)
+    inv = inv.astype(np.int32)
+    return inv[:len(c)].copy(), inv[len(c):].copy(), int(uniq.size)
+
+
+def _lev_path(c: np.ndarray, r: np.ndarray):
+    """Levenshtein path as LJ moves (no jumps): (cost, moves, pos, jumps)."""
+    I, L = len(c), len(r)
+    q = np.zeros((I + 1, L + 1), np.int64)
+    q[:, 0] = np.arange(I + 1)
+    q[0, :] = np.arange(L + 1)
+    for i in range(1, I + 1):
+        for l in range(1, L + 1):
+            q[i, l] = min(q[i - 1, l - 1] + (c[i - 1] != r[l - 1]), q[i - 1, l] + 1, q[i, l - 1] + 1)
+    moves, pos = [], []
+    i, l = I, L
+    while i > 0 or l > 0:
+        if i > 0 and l > 0 and q[i, l] == q[i - 1, l - 1] + (c[i - 1] != r[l - 1]):
+            moves.append(MV_DIAG); pos.append(i - 1); i -= 1; l -= 1
+        elif i > 0 and q[i, l] == q[i - 1, l] + 1:
+            moves.append(MV_HOR); pos.append(i - 1); i -= 1
+        else:
+            moves.append(MV_VER); pos.append(-1); l -= 1
+    moves.reverse()
+    pos.reverse()
+    return int(q[I, L]), np.asarray(moves, np.int8), np.asarray(pos, np.int32), np.zeros(len(moves), np.int8)
+
+
+def lj_search(cand: np.ndarray, ref: np.ndarray, exact_limit: int = 25, beam: int = 16,
+              max_states: int = 200_000, c_lj: int = 1):
+    """d_LJ of candidate ``cand`` and reference ``ref`` (unit edit costs, c_LJ).
+
+    Returns ``(distance, exact, moves, positions, jumps)``: the path's covering
+    moves in reference order (MV_VER / MV_DIAG / MV_HOR), the candidate position
+    each covers (-1 for vertical), and whether a long jump precedes it. The final
+    jump to (I, L), if any, is implied (last covered position + 1 != I).
+    ``exact`` is False for approximated sentences (see the module doc).
+    """
+    I, L = len(cand), len(ref)
+    limit = min(int(exact_limit), MAX_EXACT_WORDS)
+    c, r, V = _local(cand, ref)
+    lev = _lev_path(c, r)
+    if I == 0 or L == 0:
+        return lev[0], True, lev[1], lev[2], lev[3]
+    b = _search(c, r, V, c_lj, lev[0], beam, max_states) if I <= 62 else (-1,)
+    best = lev if b[0] < 0 or b[0] >= lev[0] else (b[0], b[1], b[2], b[3])
+    if I > limit:
+        return best[0], False, best[1], best[2], best[3]
+    if best[0] == 0:
+        return 0, True, best[1], best[2], best[3]
+    e = _search(c, r, V, c_lj, best[0], 0, max_states)
+    if not e[4]:
+        return best[0], False, best[1], best[2], best[3]
+    if e[0] >= 0 and e[0] < best[0]:
+        return int(e[0]), True, e[1], e[2], e[3]
+    return int(best[0]), True, best[1], best[2], best[3]
+
+
+def lj_distance(cand: np.ndarray, ref: np.ndarray, exact_limit: int = 25) -> tuple[int, bool]:
+    """``(d_LJ, exact)``; see :func:`lj_search`."""
+    d, exact, *_ = lj_search(cand, ref, exact_limit)
+    return int(d), bool(exact)
+
+
+def path_cost(cand: Sequence, ref: Sequence, moves, pos, jumps, c_lj: int = 1) -> int:
+    """Cost of an LJ path (checks that it is valid: every word covered exactly once)."""
+    I, L = len(cand), len(ref)
+    covered = [False] * I
+    l = 0
+    cost = 0
+    i = 0
+    for mv, p, j in zip(list(moves), list(pos), list(jumps)):
+        if mv == MV_VER:
+            cost += 1
+            l += 1
+            continue
+        if covered[p]:
+            raise ValueError("candidate word covered twice")
+        if j:
+            cost += c_lj
+        elif p != i:
+            raise ValueError("position changed without a jump")
+        covered[p] = True
+        if mv == MV_DIAG:
+            cost += 0 if cand[p] == ref[l] else 1
+            l += 1
+        else:
+            cost += 1
+        i = p + 1
+    if not all(covered) or l != L:
+        raise ValueError("path does not cover every word")
+    if i != I:
+        cost += c_lj
+    return cost
+
+
+def lj_distance_bruteforce(cand: Sequence, ref: Sequence, c_lj: int = 1) -> int:
+    """Reference: Dijkstra over the literal long jump grid (every node of a row reachable by a
+    jump, also covered ones) with the coverage mask in the state. Short sentences only."""
+    I, L = len(cand), len(ref)
+    full = (1 << I) - 1
+    start = (0, 0, 0)
+    dist = {start: 0}
+    heap = [(0, start)]
+    while heap:
+        g, (mask, i, l) = heapq.heappop(heap)
+        if dist.get((mask, i, l), 1 << 60) < g:
+            continue
+        if mask == full and i == I and l == L:
+            return g
+        nxt = []
+        if i < I and not (mask >> i) & 1:
+            if l < L:
+                nxt.append(((mask | 1 << i, i + 1, l + 1), 0 if cand[i] == ref[l] else 1))
+            nxt.append(((mask | 1 << i, i + 1, l), 1))
+        if l < L:
+            nxt.append(((mask, i, l + 1), 1))
+        for j in range(I + 1):
+            if j != i:
+                nxt.append(((mask, j, l), c_lj))
+        for st, c in nxt:
+            if g + c < dist.get(st, 1 << 60):
+                dist[st] = g + c
+                heapq.heappush(heap, (g + c, st))
+    raise AssertionError("unreachable")

@@ -1,0 +1,159 @@
+"""LJWER: long jump distance d_LJ over the reference length (thesis section 4.4.1, T:634-641;
+``--allow-long-jumps``, Table A.2: "approximatively for sentences > 25 words").
+
+Exact for candidates of at most ``ljwer-exact-limit`` words (default 25): the
+search is exponential in the candidate length (covered-word masks, see
+:mod:`evaltrans_qt.engine.kernels.ljwer`). Longer candidates -- and the rare
+shorter one whose search exceeds its state budget -- get an upper bound from a
+real path (beam search or Levenshtein, whichever is cheaper) and are flagged:
+the statistics carry a ``flag:approximated`` column (1 if any reference's
+distance of that segment was approximated), :meth:`LJWER.sentence_flags`
+returns it, and the alignment's ``notes["approximated"]`` says so.
+
+Unit costs (c_SUB = c_DEL = c_INS = c_LJ = 1). Multiple references by eq. 4.1 /
+5.7 with ``wer-ref-length-rule`` (Table A.3).
+
+Alignment: the path's operations in reference order and, if the path jumps,
+one LONG_JUMP block per run between jumps (block cost = the jump entering it,
+the final jump to the sentence end is added to the last block).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from evaltrans_qt.engine.alignment import Alignment, Block, BlockKind, EditOp, OpKind
+from evaltrans_qt.engine.kernels.ljwer import MV_DIAG, MV_HOR, MV_VER, lj_search
+from evaltrans_qt.engine.measures import register
+from evaltrans_qt.engine.measures._distance import DistanceMeasure, select
+from evaltrans_qt.engine.measures.base import MeasureScore, Segment, error_rate_details
+from evaltrans_qt.engine.options import EvalOptions
+
+FLAG = "flag:approximated"
+
+
+@register
+class LJWER(DistanceMeasure):
+    """Long jump word error rate (block movements with complete, disjoint coverage)."""
+
+    name = "ljwer"
+    long_name = "Long jump word error rate"
+    report_element = "ljwer"
+    source = "thesis section 4.4.1 (T:634-641), Figure 4.4"
+    column = "LJWER"
+    default_enabled = False
+    aliases = ("mljwer",)
+
+    @classmethod
+    def enabled(cls, options: EvalOptions) -> bool:
+        return bool(options.allow_long_jumps)
+
+    @property
+    def stat_names(self) -> list[str]:
+        return ["distance", "reference_length", FLAG]
+
+    @property
+    def exact_limit(self) -> int:
+        return int(self.options.ljwer_exact_limit)
+
+    def pair_results(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
+                     pair_hyp: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Distances, reference lengths and exactness of pairs (hyps[pair_hyp[p]], refs[p])."""
+        d = np.empty(len(refs), dtype=np.float64)
+        exact = np.ones(len(refs), dtype=bool)
+        for p, ref in enumerate(refs):
+            dist, ex, *_ = lj_search(np.asarray(hyps[int(pair_hyp[p])], np.int32),
+                                     np.asarray(ref, np.int32), self.exact_limit)
+            d[p] = dist
+            exact[p] = ex
+        return d, np.asarray([len(r) for r in refs], dtype=np.float64), exact
+
+    def pair_distances(self, hyps, refs, pair_hyp):
+        d, rlen, _ = self.pair_results(hyps, refs, pair_hyp)
+        return d, rlen
+
+    def corpus_stats(self, segments: Sequence[Segment]) -> np.ndarray:
+        hyps, refs, pair_hyp, slots = self._pairs(segments)
+        dist, rlen, exact = self.pair_results(hyps, refs, pair_hyp)
+        (d, L, ap), valid = self._grid(len(segments), slots, [dist, rlen, (~exact).astype(float)])
+        best, w = select(d, L, valid, self.rule)
+        out = np.zeros((len(segments), 3), dtype=np.float64)
+        ok = best >= 0
+        out[ok, 0] = d[np.nonzero(ok)[0], best[ok]]
+        out[:, 1] = (w * L).sum(axis=1)
+        if ap.shape[1]:
+            out[:, 2] = ap.max(axis=1)
+        return out
+
+    def sentence_flags(self, seg: Segment) -> dict[str, bool]:
+        """{"approximated": True} if the segment's LJWER is an upper bound, not exact."""
+        return {"approximated": bool(self.sentence_stats(seg)[2] != 0)}
+
+    def score(self, stats: np.ndarray) -> MeasureScore:
+        det = dict(error_rate_details(float(stats[0]), float(stats[1])))
+        det["approximated-sentences"] = float(stats[2]) if len(stats) > 2 else 0.0
+        return MeasureScore(self.name, det["error-rate"], {self.column: det["error-rate"]}, det)
+
+    def align(self, seg: Segment) -> Alignment | None:
+        r = self.best_reference(seg)
+        if r < 0:
+            return None
+        hyp = np.asarray(seg.hyp, np.int32)
+        ref = np.asarray(seg.refs[r], np.int32)
+        d, exact, moves, pos, jumps = lj_search(hyp, ref, self.exact_limit)
+        ops, blocks = path_to_alignment(hyp, ref, moves, pos, jumps)
+        return Alignment(self.name, self.words(seg.hyp), self.words(seg.refs[r]), float(d),
+                         tuple(ops), tuple(blocks), r, {"approximated": not exact})
+
+
+def path_to_alignment(hyp: np.ndarray, ref: np.ndarray, moves, pos, jumps, c_lj: float = 1.0
+                      ) -> tuple[list[EditOp], list[Block]]:
+    """EditOps (reference order) and LONG_JUMP blocks of an LJ path (see the module doc)."""
+    ops: list[EditOp] = []
+    runs: list[list] = []  # [hyp_lo, hyp_hi, ref_lo, ref_hi, cost]
+    l = 0
+    i = 0
+    cur = [None, None, None, None, 0.0]
+    for mv, p, j in zip(np.asarray(moves).tolist(), np.asarray(pos).tolist(),
+                        np.asarray(jumps).tolist()):
+        if mv != MV_VER and j:
+            runs.append(cur)
+            cur = [None, None, None, None, c_lj]
+        if mv == MV_VER:
+            ops.append(EditOp(OpKind.DEL, None, l, 1.0))
+            _extend(cur, None, l)
+            l += 1
+            continue
+        if mv == MV_DIAG:
+            same = hyp[p] == ref[l]
+            ops.append(EditOp(OpKind.MATCH if same else OpKind.SUB, p, l, 0.0 if same else 1.0))
+            _extend(cur, p, l)
+            l += 1
+        elif mv == MV_HOR:
+            ops.append(EditOp(OpKind.INS, p, None, 1.0))
+            _extend(cur, p, None)
+        i = p + 1
+    runs.append(cur)
+    final_jump = len(hyp) > 0 and i != len(hyp)
+    if final_jump:
+        runs[-1][4] += c_lj
+    runs = [x for x in runs if x[0] is not None or x[2] is not None or x[4]]
+    if not any(x[4] for x in runs):
+        return ops, []
+    blocks = []
+    for n, (h0, h1, r0, r1, cost) in enumerate(runs, start=1):
+        hs = (h0, h1) if h0 is not None else (0, 0)
+        rs = (r0, r1) if r0 is not None else (0, 0)
+        blocks.append(Block(n, BlockKind.LONG_JUMP, hs, rs, float(cost)))
+    return ops, blocks
+
+
+def _extend(run: list, p: int | None, l: int | None) -> None:
+    if p is not None:
+        run[0] = p if run[0] is None else min(run[0], p)
+        run[1] = p + 1 if run[1] is None else max(run[1], p + 1)
+    if l is not None:
+        run[2] = l if run[2] is None else min(run[2], l)
+        run[3] = l + 1 if run[3] is None else max(run[3], l + 1)
