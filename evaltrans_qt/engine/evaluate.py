@@ -31,6 +31,7 @@ import multiprocessing as mp
 import os
 import pickle
 import tempfile
+import threading
 import time
 import uuid
 from abc import ABC, abstractmethod
@@ -193,9 +194,15 @@ def _worker_compute(token: str, blob_path: str, chunk: Chunk) -> ChunkResult:
 
 
 def default_start_method() -> str:
-    """``forkserver`` where available: safe from threaded callers (the Qt application runs
-    the engine in a worker thread, and ``fork`` of a threaded process can deadlock)."""
-    return "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
+    """``fork`` from a single-threaded process (the command line: workers start at once,
+    with everything imported); otherwise ``forkserver`` (the Qt application runs the
+    engine in a worker thread, and ``fork`` of a threaded process can deadlock); ``spawn``
+    where neither exists."""
+    methods = mp.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1 \
+            and threading.current_thread() is threading.main_thread():
+        return "fork"
+    return "forkserver" if "forkserver" in methods else "spawn"
 
 
 class LocalProcessExecutor(Executor):
@@ -209,13 +216,15 @@ class LocalProcessExecutor(Executor):
                  start_method: str | None = None) -> None:
         self.max_workers = max_workers or os.cpu_count() or 1
         self.poll_seconds = poll_seconds
-        self.start_method = start_method or default_start_method()
+        #: None = :func:`default_start_method`, decided when the pool starts (in that thread).
+        self.start_method = start_method
         self._pool: ProcessPoolExecutor | None = None
 
     def _get_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            ctx = mp.get_context(self.start_method)
-            if self.start_method == "forkserver":
+            method = self.start_method or default_start_method()
+            ctx = mp.get_context(method)
+            if method == "forkserver":
                 ctx.set_forkserver_preload(["evaltrans_qt.engine.evaluate"])
             self._pool = ProcessPoolExecutor(max_workers=self.max_workers, mp_context=ctx)
         return self._pool
