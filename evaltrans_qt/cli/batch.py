@@ -326,6 +326,29 @@ class ProgressBar:
 
 
 # --------------------------------------------------------------------------- run
+def extrapolated_human_scores(db: Database, run: RunResult
+                              ) -> dict[str, dict[str, tuple[float, int, int]]]:
+    """``--extrapolate`` (Table A.2): estimate unscored candidates from the database's scored
+    translations (in memory only; ``engine.similar.extrapolate``), then per system and human
+    class: (length-weighted system score T:1125, #person-given, #extrapolated)."""
+    from evaltrans_qt.engine.human import human_scores
+    from evaltrans_qt.engine.similar import extrapolate
+    out: dict[str, dict[str, tuple[float, int, int]]] = {s: {} for s in run.systems}
+    for cls in db.human_classes:
+        extrapolate(db, cls)
+        hs = human_scores(db, cls, include_extrapolated=True)
+        for s, sr in run.systems.items():
+            given = extra = 0
+            for src_i in sr.segments:
+                for t in db.sources[src_i].targets:
+                    if (t.system or "") == s and not db.is_reference(t):
+                        mine = t.scores_of(cls)
+                        given += any(not x.extrapolated for x in mine)
+                        extra += bool(mine) and all(x.extrapolated for x in mine)
+            out[s][cls] = (hs.system_score(s, segments=sr.segments), given, extra)
+    return out
+
+
 def _file_order(sr, lines: Sequence[tuple[int, int]]):
     """Rows of a target-file system in the file's line order, target index -1."""
     row_of = {(si, ti): k for k, (si, ti) in enumerate(zip(sr.segments, sr.target_indices))}
@@ -347,6 +370,9 @@ def run(args: argparse.Namespace) -> int:
         measures = [m for m in TEXT_MODE_MEASURES if m in load_all()]
     if measures is None:
         measures = default_measures(options)
+    if options.extrapolate and not args.database:
+        raise OptionError("--extrapolate needs --database (human scores are estimated from "
+                          "the database's scored translations)")
     db, systems, from_files = _load_inputs(args)
     if args.all_systems and args.output_file is None and args.xml_mode and len(systems) > 1 \
             and not args.json:
@@ -367,6 +393,7 @@ def run(args: argparse.Namespace) -> int:
              for s, sr in result.systems.items()}
     result = replace(result, systems=fixed,
                      database_path=str(args.database) if args.database else None)
+    human = extrapolated_human_scores(db, result) if options.extrapolate else {}
     paths = output_paths(args.output_file, list(result.systems))
     cmd = command_line(args, options)
     outputs: list[tuple[Path | None, bytes]] = []
@@ -379,7 +406,7 @@ def run(args: argparse.Namespace) -> int:
                                 reference_files=args.reference, command_line=cmd,
                                 sentences_in_detail=args.sentences_in_detail,
                                 include_sentences=args.include_sentences,
-                                encoding=args.encoding)
+                                encoding=args.encoding, human=human.get(s))
         else:
             head = f"# {cmd}\n" + (f"# {args.comment}\n" if args.comment else "")
             data = (head + text_summary(result, s)).encode(args.encoding, "xmlcharrefreplace")
@@ -389,7 +416,12 @@ def run(args: argparse.Namespace) -> int:
         if path is not None:
             atomic_write_bytes(path, data)
     if args.json:
-        print(json.dumps(json_summary(result, paths), indent=2, ensure_ascii=False))
+        summary = json_summary(result, paths)
+        for s, per_class in human.items():
+            summary["systems"][s]["human"] = {
+                c: {"value": None if math.isnan(v) else v, "scored": n, "extrapolated": k}
+                for c, (v, n, k) in per_class.items()}
+        print(json.dumps(summary, indent=2, ensure_ascii=False))
         return 0
     stdout = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
     for path, data in outputs:

@@ -40,7 +40,10 @@ Element names (Figures A.2/A.3 where they name one; otherwise by the rules below
   measure's raised per-sentence flags (e.g. ``flags="approximated"`` for LJWER).
 * ``<candidate-statistics>``: ``<system>``, ``<candidates>``,
   ``<candidate-words>``, ``<reference-sentences>``, ``<reference-words>``,
-  ``<references-per-candidate>`` (minimum/maximum as attributes ``min``/``max``).
+  ``<references-per-candidate>`` (minimum/maximum as attributes ``min``/``max``);
+  with ``--extrapolate`` one ``<human-score class scored extrapolated>`` per
+  human score class: the system's length-weighted human score (T:1125) over
+  person-given and extrapolated scores, with the two counts.
 * ``<files>`` may also hold ``<target-file>`` and ``<reference-file>`` elements.
 * Per candidate: ``<source nr>`` (index into the database's sources; with
   include-sentences ``<s_sent>`` inside), ``<target nr sys>`` (index of the
@@ -254,8 +257,13 @@ def build_report(run: RunResult, system: str, *, author: str | None = None,
                  source_file: str | None = None, target_file: str | None = None,
                  reference_files: Sequence[str] = (), command_line: str = "",
                  sentences_in_detail: bool = False, include_sentences: bool = False,
-                 encoding: str = "utf-8") -> bytes:
-    """The report of one system of ``run`` as bytes in ``encoding``."""
+                 encoding: str = "utf-8",
+                 human: Mapping[str, tuple[float, int, int]] | None = None) -> bytes:
+    """The report of one system of ``run`` as bytes in ``encoding``.
+
+    ``human`` = {class: (system score, #scored by people, #extrapolated)} is
+    written to ``<candidate-statistics>`` as ``<human-score class scored extrapolated>``.
+    """
     sr = run.systems[system]
     w = _Writer()
     w.parts.append(f'<?xml version="1.0" encoding="{encoding}"?>\n{DOCTYPE}\n<report>\n')
@@ -272,7 +280,7 @@ def build_report(run: RunResult, system: str, *, author: str | None = None,
         w.leaf(2, "reference-file", str(r))
     w.leaf(2, "command-line", command_line)
     w.close(1, "files")
-    _candidate_statistics(w, run, sr)
+    _candidate_statistics(w, run, sr, human or {})
     w.open(1, "evaluation-options")
     options_element(w, 2, run.options)
     w.open(2, "report-options")
@@ -306,7 +314,8 @@ def _user() -> str:
         return ""
 
 
-def _candidate_statistics(w: _Writer, run: RunResult, sr: SystemResult) -> None:
+def _candidate_statistics(w: _Writer, run: RunResult, sr: SystemResult,
+                          human: Mapping[str, tuple[float, int, int]]) -> None:
     from evaltrans_qt.engine.preprocess import tokenize
     w.open(1, "candidate-statistics")
     w.leaf(2, "system", sr.system)
@@ -322,6 +331,9 @@ def _candidate_statistics(w: _Writer, run: RunResult, sr: SystemResult) -> None:
                                          for refs in sr.reference_texts for t in refs))
         w.leaf(2, "references-per-candidate", sum(counts) / max(1, len(counts)),
                {"min": min(counts, default=0), "max": max(counts, default=0)})
+    for cls, (value, scored, extrapolated) in human.items():
+        w.leaf(2, "human-score", value, {"class": cls, "scored": scored,
+                                         "extrapolated": extrapolated})
     w.close(1, "candidate-statistics")
 
 

@@ -225,3 +225,32 @@ def test_wmt_one_system_in_detail_round_trips(wmt_dir, tmp_path):
     if "wer" in sr.ref_distances:
         assert sr.ref_distances["wer"].shape == (1002, 3)
         assert np.all(sr.stats["wer"][:, 0] == np.nanmin(sr.ref_distances["wer"], axis=1))
+
+
+def test_extrapolate_records_estimated_human_scores(files, capsys):
+    """--extrapolate (Table A.2): a file candidate identical to a scored one gets its score."""
+    from evaltrans_qt.engine.database import Levels
+    db = small_db()
+    db.levels.insert(0, Levels("fluency", count=6, gray=2, green=5, perfect=5, firstvalid=1))
+    a0 = next(t for t in db.sources[0].targets if t.system == "A")      # "a b c"
+    a0.set_score("fluency", 4, judge="j")
+    path = files["dir"] / "h.etdb.xml"
+    save_database(db, path)
+    src = files["dir"] / "s.txt"
+    src.write_text("s one\ns two\n", encoding="utf-8")
+    hyp = files["dir"] / "h.txt"
+    hyp.write_text("a b c\nsomething new\n", encoding="utf-8")
+    out = files["dir"] / "x.xml"
+    rc = main(["batch", "--database", str(path), "--source", str(src), "--target",
+               f"H={hyp}", "--measures", "tlen", "--extrapolate", "--xml-mode",
+               "--output-file", str(out), "--json"])
+    assert rc == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["systems"]["H"]["human"]["fluency"] == {"value": 4.0, "scored": 0,
+                                                           "extrapolated": 1}
+    run = read_report(out)
+    assert run.options.extrapolate is True
+    (attrs, value), = run.meta["candidate-statistics"]["human-score"]
+    assert attrs == {"class": "fluency", "scored": 0, "extrapolated": 1} and value == 4.0
+    assert main(["batch", "--source", str(src), "--reference", str(hyp), "--target",
+                 str(hyp), "--extrapolate"]) == 2
