@@ -54,13 +54,29 @@ def _beam(n_h, n_r):
 
 
 @njit(cache=True, nogil=True)
-def _fill_rows(words, ref, n_h, n_r, ratio, bw, prev, start, dist, op, with_ops):
+def _fill_rows(words, ref, n_h, n_r, ratio, bw, prev, start, dist, op, with_ops, bound):
     """Rows ``start+1..n_h`` of the beam edit-distance matrix into ``dist`` (and ``op``).
 
-    ``prev`` is the (already valid) row ``start``. Returns the final distance.
+    ``prev`` is the (already valid) row ``start``. Returns the final distance,
+    or ``INF`` as soon as it is certain to exceed ``bound``: every path to the
+    end passes row i at some cell j and still needs at least
+    |(n_h - i) - (n_r - j)| edits, so min_j dist[i][j] + that is a lower bound.
     """
     last = prev
     for i in range(start + 1, n_h + 1):
+        if bound < INF and i > start + 1:
+            lb = INF
+            rest = n_h - i + 1
+            for j in range(n_r + 1):
+                v = last[j]
+                if v < INF:
+                    gap = rest - (n_r - j)
+                    if gap < 0:
+                        gap = -gap
+                    if v + gap < lb:
+                        lb = v + gap
+            if lb > bound:
+                return INF
         cur = dist[i]
         for j in range(n_r + 1):
             cur[j] = INF
@@ -205,7 +221,7 @@ def _ter(hyp, ref, dist, op, scratch, record):
     n_shifts = 0
     rec = np.zeros((max(n_h, 1) * 2 + 4, 3), dtype=np.int64)
     while True:
-        pre = _fill_rows(cur, ref, n_h, n_r, ratio, bw, dist[0], 0, dist, op, True)
+        pre = _fill_rows(cur, ref, n_h, n_r, ratio, bw, dist[0], 0, dist, op, True, INF)
         tr = _trace(op, n_h, n_r, align, hyp_err, ref_err)
         for k in range(n_h):
             hcum[k + 1] = hcum[k] + hyp_err[k]
@@ -248,8 +264,11 @@ def _ter(hyp, ref, dist, op, scratch, record):
                             if p == n_h:
                                 ed = pre
                             else:
+                                # a candidate scoring below the best so far can never
+                                # win: stop its rows early (the count is unaffected)
+                                bound = pre - b_score if found else INF
                                 ed = _fill_rows(nxt, ref, n_h, n_r, ratio, bw, dist[p], p,
-                                                scratch, op, False)
+                                                scratch, op, False, bound)
                             score = pre - ed
                             checked += 1
                             better = False
