@@ -99,11 +99,12 @@ def main() -> None:
     refs_ids = [vocab.encode(t) for t in ref_tok]
     hyps_ids = [vocab.encode(t) for ts in hyp_tok.values() for t in ts]
     hf, ho = packed(hyps_ids)
-    rf, ro = packed(refs_ids * n_sys)
+    rf, ro = packed(refs_ids)
     pair_hyp = np.arange(len(hyps_ids), dtype=np.int64)
+    pair_ref = np.tile(np.arange(n_seg, dtype=np.int64), n_sys)
 
     def run_kernel():
-        return lev_distance_batch(hf, ho, rf, ro, pair_hyp)
+        return lev_distance_batch(hf, ho, rf, ro, pair_hyp, pair_ref)
 
     hyp_lists = [h.tolist() for h in hyps_ids]
     ref_lists = [r.tolist() for r in refs_ids] * n_sys

@@ -147,3 +147,12 @@ def test_fused_word_cost_levenshtein_equals_reference(sents, rule):
     for k in range(n):
         sub = [[cost(a, b, rule) for b in sents[k + 1]] for a in sents[0]]
         assert got[k] == pytest.approx(lev_distance_py(sents[0], sents[k + 1], sub))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 3), max_size=140), st.lists(st.integers(0, 3), max_size=140))
+def test_levenshtein_long_sentences_both_code_paths(a, b):
+    """Bit-parallel path (shorter side <= 64 words) and row DP (both > 64) agree with Algorithm 4.1."""
+    assert lev_distance(arr(a), arr(b)) == lev_distance_py(a, b)
+    sub = unit_sub_matrix(arr(a), arr(b))
+    assert lev_distance_weighted(arr(a), arr(b), sub) == lev_distance_py(a, b)

@@ -30,14 +30,52 @@ OP_MATCH, OP_SUB, OP_INS, OP_DEL = 0, 1, 2, 3
 
 # ---------------------------------------------------------------- unit costs
 @njit(cache=True, nogil=True)
+def _lev_bits(pat, p0, m, txt, t0, n):
+    """Bit-parallel unit-cost Levenshtein distance (Myers 1999 / Hyyro 2003), pattern length
+    1 <= m <= 64: one uint64 column per text word, O(n * m) cheap compares for the masks."""
+    one = np.uint64(1)
+    pv = ~np.uint64(0)
+    mv = np.uint64(0)
+    top = one << np.uint64(m - 1)
+    score = m
+    for j in range(n):
+        w = txt[t0 + j]
+        eq = np.uint64(0)
+        for k in range(m):
+            if pat[p0 + k] == w:
+                eq |= one << np.uint64(k)
+        xv = eq | mv
+        xh = (((eq & pv) + pv) ^ pv) | eq
+        ph = mv | ~(xh | pv)
+        mh = pv & xh
+        if ph & top:
+            score += 1
+        elif mh & top:
+            score -= 1
+        ph = (ph << one) | one
+        mh = mh << one
+        pv = mh | ~(xv | ph)
+        mv = ph & xv
+    return score
+
+
+@njit(cache=True, nogil=True)
 def _lev_unit(hyp, h0, h1, ref, r0, r1, row):
-    """Unit-cost Levenshtein distance of hyp[h0:h1] and ref[r0:r1]; ``row`` is scratch (>= L+1)."""
+    """Unit-cost Levenshtein distance of hyp[h0:h1] and ref[r0:r1]; ``row`` is scratch (>= L+1).
+
+    Uses the bit-parallel algorithm when the shorter side has at most 64 words
+    (the distance is symmetric), else the row DP of Algorithm 4.1.
+    """
     n = r1 - r0
     m = h1 - h0
     if n == 0:
         return m
     if m == 0:
         return n
+    if n <= 64 and n <= m:
+        return _lev_bits(ref, r0, n, hyp, h0, m)
+    if m <= 64:
+        return _lev_bits(hyp, h0, m, ref, r0, n)
     for l in range(n + 1):
         row[l] = l
     for i in range(m):

@@ -14,28 +14,28 @@ from numba.typed import Dict
 
 
 @njit(cache=True, nogil=True)
-def word_cost(rule, chars, choff, a, b, scratch_d, scratch_p):
-    """c_SUB of words a, b (ids); scratch arrays need >= longest word + 1 entries."""
-    if a == b:
-        return 0.0
-    if rule == 0:
-        return 1.0
+def prefix_cost_ids(chars, choff, a, b):
+    """1 - cpl / average length of words a, b (a != b)."""
     a0 = choff[a]
-    a1 = choff[a + 1]
     b0 = choff[b]
-    b1 = choff[b + 1]
-    la = a1 - a0
-    lb = b1 - b0
-    if rule == 1:
-        cpl = 0
-        k = 0
-        while k < la and k < lb and chars[a0 + k] == chars[b0 + k]:
-            cpl += 1
-            k += 1
-        if la + lb == 0:
-            return 0.0
-        return 1.0 - cpl / ((la + lb) / 2.0)
-    # rule 2: (distance, path length) lexicographic DP over characters, one row
+    la = choff[a + 1] - a0
+    lb = choff[b + 1] - b0
+    if la + lb == 0:
+        return 0.0
+    cpl = 0
+    while cpl < la and cpl < lb and chars[a0 + cpl] == chars[b0 + cpl]:
+        cpl += 1
+    return 1.0 - cpl / ((la + lb) / 2.0)
+
+
+@njit(cache=True, nogil=True)
+def levenshtein_cost_ids(chars, choff, a, b, scratch_d, scratch_p):
+    """Character distance / shortest optimal path length: a (distance, length) lexicographic
+    DP over one row; scratch arrays need >= longest word + 1 entries."""
+    a0 = choff[a]
+    b0 = choff[b]
+    la = choff[a + 1] - a0
+    lb = choff[b + 1] - b0
     if la == 0 or lb == 0:
         return 1.0 if la + lb > 0 else 0.0
     for l in range(lb + 1):
@@ -68,37 +68,58 @@ def word_cost(rule, chars, choff, a, b, scratch_d, scratch_p):
 
 
 @njit(cache=True, nogil=True)
+def word_cost(rule, chars, choff, a, b, scratch_d, scratch_p):
+    """c_SUB of words a, b (ids) under rule code 0/1/2."""
+    if a == b:
+        return 0.0
+    if rule == 0:
+        return 1.0
+    if rule == 1:
+        return prefix_cost_ids(chars, choff, a, b)
+    return levenshtein_cost_ids(chars, choff, a, b, scratch_d, scratch_p)
+
+
+@njit(cache=True, nogil=True)
 def new_cache():
     """Per-call memo of levenshtein-rule costs, keyed by ``min(a,b) * n_words + max(a,b)``."""
     return Dict.empty(key_type=types.int64, value_type=types.float64)
 
 
 @njit(cache=True, nogil=True)
-def cached_cost(rule, chars, choff, a, b, cache, scratch_d, scratch_p):
-    """:func:`word_cost`, memoised for the (expensive) levenshtein rule; costs are symmetric."""
-    if a == b:
-        return 0.0
-    if rule != 2:
-        return word_cost(rule, chars, choff, a, b, scratch_d, scratch_p)
-    n_words = len(choff) - 1
-    key = np.int64(min(a, b)) * n_words + max(a, b)
-    v = cache.get(key, -1.0)
-    if v < 0.0:
-        v = word_cost(rule, chars, choff, a, b, scratch_d, scratch_p)
-        cache[key] = v
-    return v
-
-
-@njit(cache=True, nogil=True)
 def fill_block(rule, chars, choff, hyp, h0, h1, ref, r0, r1, out, o0, cache, scratch_d, scratch_p):
-    """out[o0 + i*L + l] = c_SUB(hyp[h0+i], ref[r0+l]) (row-major I x L block)."""
+    """out[o0 + i*L + l] = c_SUB(hyp[h0+i], ref[r0+l]) (row-major I x L block).
+    Levenshtein-rule costs are memoised in ``cache`` (they are symmetric)."""
     nr = r1 - r0
     t = o0
-    for i in range(h1 - h0):
-        a = hyp[h0 + i]
-        for l in range(nr):
-            out[t] = cached_cost(rule, chars, choff, a, ref[r0 + l], cache, scratch_d, scratch_p)
-            t += 1
+    if rule == 0:
+        for i in range(h1 - h0):
+            a = hyp[h0 + i]
+            for l in range(nr):
+                out[t] = 0.0 if a == ref[r0 + l] else 1.0
+                t += 1
+    elif rule == 1:
+        for i in range(h1 - h0):
+            a = hyp[h0 + i]
+            for l in range(nr):
+                b = ref[r0 + l]
+                out[t] = 0.0 if a == b else prefix_cost_ids(chars, choff, a, b)
+                t += 1
+    else:
+        n_words = len(choff) - 1
+        for i in range(h1 - h0):
+            a = hyp[h0 + i]
+            for l in range(nr):
+                b = ref[r0 + l]
+                if a == b:
+                    out[t] = 0.0
+                else:
+                    key = np.int64(min(a, b)) * n_words + max(a, b)
+                    v = cache.get(key, -1.0)
+                    if v < 0.0:
+                        v = levenshtein_cost_ids(chars, choff, a, b, scratch_d, scratch_p)
+                        cache[key] = v
+                    out[t] = v
+                t += 1
 
 
 @njit(cache=True, nogil=True)
