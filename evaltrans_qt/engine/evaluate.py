@@ -193,6 +193,12 @@ def _worker_compute(token: str, blob_path: str, chunk: Chunk) -> ChunkResult:
     return compute_chunk(_WORKER_CACHE[1], chunk)
 
 
+def _lower_priority(increment: int) -> None:
+    """Worker initializer: run at a lower scheduling priority (``os.nice``)."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(increment)
+
+
 def default_start_method() -> str:
     """``fork`` from a single-threaded process (the command line: workers start at once,
     with everything imported); otherwise ``forkserver`` (the Qt application runs the
@@ -213,9 +219,12 @@ class LocalProcessExecutor(Executor):
     """
 
     def __init__(self, max_workers: int | None = None, poll_seconds: float = 0.05,
-                 start_method: str | None = None) -> None:
+                 start_method: str | None = None, nice: int = 0) -> None:
         self.max_workers = max_workers or os.cpu_count() or 1
         self.poll_seconds = poll_seconds
+        #: Scheduling-priority increment of the workers (the application uses 10 so
+        #: that its event loop wins the CPU over a run that occupies every core).
+        self.nice = nice
         #: None = :func:`default_start_method`, decided when the pool starts (in that thread).
         self.start_method = start_method
         self._pool: ProcessPoolExecutor | None = None
@@ -226,7 +235,9 @@ class LocalProcessExecutor(Executor):
             ctx = mp.get_context(method)
             if method == "forkserver":
                 ctx.set_forkserver_preload(["evaltrans_qt.engine.evaluate"])
-            self._pool = ProcessPoolExecutor(max_workers=self.max_workers, mp_context=ctx)
+            self._pool = ProcessPoolExecutor(max_workers=self.max_workers, mp_context=ctx,
+                                             initializer=_lower_priority if self.nice else None,
+                                             initargs=(self.nice,) if self.nice else ())
         return self._pool
 
     def _gather(self, futures: Sequence[Future], cancel, ordered: bool):

@@ -67,10 +67,13 @@ class ScatterPlot(pg.PlotWidget):
         ok = ~(np.isnan(x) | np.isnan(y))
         self.x, self.y = x[ok], y[ok]
         big = len(self.x) > 2000
+        # hover labels: point data is the row index, formatted only when hovered
+        self._labels = labels
         self._scatter.setData(self.x, self.y, size=4 if big else 8,
-                              data=None if labels is None else np.asarray(labels, dtype=object)[ok],
+                              data=None if labels is None else np.flatnonzero(ok),
                               hoverable=labels is not None,
-                              tip=(lambda x, y, data: f"{data}\n{x:.4g}, {y:.4g}") if labels is not None else None)
+                              tip=(lambda x, y, data: f"{self._labels[int(data)]}\n{x:.4g}, {y:.4g}")
+                              if labels is not None else None)
         self.setLabel("bottom", xlabel)
         self.setLabel("left", ylabel)
         self.setTitle(title)

@@ -82,6 +82,23 @@ def combination_job(frame: pd.DataFrame, col_a: str, col_b: str, human_col: str,
     return ws, rs, w, cv
 
 
+class _SentenceLabels:
+    """Hover labels of sentence points, formatted only when asked (20 000 points)."""
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self.system = frame["system"].to_numpy()
+        self.segment = frame["segment"].to_numpy()
+
+    def __len__(self) -> int:
+        return len(self.system)
+
+    def __getitem__(self, i):
+        if isinstance(i, (int, np.integer)):
+            return f"{self.system[i]} #{int(self.segment[i]) + 1}"
+        return np.asarray([f"{s} #{int(g) + 1}" for s, g in zip(self.system[i], self.segment[i])],
+                          dtype=object)
+
+
 # ------------------------------------------------------------------- the view
 class ResultsView(QWidget):
     """Run measures in the background; system/sentence tables; correlation plots; export."""
@@ -150,6 +167,8 @@ class ResultsView(QWidget):
         lay.addLayout(ctl)
 
         self.tabs = QTabWidget(objectName="resultsTabs")
+        self.tabs.currentChanged.connect(lambda *_: self._update_visible_plots())
+        self._stale_plots: set[str] = set()
         lay.addWidget(self.tabs, 1)
         self._build_system_tab()
         self._build_sentence_tab()
@@ -178,7 +197,7 @@ class ResultsView(QWidget):
         f = QLineEdit(objectName="systemFilter", placeholderText="Filter systems…")
         v.addWidget(f)
         self.system_view, self.system_model, self.system_proxy = self._table("systemTable")
-        f.textChanged.connect(self.system_proxy.setFilterFixedString)
+        f.textChanged.connect(self.system_proxy.set_text_filter)
         v.addWidget(self.system_view)
         self.tabs.addTab(page, "Systems")
 
@@ -205,7 +224,7 @@ class ResultsView(QWidget):
             row.addWidget(w)
         v.addLayout(row)
         self.sentence_view, self.sentence_model, self.sentence_proxy = self._table("sentenceTable")
-        self.sentence_filter.textChanged.connect(self.sentence_proxy.setFilterFixedString)
+        self.sentence_filter.textChanged.connect(self.sentence_proxy.set_text_filter)
         self.disagree_box.toggled.connect(lambda *_: self._apply_disagreement())
         self.disagree_measure.currentIndexChanged.connect(lambda *_: self._apply_disagreement())
         self.diff_button.clicked.connect(self.show_difference)
@@ -390,6 +409,13 @@ class ResultsView(QWidget):
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         opts = self.options
+        if executor is None:
+            # a large run uses every core at a lower priority, so the UI stays responsive
+            from evaltrans_qt.engine.evaluate import (LocalProcessExecutor, SerialExecutor,
+                                                      choose_executor)
+            rows = sum(len(db.candidates(s)) for s in db.sources)
+            if not isinstance(choose_executor(rows, len(names)), SerialExecutor):
+                executor = self._pool = getattr(self, "_pool", None) or LocalProcessExecutor(nice=10)
         w = start_worker(iter_evaluate, db, opts, names, None, executor, _start=False)
         w.signals.progress.connect(self._on_progress)
         w.signals.yielded.connect(self._on_system)
@@ -506,8 +532,8 @@ class ResultsView(QWidget):
         self._fill_combos(t)
         self._apply_disagreement()
         self._show_correlations(a)
-        self._update_scatter()
-        self._update_histogram()
+        self._stale_plots = {"scatter", "histogram"}
+        self._update_visible_plots()
         self.status.setText(a.error or f"{len(t.systems)} systems, {len(t.sentences)} sentences")
         self.analysisReady.emit(a)
 
@@ -554,6 +580,16 @@ class ResultsView(QWidget):
             return None
         return next((c for c in self.analysis.correlations if c.measure == measure), None)
 
+    def _update_visible_plots(self) -> None:
+        """Redraw only the plots of the shown tab (20 000-point plots are not free)."""
+        page = self.tabs.currentWidget()
+        if "scatter" in self._stale_plots and page is not None and page.isAncestorOf(self.scatter):
+            self._stale_plots.discard("scatter")
+            self._update_scatter()
+        if "histogram" in self._stale_plots and page is not None and page.isAncestorOf(self.histogram):
+            self._stale_plots.discard("histogram")
+            self._update_histogram()
+
     def _update_scatter(self) -> None:
         a = self.analysis
         m = self.plot_measure.currentText()
@@ -576,7 +612,7 @@ class ResultsView(QWidget):
                 return
             x = f[headline].to_numpy(float)
             y = f[hcol].to_numpy(float)
-            labels = [f"{s} #{int(g) + 1}" for s, g in zip(f["system"], f["segment"])]
+            labels = _SentenceLabels(f)
             xlabel = f"{headline} (sentence; {'higher' if col.higher_is_better else 'lower'} is better)"
         text = ""
         if c is not None:
@@ -635,8 +671,9 @@ class ResultsView(QWidget):
         f = self.sentence_model.frame
         if self.window_ is None or row >= len(f) or "segment" not in f.columns:
             return False
-        seg = int(f.iloc[row]["segment"])
-        system = f.iloc[row]["system"] if "system" in f.columns else self.diff_a.currentText()
+        rec = self.sentence_model.record(row)
+        seg = int(rec["segment"])
+        system = rec["system"] if "system" in f.columns else self.diff_a.currentText()
         db = self.database
         if db is None or seg >= len(db.sources):
             return False

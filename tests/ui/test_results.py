@@ -143,13 +143,20 @@ def test_sentence_table_filters_and_opens_compare_view(qtbot, results):
     view.disagree_measure.setCurrentText("WER")
     view.disagree_box.setChecked(True)
     assert view.sentence_proxy.rowCount() < n
+    masked = view.sentence_proxy.rowCount()
+    col = view.sentence_model.column_index("human:fluency")
+    view.sentence_view.sortByColumn(col, Qt.DescendingOrder)
+    assert view.sentence_proxy.rowCount() == masked               # the mask survives sorting
+    vals = [view.sentence_proxy.index(r, col).data(Qt.UserRole + 1) for r in range(masked)]
+    finite = [v for v in vals if v == v]
+    assert finite == sorted(finite, reverse=True) and all(v == v for v in vals[:len(finite)])
     view.disagree_box.setChecked(False)
     assert view.sentence_proxy.rowCount() == n
     # double-click a sentence -> the compare view shows that candidate
     proxy_index = view.sentence_proxy.index(5, 0)
     row = view.sentence_proxy.mapToSource(proxy_index).row()
-    f = view.sentence_model.frame
-    seg, system = int(f.iloc[row]["segment"]), f.iloc[row]["system"]
+    rec = view.sentence_model.record(row)
+    seg, system = int(rec["segment"]), rec["system"]
     view.sentence_view.doubleClicked.emit(proxy_index)
     src = window.database.sources[seg]
     target = next(t for t in src.targets if t.system == system and not window.database.is_reference(t))
