@@ -15,7 +15,10 @@ of ``--source``, matched to the database's source *by text* (T:1971).
 Output: with ``--xml-mode`` the EvalTrans XML report (``io/report.py``); without
 it, as the original, a plain text summary, and by default only WER and BLEU
 (Table A.2: XML mode is needed for anything beyond them) unless ``--measures``
-says otherwise. ``--json`` prints a machine-readable summary on stdout.
+says otherwise. ``--json`` prints a machine-readable summary on stdout and, with
+``--output-file R.xml``, also writes it beside the reports as ``R.summary.json``.
+Several systems (``--all-systems``) get one report each, ``R.<system>.xml``,
+and a summary table on stdout.
 Nothing is written unless the whole run succeeded; files are written atomically.
 """
 
@@ -411,17 +414,24 @@ def run(args: argparse.Namespace) -> int:
             head = f"# {cmd}\n" + (f"# {args.comment}\n" if args.comment else "")
             data = (head + text_summary(result, s)).encode(args.encoding, "xmlcharrefreplace")
         outputs.append((paths[s], data))
-    from evaltrans_qt.io.atomic import atomic_write_bytes
-    for path, data in outputs:
-        if path is not None:
-            atomic_write_bytes(path, data)
+    summary_text = None
     if args.json:
         summary = json_summary(result, paths)
         for s, per_class in human.items():
             summary["systems"][s]["human"] = {
                 c: {"value": None if math.isnan(v) else v, "scored": n, "extrapolated": k}
                 for c, (v, n, k) in per_class.items()}
-        print(json.dumps(summary, indent=2, ensure_ascii=False))
+        summary_text = json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
+        if args.output_file:
+            out = Path(args.output_file)
+            outputs.append((out.with_name(f"{out.stem}.summary.json"),
+                            summary_text.encode("utf-8")))
+    from evaltrans_qt.io.atomic import atomic_write_bytes
+    for path, data in outputs:
+        if path is not None:
+            atomic_write_bytes(path, data)
+    if summary_text is not None:
+        sys.stdout.write(summary_text)
         return 0
     stdout = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
     for path, data in outputs:

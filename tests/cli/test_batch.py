@@ -114,6 +114,7 @@ def test_all_systems_json_and_summary(files, capsys):
         back = read_report(path)
         assert back.systems[name].scores["tlen"].value == pytest.approx(
             summary["systems"][name]["scores"]["tlen"]["value"])
+    assert json.loads((files["dir"] / "rep.summary.json").read_text()) == summary
     # A: d = 0,1,1,2,0 over L* = 3.5+2.5+3.5+1.5+3 (toymeasure.small_db)
     assert summary["systems"]["A"]["scores"]["tlen"]["value"] == pytest.approx(4 / 14)
 
@@ -254,3 +255,20 @@ def test_extrapolate_records_estimated_human_scores(files, capsys):
     assert attrs == {"class": "fluency", "scored": 0, "extrapolated": 1} and value == 4.0
     assert main(["batch", "--source", str(src), "--reference", str(hyp), "--target",
                  str(hyp), "--extrapolate"]) == 2
+
+
+def test_progress_bar_only_on_a_terminal():
+    import io
+    from evaltrans_qt.cli.batch import ProgressBar
+    from evaltrans_qt.engine.evaluate import Progress
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+    tty, pipe = Tty(), io.StringIO()
+    for stream in (tty, pipe):
+        bar = ProgressBar(stream)
+        for p in (Progress(0, 0, "tokenising"), Progress(5, 10, "A"), Progress(10, 10, "B")):
+            bar(p)
+    assert "50%" in tty.getvalue() and "100%" in tty.getvalue() and "\r" in tty.getvalue()
+    assert pipe.getvalue() == ""
