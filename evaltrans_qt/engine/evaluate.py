@@ -10,8 +10,11 @@ Flow (SPEC §4.5, issue 3 item 4):
    references, ``hyp`` empty; NIST info weights, T:437-458);
 4. statistics are computed in independent :class:`Chunk` s (system x row
    range) by an :class:`Executor` -- :class:`SerialExecutor` in-process,
-   :class:`LocalProcessExecutor` on all cores. A distributed executor (Dask)
-   implements :meth:`Executor.run` and nothing else changes;
+   :class:`LocalProcessExecutor` on all cores (chosen automatically:
+   serial below :data:`SERIAL_THRESHOLD` rows x measures). A distributed
+   executor (Dask) implements :meth:`Executor.run` (and optionally
+   :meth:`Executor.map`, used to tokenise large corpora in parallel) and
+   nothing else changes; :func:`compute_chunk` is the pure unit of work;
 5. per system, the rows are assembled and scored: ``score(stats.sum(0))``.
 
 ``leaving-one-out`` (T:1909): for the listed measures a reference whose tokens
