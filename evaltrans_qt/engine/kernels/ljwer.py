@@ -12,8 +12,8 @@ as a bit mask, position i, reference position l). A jump is only useful right
 before covering a word (jumping to a covered position only matters for the
 final node (I, L)), so every move is "optionally jump to an uncovered word p,
 then cover it (diagonal/horizontal)" or "vertical"; each move advances
-t = |mask| + l by one, so the state graph is layered (t = 0 .. I+L) and is
-searched layer by layer, keeping only states with g + h < ub, where
+t = |mask| + l (by one, a diagonal by two), so the state graph is layered
+(t = 0 .. I+L) and is searched layer by layer, keeping only states with g + h < ub, where
 
 * h = bag (PER) bound of the uncovered candidate words against ref[l:] plus
   c_LJ x (a lower bound on the jumps still needed: every uncovered run except
@@ -86,8 +86,10 @@ def _h(c, r, mask, i, l, I, L, c_lj, cnt):
 
 @njit(cache=True, nogil=True)
 def _search(c, r, V, c_lj, ub, beam, max_states):
-    """Layered search. beam > 0: keep the best ``beam`` states per layer (restricted jumps).
-    beam == 0: exact search for a path cheaper than ub (pruning g + h >= ub). Returns (cost, moves, positions, jumps, ok)."""
+    """Layered search over t = |mask| + l (vertical/horizontal moves advance t by 1, diagonal
+    ones by 2). beam > 0: expand only the best ``beam`` states of a layer (restricted jumps).
+    beam == 0: exact search for a path cheaper than ub (pruning g + h >= ub).
+    Returns (cost, moves, positions, jumps, ok); cost -1 if no path was kept."""
     I = c.size
     L = r.size
     cnt = np.zeros(V, np.int32)
@@ -99,8 +101,9 @@ def _search(c, r, V, c_lj, ub, beam, max_states):
     sback = np.empty(cap, np.int64)
     smove = np.empty(cap, np.int8)
     sjump = np.empty(cap, np.int8)
-    n = 0
-    layer_start = np.zeros(T + 2, np.int64)
+    snext = np.empty(cap, np.int64)  # next state of the same layer
+    lhead = np.full(T + 3, -1, np.int64)
+    lsize = np.zeros(T + 3, np.int64)
     W = (I + 1) * (L + 1)
     skey[0] = 0
     sg[0] = 0
@@ -108,32 +111,61 @@ def _search(c, r, V, c_lj, ub, beam, max_states):
     sback[0] = -1
     smove[0] = -1
     sjump[0] = 0
+    snext[0] = -1
+    lhead[0] = 0
+    lsize[0] = 1
     n = 1
-    layer_start[1] = 1
     full = (np.int64(1) << I) - 1
     ok = True
-    for t in range(T):
-        a0 = layer_start[t]
-        a1 = layer_start[t + 1]
-        index = Dict.empty(key_type=types.int64, value_type=types.int64)
-        for s in range(a0, a1):
+    idx1 = Dict.empty(key_type=types.int64, value_type=types.int64)  # layer t+1
+    idx2 = Dict.empty(key_type=types.int64, value_type=types.int64)  # layer t+2
+    final_best = -1
+    final_cost = np.int64(1) << 60
+    for t in range(T + 1):
+        # states of layer t
+        m = lsize[t]
+        members = np.empty(m, np.int64)
+        s = lhead[t]
+        k = 0
+        while s >= 0:
+            members[k] = s
+            k += 1
+            s = snext[s]
+        if beam > 0 and m > beam:
+            fs = np.empty(m, np.int64)
+            for k in range(m):
+                fs[k] = sf[members[k]]
+            order = np.argsort(fs, kind="mergesort")[:beam]
+            members = members[order]
+        if beam == 0 and m > max_states:
+            ok = False
+            break
+        if t == T:
+            for k in range(members.size):
+                s = members[k]
+                key = skey[s]
+                i = (key % W) // (L + 1)
+                fc = sg[s] + (0 if i == I else c_lj)
+                if fc < final_cost:
+                    final_cost = fc
+                    final_best = s
+            break
+        for k in range(members.size):
+            s = members[k]
             key = skey[s]
             mask = key // W
             rem = key - mask * W
             i = rem // (L + 1)
             l = rem - i * (L + 1)
             g = sg[s]
-            # candidate moves: (new mask, new i, new l, added cost, move, jump)
             for kind in range(3):
                 if kind == 0:
                     if l >= L:
                         continue
-                    plist_lo = 0
-                    plist_hi = 1
+                    p_hi = 1
                 else:
-                    plist_lo = 0
-                    plist_hi = I
-                for pp in range(plist_lo, plist_hi):
+                    p_hi = I
+                for p in range(p_hi):
                     if kind == 0:
                         nm = mask
                         ni = i
@@ -141,7 +173,6 @@ def _search(c, r, V, c_lj, ub, beam, max_states):
                         cost = 1
                         jump = 0
                     else:
-                        p = pp
                         if (mask >> p) & 1:
                             continue
                         if kind == 1 and l >= L:
@@ -163,97 +194,69 @@ def _search(c, r, V, c_lj, ub, beam, max_states):
                         cost += jump * c_lj
                     ng = g + cost
                     nkey = nm * W + ni * (L + 1) + nl
-                    if nm == full and nl == L:
-                        hf = 0 if ni == I else c_lj
-                    else:
-                        hf = -1
+                    two = kind == 1
+                    index = idx2 if two else idx1
                     if nkey in index:
-                        k = index[nkey]
-                        if ng < sg[k]:
-                            sf[k] += ng - sg[k]
-                            sg[k] = ng
-                            sback[k] = s
-                            smove[k] = kind
-                            sjump[k] = jump
+                        q = index[nkey]
+                        if ng < sg[q]:
+                            sf[q] += ng - sg[q]
+                            sg[q] = ng
+                            sback[q] = s
+                            smove[q] = kind
+                            sjump[q] = jump
                         continue
-                    hv = hf if hf >= 0 else _h(c, r, nm, ni, nl, I, L, c_lj, cnt)
+                    if nm == full and nl == L:
+                        hv = 0 if ni == I else c_lj
+                    else:
+                        hv = _h(c, r, nm, ni, nl, I, L, c_lj, cnt)
                     if ng + hv > ub or (beam == 0 and ng + hv >= ub):
                         continue
                     if n == skey.size:
                         m2 = 2 * n
-                        skey2 = np.empty(m2, np.int64)
-                        skey2[:n] = skey[:n]
-                        skey = skey2
-                        sg2 = np.empty(m2, np.int64)
-                        sg2[:n] = sg[:n]
-                        sg = sg2
-                        sf2 = np.empty(m2, np.int64)
-                        sf2[:n] = sf[:n]
-                        sf = sf2
-                        sb2 = np.empty(m2, np.int64)
-                        sb2[:n] = sback[:n]
-                        sback = sb2
-                        sm2 = np.empty(m2, np.int8)
-                        sm2[:n] = smove[:n]
-                        smove = sm2
-                        sj2 = np.empty(m2, np.int8)
-                        sj2[:n] = sjump[:n]
-                        sjump = sj2
+                        skey = _grow(skey, m2)
+                        sg = _grow(sg, m2)
+                        sf = _grow(sf, m2)
+                        sback = _grow(sback, m2)
+                        smove = _grow(smove, m2)
+                        sjump = _grow(sjump, m2)
+                        snext = _grow(snext, m2)
                     skey[n] = nkey
                     sg[n] = ng
                     sf[n] = ng + hv
                     sback[n] = s
                     smove[n] = kind
                     sjump[n] = jump
+                    lt = t + 2 if two else t + 1
+                    snext[n] = lhead[lt]
+                    lhead[lt] = n
+                    lsize[lt] += 1
                     index[nkey] = n
                     n += 1
-        # layer t+1 = [a1, n)
-        if beam > 0 and n - a1 > beam:
-            order = np.argsort(sf[a1:n], kind="mergesort")[:beam]
-            order.sort()
-            keep = order + a1
-            m = keep.size
-            skey[a1:a1 + m] = skey[keep].copy()
-            sg[a1:a1 + m] = sg[keep].copy()
-            sf[a1:a1 + m] = sf[keep].copy()
-            sback[a1:a1 + m] = sback[keep].copy()
-            smove[a1:a1 + m] = smove[keep].copy()
-            sjump[a1:a1 + m] = sjump[keep].copy()
-            n = a1 + m
-        if beam == 0 and n - a1 > max_states:
-            ok = False
-            break
-        layer_start[t + 2] = n
-        if n == a1:
-            break
-    best = -1
-    bcost = np.int64(1) << 60
-    if ok and layer_start[T + 1] > layer_start[T]:
-        for s in range(layer_start[T], layer_start[T + 1]):
-            key = skey[s]
-            rem = key % W
-            i = rem // (L + 1)
-            fc = sg[s] + (0 if i == I else c_lj)
-            if fc < bcost:
-                bcost = fc
-                best = s
-    if best < 0:
+        idx1 = idx2
+        idx2 = Dict.empty(key_type=types.int64, value_type=types.int64)
+    if not ok or final_best < 0:
         return -1, np.zeros(0, np.int8), np.zeros(0, np.int32), np.zeros(0, np.int8), ok
     moves = np.empty(T, np.int8)
     pos = np.empty(T, np.int32)
     jumps = np.empty(T, np.int8)
-    s = best
+    s = final_best
     k = T
     while sback[s] >= 0:
         k -= 1
         moves[k] = smove[s]
         key = skey[s]
-        rem = key % W
-        i = rem // (L + 1)
+        i = (key % W) // (L + 1)
         pos[k] = i - 1 if smove[s] != MV_VER else -1
         jumps[k] = sjump[s]
         s = sback[s]
-    return bcost, moves, pos, jumps, ok
+    return final_cost, moves[k:].copy(), pos[k:].copy(), jumps[k:].copy(), ok
+
+
+@njit(cache=True, nogil=True)
+def _grow(a, n):
+    b = np.empty(n, a.dtype)
+    b[:a.size] = a
+    return b
 
 
 def _local(c: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
