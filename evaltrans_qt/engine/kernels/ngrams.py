@@ -12,8 +12,14 @@ at the end (``end``/``both``). The kernels walk one virtual sequence padded
 with ``M-1`` ``<s>`` and one ``</s>`` and keep, for each order, only the
 windows that the per-order padding would produce.
 
-Every kernel has a plain-Python reference implementation (``*_py``,
-``collections.Counter``) that the tests compare against.
+Every kernel has a plain-Python reference implementation (``collections.Counter``)
+that the tests compare against: :func:`ngrams_py`, :func:`clipped_counts_py`
+(also for :func:`pair_matches`, one reference at a time) and
+:func:`info_weights_py`.
+
+Per segment, the references' m-grams go into a small local table that stays in
+cache; only NIST's weights need the global table of all references
+(:func:`build_table`, in ``NIST.fit``).
 """
 
 from __future__ import annotations
