@@ -1,5 +1,4 @@
-"""Shared machinery of the distance measures (WER/PER family): batching, leaving-one-out,
-and the vectorised reference-length rules of thesis section 5.3 / Table A.3.
+"""Shared machinery of the distance measures (WER/PER family): batching and the vectorised reference-length rules of thesis section 5.3 / Table A.3.
 
 A distance measure computes, in one batched call, the distance of every
 candidate to every one of its references (``pair_distances``) and then applies
@@ -88,7 +87,7 @@ class DistanceMeasure(Measure):
     ref_length_option: ClassVar[str] = "wer_ref_length_rule"
     #: Headline column name, e.g. "WER".
     column: ClassVar[str] = ""
-    #: Names accepted in ``--leaving-one-out`` besides ``name`` (case-insensitive).
+    #: Other names of the measure (e.g. the thesis' "mWER"), for documentation.
     aliases: ClassVar[tuple[str, ...]] = ()
 
     @property
@@ -115,18 +114,13 @@ class DistanceMeasure(Measure):
         return self.pair_distances(hyps, [refs[i] for i in pair_ref], pair_hyp)
 
     # -- shared flow ----------------------------------------------------------
-    def leaves_one_out(self) -> bool:
-        names = {x.strip().lower() for x in self.options.leaving_one_out}
-        return bool(names & ({self.name.lower(), "m" + self.name.lower()}
-                             | {a.lower() for a in self.aliases}))
+    def effective_refs(self, seg: Segment) -> list[int]:
+        """Indices of the references compared with the candidate: all of them.
 
-    def effective_refs(self, seg: Segment, leave_out: bool | None = None) -> list[int]:
-        """Indices of the references used (leaving-one-out drops ones equal to the candidate)."""
-        if leave_out is None:
-            leave_out = self.leaves_one_out()
-        if not leave_out:
-            return list(range(len(seg.refs)))
-        return [r for r in range(len(seg.refs)) if not np.array_equal(seg.refs[r], seg.hyp)]
+        ``leaving-one-out`` is applied once, by the driver
+        (:func:`evaltrans_qt.engine.evaluate.compute_chunk`), before segments reach a measure.
+        """
+        return list(range(len(seg.refs)))
 
     def _pairs(self, segments: Sequence[Segment]):
         """``(hyps, refs, pair_hyp, slots)``: one reference entry per pair (see :meth:`_unique_pairs`)."""
@@ -143,10 +137,8 @@ class DistanceMeasure(Measure):
         pair_hyp: list[int] = []
         pair_ref: list[int] = []
         slots: list[tuple[int, int]] = []
-        leave_out = self.leaves_one_out()
         for k, seg in enumerate(segments):
-            idx = self.effective_refs(seg, leave_out) if leave_out else range(len(seg.refs))
-            for j, r in enumerate(idx):
+            for j, r in enumerate(self.effective_refs(seg)):
                 arr = seg.refs[r]
                 u = seen.get(id(arr))
                 if u is None:
