@@ -156,3 +156,45 @@ def test_levenshtein_long_sentences_both_code_paths(a, b):
     assert lev_distance(arr(a), arr(b)) == lev_distance_py(a, b)
     sub = unit_sub_matrix(arr(a), arr(b))
     assert lev_distance_weighted(arr(a), arr(b), sub) == lev_distance_py(a, b)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 9), st.randoms(use_true_random=False), st.booleans())
+def test_assignment_kernel_equals_scipy(n, rnd, coarse):
+    """The compiled assignment solver reaches scipy's optimum (ties: coarse costs)."""
+    from scipy.optimize import linear_sum_assignment
+
+    from evaltrans_qt.engine.kernels.assignment import lsap_cost
+    c = np.array([[rnd.random() for _ in range(n)] for _ in range(n)])
+    if coarse:
+        c = np.round(c * 2) / 2
+    rows, cols = linear_sum_assignment(c)
+
+    def z(dt):
+        return np.empty(n, dtype=dt)
+    got = lsap_cost(c, n, z(np.float64), z(np.float64), z(np.float64), z(np.int64), z(np.int64),
+                    z(np.int64), z(np.int64), z(np.bool_), z(np.bool_))
+    assert got == pytest.approx(c[rows, cols].sum())
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["talk", "talks", "walk", "usual", "unusual", "a"]),
+                         max_size=7), min_size=2, max_size=5),
+       st.sampled_from(["none", "prefix", "levenshtein"]))
+def test_wper_batch_equals_scipy_on_padded_matrix(sents, rule):
+    from evaltrans_qt.engine.kernels.assignment import wper_batch
+    from evaltrans_qt.engine.measures.per import assignment
+    from evaltrans_qt.engine.preprocess import Vocabulary
+    from evaltrans_qt.engine.subcosts import SubstitutionCosts, cost
+    v = Vocabulary()
+    enc = [v.encode(s) for s in sents]
+    hf, ho = packed(enc[:1])
+    rf, ro = packed(enc[1:])
+    n = len(enc) - 1
+    code, chars, choff, mx = SubstitutionCosts(rule, v).kernel_args()
+    got = wper_batch(hf, ho, rf, ro, np.zeros(n, np.int64), np.arange(n), code, chars, choff, mx)
+    for k in range(n):
+        sub = np.array([[cost(a, b, rule) for b in sents[k + 1]] for a in sents[0]])
+        assert got[k] == pytest.approx(assignment(sub.reshape(len(sents[0]), len(sents[k + 1])))[0])
+    if rule == "none":  # unit costs: the assignment problem is eq. 4.12
+        assert got.tolist() == [per_py(sents[0], s) for s in sents[1:]]

@@ -1,5 +1,7 @@
 """PER with fixed costs (thesis eq. 4.11/4.12, T:542-553) and with word-dependent costs as an
-assignment problem (T:555-566, Figure 4.1), solved with ``scipy.optimize.linear_sum_assignment``.
+assignment problem (T:555-566, Figure 4.1): distances by the compiled solver of
+:mod:`evaltrans_qt.engine.kernels.assignment`, alignments for display by
+``scipy.optimize.linear_sum_assignment`` (same optimum; tests compare them).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from evaltrans_qt.engine.alignment import Alignment, EditOp, OpKind
+from evaltrans_qt.engine.kernels.assignment import wper_batch
 from evaltrans_qt.engine.kernels.bags import bag_l1_batch, per_from_l1
 from evaltrans_qt.engine.measures import register
 from evaltrans_qt.engine.measures._distance import DistanceMeasure, bag_alignment_ops, packed
@@ -92,9 +95,6 @@ def assignment(cost: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     return float(full[rows, cols].sum()), rows, cols
 
 
-_CHUNK = 2048
-
-
 @register
 class WPER(PER):
     """PER with word-dependent substitution costs (assignment problem, T:555-566)."""
@@ -127,17 +127,9 @@ class WPER(PER):
         rf, ro = packed(refs)
         pair_hyp = np.asarray(pair_hyp, dtype=np.int64)
         pair_ref = np.asarray(pair_ref, dtype=np.int64)
-        hl = np.diff(ho)[pair_hyp]
-        rl = np.diff(ro)[pair_ref]
-        out = np.empty(len(pair_hyp), dtype=np.float64)
-        costs = self.costs()
-        for c0 in range(0, len(pair_hyp), _CHUNK):  # bounded memory for the cost blocks
-            c1 = min(c0 + _CHUNK, len(pair_hyp))
-            sub, so = costs.matrices(hf, ho, rf, ro, pair_hyp[c0:c1], pair_ref[c0:c1])
-            for p in range(c0, c1):
-                block = sub[so[p - c0]:so[p - c0 + 1]].reshape(hl[p], rl[p])
-                out[p] = assignment(block)[0]
-        return out, rl.astype(np.float64)
+        code, chars, choff, maxchars = self.costs().kernel_args()
+        d = wper_batch(hf, ho, rf, ro, pair_hyp, pair_ref, code, chars, choff, maxchars)
+        return d, np.diff(ro)[pair_ref].astype(np.float64)
 
     def align(self, seg: Segment) -> Alignment | None:
         r = self.best_reference(seg)
