@@ -334,3 +334,56 @@ def test_through_the_driver_with_leaving_one_out():
     for name in DISTANCE_MEASURES:
         assert sys_a.scores[name].value == pytest.approx(
             run.measure(name).score(sys_a.stats[name].sum(axis=0)).value)
+
+
+# ----------------------------------------- m-PER / skip-bigram PER vs plain Python
+def _agg(rule: str, values: list[float], nearest: list[int], best: int) -> float:
+    if rule == "lowestError":
+        return values[best]
+    pool = [values[r] for r in nearest] if rule.endswith("Nearest") else values
+    kind = rule.replace("Nearest", "")
+    return {"average": sum(pool) / len(pool), "minimum": min(pool), "maximum": max(pool)}[kind]
+
+
+@settings(max_examples=120, deadline=None)
+@given(words, st.lists(words, min_size=1, max_size=3), st.integers(1, 4),
+       st.sampled_from(["none", "initial", "end", "both"]), st.sampled_from(REF_LENGTH_RULES),
+       st.booleans())
+def test_nper_equals_plain_python(h, refs, max_n, pad_rule, rule, separately):
+    from evaltrans_qt.engine.kernels.bags import ngrams_py, per_py
+    from evaltrans_qt.engine.preprocess import pad
+    v = Vocabulary()
+    s = Segment(v.encode(h), tuple(v.encode(r) for r in refs))
+    got = make("nper", v, nper_max_ngram=max_n, nper_pad_rule=pad_rule, nper_ref_length_rule=rule,
+               nper_choose_references_separately=separately).sentence_stats(s)
+    d = [[per_py(ngrams_py(pad(h, pad_rule, m), m), ngrams_py(pad(r, pad_rule, m), m))
+          for m in range(1, max_n + 1)] for r in refs]
+    lens = [[float(len(ngrams_py(pad(r, pad_rule, m), m))) for m in range(1, max_n + 1)] for r in refs]
+    want = []
+    if separately:
+        for m in range(max_n):
+            dm, lm, _ = choose([d[r][m] for r in range(len(refs))], [lens[r][m] for r in range(len(refs))], rule)
+            want += [dm, lm]
+    else:
+        tot = [sum(x) for x in d]
+        tl = [sum(x) for x in lens]
+        _, lc, best = choose(tot, tl, rule)
+        nearest = [r for r in range(len(refs)) if tot[r] == min(tot)]
+        for m in range(max_n):
+            want += [d[best][m], _agg(rule, [lens[r][m] for r in range(len(refs))], nearest, best)]
+        assert sum(want[1::2]) == pytest.approx(lc)
+    assert got[2:].tolist() == pytest.approx(want)
+    assert got[0] == pytest.approx(sum(want[0::2])) and got[1] == pytest.approx(sum(want[1::2]))
+
+
+@settings(max_examples=120, deadline=None)
+@given(words, st.lists(words, min_size=1, max_size=3), st.integers(0, 5), st.sampled_from(REF_LENGTH_RULES))
+def test_sbper_equals_plain_python(h, refs, skip, rule):
+    from evaltrans_qt.engine.kernels.bags import per_py, skip_bigrams_py
+    v = Vocabulary()
+    s = Segment(v.encode(h), tuple(v.encode(r) for r in refs))
+    got = make("sbper", v, max_bigram_skip=skip, wer_ref_length_rule=rule).sentence_stats(s)
+    d = [per_py(skip_bigrams_py(h, skip), skip_bigrams_py(r, skip)) for r in refs]
+    lens = [float(len(skip_bigrams_py(r, skip))) for r in refs]
+    dd, ll, _ = choose(d, lens, rule)
+    assert got.tolist() == pytest.approx([dd, ll])

@@ -1,7 +1,9 @@
-"""Shared machinery of the distance measures (WER/PER family): batching and the vectorised reference-length rules of thesis section 5.3 / Table A.3.
+"""Shared machinery of the distance measures (WER/PER family, also used by CDER/TER/...):
+batching and the vectorised reference-length rules of thesis section 5.3 / Table A.3.
 
 A distance measure computes, in one batched call, the distance of every
-candidate to every one of its references (``pair_distances``) and then applies
+candidate to every one of its references (``indexed_distances`` over the
+distinct references, or ``pair_distances`` with one reference per pair) and then applies
 the reference-length rule to all segments at once (:func:`select`), which
 agrees with :func:`evaltrans_qt.engine.reflength.choose` (tests check it).
 """
@@ -39,7 +41,6 @@ def select(dist: np.ndarray, length: np.ndarray, valid: np.ndarray, rule: str
     valid = np.asarray(valid, dtype=bool)
     n, r = dist.shape
     rows = np.arange(n)
-    any_valid = valid.any(axis=1)
     w = np.zeros((n, r), dtype=np.float64)
 
     def first(mask: np.ndarray) -> np.ndarray:

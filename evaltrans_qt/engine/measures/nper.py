@@ -98,7 +98,9 @@ class NPER(DistanceMeasure):
             lens[:, m - 1] = b1 - b0
         return d, lens
 
-    def indexed_distances(self, hyps, refs, pair_hyp, pair_ref):
+    def indexed_distances(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
+                          pair_hyp: np.ndarray, pair_ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Combined m-PER distance (sum over m) and combined reference m-gram count per pair."""
         d, lens = self.pair_matrix(hyps, refs, pair_hyp, pair_ref)
         return d.sum(axis=1), lens.sum(axis=1)
 
