@@ -10,7 +10,7 @@ import pytest
 from lxml import etree
 
 from evaltrans_qt.cli.main import build_parser, main
-from evaltrans_qt.engine.options import EvalOptions, option_fields
+from evaltrans_qt.engine.options import PRESETS, EvalOptions, option_fields
 from evaltrans_qt.io.etdb import save_database
 from evaltrans_qt.io.report import read_report
 from tests.engine.toymeasure import small_db
@@ -272,3 +272,25 @@ def test_progress_bar_only_on_a_terminal():
             bar(p)
     assert "50%" in tty.getvalue() and "100%" in tty.getvalue() and "\r" in tty.getvalue()
     assert pipe.getvalue() == ""
+
+
+def test_recorded_command_line_reproduces_the_run(files):
+    """A report records every option needed to reproduce it (SPEC §3.3)."""
+    import shlex
+    out = files["dir"] / "first.xml"
+    assert main(["batch", "--source", str(files["src"]), "--reference", str(files["ref"]),
+                 "--target", f"H={files['hyp']}", "--measures", "tlen,tgram", "--xml-mode",
+                 "--sentences-in-detail", "--output-file", str(out), "--preset",
+                 "thesis default", "--max-bigram-skip", "2"]) == 0
+    first = read_report(out)
+    argv = shlex.split(etree.parse(str(out)).getroot().findtext("files/command-line"))
+    assert argv[:2] == ["evaltrans", "batch"] and "--preset" not in argv
+    again = files["dir"] / "again.xml"
+    argv[argv.index("--output-file") + 1] = str(again)
+    assert main(argv[1:]) == 0
+    second = read_report(again)
+    assert second.options == first.options == PRESETS["thesis default"].replace(
+        max_bigram_skip=2)
+    for m in first.measures:
+        np.testing.assert_array_equal(first.systems["H"].stats[m], second.systems["H"].stats[m])
+
