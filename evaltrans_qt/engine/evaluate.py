@@ -348,7 +348,8 @@ class _Tokens:
                  cancel: CancelFlag | None = None) -> None:
         todo = list(dict.fromkeys(t for t in texts if t not in self._cache))
         workers = getattr(executor, "max_workers", 1) if executor is not None else 1
-        if workers < 2 or len(todo) < PARALLEL_TOKENIZE_MIN:
+        if workers < 2 or len(todo) < PARALLEL_TOKENIZE_MIN or self.method == "none":
+            # (splitting on spaces is cheaper than shipping the texts to workers)
             for t in todo:
                 self(t)
             return
