@@ -9,6 +9,15 @@ sentences (all candidates of a source sentence are drawn together) and by
 Fisher's z for r, and regression lines for plots (least squares, least
 orthogonal squares, T:1176-1196).
 
+Run level: :func:`correlate_run` correlates every measure of a
+:class:`~evaltrans_qt.engine.results.RunResult` with a human class of the
+database (candidates only, never references with themselves; error measures
+negated so that positive = agreement); :func:`format_table` prints the
+thesis-style table and :func:`correlation_report_elements` gives the report's
+``<correlation>`` section. With relative-ranking judgements (class ``rank``)
+the WMT taus use the judges' own pairwise comparisons
+(:func:`ranking_comparisons`).
+
 Everything works on integer *weights* (how often each item was drawn), so a
 bootstrap sample is a row of a weight matrix and B samples are computed at
 once (vectorised numpy; Kendall through an O(n log n) numba kernel with a
