@@ -7,8 +7,8 @@ Compares, in one process and on the same 13a-tokenised data:
   ``--sacrebleu-systems 2`` systems and the ratio is per system on those;
 * our CDER with our WER (both as batched measures over all systems) -- target <= 1.5x.
   The CDER measure computes both CD directions (forward and backward: two
-  dynamic programmes); the table also times the forward kernel alone against
-  the WER kernel.
+  dynamic programmes); the table also times the forward direction alone against
+  WER's distances (both: packing + compiled kernel over all pairs).
 
 Run: ``python benchmarks/bench_blocks.py [--data DIR] [--sacrebleu-systems N]``.
 Results are also checked for equality with sacreBLEU on the systems it ran on.
@@ -84,7 +84,7 @@ def main() -> None:
         ours[name] = (t, stats)
         rows.append((f"ours {name.upper()} (measure)", len(systems), t))
 
-    # kernels alone: CDER forward vs Levenshtein over the same packed pairs
+    # distances alone: CDER forward vs Levenshtein over the same pairs
     hyps = [x.hyp for x in all_segs]
     refs = [r for x in all_segs for r in x.refs]
     pair_hyp = np.repeat(np.arange(len(all_segs)), [len(x.refs) for x in all_segs]).astype(np.int64)
