@@ -132,7 +132,7 @@ def test_skip_bigram_ids_are_exact(sents, skip):
                          max_size=6), min_size=2, max_size=5),
        st.sampled_from(["none", "prefix", "levenshtein"]))
 def test_fused_word_cost_levenshtein_equals_reference(sents, rule):
-    """lev_distance_rule_batch (costs on the fly, memoised) = Algorithm 4.1 with subcosts.cost."""
+    """lev_distance_rule_batch (costs computed on the fly) = Algorithm 4.1 with subcosts.cost."""
     from evaltrans_qt.engine.kernels.levenshtein import lev_distance_rule_batch
     from evaltrans_qt.engine.preprocess import Vocabulary
     from evaltrans_qt.engine.subcosts import SubstitutionCosts, cost

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from evaltrans_qt.engine.kernels.wordcosts import fill_block, new_cache
+from evaltrans_qt.engine.kernels.wordcosts import fill_block
 
 
 @njit(cache=True, nogil=True)
@@ -104,7 +104,6 @@ def wper_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, pair_ref, rule, c
     sc = np.empty(nmax, dtype=np.bool_)
     sd = np.empty(maxchars + 1, dtype=np.int64)
     sp = np.empty(maxchars + 1, dtype=np.int64)
-    cache = new_cache()
     for p in range(n_pairs):
         h = pair_hyp[p]
         r = pair_ref[p]
@@ -115,7 +114,7 @@ def wper_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, pair_ref, rule, c
             out[p] = 0.0
             continue
         fill_block(rule, chars, choff, hyp_flat, hyp_off[h], hyp_off[h + 1], ref_flat,
-                   ref_off[r], ref_off[r + 1], block, 0, cache, sd, sp)
+                   ref_off[r], ref_off[r + 1], block, 0, sd, sp)
         for i in range(n):
             for l in range(n):
                 cost[i, l] = block[i * nl + l] if (i < ni and l < nl) else 1.0

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from evaltrans_qt.engine.kernels.wordcosts import fill_block, new_cache
+from evaltrans_qt.engine.kernels.wordcosts import fill_block
 
 #: Operation codes of :func:`lev_backtrace` (mapped to OpKind by the measures).
 OP_MATCH, OP_SUB, OP_INS, OP_DEL = 0, 1, 2, 3
@@ -197,12 +197,11 @@ def lev_distance_rule_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, pair
     block = np.empty(maxlen * maxhyp + 1, dtype=np.float64)
     sd = np.empty(maxchars + 1, dtype=np.int64)
     sp = np.empty(maxchars + 1, dtype=np.int64)
-    cache = new_cache()
     for p in range(n_pairs):
         h = pair_hyp[p]
         r = pair_ref[p]
         fill_block(rule, chars, choff, hyp_flat, hyp_off[h], hyp_off[h + 1], ref_flat,
-                   ref_off[r], ref_off[r + 1], block, 0, cache, sd, sp)
+                   ref_off[r], ref_off[r + 1], block, 0, sd, sp)
         out[p] = _lev_weighted(hyp_flat, hyp_off[h], hyp_off[h + 1], ref_flat, ref_off[r],
                                ref_off[r + 1], block, 0, row)
     return out

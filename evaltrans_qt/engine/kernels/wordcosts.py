@@ -9,8 +9,7 @@ plain-Python reference is :func:`evaltrans_qt.engine.subcosts.cost`.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
-from numba.typed import Dict
+from numba import njit
 
 
 @njit(cache=True, nogil=True)
@@ -80,15 +79,11 @@ def word_cost(rule, chars, choff, a, b, scratch_d, scratch_p):
 
 
 @njit(cache=True, nogil=True)
-def new_cache():
-    """Per-call memo of levenshtein-rule costs, keyed by ``min(a,b) * n_words + max(a,b)``."""
-    return Dict.empty(key_type=types.int64, value_type=types.float64)
-
-
-@njit(cache=True, nogil=True)
-def fill_block(rule, chars, choff, hyp, h0, h1, ref, r0, r1, out, o0, cache, scratch_d, scratch_p):
+def fill_block(rule, chars, choff, hyp, h0, h1, ref, r0, r1, out, o0, scratch_d, scratch_p):
     """out[o0 + i*L + l] = c_SUB(hyp[h0+i], ref[r0+l]) (row-major I x L block).
-    Levenshtein-rule costs are memoised in ``cache`` (they are symmetric)."""
+
+    Costs are recomputed for every cell: a hash-table memo of levenshtein
+    costs measured 2.4x slower than the short character DP itself."""
     nr = r1 - r0
     t = o0
     if rule == 0:
@@ -105,20 +100,12 @@ def fill_block(rule, chars, choff, hyp, h0, h1, ref, r0, r1, out, o0, cache, scr
                 out[t] = 0.0 if a == b else prefix_cost_ids(chars, choff, a, b)
                 t += 1
     else:
-        n_words = len(choff) - 1
         for i in range(h1 - h0):
             a = hyp[h0 + i]
             for l in range(nr):
                 b = ref[r0 + l]
-                if a == b:
-                    out[t] = 0.0
-                else:
-                    key = np.int64(min(a, b)) * n_words + max(a, b)
-                    v = cache.get(key, -1.0)
-                    if v < 0.0:
-                        v = levenshtein_cost_ids(chars, choff, a, b, scratch_d, scratch_p)
-                        cache[key] = v
-                    out[t] = v
+                out[t] = 0.0 if a == b else levenshtein_cost_ids(chars, choff, a, b, scratch_d,
+                                                                 scratch_p)
                 t += 1
 
 
@@ -130,10 +117,9 @@ def cost_blocks(rule, chars, choff, hyp_flat, hyp_off, ref_flat, ref_off, pair_h
     out = np.empty(sub_off[n_pairs], dtype=np.float64)
     sd = np.empty(maxchars + 1, dtype=np.int64)
     sp = np.empty(maxchars + 1, dtype=np.int64)
-    cache = new_cache()
     for p in range(n_pairs):
         h = pair_hyp[p]
         r = pair_ref[p]
         fill_block(rule, chars, choff, hyp_flat, hyp_off[h], hyp_off[h + 1], ref_flat, ref_off[r],
-                   ref_off[r + 1], out, sub_off[p], cache, sd, sp)
+                   ref_off[r + 1], out, sub_off[p], sd, sp)
     return out
