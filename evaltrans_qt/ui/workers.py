@@ -111,28 +111,33 @@ class Worker(QRunnable):
     def is_cancelled(self) -> bool:
         return self.cancel_event.is_set()
 
-    def run(self) -> None:  # noqa: D102 - QRunnable hook, runs on a pool thread
-        sig = self.signals
+    def _emit(self, name: str, *args: Any) -> None:
         try:
-            sig.started.emit()
+            getattr(self.signals, name).emit(*args)
+        except RuntimeError:  # the receiver side is gone (application shutting down)
+            pass
+
+    def run(self) -> None:  # noqa: D102 - QRunnable hook, runs on a pool thread
+        emit = self._emit
+        try:
+            emit("started")
             out = self.fn(*self.args, **self.kwargs)
             if inspect.isgenerator(out):
                 out = self._drive(out)
             if self.cancel_event.is_set():
-                sig.cancelled.emit()
+                emit("cancelled")
             else:
                 self.result = out
-                sig.finished.emit(out)
+                emit("finished", out)
         except Cancelled:
-            sig.cancelled.emit()
+            emit("cancelled")
         except BaseException as exc:  # noqa: BLE001 - every error goes to one place
             self.error = exc
-            sig.errored.emit(exc)
+            emit("errored", exc)
         finally:
-            sig.done.emit()
+            emit("done")
 
     def _drive(self, gen) -> Any:
-        sig = self.signals
         try:
             while True:
                 if self.cancel_event.is_set():
@@ -141,9 +146,9 @@ class Worker(QRunnable):
                 item = next(gen)
                 prog = _as_progress(item)
                 if prog is not None:
-                    sig.progress.emit(*prog)
+                    self._emit("progress", *prog)
                 else:
-                    sig.yielded.emit(item)
+                    self._emit("yielded", item)
         except StopIteration as stop:
             return stop.value
 

@@ -43,11 +43,11 @@ def main_window(qtbot, tmp_path):
     """A MainWindow with temporary settings and no autosave timer surprises (long interval)."""
     from evaltrans_qt.ui.main_window import MainWindow
     settings = QSettings(str(tmp_path / "settings" / "test.ini"), QSettings.IniFormat)
+    from PySide6.QtWidgets import QMessageBox
     w = MainWindow(settings=settings, autosave_ms=60_000)
-    qtbot.addWidget(w)
+    w.ask_unsaved = lambda: QMessageBox.Discard  # tests of the question replace this
     w.show()
     yield w
-    w.ask_unsaved = lambda: __import__("PySide6.QtWidgets", fromlist=["QMessageBox"]).QMessageBox.Discard
     w.end_session()
     w.close()
     from evaltrans_qt.ui.workers import wait_for_all

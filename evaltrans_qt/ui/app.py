@@ -1,0 +1,131 @@
+"""``evaltrans-qt [FILE] [--screenshot OUT.png] [--view compare|scoring]`` — the application entry point.
+
+With no FILE the demo database opens (a working copy in the data directory).
+``--screenshot`` renders the main window to a PNG once the database is shown
+(and the compare view has drawn its alignment) and exits; ``--view`` prepares
+what the screenshot shows: ``compare`` (CDER blocks, the source with the most
+blocks) or ``scoring`` (a scoring session).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="evaltrans-qt", description="Evaluate machine translation: browse, "
+                                "compare, score, and study measures against human judgements.")
+    p.add_argument("file", nargs="?", help="EvalTrans database (.etdb.xml); default: the demo database")
+    p.add_argument("--screenshot", metavar="OUT.png", help="render the main window to a PNG and exit")
+    p.add_argument("--view", choices=("browse", "compare", "scoring"), default="browse",
+                   help="what to show for --screenshot (default: browse)")
+    p.add_argument("--measure", default=None, help="measure shown in the compare view (e.g. cder)")
+    p.add_argument("--size", default="1400x860", help="window size for --screenshot (WxH)")
+    return p.parse_args(argv)
+
+
+def _best_block_pair(window, measure: str) -> tuple[int, int] | None:
+    """The (source, candidate) with the most blocks of ``measure`` (for the compare screenshot)."""
+    from evaltrans_qt.ui.compare_view import compute_comparison
+    db = window.database
+    best, best_key = None, None
+    for i, src in enumerate(db.sources):
+        refs = db.references(src)
+        if not refs:
+            continue
+        for j, t in enumerate(src.targets):
+            if db.is_reference(t):
+                continue
+            try:
+                c = compute_comparison(measure, t.text, [r.text for r in refs],
+                                       [r.system or "" for r in refs], window.options)
+            except Exception:  # noqa: BLE001
+                continue
+            n_words = len(c.hyp)
+            key = (len(c.blocks), -abs(n_words - 14))
+            if c.blocks and (best_key is None or key > best_key):
+                best, best_key = (i, j), key
+    return best
+
+
+def _prepare_view(window, args) -> None:
+    if args.view == "compare":
+        measure = args.measure or "cder"
+        window.compare_view.set_measure(measure)
+        pair = _best_block_pair(window, measure)
+        if pair is not None:
+            window.open_in_compare(*pair)
+        window.panels["Scoring"].hide()
+        window.panels["Similar scored translations"].hide()
+    elif args.view == "scoring":
+        if args.measure:
+            window.compare_view.set_measure(args.measure)
+        s = window.start_session("judge", None, None, start_unscored=True)
+        if s is not None:
+            # show a realistic state: one class scored, on an item with an identical/similar translation
+            for k, (si, ti) in enumerate(s.items):
+                from evaltrans_qt.ui.scoring import similar_translations
+                if not s.is_scored((si, ti)) and similar_translations(window.database, si, ti, s.classes):
+                    s.go_to(k)
+                    break
+    else:
+        if args.measure:
+            window.compare_view.set_measure(args.measure)
+
+
+def _screenshot(window, app, args) -> None:
+    from evaltrans_qt.ui.workers import wait_for_all
+    _prepare_view(window, args)
+    for _ in range(50):
+        wait_for_all(10000)
+        app.processEvents()
+        if not window.compare_view.runner.pending:
+            break
+    app.processEvents()
+    img = window.grab()
+    out = Path(args.screenshot)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if not img.save(str(out)):
+        print(f"evaltrans-qt: could not write {out}", file=sys.stderr)
+        app.exit(2)
+        return
+    if window.session is not None:
+        # a screenshot session must not leave scores or a journal behind
+        window.end_session()
+    window._saved_changes = window._changes
+    print(out)
+    window.close()
+    app.exit(0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setOrganizationName("evaltrans_qt")
+    app.setApplicationName("evaltrans-qt")
+    from evaltrans_qt.ui import errors
+    from evaltrans_qt.ui.main_window import MainWindow
+    errors.install_excepthook()
+    window = MainWindow()
+    if args.screenshot:
+        w, _x, h = args.size.partition("x")
+        window.resize(int(w), int(h))
+        window.autosave_enabled = False
+    window.show()
+    worker = window.open_database(args.file) if args.file else window.open_demo()
+    if args.screenshot:
+        if worker is None:
+            return 2
+        failed = []
+        worker.signals.errored.connect(lambda exc: (failed.append(exc), app.exit(2)))
+        window.databaseChanged.connect(lambda: QTimer.singleShot(0, lambda: _screenshot(window, app, args)))
+    return app.exec()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,770 @@
+"""The compare view: a candidate against a reference, word by word, with the measure's alignment.
+
+Identities are plain; substitutions, insertions and deletions differ in
+colour *and* style (substitution: underlined, insertion: bold, deletion:
+struck out), so nothing depends on colour alone. Block moves (CDER long jumps,
+TER shifts, INVWER inversions) are framed in one colour per block in both
+sentences and carry the block number. Hovering a word highlights its
+counterpart(s) in the other sentence; a click pins the highlight. For BLEU
+each candidate word shows one bar per n-gram order in which it was matched.
+A breakdown (distance, reference length, rate, edit counts, blocks, n-gram
+precisions, nearest reference) sits beside the sentences.
+
+The alignment is computed by :func:`compute_comparison` (Qt-free) on a worker
+thread; results of superseded requests are ignored.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QPen
+from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QSpinBox,
+                               QSplitter, QToolTip, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+
+from evaltrans_qt.engine.alignment import Alignment, BlockKind, OpKind
+from evaltrans_qt.engine.options import EvalOptions
+from evaltrans_qt.ui.workers import LatestRunner
+
+#: Measures the view can draw, in selector order: (name, label).
+MEASURES = [("wer", "WER"), ("cder", "CDER"), ("ter", "TER"), ("invwer", "INVWER"),
+            ("ljwer", "LJWER"), ("per", "PER"), ("bleu", "BLEU n-grams")]
+
+MATCH, SUB, INS, DEL, NGRAM, NONE = "match", "sub", "ins", "del", "ngram", "none"
+
+KIND_COLOURS = {SUB: QColor(230, 140, 0), INS: QColor(220, 50, 47), DEL: QColor(38, 120, 220)}
+#: Okabe-Ito colours for blocks, recycled for block numbers > 8.
+BLOCK_COLOURS = [QColor(c) for c in ("#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#0072B2",
+                                     "#D55E00", "#F0E442", "#999999")]
+ORDER_COLOURS = [QColor(c) for c in ("#56B4E9", "#009E73", "#E69F00", "#CC79A7", "#D55E00", "#0072B2")]
+KIND_NAMES = {MATCH: "identity", SUB: "substitution", INS: "insertion", DEL: "deletion",
+              NGRAM: "matched n-gram", NONE: "unmatched"}
+BLOCK_NAMES = {BlockKind.LONG_JUMP: "long jump", BlockKind.SHIFT: "shift",
+               BlockKind.INVERSION: "inversion"}
+
+
+def block_colour(number: int) -> QColor:
+    return BLOCK_COLOURS[(number - 1) % len(BLOCK_COLOURS)]
+
+
+# ----------------------------------------------------------------- Qt-free part
+@dataclass
+class TokenMark:
+    """How one displayed word is drawn: its kind, counterparts, block and n-gram orders."""
+
+    text: str
+    kind: str = MATCH
+    counterparts: tuple[int, ...] = ()
+    block: int | None = None
+    orders: tuple[int, ...] = ()
+    tip: str = ""
+
+
+@dataclass
+class Comparison:
+    """Everything the view draws for one (candidate, reference) pair."""
+
+    measure: str
+    hyp: list[TokenMark]
+    ref: list[TokenMark]
+    ref_label: str
+    breakdown: list[tuple[str, str]]
+    alignment: Alignment | None = None
+    blocks: list[tuple[int, str]] = field(default_factory=list)
+    hyp_rtl: bool = False
+    ref_rtl: bool = False
+    #: Index (in the ``refs`` passed in) of the reference shown.
+    ref_index: int = 0
+
+
+def is_rtl(text: str) -> bool:
+    """True if the first strong directional character is right-to-left."""
+    for ch in text:
+        d = unicodedata.bidirectional(ch)
+        if d in ("R", "AL"):
+            return True
+        if d == "L":
+            return False
+    return False
+
+
+def marks_from_alignment(al: Alignment) -> tuple[list[TokenMark], list[TokenMark]]:
+    """Token marks of candidate and reference from an :class:`Alignment`."""
+    hyp = [TokenMark(w, INS) for w in al.hyp]
+    ref = [TokenMark(w, DEL) for w in al.ref]
+    h_cp: dict[int, list[int]] = {}
+    r_cp: dict[int, list[int]] = {}
+    for op in al.operations:
+        if op.kind in (OpKind.MATCH, OpKind.SUB) and op.hyp_pos is not None and op.ref_pos is not None:
+            kind = MATCH if op.kind == OpKind.MATCH else SUB
+            if 0 <= op.hyp_pos < len(hyp):
+                hyp[op.hyp_pos].kind = kind
+                h_cp.setdefault(op.hyp_pos, []).append(op.ref_pos)
+            if 0 <= op.ref_pos < len(ref):
+                ref[op.ref_pos].kind = kind
+                r_cp.setdefault(op.ref_pos, []).append(op.hyp_pos)
+        elif op.kind == OpKind.INS and op.hyp_pos is not None and 0 <= op.hyp_pos < len(hyp):
+            hyp[op.hyp_pos].kind = INS
+        elif op.kind == OpKind.DEL and op.ref_pos is not None and 0 <= op.ref_pos < len(ref):
+            ref[op.ref_pos].kind = DEL
+    for i, cp in h_cp.items():
+        hyp[i].counterparts = tuple(cp)
+    for j, cp in r_cp.items():
+        ref[j].counterparts = tuple(cp)
+    for b in al.blocks:
+        for i in range(*b.hyp_span):
+            if 0 <= i < len(hyp):
+                hyp[i].block = b.number
+        for j in range(*b.ref_span):
+            if 0 <= j < len(ref):
+                ref[j].block = b.number
+    for m, other in ((hyp, ref), (ref, hyp)):
+        for t in m:
+            tip = KIND_NAMES[t.kind]
+            if t.counterparts:
+                tip += ": " + t.text + " ↔ " + " ".join(other[k].text for k in t.counterparts
+                                                       if 0 <= k < len(other))
+            if t.block is not None:
+                kinds = {b.number: b.kind for b in al.blocks}
+                tip += f"; block {t.block} ({BLOCK_NAMES.get(kinds.get(t.block), 'block')})"
+            t.tip = tip
+    return hyp, ref
+
+
+def _ngrams(tokens: list[str], n: int) -> list[tuple[str, ...]]:
+    return [tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1)]
+
+
+def ngram_matches(hyp: list[str], refs: list[list[str]], max_n: int = 4):
+    """Clipped n-gram matches of BLEU (thesis eq. 3.x; Papineni et al.): per order,
+    which candidate n-grams count, with counts clipped by the maximum count in
+    any reference. Returns ``(matched, totals, hyp_positions)`` where
+    ``matched[n-1]``/``totals[n-1]`` are the counts and ``hyp_positions[n-1]``
+    the start positions of the matched candidate n-grams."""
+    matched, totals, positions = [], [], []
+    for n in range(1, max_n + 1):
+        grams = _ngrams(hyp, n)
+        maxref: Counter = Counter()
+        for r in refs:
+            for g, c in Counter(_ngrams(r, n)).items():
+                if c > maxref[g]:
+                    maxref[g] = c
+        used: Counter = Counter()
+        pos = []
+        for i, g in enumerate(grams):
+            if used[g] < maxref[g]:
+                used[g] += 1
+                pos.append(i)
+        matched.append(len(pos))
+        totals.append(len(grams))
+        positions.append(pos)
+    return matched, totals, positions
+
+
+def bleu_marks(hyp: list[str], refs: list[list[str]], shown: int, max_n: int = 4):
+    """Marks for BLEU: each candidate word carries the orders of matched n-grams covering it;
+    reference words of the shown reference carry the orders of n-grams the candidate matched."""
+    matched, totals, positions = ngram_matches(hyp, refs, max_n)
+    h = [TokenMark(w, NONE) for w in hyp]
+    ref = refs[shown] if refs else []
+    r = [TokenMark(w, NONE) for w in ref]
+    h_orders: list[set[int]] = [set() for _ in hyp]
+    r_orders: list[set[int]] = [set() for _ in ref]
+    h_cp: list[set[int]] = [set() for _ in hyp]
+    r_cp: list[set[int]] = [set() for _ in ref]
+    for n in range(1, max_n + 1):
+        ref_at: dict[tuple[str, ...], list[int]] = {}
+        for j, g in enumerate(_ngrams(ref, n)):
+            ref_at.setdefault(g, []).append(j)
+        for i in positions[n - 1]:
+            g = tuple(hyp[i:i + n])
+            for k in range(i, i + n):
+                h_orders[k].add(n)
+            for j in ref_at.get(g, []):
+                for k in range(n):
+                    r_orders[j + k].add(n)
+                    r_cp[j + k].add(i + k)
+                    h_cp[i + k].add(j + k)
+    for i, t in enumerate(h):
+        t.orders = tuple(sorted(h_orders[i]))
+        t.kind = NGRAM if t.orders else NONE
+        t.counterparts = tuple(sorted(h_cp[i]))
+        t.tip = (f"matched in {', '.join(f'{o}-grams' for o in t.orders)}" if t.orders
+                 else "not matched in any reference")
+    for j, t in enumerate(r):
+        t.orders = tuple(sorted(r_orders[j]))
+        t.kind = NGRAM if t.orders else NONE
+        t.counterparts = tuple(sorted(r_cp[j]))
+        t.tip = (f"part of matched {', '.join(f'{o}-grams' for o in t.orders)}" if t.orders
+                 else "not matched")
+    return h, r, matched, totals
+
+
+def _fmt(v) -> str:
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return str(v)
+
+
+def compute_comparison(measure_name: str, hyp_text: str, ref_texts: list[str], ref_labels: list[str],
+                       options: EvalOptions | None = None, shown_ref: int | None = None,
+                       max_n: int | None = None) -> Comparison:
+    """Align ``hyp_text`` with ``ref_texts`` for one measure (Qt-free; runs on a worker).
+
+    ``shown_ref=None`` shows the reference the measure found nearest
+    (``Alignment.ref_index``; for BLEU the one closest in length).
+    """
+    from evaltrans_qt.engine import measures
+    from evaltrans_qt.engine.measures.base import Segment
+    from evaltrans_qt.engine.preprocess import Vocabulary, tokenize
+
+    opts = options or EvalOptions()
+    if measure_name == "invwer" and not opts.allow_transpositions:
+        opts = opts.replace(allow_transpositions=True)
+    if measure_name == "ljwer" and not opts.allow_long_jumps:
+        opts = opts.replace(allow_long_jumps=True)
+    hyp_tok = tokenize(hyp_text, opts.tokenization, opts.case)
+    ref_toks = [tokenize(r, opts.tokenization, opts.case) for r in ref_texts]
+    if shown_ref is not None:
+        ref_toks_used, texts_used, labels_used = [ref_toks[shown_ref]], [ref_texts[shown_ref]], [
+            ref_labels[shown_ref]]
+        offset = shown_ref
+    else:
+        ref_toks_used, texts_used, labels_used, offset = ref_toks, list(ref_texts), list(ref_labels), 0
+    vocab = Vocabulary()
+    seg = Segment(vocab.encode(hyp_tok), tuple(vocab.encode(r) for r in ref_toks_used), hyp_text,
+                  tuple(texts_used))
+    breakdown: list[tuple[str, str]] = []
+    from evaltrans_qt.errors import OptionError
+    score = stats = None
+    try:
+        m = measures.get(measure_name)(opts)
+    except OptionError:
+        if measure_name != "bleu":  # BLEU's n-gram matches are drawn without the measure
+            raise
+        m = None
+    if m is not None:
+        m.fit([seg], vocab)
+        try:
+            stats = m.sentence_stats(seg)
+            score = m.score(stats)
+        except Exception:  # noqa: BLE001 - the drawing does not need the score
+            stats = score = None
+    if measure_name == "bleu":
+        n = max_n or opts.max_ngram
+        if shown_ref is None:
+            lens = [len(r) for r in ref_toks_used]
+            k = min(range(len(lens)), key=lambda i: (abs(lens[i] - len(hyp_tok)), lens[i])) if lens else 0
+        else:
+            k = 0
+        h, r, matched, totals = bleu_marks(hyp_tok, ref_toks_used, k, n)
+        if score is not None:
+            breakdown.append(("Sentence BLEU", _fmt(score.value)))
+        for o in range(1, n + 1):
+            p = matched[o - 1] / totals[o - 1] if totals[o - 1] else 0.0
+            breakdown.append((f"{o}-gram precision", f"{matched[o - 1]}/{totals[o - 1]} = {p:.3f}"))
+        breakdown.append(("Candidate length", str(len(hyp_tok))))
+        breakdown.append(("Reference length (shown)", str(len(ref_toks_used[k]) if ref_toks_used else 0)))
+        if score is not None:
+            for key, val in score.columns.items():
+                if isinstance(val, (int, float)):
+                    breakdown.append((key, _fmt(float(val))))
+        breakdown.append(("Reference shown", labels_used[k] if labels_used else "-"))
+        return Comparison(measure_name, h, r, labels_used[k] if labels_used else "", breakdown,
+                          hyp_rtl=is_rtl(hyp_text), ref_rtl=bool(texts_used) and is_rtl(texts_used[k]),
+                          ref_index=offset + k)
+    al = m.align(seg)
+    if al is None:
+        raise ValueError(f"measure '{measure_name}' has no alignment to show")
+    h, r = marks_from_alignment(al)
+    k = al.ref_index if 0 <= al.ref_index < len(labels_used) else 0
+    counts = al.counts()
+    breakdown.append(("Distance", _fmt(float(al.distance))))
+    ref_len = None
+    if score is not None:
+        details = score.details if isinstance(score.details, dict) else {}
+        ref_len = details.get("reference-length")
+        if ref_len is None and stats is not None and len(stats) > 1:
+            ref_len = float(stats[1])
+        breakdown.append(("Reference length", _fmt(float(ref_len)) if ref_len is not None else "-"))
+        breakdown.append(("Rate", f"{score.value:.4f} ({100 * score.value:.2f} %)"))
+    breakdown.append(("Identities", str(counts.get("match", 0))))
+    breakdown.append(("Substitutions", str(counts.get("sub", 0))))
+    breakdown.append(("Insertions", str(counts.get("ins", 0))))
+    breakdown.append(("Deletions", str(counts.get("del", 0))))
+    kinds = Counter(b.kind for b in al.blocks)
+    for kind, label in ((BlockKind.LONG_JUMP, "Long jumps"), (BlockKind.SHIFT, "Shifts"),
+                        (BlockKind.INVERSION, "Inversions")):
+        if kinds.get(kind) or (measure_name in ("cder", "ljwer") and kind == BlockKind.LONG_JUMP) or (
+                measure_name == "ter" and kind == BlockKind.SHIFT) or (
+                measure_name == "invwer" and kind == BlockKind.INVERSION):
+            breakdown.append((label, str(kinds.get(kind, 0))))
+    breakdown.append(("Nearest reference", labels_used[k] if labels_used else "-"))
+    try:
+        dists = m.reference_distances(seg)
+    except Exception:  # noqa: BLE001
+        dists = None
+    if dists and len(labels_used) > 1:
+        for lab, d in zip(labels_used, dists):
+            breakdown.append((f"  distance to {lab}", _fmt(float(d))))
+    if al.notes.get("approximated"):
+        breakdown.append(("Note", "approximated (long sentence)"))
+    blocks = [(b.number, BLOCK_NAMES.get(b.kind, str(b.kind))) for b in al.blocks]
+    shown_text = texts_used[k] if texts_used else ""
+    return Comparison(measure_name, h, r, labels_used[k] if labels_used else "", breakdown, al, blocks,
+                      hyp_rtl=is_rtl(hyp_text), ref_rtl=is_rtl(shown_text), ref_index=offset + k)
+
+
+# ----------------------------------------------------------------- widgets
+class TokenFlow(QWidget):
+    """A sentence drawn word by word, wrapping to the width, right-to-left when needed."""
+
+    hovered = Signal(int)
+    clicked = Signal(int)
+
+    PAD_X, GAP, TOP, BOTTOM = 4, 6, 9, 8
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setMouseTracking(True)
+        self.marks: list[TokenMark] = []
+        self.rtl = False
+        self.highlight: set[int] = set()
+        self.hover_index = -1
+        self._rects: list[QRect] = []
+        self._layout_width = -1
+        self._height = 0
+        self.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Minimum)
+        f = self.font()
+        f.setPointSizeF(f.pointSizeF() * 1.15)
+        self.setFont(f)
+
+    # data
+    def set_marks(self, marks: list[TokenMark], rtl: bool = False) -> None:
+        self.marks = marks
+        self.rtl = rtl
+        self.highlight = set()
+        self.hover_index = -1
+        self._layout_width = -1
+        self.updateGeometry()
+        self.update()
+
+    def kinds(self) -> list[str]:
+        return [m.kind for m in self.marks]
+
+    def set_highlight(self, indices) -> None:
+        self.highlight = set(indices)
+        self.update()
+
+    # geometry
+    def _fonts(self, mark: TokenMark) -> QFont:
+        f = QFont(self.font())
+        if mark.kind == SUB:
+            f.setUnderline(True)
+        elif mark.kind == INS:
+            f.setBold(True)
+        elif mark.kind == DEL:
+            f.setStrikeOut(True)
+            f.setItalic(True)
+        return f
+
+    def _do_layout(self, width: int) -> int:
+        if width == self._layout_width:
+            return self._height
+        fm = QFontMetrics(self.font(), self)
+        bold = QFont(self.font())
+        bold.setBold(True)
+        fmb = QFontMetrics(bold, self)
+        line_h = fm.height() + self.TOP + self.BOTTOM
+        x, y = 0, 0
+        rects = []
+        avail = max(width, 50)
+        for m in self.marks:
+            w = (fmb if m.kind == INS else fm).horizontalAdvance(m.text) + 2 * self.PAD_X
+            if x > 0 and x + w > avail:
+                x, y = 0, y + line_h
+            rects.append(QRect(x, y + self.TOP, min(w, avail), fm.height()))
+            x += w + self.GAP
+        if self.rtl:
+            rects = [QRect(avail - r.x() - r.width(), r.y(), r.width(), r.height()) for r in rects]
+        self._rects = rects
+        self._layout_width = width
+        self._height = (y + line_h) if self.marks else line_h
+        return self._height
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt API
+        return True
+
+    def heightForWidth(self, w: int) -> int:  # noqa: N802
+        return self._do_layout(w)
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        w = max(self.width(), 300)
+        return QSize(w, self._do_layout(w))
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        return QSize(100, self._do_layout(max(self.width(), 100)))
+
+    def resizeEvent(self, ev) -> None:  # noqa: N802
+        self._do_layout(self.width())
+        if self.height() != self._height:
+            self.setMinimumHeight(self._height)
+        super().resizeEvent(ev)
+
+    def token_rect(self, i: int) -> QRect:
+        self._do_layout(self.width())
+        return self._rects[i]
+
+    def index_at(self, pos: QPoint) -> int:
+        self._do_layout(self.width())
+        for i, r in enumerate(self._rects):
+            if r.adjusted(-2, -self.TOP, 2, self.BOTTOM).contains(pos):
+                return i
+        return -1
+
+    # painting
+    def paintEvent(self, ev) -> None:  # noqa: N802
+        self._do_layout(self.width())
+        p = QPainter(self)
+        p.setRenderHint(QPainter.Antialiasing)
+        pal = self.palette()
+        text_col = pal.color(QPalette.Text)
+        hl = pal.color(QPalette.Highlight)
+        small = QFont(self.font())
+        small.setPointSizeF(max(6.0, self.font().pointSizeF() * 0.62))
+        small.setBold(True)
+        for i, (m, r) in enumerate(zip(self.marks, self._rects)):
+            base = KIND_COLOURS.get(m.kind)
+            if m.kind == NGRAM and m.orders:
+                base = ORDER_COLOURS[(max(m.orders) - 1) % len(ORDER_COLOURS)]
+            if base is not None:
+                fill = QColor(base)
+                fill.setAlpha(70 if m.kind != NGRAM else 45)
+                p.fillRect(r, fill)
+            if i in self.highlight or i == self.hover_index:
+                fill = QColor(hl)
+                fill.setAlpha(110)
+                p.fillRect(r.adjusted(-1, -1, 1, 1), fill)
+                p.setPen(QPen(hl, 2))
+                p.drawRect(r.adjusted(-2, -2, 2, 2))
+            if m.block is not None:
+                col = block_colour(m.block)
+                p.setPen(QPen(col, 2))
+                p.drawRoundedRect(r.adjusted(-1, -3, 1, 3), 3, 3)
+            p.setPen(text_col)
+            p.setFont(self._fonts(m))
+            p.drawText(r, Qt.AlignCenter, m.text)
+            if m.kind == SUB:  # a second, coloured underline so substitutions show in any palette
+                p.setPen(QPen(KIND_COLOURS[SUB], 2))
+                p.drawLine(r.left() + 2, r.bottom() + 2, r.right() - 2, r.bottom() + 2)
+            for k, o in enumerate(m.orders):
+                col = ORDER_COLOURS[(o - 1) % len(ORDER_COLOURS)]
+                p.fillRect(QRect(r.left(), r.bottom() + 2 + 2 * k, r.width(), 2), col)
+        # block numbers: a badge at the first word of each block run
+        prev = None
+        for i, (m, r) in enumerate(zip(self.marks, self._rects)):
+            if m.block is not None and m.block != prev:
+                col = block_colour(m.block)
+                p.setFont(small)
+                fmn = QFontMetrics(small, self)
+                label = str(m.block)
+                w = fmn.horizontalAdvance(label) + 6
+                h = fmn.height()
+                x = r.right() - w + 2 if self.rtl else r.left() - 2
+                badge = QRect(x, r.top() - h + 1, w, h - 1)
+                p.setPen(Qt.NoPen)
+                p.setBrush(col)
+                p.drawRoundedRect(badge, 3, 3)
+                p.setPen(QColor("black") if col.lightness() > 140 else QColor("white"))
+                p.drawText(badge, Qt.AlignCenter, label)
+                p.setBrush(Qt.NoBrush)
+            prev = m.block
+        p.end()
+
+    # interaction
+    def mouseMoveEvent(self, ev) -> None:  # noqa: N802
+        i = self.index_at(ev.position().toPoint())
+        if i != self.hover_index:
+            self.hover_index = i
+            self.update()
+            self.hovered.emit(i)
+            if i >= 0 and self.marks[i].tip:
+                QToolTip.showText(ev.globalPosition().toPoint(), self.marks[i].tip, self)
+        super().mouseMoveEvent(ev)
+
+    def leaveEvent(self, ev) -> None:  # noqa: N802
+        if self.hover_index != -1:
+            self.hover_index = -1
+            self.update()
+            self.hovered.emit(-1)
+        super().leaveEvent(ev)
+
+    def mousePressEvent(self, ev) -> None:  # noqa: N802
+        self.clicked.emit(self.index_at(ev.position().toPoint()))
+        super().mousePressEvent(ev)
+
+
+class CompareView(QWidget):
+    """Source, candidate and reference with the chosen measure's alignment, plus a breakdown.
+
+    ``set_pair(source_text, candidate, candidate_label, references)`` where
+    ``references`` is a list of ``(label, text)``; the "against" selector offers
+    the nearest reference, each reference, and any extra targets given in
+    ``others`` (another candidate, to compare two candidates).
+    """
+
+    comparisonReady = Signal(object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("compareView")
+        self.options = EvalOptions()
+        self.runner = LatestRunner(self)
+        self.comparison: Comparison | None = None
+        self._source = ""
+        self._hyp = ""
+        self._hyp_label = ""
+        self._refs: list[tuple[str, str]] = []
+        self._others: list[tuple[str, str]] = []
+        self._pinned: tuple[str, int] | None = None
+
+        self.measure_selector = QComboBox()
+        self.measure_selector.setObjectName("measureSelector")
+        self.measure_selector.setToolTip("Measure whose alignment is drawn (Ctrl+1 … Ctrl+7)")
+        for name, label in MEASURES:
+            self.measure_selector.addItem(label, name)
+        self.against = QComboBox()
+        self.against.setObjectName("compareAgainst")
+        self.against.setToolTip("Reference (or other candidate) to compare with")
+        self.max_n = QSpinBox()
+        self.max_n.setRange(1, 6)
+        self.max_n.setValue(4)
+        self.max_n.setPrefix("n ≤ ")
+        self.max_n.setToolTip("Highest BLEU n-gram order shown")
+        self.max_n.setVisible(False)
+
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("Measure:"))
+        bar.addWidget(self.measure_selector)
+        bar.addWidget(QLabel("against:"))
+        bar.addWidget(self.against, 1)
+        bar.addWidget(self.max_n)
+        self.status = QLabel("")
+        self.status.setObjectName("compareStatus")
+        bar.addWidget(self.status)
+
+        self.source_label = QLabel()
+        self.source_label.setObjectName("compareSource")
+        self.source_label.setWordWrap(True)
+        self.source_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.hyp_title = QLabel()
+        self.hyp_flow = TokenFlow()
+        self.hyp_flow.setObjectName("candidateFlow")
+        self.ref_title = QLabel()
+        self.ref_flow = TokenFlow()
+        self.ref_flow.setObjectName("referenceFlow")
+        self.legend = QLabel()
+        self.legend.setObjectName("compareLegend")
+        self.legend.setWordWrap(True)
+        self.legend.setTextFormat(Qt.RichText)
+
+        inner = QWidget()
+        v = QVBoxLayout(inner)
+        for w in (self._title("Source"), self.source_label, self.hyp_title, self.hyp_flow,
+                  self.ref_title, self.ref_flow, self.legend):
+            v.addWidget(w)
+        v.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.NoFrame)
+        scroll.setWidget(inner)
+
+        self.breakdown = QTreeWidget()
+        self.breakdown.setObjectName("breakdownPanel")
+        self.breakdown.setHeaderLabels(["Breakdown", "Value"])
+        self.breakdown.setRootIsDecorated(False)
+        self.breakdown.setMinimumWidth(220)
+
+        split = QSplitter(Qt.Horizontal)
+        split.addWidget(scroll)
+        split.addWidget(self.breakdown)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        split.setSizes([700, 260])
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addLayout(bar)
+        lay.addWidget(split, 1)
+
+        self.measure_selector.currentIndexChanged.connect(self._measure_changed)
+        self.against.currentIndexChanged.connect(lambda _i: self.recompute())
+        self.max_n.valueChanged.connect(lambda _v: self.recompute())
+        self.hyp_flow.hovered.connect(lambda i: self._hover("hyp", i))
+        self.ref_flow.hovered.connect(lambda i: self._hover("ref", i))
+        self.hyp_flow.clicked.connect(lambda i: self._click("hyp", i))
+        self.ref_flow.clicked.connect(lambda i: self._click("ref", i))
+        self._update_legend()
+
+    @staticmethod
+    def _title(text: str) -> QLabel:
+        lab = QLabel(text)
+        f = lab.font()
+        f.setBold(True)
+        lab.setFont(f)
+        return lab
+
+    # public API
+    @property
+    def measure(self) -> str:
+        return self.measure_selector.currentData()
+
+    def set_measure(self, name: str) -> None:
+        i = self.measure_selector.findData(name)
+        if i >= 0:
+            self.measure_selector.setCurrentIndex(i)
+
+    def set_options(self, options: EvalOptions) -> None:
+        self.options = options
+        self.recompute()
+
+    def clear(self) -> None:
+        self.runner.cancel()
+        self._source = self._hyp = ""
+        self._refs, self._others = [], []
+        self.comparison = None
+        self.source_label.clear()
+        self.hyp_title.clear()
+        self.ref_title.clear()
+        self.hyp_flow.set_marks([])
+        self.ref_flow.set_marks([])
+        self.breakdown.clear()
+        self.status.setText("")
+
+    def set_pair(self, source: str, candidate: str, candidate_label: str,
+                 references: list[tuple[str, str]], others: list[tuple[str, str]] = ()) -> None:
+        self._source, self._hyp, self._hyp_label = source, candidate, candidate_label
+        self._refs, self._others = list(references), list(others)
+        self.source_label.setText(source)
+        self.source_label.setLayoutDirection(Qt.RightToLeft if is_rtl(source) else Qt.LeftToRight)
+        self.source_label.setAlignment(Qt.AlignRight if is_rtl(source) else Qt.AlignLeft)
+        self.against.blockSignals(True)
+        prev = self.against.currentText()
+        self.against.clear()
+        if self._refs:
+            self.against.addItem("nearest reference", ("nearest", -1))
+        for k, (lab, _t) in enumerate(self._refs):
+            self.against.addItem(f"reference {lab}", ("ref", k))
+        for k, (lab, _t) in enumerate(self._others):
+            self.against.addItem(f"candidate {lab}", ("other", k))
+        i = self.against.findText(prev)
+        self.against.setCurrentIndex(i if i >= 0 else 0)
+        self.against.blockSignals(False)
+        self.recompute()
+
+    def recompute(self) -> None:
+        """Start computing the alignment for the current pair (on a worker)."""
+        self._pinned = None
+        if not self._hyp and not self._refs:
+            return
+        choice = self.against.currentData()
+        if choice is None:
+            self.comparison = None
+            self.hyp_title.setText(f"Candidate {self._hyp_label}")
+            self.hyp_flow.set_marks([TokenMark(w, NONE) for w in self._hyp.split()], is_rtl(self._hyp))
+            self.ref_title.setText("No reference for this source")
+            self.ref_flow.set_marks([])
+            self.breakdown.clear()
+            return
+        kind, k = choice
+        if kind == "other":
+            texts, labels, shown = [self._others[k][1]], [self._others[k][0]], 0
+        else:
+            texts = [t for _l, t in self._refs]
+            labels = [lab for lab, _t in self._refs]
+            shown = None if kind == "nearest" else k
+        self.status.setText("computing…")
+        self.max_n.setVisible(self.measure == "bleu")
+        self.runner.submit(compute_comparison, self.measure, self._hyp, texts, labels, self.options,
+                           shown, self.max_n.value() if self.measure == "bleu" else None,
+                           on_result=self._show, on_error=self._failed)
+
+    # results
+    def _failed(self, exc: BaseException) -> None:
+        self.status.setText("")
+        self.comparison = None
+        self.hyp_flow.set_marks([TokenMark(w, NONE) for w in self._hyp.split()], is_rtl(self._hyp))
+        self.ref_flow.set_marks([])
+        self.breakdown.clear()
+        QTreeWidgetItem(self.breakdown, ["Not available", f"{self.measure}: {exc}"])
+
+    def _show(self, c: Comparison) -> None:
+        self.comparison = c
+        self.status.setText("")
+        against = self.against.currentData()
+        other = against is not None and against[0] == "other"
+        self.hyp_title.setText(f"<b>Candidate</b> {self._hyp_label}")
+        self.ref_title.setText(f"<b>{'Candidate' if other else 'Reference'}</b> {c.ref_label}"
+                               + (" (nearest)" if against and against[0] == "nearest" else ""))
+        self.hyp_flow.set_marks(c.hyp, c.hyp_rtl)
+        self.ref_flow.set_marks(c.ref, c.ref_rtl)
+        self.breakdown.clear()
+        for key, val in c.breakdown:
+            QTreeWidgetItem(self.breakdown, [key, val])
+        self.breakdown.resizeColumnToContents(0)
+        self._update_legend()
+        self.comparisonReady.emit(c)
+
+    def _measure_changed(self, _i: int) -> None:
+        self.max_n.setVisible(self.measure == "bleu")
+        self.recompute()
+
+    def _update_legend(self) -> None:
+        def sw(col: QColor, style: str, text: str) -> str:
+            c = QColor(col)
+            return (f"<span style='background-color: rgba({c.red()},{c.green()},{c.blue()},0.35);"
+                    f"{style}'>&nbsp;{text}&nbsp;</span>")
+        if self.measure == "bleu":
+            parts = [sw(ORDER_COLOURS[o - 1], "", f"{o}-gram") for o in range(1, self.max_n.value() + 1)]
+            self.legend.setText("Matched n-grams (one bar per order under each word): " + " ".join(parts))
+            return
+        parts = [sw(KIND_COLOURS[SUB], "text-decoration: underline;", "substitution"),
+                 sw(KIND_COLOURS[INS], "font-weight: bold;", "insertion (candidate only)"),
+                 sw(KIND_COLOURS[DEL], "text-decoration: line-through; font-style: italic;",
+                    "deletion (reference only)")]
+        text = "Identities plain; " + " ".join(parts)
+        if self.comparison is not None and self.comparison.blocks:
+            text += "; blocks: " + " ".join(
+                sw(block_colour(n), "font-weight: bold;", f"{n} {kind}") for n, kind in self.comparison.blocks)
+        self.legend.setText(text)
+
+    def _flows(self, side: str) -> tuple[TokenFlow, TokenFlow]:
+        return (self.hyp_flow, self.ref_flow) if side == "hyp" else (self.ref_flow, self.hyp_flow)
+
+    def _hover(self, side: str, i: int) -> None:
+        if self._pinned is not None:
+            return
+        self.highlight_counterpart(side, i)
+
+    def _click(self, side: str, i: int) -> None:
+        if i < 0 or self._pinned == (side, i):
+            self._pinned = None
+            self.highlight_counterpart(side, -1)
+            return
+        self._pinned = None
+        self.highlight_counterpart(side, i)
+        self._pinned = (side, i)
+
+    def highlight_counterpart(self, side: str, i: int) -> list[int]:
+        """Highlight the counterpart(s) of word ``i`` of ``side`` ("hyp"/"ref"); returns them."""
+        mine, other = self._flows(side)
+        if i < 0 or i >= len(mine.marks):
+            mine.set_highlight([])
+            other.set_highlight([])
+            return []
+        cps = [k for k in mine.marks[i].counterparts if 0 <= k < len(other.marks)]
+        mine.set_highlight([i])
+        other.set_highlight(cps)
+        return cps

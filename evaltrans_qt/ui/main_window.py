@@ -1,0 +1,942 @@
+"""The main window: source list -> targets -> compare view, scoring sessions, files (SPEC §7).
+
+Contract used by other parts of the UI (results/analysis, issue 7):
+
+* ``database`` (current :class:`Database` or None), ``database_path``;
+* signals ``databaseChanged()`` and ``scoreChanged(object)`` (a
+  :class:`~evaltrans_qt.io.journal.ScoreChange`, on every score change);
+* menus ``evaluate_menu`` ("Evaluate") and ``view_menu``;
+* ``add_panel(title, widget, area) -> QDockWidget`` and
+  ``open_in_compare(source_index, target_index)``.
+
+Stable object names: ``sourceList``, ``targetTable``, ``compareView``,
+``measureSelector``, ``scorePanel``, ``similarPanel``, ``sessionProgress``.
+
+Never losing a score: score changes of a session are journalled (fsync) before
+they are applied (:mod:`evaltrans_qt.io.journal`); the database is autosaved
+atomically a few seconds after a change (on a worker thread) and the journal
+is then cleared up to what the save included. Opening a database replays a
+left-over journal and tells the user what was recovered.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, QStandardPaths, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QUndoStack
+from PySide6.QtWidgets import (QAbstractItemView, QApplication, QCheckBox, QComboBox, QDockWidget, QFileDialog,
+                               QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMainWindow, QMessageBox, QTableView,
+                               QToolBar, QVBoxLayout, QWidget)
+
+from evaltrans_qt.engine.database import Database
+from evaltrans_qt.engine.options import EvalOptions
+from evaltrans_qt.errors import EvalTransError
+from evaltrans_qt.io.journal import Journal, ReplayReport, journal_path, replay
+from evaltrans_qt.ui import errors
+from evaltrans_qt.ui.compare_view import MEASURES, CompareView
+from evaltrans_qt.ui.models import (KEY_ROLE, SCORED_STATES, SourceFilterProxy, SourceTableModel,
+                                    TargetFilterProxy, TargetTableModel)
+from evaltrans_qt.ui.scoring import (ScorePanel, ScoringSession, SessionDialog, SimilarPanel, identical_scores,
+                                     similar_translations)
+from evaltrans_qt.ui.workers import Worker, handle_errors, start_worker
+
+ORGANISATION = "evaltrans_qt"
+APPLICATION = "evaltrans-qt"
+MAX_RECENT = 10
+#: Milliseconds between a change and its autosave.
+AUTOSAVE_MS = 5000
+
+
+def make_settings() -> QSettings:
+    """The application's settings (INI; tests redirect the path with ``QSettings.setPath``)."""
+    return QSettings(QSettings.IniFormat, QSettings.UserScope, ORGANISATION, APPLICATION)
+
+
+def data_dir() -> Path:
+    """Where the working copy of the demo database lives (``EVALTRANS_QT_DATA_DIR`` overrides)."""
+    env = os.environ.get("EVALTRANS_QT_DATA_DIR")
+    if env:
+        return Path(env)
+    loc = QStandardPaths.writableLocation(QStandardPaths.AppDataLocation)
+    return Path(loc) if loc else Path.home() / ".evaltrans_qt"
+
+
+def demo_working_copy() -> Path:
+    """Copy the bundled demo database to the data directory (once) and return the copy."""
+    from evaltrans_qt.io.etdb import demo_database_path
+    d = data_dir()
+    d.mkdir(parents=True, exist_ok=True)
+    dst = d / "demo.etdb.xml"
+    if not dst.exists():
+        shutil.copyfile(demo_database_path(), dst)
+    return dst
+
+
+def load_with_journal(path: str | Path) -> tuple[Database, ReplayReport | None]:
+    """Load a database and replay its left-over journal, if any (runs on a worker)."""
+    from evaltrans_qt.io.etdb import load_database
+    db = load_database(path)
+    j = Journal(journal_path(path))
+    entries = j.entries()
+    report = replay(db, entries) if entries else None
+    return db, report
+
+
+def save_job(db: Database, path: str | Path) -> Path:
+    from evaltrans_qt.io.etdb import save_database
+    save_database(db, path)
+    return Path(path)
+
+
+class MainWindow(QMainWindow):
+    """The application window (see module doc for the contract)."""
+
+    databaseChanged = Signal()
+    scoreChanged = Signal(object)
+    #: Emitted after a save finished successfully (path).
+    saved = Signal(object)
+
+    def __init__(self, settings: QSettings | None = None, autosave_ms: int = AUTOSAVE_MS) -> None:
+        super().__init__()
+        self.setObjectName("mainWindow")
+        self.settings = settings or make_settings()
+        self.database: Database | None = None
+        self.database_path: Path | None = None
+        self.options = EvalOptions()
+        self.journal: Journal | None = None
+        self.session: ScoringSession | None = None
+        self.undo_stack = QUndoStack(self)
+        self.autosave_ms = autosave_ms
+        self.autosave_enabled = True
+        self._changes = 0
+        self._saved_changes = 0
+        self._saving: Worker | None = None
+        self._save_again = False
+        self._loading: Worker | None = None
+        self._autosave_timer = QTimer(self)
+        self._autosave_timer.setSingleShot(True)
+        self._autosave_timer.timeout.connect(self.autosave)
+        self._current: tuple[int, int] | None = None
+        self.panels: dict[str, QDockWidget] = {}
+
+        self._build_views()
+        self._build_actions()
+        self._build_menus()
+        self._update_title()
+        self._restore_settings()
+        try:
+            from evaltrans_qt.ui import analysis
+        except ImportError:
+            analysis = None
+        if analysis is not None:
+            analysis.install(self)
+
+    # ================================================================ building
+    def _build_views(self) -> None:
+        self.compare_view = CompareView()
+        self.setCentralWidget(self.compare_view)
+
+        # sources
+        self.source_model = SourceTableModel(self)
+        self.source_proxy = SourceFilterProxy(self)
+        self.source_proxy.setSourceModel(self.source_model)
+        self.source_list = QTableView()
+        self.source_list.setObjectName("sourceList")
+        self._setup_table(self.source_list, self.source_proxy)
+        sh = self.source_list.horizontalHeader()
+        sh.moveSection(SourceTableModel.COL_TEXT, len(SourceTableModel.headers) - 1)
+        sh.setStretchLastSection(True)
+        for c in (SourceTableModel.COL_INDEX, SourceTableModel.COL_REFS, SourceTableModel.COL_CANDS,
+                  SourceTableModel.COL_SCORED):
+            sh.resizeSection(c, 44 if c != SourceTableModel.COL_SCORED else 56)
+        self.source_filter = QLineEdit()
+        self.source_filter.setObjectName("sourceFilter")
+        self.source_filter.setPlaceholderText("Filter sources (Ctrl+F)")
+        self.source_filter.setClearButtonEnabled(True)
+        self.system_filter = QComboBox()
+        self.system_filter.setObjectName("systemFilter")
+        self.state_filter = QComboBox()
+        self.state_filter.setObjectName("stateFilter")
+        for s in SCORED_STATES:
+            self.state_filter.addItem(s, s)
+        self.source_counts = QLabel()
+        self.source_counts.setObjectName("sourceCounts")
+        w = QWidget()
+        v = QVBoxLayout(w)
+        v.setContentsMargins(2, 2, 2, 2)
+        v.addWidget(self.source_filter)
+        h = QHBoxLayout()
+        h.addWidget(self.system_filter, 1)
+        h.addWidget(self.state_filter, 1)
+        v.addLayout(h)
+        v.addWidget(self.source_list, 1)
+        v.addWidget(self.source_counts)
+        self.add_panel("Sources", w, Qt.LeftDockWidgetArea)
+
+        # targets
+        self.target_model = TargetTableModel(self)
+        self.target_proxy = TargetFilterProxy(self)
+        self.target_proxy.setSourceModel(self.target_model)
+        self.target_table = QTableView()
+        self.target_table.setObjectName("targetTable")
+        self._setup_table(self.target_table, self.target_proxy)
+        self.target_filter = QLineEdit()
+        self.target_filter.setObjectName("targetFilter")
+        self.target_filter.setPlaceholderText("Filter translations")
+        self.target_filter.setClearButtonEnabled(True)
+        self.all_targets = QCheckBox("All sources")
+        self.all_targets.setObjectName("allTargets")
+        self.all_targets.setToolTip("List the targets of every source (Ctrl+Alt+L)")
+        w = QWidget()
+        v = QVBoxLayout(w)
+        v.setContentsMargins(2, 2, 2, 2)
+        h = QHBoxLayout()
+        h.addWidget(self.target_filter, 1)
+        h.addWidget(self.all_targets)
+        v.addLayout(h)
+        v.addWidget(self.target_table, 1)
+        self.add_panel("Translations", w, Qt.BottomDockWidgetArea)
+
+        # scoring
+        self.score_panel = ScorePanel()
+        self.add_panel("Scoring", self.score_panel, Qt.RightDockWidgetArea)
+        self.similar_panel = SimilarPanel()
+        self.add_panel("Similar scored translations", self.similar_panel, Qt.RightDockWidgetArea)
+        self.session_progress = self.score_panel.progress
+
+        self.db_label = QLabel()
+        self.db_label.setObjectName("databaseInfo")
+        self.statusBar().addPermanentWidget(self.db_label)
+
+        # wiring
+        self.source_filter.textChanged.connect(self.source_proxy.set_text)
+        self.system_filter.currentIndexChanged.connect(
+            lambda _i: self.source_proxy.set_system(self.system_filter.currentData()))
+        self.state_filter.currentIndexChanged.connect(
+            lambda _i: self.source_proxy.set_state(self.state_filter.currentData()))
+        self.source_proxy.countsChanged.connect(self._show_counts)
+        self.source_list.selectionModel().currentRowChanged.connect(self._source_selected)
+        self.target_table.selectionModel().currentRowChanged.connect(self._target_selected)
+        self.target_filter.textChanged.connect(self.target_proxy.set_text)
+        self.all_targets.toggled.connect(self._toggle_all_targets)
+
+    @staticmethod
+    def _setup_table(view: QTableView, model) -> None:
+        view.setModel(model)
+        view.setSelectionBehavior(QAbstractItemView.SelectRows)
+        view.setSelectionMode(QAbstractItemView.SingleSelection)
+        view.setSortingEnabled(True)
+        view.sortByColumn(-1, Qt.AscendingOrder)
+        view.setWordWrap(False)
+        view.setAlternatingRowColors(True)
+        vh = view.verticalHeader()
+        vh.setVisible(False)
+        vh.setSectionResizeMode(QHeaderView.Fixed)
+        vh.setDefaultSectionSize(view.fontMetrics().height() + 6)
+        hh = view.horizontalHeader()
+        hh.setStretchLastSection(False)
+        hh.setSectionResizeMode(QHeaderView.Interactive)
+        hh.setHighlightSections(False)
+        view.setHorizontalScrollMode(QAbstractItemView.ScrollPerPixel)
+
+    def add_panel(self, title: str, widget: QWidget, area=Qt.RightDockWidgetArea) -> QDockWidget:
+        """Add a dockable panel; its show/hide action goes into the View menu."""
+        dock = QDockWidget(title, self)
+        dock.setObjectName(f"dock_{title.replace(' ', '_')}")
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        self.panels[title] = dock
+        view_menu = getattr(self, "view_menu", None)
+        if view_menu is not None:
+            self._add_panel_action(dock)
+        return dock
+
+    def _add_panel_action(self, dock: QDockWidget) -> None:
+        act = dock.toggleViewAction()
+        n = len([a for a in self.view_menu.actions() if a.property("panelToggle")])
+        act.setProperty("panelToggle", True)
+        if n < 9:
+            act.setShortcut(QKeySequence(f"Alt+{n + 1}"))
+        else:
+            act.setShortcut(QKeySequence(f"Ctrl+Alt+{n - 8}"))
+        self.view_menu.insertAction(self._view_sep, act)
+        self.addAction(act)
+
+    def _act(self, text: str, shortcut, slot, tip: str = "", checkable: bool = False,
+             name: str = "") -> QAction:
+        a = QAction(text, self)
+        if shortcut:
+            a.setShortcut(QKeySequence(shortcut) if not isinstance(shortcut, QKeySequence) else shortcut)
+        if tip:
+            a.setStatusTip(tip)
+        a.setCheckable(checkable)
+        a.setObjectName(name or "action_" + "".join(ch for ch in text.lower() if ch.isalnum()))
+        if slot is not None:
+            a.triggered.connect(slot)
+        self.addAction(a)
+        return a
+
+    def _build_actions(self) -> None:
+        a = self._act
+        self.act_open = a("&Open…", QKeySequence.Open, self.open_dialog, "Open an EvalTrans database")
+        self.act_demo = a("Open &demo database", "Ctrl+Shift+D", self.open_demo)
+        self.act_save = a("&Save", QKeySequence.Save, lambda: self.save(), "Save the database")
+        self.act_save_as = a("Save &as…", "Ctrl+Shift+S", lambda: self.save_as())
+        self.act_import_text = a("Plain text files…", "Ctrl+Alt+T", lambda: self.import_dialog("text"))
+        self.act_import_aachen = a("Aachen text format…", "Ctrl+Alt+A", lambda: self.import_dialog("aachen"))
+        self.act_import_sgml = a("NIST SGML/XML…", "Ctrl+Alt+G", lambda: self.import_dialog("sgml"))
+        self.act_import_wmt = a("WMT folder…", "Ctrl+Alt+W", lambda: self.import_dialog("wmt"))
+        self.act_merge = a("&Merge database…", "Ctrl+Shift+M", self.merge_dialog)
+        self.act_autosave = a("Auto&save", "Ctrl+Alt+S", self._toggle_autosave, checkable=True)
+        self.act_autosave.setChecked(True)
+        self.act_quit = a("&Quit", QKeySequence.Quit, self.close)
+        self.act_quit.setShortcutContext(Qt.ApplicationShortcut)
+
+        self.act_undo = self.undo_stack.createUndoAction(self, "&Undo")
+        self.act_undo.setShortcut(QKeySequence("Ctrl+Z"))
+        self.act_undo.setObjectName("action_undo")
+        self.act_redo = self.undo_stack.createRedoAction(self, "&Redo")
+        self.act_redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        self.act_redo.setObjectName("action_redo")
+        self.addAction(self.act_undo)
+        self.addAction(self.act_redo)
+        self.act_find = a("&Find source", QKeySequence.Find, self._focus_filter)
+        self.act_next_source = a("Next source", "Ctrl+Down", lambda: self._step_source(1))
+        self.act_prev_source = a("Previous source", "Ctrl+Up", lambda: self._step_source(-1))
+        self.act_all_targets = a("Show translations of all sources", "Ctrl+Alt+L",
+                                 lambda: self.all_targets.toggle())
+
+        self.measure_actions = QActionGroup(self)
+        for k, (name, label) in enumerate(MEASURES):
+            act = a(f"Show {label}", f"Ctrl+{k + 1}", None, checkable=True, name=f"action_measure_{name}")
+            act.triggered.connect(lambda _c=False, n=name: self.compare_view.set_measure(n))
+            self.measure_actions.addAction(act)
+        self.measure_actions.actions()[0].setChecked(True)
+        self.compare_view.measure_selector.currentIndexChanged.connect(
+            lambda i: self.measure_actions.actions()[i].setChecked(True))
+
+        # session
+        self.act_start_session = a("&Start scoring session…", "Ctrl+J", self.start_session_dialog)
+        self.act_end_session = a("&End scoring session", "Ctrl+Shift+J", self.end_session)
+        self.act_next = a("Next candidate", "N", lambda: self.session and self.session.next())
+        self.act_next.setShortcuts([QKeySequence("N"), QKeySequence("Alt+Right")])
+        self.act_prev = a("Previous candidate", "P", lambda: self.session and self.session.previous())
+        self.act_prev.setShortcuts([QKeySequence("P"), QKeySequence("Alt+Left")])
+        self.act_next_unscored = a("Next unscored candidate", "U",
+                                   lambda: self.session and self._next_unscored())
+        self.act_identical = a("Take identical translation's scores", "I", self.take_identical)
+        self.act_next_class = a("Next score class", "Tab", lambda: self.session and self.session.next_class())
+        self.act_prev_class = a("Previous score class", "Shift+Tab",
+                                lambda: self.session and self.session.previous_class())
+        self.act_prev_class.setShortcuts([QKeySequence("Shift+Tab"), QKeySequence("Backtab"), QKeySequence("Shift+Backtab")])
+        self.act_clear_score = a("Clear score of current class", "Delete",
+                                 lambda: self.session and self.session.clear())
+        self.score_actions = []
+        for d in range(10):
+            act = a(f"Score {d}", str(d), None, name=f"action_score_{d}")
+            act.triggered.connect(lambda _c=False, v=d: self.score_current(v))
+            self.score_actions.append(act)
+        self.session_actions = [self.act_end_session, self.act_next, self.act_prev, self.act_next_unscored,
+                                self.act_identical, self.act_next_class, self.act_prev_class,
+                                self.act_clear_score, *self.score_actions]
+        for act in self.session_actions:
+            act.setEnabled(False)
+
+        self.act_shortcuts = a("&Keyboard shortcuts", QKeySequence.HelpContents, self.show_shortcuts)
+        self.act_about = a("&About evaltrans-qt", "Ctrl+Shift+F1", self.about)
+
+    def _build_menus(self) -> None:
+        mb = self.menuBar()
+        m = mb.addMenu("&File")
+        m.setObjectName("fileMenu")
+        m.addActions([self.act_open, self.act_demo])
+        self.recent_menu = m.addMenu("Open &recent")
+        self.recent_menu.setObjectName("recentMenu")
+        m.addSeparator()
+        m.addActions([self.act_save, self.act_save_as])
+        m.addSeparator()
+        imp = m.addMenu("&Import")
+        imp.setObjectName("importMenu")
+        imp.addActions([self.act_import_text, self.act_import_aachen, self.act_import_sgml, self.act_import_wmt])
+        m.addAction(self.act_merge)
+        m.addSeparator()
+        m.addAction(self.act_autosave)
+        m.addSeparator()
+        m.addAction(self.act_quit)
+        self.file_menu = m
+
+        m = mb.addMenu("&Edit")
+        m.setObjectName("editMenu")
+        m.addActions([self.act_undo, self.act_redo])
+        m.addSeparator()
+        m.addActions([self.act_find, self.act_next_source, self.act_prev_source])
+        self.edit_menu = m
+
+        m = mb.addMenu("&View")
+        m.setObjectName("viewMenu")
+        self.view_menu = m
+        self._view_sep = m.addSeparator()
+        m.addAction(self.act_all_targets)
+        m.addSeparator()
+        m.addActions(self.measure_actions.actions())
+        for dock in self.panels.values():
+            self._add_panel_action(dock)
+
+        m = mb.addMenu("&Session")
+        m.setObjectName("sessionMenu")
+        m.addActions([self.act_start_session, self.act_end_session])
+        m.addSeparator()
+        m.addActions([self.act_next, self.act_prev, self.act_next_unscored, self.act_identical])
+        m.addSeparator()
+        m.addActions([self.act_next_class, self.act_prev_class, self.act_clear_score])
+        scores = m.addMenu("Score")
+        scores.addActions(self.score_actions)
+        self.session_menu = m
+
+        self.evaluate_menu = mb.addMenu("E&valuate")
+        self.evaluate_menu.setObjectName("evaluateMenu")
+
+        m = mb.addMenu("&Help")
+        m.setObjectName("helpMenu")
+        m.addActions([self.act_shortcuts, self.act_about])
+        self.help_menu = m
+
+        tb = QToolBar("Main toolbar", self)
+        tb.setObjectName("mainToolbar")
+        tb.addActions([self.act_open, self.act_save, self.act_undo, self.act_redo, self.act_start_session])
+        self.addToolBar(tb)
+        self.toolbar = tb
+        self._update_recent_menu()
+
+    # ================================================================ settings
+    def _restore_settings(self) -> None:
+        s = self.settings
+        geo = s.value("window/geometry")
+        if geo is not None:
+            self.restoreGeometry(geo)
+        else:
+            self.resize(1280, 820)
+        st = s.value("window/state")
+        if st is not None:
+            self.restoreState(st)
+        measure = s.value("compare/measure")
+        if measure:
+            self.compare_view.set_measure(str(measure))
+        auto = s.value("autosave", True)
+        self.act_autosave.setChecked(auto not in (False, "false", 0, "0"))
+        self.autosave_enabled = self.act_autosave.isChecked()
+
+    def _store_settings(self) -> None:
+        s = self.settings
+        s.setValue("window/geometry", self.saveGeometry())
+        s.setValue("window/state", self.saveState())
+        s.setValue("compare/measure", self.compare_view.measure)
+        s.setValue("autosave", self.autosave_enabled)
+        s.sync()
+
+    def recent_files(self) -> list[str]:
+        v = self.settings.value("recentFiles", [])
+        if isinstance(v, str):
+            v = [v]
+        return [str(x) for x in (v or [])]
+
+    def _add_recent(self, path: Path) -> None:
+        files = [str(path)] + [f for f in self.recent_files() if f != str(path)]
+        self.settings.setValue("recentFiles", files[:MAX_RECENT])
+        self._update_recent_menu()
+
+    def _update_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        for k, f in enumerate(self.recent_files()):
+            act = self.recent_menu.addAction(f"&{k + 1} {f}")
+            act.setShortcut(QKeySequence(f"Ctrl+Shift+{k + 1}") if k < 9 else QKeySequence())
+            act.triggered.connect(lambda _c=False, p=f: self.open_database(p))
+        self.recent_menu.setEnabled(bool(self.recent_files()))
+
+    def _toggle_autosave(self, on: bool) -> None:
+        self.autosave_enabled = on
+        if on and self.is_dirty:
+            self._schedule_autosave()
+
+    # ================================================================ database
+    @property
+    def is_dirty(self) -> bool:
+        return self._changes != self._saved_changes
+
+    def _mark_changed(self) -> None:
+        self._changes += 1
+        self._update_title()
+        self._schedule_autosave()
+
+    def _schedule_autosave(self) -> None:
+        if self.autosave_enabled and self.database_path is not None and not self._autosave_timer.isActive():
+            self._autosave_timer.start(self.autosave_ms)
+
+    def _update_title(self) -> None:
+        name = self.database_path.name if self.database_path else ("untitled" if self.database else "")
+        star = " *" if self.is_dirty else ""
+        self.setWindowTitle(f"{name}{star} — evaltrans-qt" if name else "evaltrans-qt")
+        if self.database is not None:
+            c = self.database.counts()
+            self.db_label.setText(f"{c['sources']} sources · {c['candidates']} candidates · "
+                                  f"{c['references']} references · {len(c['systems'])} systems")
+        else:
+            self.db_label.setText("")
+
+    def open_dialog(self) -> None:
+        if not self._confirm_discard():
+            return
+        start = str(self.database_path.parent) if self.database_path else ""
+        path, _f = QFileDialog.getOpenFileName(self, "Open database", start,
+                                               "EvalTrans databases (*.etdb.xml *.xml);;All files (*)")
+        if path:
+            self.open_database(path)
+
+    def open_demo(self) -> Worker | None:
+        if not self._confirm_discard():
+            return None
+        try:
+            path = demo_working_copy()
+        except OSError as exc:
+            errors.show_error(exc, self)
+            return None
+        return self.open_database(path)
+
+    def open_database(self, path: str | Path) -> Worker:
+        """Load ``path`` on a worker (replaying a left-over journal); ``databaseChanged`` when done."""
+        path = Path(path)
+        self.statusBar().showMessage(f"Opening {path} …")
+        QApplication.setOverrideCursor(Qt.WaitCursor)
+        w = start_worker(load_with_journal, path, _start=False)
+
+        def done(res) -> None:
+            db, report = res
+            self.set_database(db, path, report)
+
+        def failed(exc) -> None:
+            self.statusBar().showMessage(f"Could not open {path}", 10000)
+            errors.show_error(exc, self)
+
+        w.signals.finished.connect(done)
+        handle_errors(w, failed)
+        w.signals.done.connect(QApplication.restoreOverrideCursor)
+        self._loading = w
+        from evaltrans_qt.ui.workers import launch
+        launch(w)
+        return w
+
+    def set_database(self, db: Database | None, path: str | Path | None = None,
+                     recovered: ReplayReport | None = None) -> None:
+        """Show ``db`` (already loaded); ``recovered`` is the journal replay, if any."""
+        self.end_session()
+        self.undo_stack.clear()
+        if self.journal is not None:
+            self.journal.close()
+        self.database = db
+        self.database_path = Path(path) if path is not None else None
+        self.journal = Journal(journal_path(self.database_path)) if self.database_path else None
+        self._changes = self._saved_changes = 0
+        self._current = None
+        self.source_model.set_database(db)
+        self.target_model.set_database(db)
+        th = self.target_table.horizontalHeader()
+        for c, width in ((0, 44), (1, 48), (2, 110), (3, 520)):
+            th.resizeSection(c, width)
+        for c in range(4, self.target_model.columnCount()):
+            th.resizeSection(c, 80)
+        self.source_list.resizeColumnToContents(0)
+        self.system_filter.blockSignals(True)
+        self.system_filter.clear()
+        self.system_filter.addItem("all systems", None)
+        for s in (db.systems() if db else []):
+            self.system_filter.addItem(s or "(no id)", s)
+        self.system_filter.blockSignals(False)
+        self.source_proxy.set_system(None)
+        self.compare_view.clear()
+        if self.all_targets.isChecked() and db is not None:
+            self.target_model.show_all()
+        if self.database_path is not None:
+            self._add_recent(self.database_path)
+        if recovered is not None and recovered.applied:
+            self._changes += 1  # the replayed scores are not in the file yet
+            self._schedule_autosave()
+        self._update_title()
+        if db is not None and db.sources:
+            self.source_list.selectRow(0)
+        self.statusBar().showMessage(f"Opened {self.database_path or 'database'}", 5000)
+        self.databaseChanged.emit()
+        if recovered is not None and (recovered.applied or recovered.missing):
+            self._tell_recovered(recovered)
+
+    def _tell_recovered(self, report: ReplayReport) -> None:
+        box = QMessageBox(QMessageBox.Information, "Scores recovered",
+                          "The previous session ended without saving. " + report.summary() + ".",
+                          QMessageBox.Ok, self)
+        box.setObjectName("recoveredDialog")
+        box.setAttribute(Qt.WA_DeleteOnClose)
+        self.last_recovery = report
+        box.open()
+        if errors.auto_close_ms:
+            QTimer.singleShot(errors.auto_close_ms, box.close)
+        self.statusBar().showMessage(report.summary(), 15000)
+
+    def save(self, wait: bool = False) -> Worker | None:
+        """Save atomically to ``database_path`` on a worker (``wait`` blocks until done)."""
+        if self.database is None:
+            return None
+        if self.database_path is None:
+            return self.save_as(wait=wait)
+        return self._save_to(self.database_path, wait)
+
+    def save_as(self, path: str | Path | None = None, wait: bool = False) -> Worker | None:
+        if self.database is None:
+            return None
+        if path is None:
+            start = str(self.database_path) if self.database_path else "untitled.etdb.xml"
+            path, _f = QFileDialog.getSaveFileName(self, "Save database as", start,
+                                                   "EvalTrans databases (*.etdb.xml)")
+            if not path:
+                return None
+        path = Path(path)
+        if self.database_path is not None and path != self.database_path:
+            # the journal follows the database to its new name once saved there
+            old = self.journal
+            self.database_path = path
+            self.journal = Journal(journal_path(path))
+            if self.session is not None:
+                self.session.journal = self.journal
+            w = self._save_to(path, wait, old_journal=old)
+        else:
+            self.database_path = path
+            if self.journal is None:
+                self.journal = Journal(journal_path(path))
+            w = self._save_to(path, wait)
+        self._add_recent(path)
+        self._update_title()
+        return w
+
+    def _save_to(self, path: Path, wait: bool, old_journal: Journal | None = None) -> Worker | None:
+        if self._saving is not None:
+            if wait:
+                from evaltrans_qt.ui.workers import wait_for_all
+                wait_for_all()
+                QApplication.processEvents()
+            else:
+                self._save_again = True
+                return self._saving
+        self._autosave_timer.stop()
+        seq = self.journal.last_seq if self.journal else 0
+        count = self._changes
+        if wait:
+            try:
+                save_job(self.database, path)
+            except Exception as exc:  # noqa: BLE001 - one error place
+                errors.show_error(exc, self)
+                return None
+            self._saved(path, seq, count, old_journal)
+            return None
+        w = start_worker(save_job, self.database, path, _start=False)
+        w.signals.finished.connect(lambda _p: self._saved(path, seq, count, old_journal))
+        handle_errors(w, lambda exc: errors.show_error(exc, self))
+        w.signals.done.connect(self._save_done)
+        self._saving = w
+        from evaltrans_qt.ui.workers import launch
+        launch(w)
+        return w
+
+    def _saved(self, path: Path, seq: int, count: int, old_journal: Journal | None) -> None:
+        if self.journal is not None and path == self.database_path:
+            self.journal.clear(seq)
+        if old_journal is not None:
+            old_journal.clear()
+        self._saved_changes = count
+        self._update_title()
+        self.statusBar().showMessage(f"Saved {path}", 4000)
+        self.saved.emit(path)
+
+    def _save_done(self) -> None:
+        self._saving = None
+        if self._save_again:
+            self._save_again = False
+            if self.is_dirty:
+                self.save()
+        elif self.is_dirty:
+            self._schedule_autosave()
+
+    def autosave(self) -> None:
+        if self.autosave_enabled and self.database is not None and self.database_path is not None \
+                and self.is_dirty:
+            self.save()
+
+    def _confirm_discard(self) -> bool:
+        """Ask what to do with unsaved changes; True if we may go on."""
+        if self.database is None or not self.is_dirty:
+            return True
+        ans = self.ask_unsaved()
+        if ans == QMessageBox.Save:
+            self.save(wait=True)
+            return not self.is_dirty
+        if ans == QMessageBox.Discard:
+            if self.journal is not None:
+                self.journal.clear()
+            self._saved_changes = self._changes
+            return True
+        return False
+
+    def ask_unsaved(self):
+        """The unsaved-changes question (tests replace this method)."""
+        return QMessageBox.question(
+            self, "Unsaved changes", "The database has unsaved changes. Save them?",
+            QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Save)
+
+    def closeEvent(self, ev) -> None:  # noqa: N802
+        if self.session is not None:
+            self.session.finish()
+        if not self._confirm_discard():
+            ev.ignore()
+            return
+        from evaltrans_qt.ui.workers import wait_for_all
+        self.compare_view.runner.cancel()
+        wait_for_all(60000)
+        QApplication.processEvents()
+        if self.journal is not None:
+            self.journal.close()
+        self._store_settings()
+        ev.accept()
+
+    # ================================================================ browsing
+    def _show_counts(self, shown: int, total: int) -> None:
+        self.source_counts.setText(f"{shown} of {total} sources")
+
+    def _focus_filter(self) -> None:
+        self.panels["Sources"].show()
+        self.source_filter.setFocus()
+        self.source_filter.selectAll()
+
+    def _step_source(self, step: int) -> None:
+        cur = self.source_list.currentIndex()
+        row = (cur.row() if cur.isValid() else -1) + step
+        if 0 <= row < self.source_proxy.rowCount():
+            self.source_list.selectRow(row)
+
+    def _source_selected(self, current, _previous=None) -> None:
+        if not current.isValid() or self.database is None:
+            return
+        si = current.data(KEY_ROLE)
+        if self.all_targets.isChecked():
+            return
+        if self.target_model.source_index != si:
+            self.target_model.set_source(si)
+        want = self._current[1] if self._current and self._current[0] == si else None
+        if want is None:
+            cands = [j for j, t in enumerate(self.database.sources[si].targets)
+                     if not self.database.is_reference(t)]
+            want = cands[0] if cands else (0 if self.database.sources[si].targets else None)
+        if want is not None:
+            self._select_target_row(si, want)
+
+    def _select_target_row(self, si: int, ti: int) -> None:
+        k = self.target_model.row_of(si, ti)
+        if k < 0:
+            return
+        pidx = self.target_proxy.mapFromSource(self.target_model.index(k, 0))
+        if not pidx.isValid():
+            self.target_filter.clear()
+            pidx = self.target_proxy.mapFromSource(self.target_model.index(k, 0))
+        self.target_table.setCurrentIndex(pidx)
+        self.target_table.selectRow(pidx.row())
+        self.target_table.scrollTo(pidx)
+
+    def _target_selected(self, current, _previous=None) -> None:
+        if not current.isValid() or self.database is None:
+            return
+        si, ti = current.data(KEY_ROLE)
+        self._show_compare(si, ti)
+
+    def _toggle_all_targets(self, on: bool) -> None:
+        if self.database is None:
+            return
+        if on:
+            self.target_model.show_all()
+        else:
+            cur = self.source_list.currentIndex()
+            self.target_model.set_source(cur.data(KEY_ROLE) if cur.isValid() else None)
+        if self._current is not None:
+            self._select_target_row(*self._current)
+
+    def _show_compare(self, si: int, ti: int) -> None:
+        db = self.database
+        src = db.sources[si]
+        t = src.targets[ti]
+        self._current = (si, ti)
+        refs = [(r.system or f"ref {k + 1}", r.text) for k, r in enumerate(src.targets)
+                if r is not t and db.is_reference(r)]
+        others = [(o.system or f"#{k + 1}", o.text) for k, o in enumerate(src.targets)
+                  if o is not t and not db.is_reference(o)]
+        label = t.system or "-"
+        if db.is_reference(t):
+            label += " (a reference, compared with the others)"
+        self.compare_view.set_pair(src.text, t.text, label, refs, others)
+
+    def open_in_compare(self, source_index: int, target_index: int) -> None:
+        """Select a source and one of its targets and show them in the compare view."""
+        if self.database is None:
+            return
+        self._current = (source_index, target_index)
+        if self.all_targets.isChecked():
+            self._select_target_row(source_index, target_index)
+            self._show_compare(source_index, target_index)
+            return
+        k = self.source_model.row_for_source(source_index)
+        pidx = self.source_proxy.mapFromSource(self.source_model.index(k, 0))
+        if not pidx.isValid():
+            self.source_filter.clear()
+            self.state_filter.setCurrentIndex(0)
+            self.system_filter.setCurrentIndex(0)
+            pidx = self.source_proxy.mapFromSource(self.source_model.index(k, 0))
+        cur = self.source_list.currentIndex()
+        if cur.isValid() and cur.row() == pidx.row():
+            self._select_target_row(source_index, target_index)
+        else:
+            self.source_list.setCurrentIndex(pidx)
+            self.source_list.selectRow(pidx.row())
+        self.source_list.scrollTo(pidx)
+        if self._current != (source_index, target_index) or \
+                self.target_table.currentIndex().data(KEY_ROLE) != (source_index, target_index):
+            self._select_target_row(source_index, target_index)
+
+    # ================================================================ sessions
+    def start_session_dialog(self) -> None:
+        if self.database is None:
+            return
+        dlg = SessionDialog(self.database, str(self.settings.value("session/judge", "")), self)
+        if dlg.exec() != SessionDialog.Accepted:
+            return
+        if not dlg.classes():
+            errors.show_error(EvalTransError("choose at least one score class"), self)
+            return
+        self.start_session(dlg.judge.text().strip(), dlg.classes(), dlg.systems(),
+                           dlg.start_unscored.isChecked())
+
+    def start_session(self, judge: str, classes: list[str] | None = None, systems: list[str] | None = None,
+                      start_unscored: bool = True) -> ScoringSession | None:
+        """Start scoring (the database must have a file, for the journal)."""
+        if self.database is None:
+            return None
+        if self.database_path is None:
+            self.save_as()
+            if self.database_path is None:
+                return None
+        self.end_session()
+        classes = classes or self.database.human_classes
+        s = ScoringSession(self.database, judge, classes, self.journal, self.undo_stack, systems, self)
+        self.session = s
+        self.settings.setValue("session/judge", judge)
+        s.currentChanged.connect(self._session_moved)
+        s.scoreChanged.connect(self._session_scored)
+        self.score_panel.set_session(s)
+        self.score_panel.buttons["identical"].clicked.connect(self.take_identical)
+        for act in self.session_actions:
+            act.setEnabled(True)
+        self.panels["Scoring"].show()
+        self.panels["Similar scored translations"].show()
+        if start_unscored:
+            s.first_unscored()
+        else:
+            self._session_moved(0)
+        self.score_panel.setFocus()
+        return s
+
+    def end_session(self) -> None:
+        s = self.session
+        if s is None:
+            return
+        s.finish()
+        self.session = None
+        self.undo_stack.clear()
+        self.score_panel.set_session(None)
+        self.similar_panel.clear()
+        for act in self.session_actions:
+            act.setEnabled(False)
+        s.deleteLater()
+
+    def _session_moved(self, _k: int) -> None:
+        s = self.session
+        if s is None or s.current is None:
+            return
+        si, ti = s.current
+        self.open_in_compare(si, ti)
+        sim = similar_translations(self.database, si, ti, s.classes)
+        self.similar_panel.show_similar(sim, s.classes)
+        self.score_panel.show_identical(identical_scores(sim, s.classes))
+        self.score_panel.refresh()
+
+    def _session_scored(self, change) -> None:
+        s = self.session
+        if s is None:
+            return
+        si = self.database.source_by_text(change.source)
+        idx = self.database.sources.index(si) if si is not None else None
+        if idx is not None and change.target_index is not None:
+            self.source_model.refresh_source(idx)
+            self.target_model.refresh_target(idx, change.target_index)
+        self._mark_changed()
+        self.scoreChanged.emit(change)
+
+    def score_current(self, value: int) -> None:
+        if self.session is not None and not self.session.score(value):
+            self.statusBar().showMessage(f"{value} is not a level of '{self.session.current_class}'", 3000)
+
+    def _next_unscored(self) -> None:
+        if not self.session.next_unscored():
+            self.statusBar().showMessage("Every candidate of this session is scored.", 5000)
+
+    def take_identical(self) -> None:
+        s = self.session
+        if s is None:
+            return
+        if not s.take_identical(self.similar_panel.similar):
+            self.statusBar().showMessage("No identical scored translation for this candidate.", 3000)
+
+    # ================================================================ import, merge, help
+    def import_dialog(self, kind: str) -> None:
+        from evaltrans_qt.ui import import_dialogs
+        import_dialogs.run_import(self, kind)
+
+    def merge_dialog(self) -> None:
+        from evaltrans_qt.ui import merge_dialog
+        merge_dialog.choose_and_merge(self)
+
+    def database_modified(self) -> None:
+        """Call after changing the database outside a session (merge, import): refresh and autosave."""
+        db, path = self.database, self.database_path
+        keep_changes = self._changes + 1
+        saved = self._saved_changes
+        j = self.journal
+        self.source_model.set_database(db)
+        self.target_model.set_database(db)
+        self.compare_view.clear()
+        self.journal = j
+        self._changes, self._saved_changes = keep_changes, saved
+        self.database_path = path
+        if db is not None and db.sources:
+            self.source_list.selectRow(0)
+        self._update_title()
+        self._schedule_autosave()
+        self.databaseChanged.emit()
+
+    def show_shortcuts(self) -> None:
+        from evaltrans_qt.ui.shortcuts import ShortcutsDialog
+        dlg = ShortcutsDialog(self)
+        dlg.setAttribute(Qt.WA_DeleteOnClose)
+        dlg.open()
+
+    def about(self) -> None:
+        box = QMessageBox(QMessageBox.Information, "About evaltrans-qt",
+                          "evaltrans-qt — evaluation of machine translation, successor of RWTH EvalTrans.\n"
+                          "Help → Keyboard shortcuts (F1) lists every key.", QMessageBox.Ok, self)
+        box.setAttribute(Qt.WA_DeleteOnClose)
+        box.open()

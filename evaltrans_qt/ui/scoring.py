@@ -1,0 +1,565 @@
+"""Scoring sessions: a judge scores candidates from the keyboard without losing a score (SPEC §5).
+
+* :class:`ScoringSession` (a QObject) walks the candidates of a database in
+  order, keeps the current item and score class, the time spent per item, and
+  turns every score into a :class:`ScoreCommand` on a ``QUndoStack``. Every
+  change (including undo/redo) goes through :meth:`ScoringSession.apply`, which
+  writes the journal (fsync) *before* emitting ``scoreChanged``.
+* :class:`ScorePanel` (``scorePanel``) shows one row of buttons per score class
+  (colours from the ``gray``/``green`` thresholds), the candidate, and the
+  progress bar (``sessionProgress``).
+* :class:`SimilarPanel` (``similarPanel``) lists already-scored translations
+  of the same source, identical ones first, then by word edit distance (the
+  "database method", T:290, M:1644-1648); the identical one's scores are
+  offered with one key.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QColor, QPalette, QUndoCommand, QUndoStack
+from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout,
+                               QGridLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
+                               QSizePolicy, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+
+from evaltrans_qt.engine.database import Database, Levels, Score, Target
+from evaltrans_qt.io.journal import Journal, ScoreChange, apply_change, change_for
+
+Item = tuple[int, int]  # (source index, target index)
+
+
+# ----------------------------------------------------------------- similar translations
+@dataclass
+class SimilarTranslation:
+    """An already-scored translation of the same source, with its word edit distance."""
+
+    target_index: int
+    target: Target
+    distance: int
+    identical: bool
+
+
+def similar_translations(db: Database, source_index: int, target_index: int,
+                         classes: list[str]) -> list[SimilarTranslation]:
+    """Already-scored translations of the same source: identical first, then nearest.
+
+    Scored = has a human (not extrapolated) score of one of ``classes``;
+    distance = word-level Levenshtein distance (the database method, T:290;
+    :func:`evaltrans_qt.engine.similar.similar`, merged over the classes).
+    """
+    from evaltrans_qt.engine.similar import similar
+
+    src = db.sources[source_index]
+    me = src.targets[target_index]
+    seen: dict[int, SimilarTranslation] = {}
+    for c in classes:
+        for n in similar(db, src, me, c):
+            seen.setdefault(n.index, SimilarTranslation(n.index, n.target, n.distance, n.identical))
+    out = list(seen.values())
+    out.sort(key=lambda s: (not s.identical, s.distance, s.target_index))
+    return out
+
+
+def identical_scores(similar: list[SimilarTranslation], classes: list[str]) -> dict[str, float]:
+    """Scores (mean over judges) of the first identical scored translation, per class."""
+    for s in similar:
+        if not s.identical:
+            break
+        vals = {}
+        for c in classes:
+            v = s.target.value(c, include_extrapolated=False)
+            if v is not None:
+                vals[c] = v
+        if vals:
+            return vals
+    return {}
+
+
+# ----------------------------------------------------------------- session
+class ScoreCommand(QUndoCommand):
+    """Set (or clear) one class' score of one item by the session's judge; undoable."""
+
+    def __init__(self, session: ScoringSession, item: Item, cls: str, value: float | None,
+                 seconds: float | None) -> None:
+        super().__init__()
+        self.session = session
+        self.item = item
+        self.cls = cls
+        t = session.target(item)
+        old = [s for s in t.scores if s.cls == cls and s.judge == session.judge]
+        self.old: Score | None = old[0] if old else None
+        self.value = value
+        self.time = None if seconds is None else f"{seconds:.1f}"
+        shown = "clear" if value is None else f"{value:g}"
+        self.setText(f"{cls} = {shown} (item {session.index_of.get(item, 0) + 1})")
+
+    def redo(self) -> None:
+        self.session.apply(self.item, self.cls, self.value, self.time)
+
+    def undo(self) -> None:
+        if self.old is None:
+            self.session.apply(self.item, self.cls, None, None)
+        else:
+            self.session.apply(self.item, self.cls, self.old.value, self.old.time, self.old.extrapolated)
+        self.session.go_to(self.session.index_of.get(self.item, self.session.pos))
+
+
+class ScoringSession(QObject):
+    """A judge's pass over the candidates of a database (see module doc)."""
+
+    currentChanged = Signal(int)
+    classChanged = Signal(int)
+    scoreChanged = Signal(object)  # ScoreChange (with sequence number when journalled)
+    progressChanged = Signal(int, int)
+
+    def __init__(self, db: Database, judge: str, classes: list[str], journal: Journal | None = None,
+                 undo_stack: QUndoStack | None = None, systems: list[str] | None = None,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        if not classes:
+            raise ValueError("a scoring session needs at least one score class")
+        self.db = db
+        self.judge = judge or None
+        self.classes = list(classes)
+        self.levels: list[Levels] = [db.level(c) for c in self.classes]
+        self.journal = journal
+        self.undo_stack = undo_stack if undo_stack is not None else QUndoStack(self)
+        want = None if not systems else {s or "" for s in systems}
+        self.items: list[Item] = [
+            (i, j) for i, src in enumerate(db.sources) for j, t in enumerate(src.targets)
+            if not db.is_reference(t) and (want is None or (t.system or "") in want)]
+        self.index_of = {it: k for k, it in enumerate(self.items)}
+        self.pos = 0
+        self.class_pos = 0
+        self._spent: dict[Item, float] = {}
+        self._shown_at = time.monotonic()
+        self._scored = sum(self.is_scored(it) for it in self.items)
+
+    # ---- state
+    def target(self, item: Item) -> Target:
+        return self.db.sources[item[0]].targets[item[1]]
+
+    @property
+    def current(self) -> Item | None:
+        return self.items[self.pos] if self.items else None
+
+    @property
+    def current_class(self) -> str:
+        return self.classes[self.class_pos]
+
+    def judge_value(self, item: Item, cls: str) -> float | None:
+        for s in self.target(item).scores:
+            if s.cls == cls and s.judge == self.judge and not s.extrapolated:
+                return s.value
+        return None
+
+    def is_scored(self, item: Item) -> bool:
+        have = {s.cls for s in self.target(item).scores if s.judge == self.judge and not s.extrapolated}
+        return all(c in have for c in self.classes)
+
+    def progress(self) -> tuple[int, int]:
+        return self._scored, len(self.items)
+
+    def seconds_on(self, item: Item) -> float:
+        extra = time.monotonic() - self._shown_at if item == self.current else 0.0
+        return self._spent.get(item, 0.0) + extra
+
+    # ---- navigation
+    def _leave(self) -> None:
+        cur = self.current
+        if cur is not None:
+            self._spent[cur] = self._spent.get(cur, 0.0) + time.monotonic() - self._shown_at
+        self._shown_at = time.monotonic()
+
+    def go_to(self, k: int) -> None:
+        if not self.items:
+            return
+        k = max(0, min(k, len(self.items) - 1))
+        if k == self.pos:
+            return
+        self._leave()
+        self.pos = k
+        self.class_pos = 0
+        self.currentChanged.emit(k)
+        self.classChanged.emit(0)
+
+    def next(self) -> None:
+        self.go_to(self.pos + 1)
+
+    def previous(self) -> None:
+        self.go_to(self.pos - 1)
+
+    def next_unscored(self) -> bool:
+        """Go to the next item (wrapping) not yet fully scored by this judge; False if none."""
+        n = len(self.items)
+        for step in range(1, n + 1):
+            k = (self.pos + step) % n
+            if not self.is_scored(self.items[k]):
+                self.go_to(k)
+                return True
+        return False
+
+    def first_unscored(self) -> None:
+        for k, it in enumerate(self.items):
+            if not self.is_scored(it):
+                self.pos = k
+                break
+        self._shown_at = time.monotonic()
+        self.currentChanged.emit(self.pos)
+
+    def set_class(self, i: int) -> None:
+        self.class_pos = i % len(self.classes)
+        self.classChanged.emit(self.class_pos)
+
+    def next_class(self) -> None:
+        self.set_class(self.class_pos + 1)
+
+    def previous_class(self) -> None:
+        self.set_class(self.class_pos - 1)
+
+    # ---- scoring
+    def valid_value(self, cls: str, value: float) -> bool:
+        lv = self.db.level(cls)
+        try:
+            lv.validate(value)
+        except Exception:  # noqa: BLE001 - ScoreError
+            return False
+        return lv.continuous or value >= lv.firstvalid
+
+    def score(self, value: float, cls: str | None = None, advance: bool = True) -> bool:
+        """Score the current item in ``cls`` (default: the current class); undoable.
+
+        With ``advance`` the session moves to the next class, and after the last
+        class to the next unscored item. Returns False for an invalid value.
+        """
+        item = self.current
+        if item is None:
+            return False
+        cls = cls or self.current_class
+        if not self.valid_value(cls, float(value)):
+            return False
+        self.undo_stack.push(ScoreCommand(self, item, cls, float(value), self.seconds_on(item)))
+        if advance:
+            self._advance_after(cls)
+        return True
+
+    def _advance_after(self, cls: str) -> None:
+        """After scoring ``cls``: the next class still missing, else the next unscored item."""
+        if self.is_scored(self.current):
+            if not self.next_unscored():
+                self.set_class(0)
+            return
+        k = self.classes.index(cls)
+        n = len(self.classes)
+        for step in range(1, n + 1):
+            i = (k + step) % n
+            if self.judge_value(self.current, self.classes[i]) is None:
+                self.set_class(i)
+                return
+
+    def clear(self, cls: str | None = None) -> None:
+        item = self.current
+        if item is not None:
+            self.undo_stack.push(ScoreCommand(self, item, cls or self.current_class, None, None))
+
+    def take_identical(self, similar: list[SimilarTranslation] | None = None) -> bool:
+        """Give the current item the scores of an identical, already-scored translation."""
+        item = self.current
+        if item is None:
+            return False
+        sim = similar if similar is not None else similar_translations(self.db, *item, self.classes)
+        vals = identical_scores(sim, self.classes)
+        if not vals:
+            return False
+        self.undo_stack.beginMacro("take identical translation's scores")
+        secs = self.seconds_on(item)
+        for c, v in vals.items():
+            if self.valid_value(c, v):
+                self.undo_stack.push(ScoreCommand(self, item, c, v, secs))
+        self.undo_stack.endMacro()
+        if self.is_scored(item):
+            self.next_unscored()
+        return True
+
+    def apply(self, item: Item, cls: str, value: float | None, time_: str | None,
+              extrapolated: bool = False) -> ScoreChange:
+        """Apply one change: journal it (fsync) first, then change the database, then signal."""
+        before = self.is_scored(item)
+        ch = change_for(self.db, item[0], item[1], cls, value, self.judge, time_, extrapolated)
+        if self.journal is not None:
+            ch = self.journal.append(ch)
+        apply_change(self.target(item), ch)
+        after = self.is_scored(item)
+        self._scored += int(after) - int(before)
+        self.scoreChanged.emit(ch)
+        self.progressChanged.emit(*self.progress())
+        return ch
+
+    def finish(self) -> None:
+        self._leave()
+
+
+# ----------------------------------------------------------------- widgets
+def level_colour(lv: Levels, value: float) -> QColor:
+    """Button colour from the class' thresholds: >= green green, >= gray gray, else red."""
+    if value >= lv.green:
+        return QColor(56, 160, 70)
+    if value >= lv.gray:
+        return QColor(140, 140, 140)
+    return QColor(205, 70, 60)
+
+
+def level_values(lv: Levels) -> list[float]:
+    if lv.continuous:
+        return []
+    first = int(max(0, lv.firstvalid))
+    return [float(v) for v in range(first, lv.count)]
+
+
+class ScorePanel(QWidget):
+    """Rows of score buttons for the session's classes, the candidate, and the progress bar."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("scorePanel")
+        self.setFocusPolicy(Qt.StrongFocus)
+        self.session: ScoringSession | None = None
+        self.header = QLabel("No scoring session. Session → Start scoring session… (Ctrl+Shift+J)")
+        self.header.setObjectName("sessionHeader")
+        self.header.setWordWrap(True)
+        self.candidate = QLabel()
+        self.candidate.setObjectName("sessionCandidate")
+        self.candidate.setWordWrap(True)
+        self.candidate.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        f = self.candidate.font()
+        f.setPointSizeF(f.pointSizeF() * 1.2)
+        self.candidate.setFont(f)
+        self.progress = QProgressBar()
+        self.progress.setObjectName("sessionProgress")
+        self.progress.setFormat("%v / %m scored")
+        self.progress.setValue(0)
+        self.time_label = QLabel()
+        self.identical_label = QLabel()
+        self.identical_label.setObjectName("identicalHint")
+        self.identical_label.setWordWrap(True)
+        self.rows_box = QGroupBox("Scores")
+        self.grid = QGridLayout(self.rows_box)
+        self.groups: dict[str, QButtonGroup] = {}
+        self.labels: dict[str, QLabel] = {}
+        self.spins: dict[str, QDoubleSpinBox] = {}
+        self.nav = QHBoxLayout()
+        self.buttons: dict[str, QPushButton] = {}
+        for key, text in (("previous", "◀ Previous (P)"), ("next", "Next ▶ (N)"),
+                          ("next_unscored", "Next unscored (U)"), ("identical", "Take identical (I)")):
+            b = QPushButton(text)
+            b.setObjectName(f"session_{key}")
+            b.setFocusPolicy(Qt.NoFocus)
+            self.buttons[key] = b
+            self.nav.addWidget(b)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.header)
+        lay.addWidget(self.progress)
+        lay.addWidget(self.candidate)
+        lay.addWidget(self.rows_box)
+        lay.addWidget(self.identical_label)
+        lay.addLayout(self.nav)
+        lay.addWidget(self.time_label)
+        lay.addStretch(1)
+        self._set_enabled(False)
+
+    def _set_enabled(self, on: bool) -> None:
+        for b in self.buttons.values():
+            b.setEnabled(on)
+
+    def set_session(self, session: ScoringSession | None) -> None:
+        # clear old rows
+        while self.grid.count():
+            w = self.grid.takeAt(0).widget()
+            if w is not None:
+                w.deleteLater()
+        self.groups.clear()
+        self.labels.clear()
+        self.spins.clear()
+        self.session = session
+        self._set_enabled(session is not None)
+        if session is None:
+            self.header.setText("No scoring session. Session → Start scoring session… (Ctrl+Shift+J)")
+            self.candidate.clear()
+            self.identical_label.clear()
+            self.progress.setValue(0)
+            return
+        for r, (cls, lv) in enumerate(zip(session.classes, session.levels)):
+            lab = QLabel(cls)
+            self.labels[cls] = lab
+            self.grid.addWidget(lab, r, 0)
+            group = QButtonGroup(self)
+            group.setExclusive(False)
+            self.groups[cls] = group
+            if lv.continuous:
+                spin = QDoubleSpinBox()
+                spin.setRange(lv.minimum if lv.minimum is not None else -1e9,
+                              lv.maximum if lv.maximum is not None else 1e9)
+                spin.setObjectName(f"score_{cls}_value")
+                self.spins[cls] = spin
+                self.grid.addWidget(spin, r, 1)
+                setb = QPushButton("Set")
+                setb.setFocusPolicy(Qt.NoFocus)
+                setb.clicked.connect(lambda _c=False, c=cls, s=spin: self._clicked(c, s.value()))
+                self.grid.addWidget(setb, r, 2)
+                continue
+            for k, v in enumerate(level_values(lv)):
+                b = QPushButton(f"{v:g}")
+                b.setObjectName(f"score_{cls}_{v:g}")
+                b.setCheckable(True)
+                b.setFocusPolicy(Qt.NoFocus)
+                b.setMinimumWidth(34)
+                b.setSizePolicy(QSizePolicy.Minimum, QSizePolicy.Fixed)
+                col = level_colour(lv, v)
+                b.setStyleSheet(
+                    f"QPushButton {{ border: 1px solid {col.darker(130).name()}; border-radius: 3px;"
+                    f" padding: 3px 6px; background: rgba({col.red()},{col.green()},{col.blue()},60); }}"
+                    f" QPushButton:checked {{ background: {col.name()}; color: white; font-weight: bold; }}")
+                b.setToolTip(f"{cls} = {v:g} (key {v:g} when '{cls}' is the current class)")
+                b.clicked.connect(lambda _c=False, c=cls, val=v: self._clicked(c, val))
+                group.addButton(b)
+                self.grid.addWidget(b, r, 1 + k)
+        self.grid.setColumnStretch(self.grid.columnCount(), 1)
+        session.currentChanged.connect(lambda _k: self.refresh())
+        session.classChanged.connect(lambda _k: self.refresh())
+        session.scoreChanged.connect(lambda _c: self.refresh())
+        self.buttons["previous"].clicked.connect(session.previous)
+        self.buttons["next"].clicked.connect(session.next)
+        self.buttons["next_unscored"].clicked.connect(session.next_unscored)
+        self.refresh()
+
+    def _clicked(self, cls: str, value: float) -> None:
+        if self.session is not None:
+            self.session.set_class(self.session.classes.index(cls))
+            self.session.score(value, cls)
+
+    def refresh(self, similar: list[SimilarTranslation] | None = None) -> None:
+        s = self.session
+        if s is None or s.current is None:
+            return
+        item = s.current
+        t = s.target(item)
+        src = s.db.sources[item[0]]
+        self.header.setText(f"Judge <b>{s.judge or '(anonymous)'}</b> — item {s.pos + 1} of {len(s.items)}"
+                            f" — system <b>{t.system or '-'}</b> — source {item[0] + 1}")
+        self.header.setToolTip(src.text)
+        self.candidate.setText(t.text)
+        self.candidate.setAlignment(Qt.AlignRight if _rtl(t.text) else Qt.AlignLeft)
+        done, total = s.progress()
+        self.progress.setMaximum(max(total, 1))
+        self.progress.setValue(done)
+        pal = self.palette()
+        for k, cls in enumerate(s.classes):
+            v = s.judge_value(item, cls)
+            lab = self.labels[cls]
+            current = k == s.class_pos
+            lab.setText(("▶ " if current else "   ") + cls)
+            f = lab.font()
+            f.setBold(current)
+            lab.setFont(f)
+            lab.setStyleSheet(f"color: {pal.color(QPalette.Highlight).name()};" if current else "")
+            for b in self.groups[cls].buttons():
+                b.setChecked(v is not None and b.text() == f"{v:g}")
+            if cls in self.spins and v is not None:
+                self.spins[cls].setValue(v)
+        self.time_label.setText(f"Time on this item: {s.seconds_on(item):.0f} s")
+
+    def show_identical(self, vals: dict[str, float]) -> None:
+        if vals:
+            txt = ", ".join(f"{c} {v:g}" for c, v in vals.items())
+            self.identical_label.setText(f"An identical translation was scored: {txt} — press I to take it.")
+            self.buttons["identical"].setEnabled(True)
+        else:
+            self.identical_label.setText("")
+            self.buttons["identical"].setEnabled(False)
+
+
+def _rtl(text: str) -> bool:
+    from evaltrans_qt.ui.compare_view import is_rtl
+    return is_rtl(text)
+
+
+class SimilarPanel(QTreeWidget):
+    """Already-scored translations of the current source (identical first, then nearest)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("similarPanel")
+        self.setRootIsDecorated(False)
+        self.setAlternatingRowColors(True)
+        self.setHeaderLabels(["Dist.", "System", "Translation"])
+        self.similar: list[SimilarTranslation] = []
+
+    def show_similar(self, similar: list[SimilarTranslation], classes: list[str]) -> None:
+        self.similar = similar
+        self.clear()
+        self.setHeaderLabels(["Dist.", "System"] + classes + ["Translation"])
+        bold = self.font()
+        bold.setBold(True)
+        for s in similar:
+            vals = []
+            for c in classes:
+                v = s.target.value(c, include_extrapolated=False)
+                vals.append("" if v is None else f"{v:g}")
+            it = QTreeWidgetItem(self, ["= identical" if s.identical else str(s.distance),
+                                        s.target.system or "-"] + vals + [s.target.text])
+            it.setToolTip(len(classes) + 2, s.target.text)
+            it.setData(0, Qt.UserRole, s.target_index)
+            if s.identical:
+                for col in range(self.columnCount()):
+                    it.setFont(col, bold)
+        for col in range(self.columnCount() - 1):
+            self.resizeColumnToContents(col)
+
+
+class SessionDialog(QDialog):
+    """Choose the judge name, the score classes and the systems of a scoring session."""
+
+    def __init__(self, db: Database, judge: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Start scoring session")
+        self.setObjectName("sessionDialog")
+        self.judge = QLineEdit(judge)
+        self.judge.setObjectName("judgeName")
+        self.judge.setPlaceholderText("your name or initials")
+        self.class_boxes = []
+        form = QFormLayout(self)
+        form.addRow("Judge:", self.judge)
+        box = QVBoxLayout()
+        for c in db.human_classes:
+            cb = QCheckBox(c)
+            cb.setChecked(True)
+            self.class_boxes.append(cb)
+            box.addWidget(cb)
+        if not self.class_boxes:
+            box.addWidget(QLabel("The database declares no score classes (<levels>)."))
+        form.addRow("Score classes:", box)
+        self.system_boxes = []
+        sysbox = QVBoxLayout()
+        for s in db.systems():
+            cb = QCheckBox(s or "(no system id)")
+            cb.setProperty("system", s)
+            cb.setChecked(True)
+            self.system_boxes.append(cb)
+            sysbox.addWidget(cb)
+        form.addRow("Systems:", sysbox)
+        self.start_unscored = QCheckBox("Start at the first candidate I have not scored")
+        self.start_unscored.setChecked(True)
+        form.addRow(self.start_unscored)
+        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def classes(self) -> list[str]:
+        return [cb.text() for cb in self.class_boxes if cb.isChecked()]
+
+    def systems(self) -> list[str]:
+        return [cb.property("system") for cb in self.system_boxes if cb.isChecked()]

@@ -1,0 +1,82 @@
+"""Help → Keyboard shortcuts: every action of the window with its keys, by menu.
+
+The list is built from the window's menus at the time it is opened, so actions
+added by other modules (e.g. the Evaluate menu) appear automatically.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHeaderView, QMainWindow, QMenu, QTreeWidget,
+                               QTreeWidgetItem, QVBoxLayout)
+
+
+def _clean(text: str) -> str:
+    return text.replace("&&", "\0").replace("&", "").replace("\0", "&").rstrip("…").strip()
+
+
+def menu_actions(menu: QMenu, path: str = "") -> list[tuple[str, QAction]]:
+    """(menu path, action) for every action of ``menu`` and its submenus (separators skipped)."""
+    out = []
+    here = f"{path} → {_clean(menu.title())}" if path else _clean(menu.title())
+    for act in menu.actions():
+        if act.isSeparator():
+            continue
+        sub = act.menu()
+        if sub is not None:
+            out.extend(menu_actions(sub, here))
+        else:
+            out.append((here, act))
+    return out
+
+
+def all_actions(window: QMainWindow) -> list[tuple[str, QAction]]:
+    """Every menu action of ``window`` with its menu path (recent files excluded)."""
+    out = []
+    for act in window.menuBar().actions():
+        m = act.menu()
+        if m is not None:
+            out.extend((p, a) for p, a in menu_actions(m) if "recent" not in p.lower())
+    return out
+
+
+def shortcut_text(act: QAction) -> str:
+    return ", ".join(k.toString(QKeySequence.NativeText) for k in act.shortcuts() if not k.isEmpty())
+
+
+#: Keys handled inside widgets rather than by actions.
+WIDGET_KEYS = [
+    ("Compare view", "Mouse over a word", "highlight its counterpart in the other sentence"),
+    ("Compare view", "Click a word", "pin / unpin the highlight"),
+    ("Tables", "Up / Down, Page Up / Page Down", "move through sources and translations"),
+    ("Tables", "Click a column header", "sort (again: reverse)"),
+]
+
+
+class ShortcutsDialog(QDialog):
+    """A table: menu, action, shortcut."""
+
+    def __init__(self, window: QMainWindow) -> None:
+        super().__init__(window)
+        self.setObjectName("shortcutsDialog")
+        self.setWindowTitle("Keyboard shortcuts")
+        self.tree = QTreeWidget()
+        self.tree.setObjectName("shortcutsTable")
+        self.tree.setHeaderLabels(["Menu", "Action", "Shortcut"])
+        self.tree.setRootIsDecorated(False)
+        self.tree.setAlternatingRowColors(True)
+        for path, act in all_actions(window):
+            QTreeWidgetItem(self.tree, [path, _clean(act.text()), shortcut_text(act)])
+        for where, key, what in WIDGET_KEYS:
+            QTreeWidgetItem(self.tree, [where, what, key])
+        self.tree.header().setSectionResizeMode(QHeaderView.ResizeToContents)
+        buttons = QDialogButtonBox(QDialogButtonBox.Close)
+        buttons.rejected.connect(self.reject)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.tree)
+        lay.addWidget(buttons)
+        self.resize(640, 560)
+
+    def rows(self) -> list[tuple[str, str, str]]:
+        return [tuple(self.tree.topLevelItem(i).text(c) for c in range(3))
+                for i in range(self.tree.topLevelItemCount())]
