@@ -30,6 +30,7 @@ Candidates whose source has no reference are skipped with a warning
 from __future__ import annotations
 
 import contextlib
+import math
 import multiprocessing as mp
 import os
 import pickle
@@ -49,7 +50,7 @@ import numpy as np
 from evaltrans_qt.engine.database import Database, Source, Target
 from evaltrans_qt.engine.measures import get as get_measure
 from evaltrans_qt.engine.measures import load_all
-from evaltrans_qt.engine.measures.base import Measure, Segment
+from evaltrans_qt.engine.measures.base import Measure, MeasureScore, Segment
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.engine.preprocess import Vocabulary, tokenize
 from evaltrans_qt.engine.results import RunResult, SystemResult
@@ -579,7 +580,8 @@ def _system_result(rows: SystemRows, measures: Mapping[str, Measure],
     flags: dict[str, dict[str, np.ndarray]] = {}
     for name, m in measures.items():
         arr = stats[name]
-        scores[name] = m.score(arr.sum(axis=0))
+        # a system whose candidates were all skipped has no rows: NaN, not a 0/0 error
+        scores[name] = m.score(arr.sum(axis=0)) if len(arr) else MeasureScore(name, math.nan)
         for j, col in enumerate(m.stat_names):
             if col.startswith(FLAG_PREFIX):
                 flags.setdefault(name, {})[col[len(FLAG_PREFIX):]] = arr[:, j] != 0

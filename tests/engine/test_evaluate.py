@@ -224,3 +224,12 @@ def test_process_executor_reused_across_runs_and_from_a_thread():
         for s in want.systems:
             np.testing.assert_array_equal(out[key].systems[s].stats["tlen"],
                                           want.systems[s].stats["tlen"])
+
+
+def test_system_without_scorable_candidates_gets_nan():
+    db = small_db()
+    db.add_target(db.add_source("lonely"), "x", "C")
+    run = evaluate(db, EvalOptions(), ["tlen", "tgram"], executor=SerialExecutor())
+    assert len(run.systems["C"].segments) == 0
+    assert np.isnan(run.systems["C"].scores["tgram"].value)
+    assert run.systems["A"].scores["tlen"].details["sum"] == 4
