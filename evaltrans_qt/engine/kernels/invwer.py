@@ -55,6 +55,7 @@ OP_MATCH, OP_SUB, OP_CAND, OP_REF = 0, 1, 2, 3
 
 _T_SEED, _T_EXT, _T_STRAIGHT, _T_INV, _T_LEAD = 0, 1, 2, 3, 4
 _MAX_COST = 32000
+_CH = 16  # entries per chunk of a corner list
 
 
 @njit(cache=True, nogil=True)
@@ -63,6 +64,16 @@ def _bag(a, b, m, c_sub, c_del, c_ins):
     s = c_sub if c_sub < c_del + c_ins else c_del + c_ins
     k = a if a < b else b
     return (k - m) * s + (a - k) * c_del + (b - k) * c_ins
+
+
+@njit(cache=True, nogil=True)
+def _flows(a, b, c, d):
+    """Most identical pairs of one word among outside parts A, B (candidate) and C, D
+    (reference): any pairing, none A-D (crossing B-C only), none B-C (crossing A-D only)."""
+    m = a + b if a + b < c + d else c + d
+    bc = m if m < b + c else b + c
+    ad = m if m < a + d else a + d
+    return m, bc, ad
 
 
 @njit(cache=True, nogil=True)
@@ -96,6 +107,29 @@ def _grow32(a, n):
 
 
 @njit(cache=True, nogil=True)
+def _offer(bh, head, ekey, eg, enext, etype, ea, eb, ne, key, g, t, a, b, ub, f):
+    """Queue bispan ``key`` with inside cost g unless it is final, no better than queued,
+    or f = g + h > ub. Returns the new entry count (capacity is ensured by the caller)."""
+    bk = bh[2 * key]
+    if bk < 0 or bk <= g:
+        return ne
+    fv = g + bh[2 * key + 1]
+    if fv > ub:
+        return ne
+    if fv < f:  # cannot happen with a consistent h; keeps the queue monotone anyway
+        fv = f
+    bh[2 * key] = g
+    ekey[ne] = key
+    eg[ne] = g
+    etype[ne] = t
+    ea[ne] = a
+    eb[ne] = b
+    enext[ne] = head[fv]
+    head[fv] = ne
+    return ne + 1
+
+
+@njit(cache=True, nogil=True)
 def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree):
     """Core of :func:`inv_distance` on local ids (0..V-1). Returns (d, ops, invs, expanded)."""
     I = c.size
@@ -124,9 +158,6 @@ def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree):
         Cc[c[i]] += 1
     for l in range(L):
         Cr[r[l]] += 1
-    m_all = 0
-    for w in range(V):
-        m_all += Cc[w] if Cc[w] < Cr[w] else Cr[w]
     # prefix/suffix bags for the "no inverted ancestor" case of h (see module doc)
     P = np.empty((I + 1, L + 1), np.int64)
     S = np.empty((I + 1, L + 1), np.int64)
@@ -162,38 +193,71 @@ def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree):
             S[i1, l1] = _bag(I - i1, L - l1, m, c_sub, c_del, c_ins)
     # bh[2k] = best queued g of bispan k (32767 none, -1 final); bh[2k+1] = h(k)
     bh = np.empty(2 * NC * NR, np.int16)
-    cin = np.zeros(V, np.int32)
-    rin = np.zeros(V, np.int32)
+    # outside counts per word: A = cand[:i0], B = cand[i1:], C = ref[:l0], D = ref[l1:]
+    ca = np.zeros(V, np.int64)
+    cb = np.zeros(V, np.int64)
+    cc = np.zeros(V, np.int64)
+    cd = np.zeros(V, np.int64)
     for i0 in range(I):
+        if i0 > 0:
+            ca[c[i0 - 1]] += 1
         for w in range(V):
-            cin[w] = 0
-        m0 = m_all
+            cb[w] = Cc[w] - ca[w]
         for i1 in range(i0 + 1, I + 1):
-            w = c[i1 - 1]
-            if Cc[w] - cin[w] <= Cr[w]:
-                m0 -= 1
-            cin[w] += 1
+            cb[c[i1 - 1]] -= 1
             base = (i1 * (i1 - 1) // 2 + i0) * NR
             a = I - (i1 - i0)
+            # base state l0 = l1 = 0: C empty, D = whole reference
+            mA = 0
+            mBC = 0
+            mAD = 0
+            for w in range(V):
+                cc[w] = 0
+                cd[w] = Cr[w]
+                x, y, z = _flows(ca[w], cb[w], 0, Cr[w])
+                mA += x
+                mBC += y
+                mAD += z
             for l0 in range(L):
-                m = m0
+                if l0 > 0:  # ref word l0-1 moves from D to C
+                    w = r[l0 - 1]
+                    x, y, z = _flows(ca[w], cb[w], cc[w], cd[w])
+                    cc[w] += 1
+                    cd[w] -= 1
+                    x2, y2, z2 = _flows(ca[w], cb[w], cc[w], cd[w])
+                    mA += x2 - x
+                    mBC += y2 - y
+                    mAD += z2 - z
+                m1 = mA
+                m2 = mBC
+                m3 = mAD
                 for l1 in range(l0 + 1, L + 1):
-                    w2 = r[l1 - 1]
-                    if Cr[w2] - rin[w2] <= Cc[w2] - cin[w2]:
-                        m -= 1
-                    rin[w2] += 1
-                    hb = _bag(a, L - (l1 - l0), m, c_sub, c_del, c_ins)
-                    h2 = P[i0, l0] + S[i1, l1]
-                    if h2 > hb + c_inv:
-                        h2 = hb + c_inv
+                    w = r[l1 - 1]
+                    x, y, z = _flows(ca[w], cb[w], cc[w], cd[w])
+                    cd[w] -= 1
+                    x2, y2, z2 = _flows(ca[w], cb[w], cc[w], cd[w])
+                    m1 += x2 - x
+                    m2 += y2 - y
+                    m3 += z2 - z
+                    bt = L - (l1 - l0)
+                    hv = P[i0, l0] + S[i1, l1]                       # no inverted ancestor
+                    if m2 < m3:  # the larger matching gives the smaller (weaker) bound
+                        one = _bag(a, bt, m3, c_sub, c_del, c_ins) + c_inv
+                    else:
+                        one = _bag(a, bt, m2, c_sub, c_del, c_ins) + c_inv
+                    if one < hv:
+                        hv = one                                     # one: crossing one way only
+                    two = _bag(a, bt, m1, c_sub, c_del, c_ins) + 2 * c_inv
+                    if two < hv:
+                        hv = two                                     # two or more inversions
                     kk = 2 * (base + l1 * (l1 - 1) // 2 + l0)
                     bh[kk] = 32767
-                    bh[kk + 1] = h2
+                    bh[kk + 1] = hv
                 for l1 in range(l0 + 1, L + 1):
-                    rin[r[l1 - 1]] -= 1
+                    cd[r[l1 - 1]] += 1
 
-    # ---- agenda
-    cap = 1 << 12
+    # ---- agenda: bucket queue of entries (lazy deletion via bh)
+    cap = 1 << 14
     ekey = np.empty(cap, np.int64)
     eg = np.empty(cap, np.int32)
     enext = np.empty(cap, np.int32)
@@ -202,93 +266,47 @@ def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree):
     eb = np.empty(cap, np.int64)
     ne = 0
     head = np.full(ub + 1, -1, np.int32)
-    # final items and their corner lists
+    # ---- final items: arrays for the backtrace, and four corner lists in chunks of
+    # _CH packed entries (other corner, g) for cache-friendly combination
     xcap = 1 << 12
     xi0 = np.empty(xcap, np.int32)
     xi1 = np.empty(xcap, np.int32)
     xl0 = np.empty(xcap, np.int32)
     xl1 = np.empty(xcap, np.int32)
-    xg = np.empty(xcap, np.int32)
-    xkey = np.empty(xcap, np.int64)
-    nSS = np.empty(xcap, np.int32)
-    nEE = np.empty(xcap, np.int32)
-    nSE = np.empty(xcap, np.int32)
-    nES = np.empty(xcap, np.int32)
     xtype = np.empty(xcap, np.int8)
     xa = np.empty(xcap, np.int64)
     xb = np.empty(xcap, np.int64)
     nx = 0
     NCR = (I + 1) * (L + 1)
-    hSS = np.full(NCR, -1, np.int32)
-    hEE = np.full(NCR, -1, np.int32)
-    hSE = np.full(NCR, -1, np.int32)
-    hES = np.full(NCR, -1, np.int32)
-    cntc = np.zeros(NCR, np.int32)  # items per corner, summed over the 4 lists (buffer sizing)
+    lhead = np.full(4 * NCR, -1, np.int32)   # newest chunk of list (type, corner)
+    lcount = np.zeros(4 * NCR, np.int32)
+    ccap = 1 << 10
+    pool = np.empty(ccap * _CH, np.int64)
+    cnext = np.empty(ccap, np.int32)
+    cfill = np.empty(ccap, np.int32)
+    nch = 0
     closed_at = np.full(NC * NR if want_tree else 1, -1, np.int32)
-    # pending pushes of one expansion
-    pcap = 64
-    pkey = np.empty(pcap, np.int64)
-    pg = np.empty(pcap, np.int32)
-    ptype = np.empty(pcap, np.int8)
-    pa = np.empty(pcap, np.int64)
-    pb = np.empty(pcap, np.int64)
 
     root = (I * (I - 1) // 2 + 0) * NR + (L * (L - 1) // 2 + 0)
-    # seeds (1x1 bispans)
-    np_ = 0
-    nseed = I * L
-    if nseed > pcap:
-        pcap = nseed
-        pkey = np.empty(pcap, np.int64)
-        pg = np.empty(pcap, np.int32)
-        ptype = np.empty(pcap, np.int8)
-        pa = np.empty(pcap, np.int64)
-        pb = np.empty(pcap, np.int64)
     dpair = c_del + c_ins
-    for i in range(I):
+    f = 0
+    if I * L + 8 > cap:
+        cap = 2 * (I * L + 8)
+        ekey = _grow32(ekey, cap)
+        eg = _grow32(eg, cap)
+        enext = _grow32(enext, cap)
+        etype = _grow32(etype, cap)
+        ea = _grow32(ea, cap)
+        eb = _grow32(eb, cap)
+    for i in range(I):  # seeds: the 1x1 bispans
         for l in range(L):
             g = 0 if c[i] == r[l] else (c_sub if c_sub < dpair else dpair)
-            pkey[np_] = ((i + 1) * i // 2 + i) * NR + (l + 1) * l // 2 + l
-            pg[np_] = g
-            ptype[np_] = _T_SEED
-            pa[np_] = -1
-            pb[np_] = -1
-            np_ += 1
-
+            key = ((i + 1) * i // 2 + i) * NR + (l + 1) * l // 2 + l
+            ne = _offer(bh, head, ekey, eg, enext, etype, ea, eb, ne, key, g, _T_SEED, -1, -1,
+                        ub, f)
     result = -1
-    f = 0
     expanded = 0
     while True:
-        # ---- push pending
-        for p in range(np_):
-            key = pkey[p]
-            g = pg[p]
-            bk = bh[2 * key]
-            if bk < 0 or bk <= g:
-                continue
-            fv = g + bh[2 * key + 1]
-            if fv > ub:
-                continue
-            if fv < f:  # cannot happen with a consistent h; keep the queue monotone anyway
-                fv = f
-            bh[2 * key] = g
-            if ne == ekey.size:
-                n2 = 2 * ekey.size
-                ekey = _grow32(ekey, n2)
-                eg = _grow32(eg, n2)
-                enext = _grow32(enext, n2)
-                etype = _grow32(etype, n2)
-                ea = _grow32(ea, n2)
-                eb = _grow32(eb, n2)
-            ekey[ne] = key
-            eg[ne] = g
-            etype[ne] = ptype[p]
-            ea[ne] = pa[p]
-            eb[ne] = pb[p]
-            enext[ne] = head[fv]
-            head[fv] = ne
-            ne += 1
-        np_ = 0
         # ---- pop
         e = -1
         while f <= ub:
@@ -301,7 +319,7 @@ def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree):
                 break
             e = -1
         if e < 0:
-            break  # exhausted (cannot happen: the Levenshtein tree has f <= ub)
+            break  # exhausted: only possible when no tree with an aligned pair is <= ub
         key = ekey[e]
         g = eg[e]
         bh[2 * key] = -1
@@ -318,12 +336,6 @@ def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree):
             xi1 = _grow32(xi1, n2)
             xl0 = _grow32(xl0, n2)
             xl1 = _grow32(xl1, n2)
-            xg = _grow32(xg, n2)
-            xkey = _grow32(xkey, n2)
-            nSS = _grow32(nSS, n2)
-            nEE = _grow32(nEE, n2)
-            nSE = _grow32(nSE, n2)
-            nES = _grow32(nES, n2)
             xtype = _grow32(xtype, n2)
             xa = _grow32(xa, n2)
             xb = _grow32(xb, n2)
@@ -333,8 +345,6 @@ def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree):
         xi1[x] = i1
         xl0[x] = l0
         xl1[x] = l1
-        xg[x] = g
-        xkey[x] = key
         xtype[x] = etype[e]
         xa[x] = ea[e]
         xb[x] = eb[e]
@@ -343,104 +353,114 @@ def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree):
         if key == root:
             result = g
             break
-        # ---- size the pending buffer
-        need = 5
+        kSS = 0 * NCR + i1 * (L + 1) + l1   # items starting at (i1, l1): this one is left
+        kEE = 1 * NCR + i0 * (L + 1) + l0   # items ending at (i0, l0): this one is right
+        kSE = 2 * NCR + i1 * (L + 1) + l0   # items with cand start i1, ref end l0
+        kES = 3 * NCR + i0 * (L + 1) + l1   # items with cand end i0, ref start l1
+        need = 6 + lcount[kEE] + lcount[kSE] + lcount[kES]
         if i1 < I and l1 < L:
-            need += cntc[i1 * (L + 1) + l1]
-        need += cntc[i0 * (L + 1) + l0] + cntc[i1 * (L + 1) + l0] + cntc[i0 * (L + 1) + l1]
-        if need > pcap:
-            pcap = 2 * need
-            pkey = np.empty(pcap, np.int64)
-            pg = np.empty(pcap, np.int32)
-            ptype = np.empty(pcap, np.int8)
-            pa = np.empty(pcap, np.int64)
-            pb = np.empty(pcap, np.int64)
-        # ---- growth by one unaligned word (eps parts of a concatenation)
+            need += lcount[kSS]
+        if ne + need > ekey.size:
+            n2 = 2 * (ne + need)
+            ekey = _grow32(ekey, n2)
+            eg = _grow32(eg, n2)
+            enext = _grow32(enext, n2)
+            etype = _grow32(etype, n2)
+            ea = _grow32(ea, n2)
+            eb = _grow32(eb, n2)
+        # ---- growth by one unaligned word at the right ends (trailing runs)
         if i1 < I:
-            pkey[np_] = (((i1 + 1) * i1) // 2 + i0) * NR + ri
-            pg[np_] = g + c_del
-            np_ += 1
+            ne = _offer(bh, head, ekey, eg, enext, etype, ea, eb, ne,
+                        (((i1 + 1) * i1) // 2 + i0) * NR + ri, g + c_del, _T_EXT, key, -1, ub, f)
         if l1 < L:
-            pkey[np_] = ci * NR + ((l1 + 1) * l1) // 2 + l0
-            pg[np_] = g + c_ins
-            np_ += 1
-        for p in range(np_):
-            ptype[p] = _T_EXT
-            pa[p] = key
-            pb[p] = -1
-        if i1 == I and l1 == L:  # leading unaligned runs close the whole pair
-            pkey[np_] = root
-            pg[np_] = g + i0 * c_del + l0 * c_ins
-            ptype[np_] = _T_LEAD
-            pa[np_] = key
-            pb[np_] = -1
-            np_ += 1
-        # ---- straight: this item left, s right (s starts at corner (i1, l1))
+            ne = _offer(bh, head, ekey, eg, enext, etype, ea, eb, ne,
+                        ci * NR + ((l1 + 1) * l1) // 2 + l0, g + c_ins, _T_EXT, key, -1, ub, f)
+        if i1 == I and l1 == L and (i0 > 0 or l0 > 0):  # leading runs close the whole pair
+            ne = _offer(bh, head, ekey, eg, enext, etype, ea, eb, ne, root,
+                        g + i0 * c_del + l0 * c_ins, _T_LEAD, key, -1, ub, f)
+        # ---- straight [this s]: s = (i1, x, l1, y)
         if i1 < I and l1 < L:
-            s = hSS[i1 * (L + 1) + l1]
-            while s >= 0:
-                pi1 = xi1[s]
-                pl1 = xl1[s]
-                pkey[np_] = ((pi1 * (pi1 - 1)) // 2 + i0) * NR + (pl1 * (pl1 - 1)) // 2 + l0
-                pg[np_] = g + xg[s]
-                ptype[np_] = _T_STRAIGHT
-                pa[np_] = key
-                pb[np_] = xkey[s]
-                np_ += 1
-                s = nSS[s]
-        # ---- straight: s left (ends at corner (i0, l0)), this item right
-        s = hEE[i0 * (L + 1) + l0]
-        while s >= 0:
-            pi0 = xi0[s]
-            pl0 = xl0[s]
-            pkey[np_] = ((i1 * (i1 - 1)) // 2 + pi0) * NR + (l1 * (l1 - 1)) // 2 + pl0
-            pg[np_] = g + xg[s]
-            ptype[np_] = _T_STRAIGHT
-            pa[np_] = xkey[s]
-            pb[np_] = key
-            np_ += 1
-            s = nEE[s]
-        # ---- inverted <this s>: s.i0 = i1, s.l1 = l0
-        s = hSE[i1 * (L + 1) + l0]
-        while s >= 0:
-            pi1 = xi1[s]
-            pl0 = xl0[s]
-            pkey[np_] = ((pi1 * (pi1 - 1)) // 2 + i0) * NR + (l1 * (l1 - 1)) // 2 + pl0
-            pg[np_] = g + xg[s] + c_inv
-            ptype[np_] = _T_INV
-            pa[np_] = key
-            pb[np_] = xkey[s]
-            np_ += 1
-            s = nSE[s]
-        # ---- inverted <s this>: s.i1 = i0, s.l0 = l1
-        s = hES[i0 * (L + 1) + l1]
-        while s >= 0:
-            pi0 = xi0[s]
-            pl1 = xl1[s]
-            pkey[np_] = ((i1 * (i1 - 1)) // 2 + pi0) * NR + (pl1 * (pl1 - 1)) // 2 + l0
-            pg[np_] = g + xg[s] + c_inv
-            ptype[np_] = _T_INV
-            pa[np_] = xkey[s]
-            pb[np_] = key
-            np_ += 1
-            s = nES[s]
-        # ---- file this item in its four corner lists
-        k = i0 * (L + 1) + l0
-        nSS[x] = hSS[k]
-        hSS[k] = x
-        cntc[k] += 1
-        k = i1 * (L + 1) + l1
-        nEE[x] = hEE[k]
-        hEE[k] = x
-        cntc[k] += 1
-        k = i0 * (L + 1) + l1
-        nSE[x] = hSE[k]
-        hSE[k] = x
-        cntc[k] += 1
-        k = i1 * (L + 1) + l0
-        nES[x] = hES[k]
-        hES[k] = x
-        cntc[k] += 1
+            ch = lhead[kSS]
+            while ch >= 0:
+                for q in range(ch * _CH, ch * _CH + cfill[ch]):
+                    v = pool[q]
+                    px = v >> 40
+                    py = (v >> 20) & 0xFFFFF
+                    gs = v & 0xFFFFF
+                    pk = ((px * (px - 1)) // 2 + i0) * NR + (py * (py - 1)) // 2 + l0
+                    sk = ((px * (px - 1)) // 2 + i1) * NR + (py * (py - 1)) // 2 + l1
+                    ne = _offer(bh, head, ekey, eg, enext, etype, ea, eb, ne, pk, g + gs,
+                                _T_STRAIGHT, key, sk, ub, f)
+                ch = cnext[ch]
+        # ---- straight [s this]: s = (x, i0, y, l0)
+        ch = lhead[kEE]
+        while ch >= 0:
+            for q in range(ch * _CH, ch * _CH + cfill[ch]):
+                v = pool[q]
+                px = v >> 40
+                py = (v >> 20) & 0xFFFFF
+                gs = v & 0xFFFFF
+                pk = ((i1 * (i1 - 1)) // 2 + px) * NR + (l1 * (l1 - 1)) // 2 + py
+                sk = ((i0 * (i0 - 1)) // 2 + px) * NR + (l0 * (l0 - 1)) // 2 + py
+                ne = _offer(bh, head, ekey, eg, enext, etype, ea, eb, ne, pk, g + gs,
+                            _T_STRAIGHT, sk, key, ub, f)
+            ch = cnext[ch]
+        # ---- inverted <this s>: s = (i1, x, y, l0)
+        ch = lhead[kSE]
+        while ch >= 0:
+            for q in range(ch * _CH, ch * _CH + cfill[ch]):
+                v = pool[q]
+                px = v >> 40
+                py = (v >> 20) & 0xFFFFF
+                gs = v & 0xFFFFF
+                pk = ((px * (px - 1)) // 2 + i0) * NR + (l1 * (l1 - 1)) // 2 + py
+                sk = ((px * (px - 1)) // 2 + i1) * NR + (l0 * (l0 - 1)) // 2 + py
+                ne = _offer(bh, head, ekey, eg, enext, etype, ea, eb, ne, pk, g + gs + c_inv,
+                            _T_INV, key, sk, ub, f)
+            ch = cnext[ch]
+        # ---- inverted <s this>: s = (x, i0, l1, y)
+        ch = lhead[kES]
+        while ch >= 0:
+            for q in range(ch * _CH, ch * _CH + cfill[ch]):
+                v = pool[q]
+                px = v >> 40
+                py = (v >> 20) & 0xFFFFF
+                gs = v & 0xFFFFF
+                pk = ((i1 * (i1 - 1)) // 2 + px) * NR + (py * (py - 1)) // 2 + l0
+                sk = ((i0 * (i0 - 1)) // 2 + px) * NR + (py * (py - 1)) // 2 + l1
+                ne = _offer(bh, head, ekey, eg, enext, etype, ea, eb, ne, pk, g + gs + c_inv,
+                            _T_INV, sk, key, ub, f)
+            ch = cnext[ch]
+        # ---- file this item in the four corner lists (other corner, g)
+        if nch + 4 > cnext.size:
+            n2 = 2 * (nch + 4)
+            cnext = _grow32(cnext, n2)
+            cfill = _grow32(cfill, n2)
+            pool = _grow32(pool, n2 * _CH)
+        for t in range(4):
+            if t == 0:
+                k = 0 * NCR + i0 * (L + 1) + l0
+                v = (np.int64(i1) << 40) | (np.int64(l1) << 20) | g
+            elif t == 1:
+                k = 1 * NCR + i1 * (L + 1) + l1
+                v = (np.int64(i0) << 40) | (np.int64(l0) << 20) | g
+            elif t == 2:
+                k = 2 * NCR + i0 * (L + 1) + l1
+                v = (np.int64(i1) << 40) | (np.int64(l0) << 20) | g
+            else:
+                k = 3 * NCR + i1 * (L + 1) + l0
+                v = (np.int64(i0) << 40) | (np.int64(l1) << 20) | g
+            ch = lhead[k]
+            if ch < 0 or cfill[ch] == _CH:
+                ch2 = nch
+                nch += 1
+                cnext[ch2] = ch
+                cfill[ch2] = 0
+                lhead[k] = ch2
+                ch = ch2
+            pool[ch * _CH + cfill[ch]] = v
+            cfill[ch] += 1
+            lcount[k] += 1
 
     ops = np.empty((0, 3), np.int32)
     invs = np.empty((0, 8), np.int32)
