@@ -78,6 +78,9 @@ def register(subparsers) -> None:
     io.add_argument("--json", action="store_true", help="print a JSON summary on stdout")
     io.add_argument("--jobs", type=int, default=None, metavar="N",
                     help="worker processes (default: all cores for large runs; 1 = in-process)")
+    io.add_argument("--correlation-samples", type=int, default=1000, metavar="N",
+                    help="bootstrap samples for the report's <correlation> section, written when "
+                         "the database has human scores (0: no correlation section)")
     fl = p.add_argument_group("report flags (Table A.2)")
     fl.add_argument("--sentences-in-detail", action="store_true",
                     help="scores and distances for each single candidate sentence")
@@ -329,6 +332,22 @@ class ProgressBar:
 
 
 # --------------------------------------------------------------------------- run
+def run_correlations(db: Database, run: RunResult, samples: int) -> list:
+    """The report's ``<correlation>`` rows: every measure against every human class of the
+    database that has scores, at sentence level and (with at least 3 systems) system level."""
+    from evaltrans_qt.engine.correlation import correlate_run
+    from evaltrans_qt.errors import ScoreError
+    rows = []
+    levels = ["sentence"] + (["system"] if len(run.systems) >= 3 else [])
+    for cls in db.human_classes:
+        for level in levels:
+            try:
+                rows.extend(correlate_run(db, run, cls, level=level, n_boot=samples))
+            except ScoreError:     # this class has no scores for these systems
+                break
+    return rows
+
+
 def extrapolated_human_scores(db: Database, run: RunResult
                               ) -> dict[str, dict[str, tuple[float, int, int]]]:
     """``--extrapolate`` (Table A.2): estimate unscored candidates from the database's scored
@@ -397,6 +416,8 @@ def run(args: argparse.Namespace) -> int:
     result = replace(result, systems=fixed,
                      database_path=str(args.database) if args.database else None)
     human = extrapolated_human_scores(db, result) if options.extrapolate else {}
+    correlation = (run_correlations(db, result, args.correlation_samples)
+                   if args.xml_mode and db is not None and args.correlation_samples > 0 else [])
     paths = output_paths(args.output_file, list(result.systems))
     cmd = command_line(args, options)
     outputs: list[tuple[Path | None, bytes]] = []
@@ -409,7 +430,8 @@ def run(args: argparse.Namespace) -> int:
                                 reference_files=args.reference, command_line=cmd,
                                 sentences_in_detail=args.sentences_in_detail,
                                 include_sentences=args.include_sentences,
-                                encoding=args.encoding, human=human.get(s))
+                                encoding=args.encoding, human=human.get(s),
+                                correlation=correlation)
         else:
             head = f"# {cmd}\n" + (f"# {args.comment}\n" if args.comment else "")
             data = (head + text_summary(result, s)).encode(args.encoding, "xmlcharrefreplace")

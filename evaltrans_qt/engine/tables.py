@@ -64,19 +64,22 @@ def build_tables(run: RunResult, db: Database | None = None,
         }
         sys_row: dict[str, object] = {"system": name}
         for mname in run.measures:
-            if mname not in sr.stats:
+            if mname not in sr.stats and mname not in sr.scores:
                 continue
             m = run.measure(mname)
             sign = 1 if m.higher_is_better else -1
-            stats = sr.stats[mname]
-            per_sentence = [m.score(row) for row in stats]
+            # a report read back without sentence detail has system scores only
+            stats = sr.stats.get(mname)
+            has_rows = stats is not None and len(stats) == n
+            per_sentence = [m.score(row) for row in stats] if has_rows else []
             cols = list(sr.scores[mname].columns) if mname in sr.scores else (
                 list(per_sentence[0].columns) if per_sentence else [])
             for c in cols:
                 if c not in directions:
                     directions[c] = sign
                     measure_cols.append(c)
-                data[c] = np.array([s.columns.get(c, np.nan) for s in per_sentence], dtype=float)
+                data[c] = (np.array([s.columns.get(c, np.nan) for s in per_sentence], dtype=float)
+                           if has_rows else np.full(n, np.nan))
                 if mname in sr.scores:
                     sys_row[c] = float(sr.scores[mname].columns.get(c, np.nan))
         hum_lengths = np.zeros(n)

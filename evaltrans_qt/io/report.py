@@ -258,11 +258,19 @@ def build_report(run: RunResult, system: str, *, author: str | None = None,
                  reference_files: Sequence[str] = (), command_line: str = "",
                  sentences_in_detail: bool = False, include_sentences: bool = False,
                  encoding: str = "utf-8",
-                 human: Mapping[str, tuple[float, int, int]] | None = None) -> bytes:
+                 human: Mapping[str, tuple[float, int, int]] | None = None,
+                 correlation: Sequence[Any] = ()) -> bytes:
     """The report of one system of ``run`` as bytes in ``encoding``.
 
     ``human`` = {class: (system score, #scored by people, #extrapolated)} is
     written to ``<candidate-statistics>`` as ``<human-score class scored extrapolated>``.
+    ``correlation`` (``engine.correlation.Correlation`` rows of the whole run) becomes
+    the ``<correlation>`` section after ``<evaluation>``: one ``<coefficients measure
+    human level n negated>`` per row with ``<pearson>``, ``<spearman>``, ``<kendall>``
+    (tau_a, thesis eq. 6.23), ``<kendall-b>`` and at sentence level ``<tau-bar>``
+    (eq. 6.24) and ``<wmt-tau>``, each with ``<value>``, ``<lower>``, ``<upper>`` (95%
+    bootstrap; ``pearson`` also Fisher-z bounds). Error measures are negated, so a
+    positive value means agreement with the judges.
     """
     sr = run.systems[system]
     w = _Writer()
@@ -301,6 +309,11 @@ def build_report(run: RunResult, system: str, *, author: str | None = None,
         details_into(w, 3, sr.scores[name].details)
         w.close(2, m.report_element)
     w.close(1, "evaluation")
+    if correlation:
+        from evaltrans_qt.engine.correlation import correlation_report_elements
+        w.open(1, "correlation")
+        details_into(w, 2, {"coefficients": correlation_report_elements(correlation)["correlation"]})
+        w.close(1, "correlation")
     if sentences_in_detail:
         _candidates(w, run, sr, include_sentences)
     w.parts.append("</report>\n")
@@ -475,6 +488,10 @@ def loads_report(data: bytes, path: str | os.PathLike[str] | None = None) -> Run
     files = root.find("files")
     meta: dict[str, Any] = {k: root.findtext(k) or "" for k in ("author", "date", "comment",
                                                                   "software")}
+    corr = root.find("correlation")
+    if corr is not None:
+        meta["correlation"] = [({k: v for k, v in el.attrib.items()}, details_from(el))
+                               for el in corr.findall("coefficients")]
     if files is not None:
         meta["files"] = {c.tag: c.text or "" for c in files if isinstance(c.tag, str)}
         meta["reference-files"] = [c.text or "" for c in files.findall("reference-file")]
