@@ -16,29 +16,43 @@ Algorithm (:func:`inv_distance`) -- exact best-first (A*) agenda parsing over
 bispans, using the bounds of Algorithms 4.4-4.6 (T:880-895):
 
 * items are bispans (cand span, ref span), both non-empty; seeds are the 1x1
-  bispans; an item grows by one unaligned word on any side (c_del / c_ins), and
-  two adjacent items combine straight ([AB]) or inverted (<AB>, + c_inv). Every
-  BTG tree of a bispan with two non-empty sides has a derivation of the same or
-  lower cost in this system (an eps-part next to a tree is a chain of one-word
-  growths; an inverted eps-part is never cheaper than a straight one).
-* priority f = g + h, g = exact inside cost, h = the PER (bag) lower bound of the
-  *outside* words (the thesis' lb_outer, eq. 4.26/4.29). The bag bound is the
-  cost of the best order-free matching, hence subadditive and >= each part's
-  d_inv, so h is consistent: f never decreases along a derivation and every item
-  is final when popped (Knuth's generalisation of Dijkstra; Klein & Manning's
-  A* parsing). Only items with f <= d_inv are ever expanded.
+  bispans; an item grows by one unaligned word at the right end of either side
+  (c_del / c_ins), and two adjacent items combine straight ([AB]) or inverted
+  (<AB>, + c_inv). Every BTG tree with at least one aligned pair has a
+  derivation of the same or lower cost (see "normal form" below; an inverted
+  eps-part is never cheaper than a straight one); the tree without any aligned
+  pair (cost I c_del + L c_ins) is compared separately.
+* priority f = g + h, g = exact inside cost, h = a lower bound of the cost of
+  the *outside* (the thesis' lb_outer, eq. 4.26/4.29), strengthened by the
+  number of inverted ancestors k (each costs c_inv). With A, B the candidate
+  words left/right of the bispan and C, D the reference words left/right:
+  k = 0 -> A pairs only with C and B only with D: bag(A,C) + bag(B,D);
+  k = 1 -> pairs cross one way only (no A-D pair, or no B-C pair): bag with
+  that restriction + c_inv;  k >= 2 -> bag(A+B, C+D) + 2 c_inv;  h = the
+  minimum. Bags (PER, the cost of the best order-free matching) are
+  subadditive and <= d_inv of each part, and a child's configuration is its
+  parent's plus the sibling, so h is consistent: f never decreases along a
+  derivation and every item is final when popped (Knuth's generalisation of
+  Dijkstra; Klein & Manning's A* parsing). Only items with f <= d_inv are
+  expanded.
 * ub_total = Levenshtein distance (eq. 4.26); items with f > ub_total are never
   queued (the thesis' pruning "ub' <= lb_inner").
-* integer costs -> bucket queue (LIFO inside a bucket); stop when the whole
-  sentence pair is popped.
+* normal form: a word without counterpart is attached to the nearest aligned
+  word on its left (same cost), so items only grow at their right ends and the
+  leading runs are added once at the end;
+* integer costs -> bucket queue (LIFO inside a bucket); final items are kept in
+  chunked lists per corner, so combining with all adjacent final items reads
+  memory sequentially; stop when the whole sentence pair is popped.
 
 Pruning never changes the result: every item of an optimal tree has
 f <= d_inv <= ub_total and is therefore expanded. The tests compare with
 :func:`inv_distance_py` (plain recursion eq. 4.24 over all splits, corrected)
 and :func:`inv_distance_cyk` (Algorithm 4.3 bottom-up, no pruning).
 
-Memory: two int16 tables over all bispans (I(I+1)/2 x L(L+1)/2 entries each,
-~0.4 GB for 135 x 151 words, the longest WMT21 en-de pair).
+Cost: the number of expanded items grows quickly with the length and with
+d_inv - d_PER (see ``benchmarks/bench_invwer.py``); memory: two int16 values
+per bispan (I(I+1)/2 x L(L+1)/2 bispans, ~0.4 GB for 135 x 151 words, the
+longest WMT21 en-de pair) plus the agenda.
 """
 
 from __future__ import annotations
