@@ -10,7 +10,8 @@ we encode the tokens to ids and run :class:`WER` (best of N runs). Rows:
 * ours, whole corpus: the 20 systems as one ``corpus_stats`` call;
 * kernel only: ``lev_distance_batch`` on pre-packed ids.
 
-``--all-measures`` also times the WER/PER family with references A, C, D.
+``--all-measures`` also times the WER/PER family with references A, C, D,
+one ``corpus_stats`` call per system (the granularity of the driver's chunks).
 
     python benchmarks/bench_wer.py [WMT_DIR] [--repeat N] [--all-measures]
 """
@@ -141,17 +142,19 @@ def main() -> None:
     if args.all_measures:
         refs3 = [[vocab.encode(tokenize(x, "mteval")) for x in _lines(folder / f"newstest2021.en-de.ref.{r}.de")]
                  for r in "ACD"]
-        segs = [Segment(vocab.encode(t), tuple(r[i] for r in refs3))
-                for ts in hyp_tok.values() for i, t in enumerate(ts)]
-        print(f"\nWER/PER family, references A, C, D, all {n_sys} systems in one call each")
+        per_system = [[Segment(vocab.encode(t), tuple(r[i] for r in refs3)) for i, t in enumerate(ts)]
+                      for ts in hyp_tok.values()]
+        print(f"\nWER/PER family, references A, C, D, {n_sys} systems, one call per system "
+              "(as the driver's chunks)")
         print(f"{'measure':<48}{'seconds':>10}")
         for name, rule in (("wer", "none"), ("per", "none"), ("msder", "none"), ("nper", "none"),
                            ("sbper", "none"), ("wwer", "prefix"), ("wwer", "levenshtein"),
                            ("wper", "prefix"), ("wper", "levenshtein")):
             m = get(name)(EvalOptions(substitution_cost_rule=rule))
             m.fit([], vocab)
-            m.corpus_stats(segs[:10])
-            t, _ = _best(lambda: m.corpus_stats(segs), max(1, args.repeat // 2))
+            m.corpus_stats(per_system[0][:10])
+            t, _ = _best(lambda: [m.corpus_stats(segs) for segs in per_system],
+                         max(1, args.repeat // 2))
             label = name if rule == "none" else f"{name} ({rule})"
             print(f"{label:<48}{t:>10.4f}")
 

@@ -2,7 +2,7 @@
 
 Sentences are packed (``flat``, ``offsets``); a bag is the multiset of ids in
 ``ids[start:end]``. m-grams and skip bigrams are first *interned* to dense
-int64 ids (exactly, with a hash table of the exact keys), so every count-vector distance is
+int64 ids (exactly: a hash table that compares the keys themselves), so every count-vector distance is
 the same compiled kernel :func:`bag_l1_batch` over id ranges.
 """
 
@@ -12,8 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
-from numba import njit, types
-from numba.typed import Dict
+from numba import njit
 
 
 @njit(cache=True, nogil=True)
@@ -56,18 +55,54 @@ def per_from_l1(l1: np.ndarray, hyp_len: np.ndarray, ref_len: np.ndarray, c_sub:
 
 # ------------------------------------------------------------------ interning
 @njit(cache=True, nogil=True)
+def _table_insert(slot_key, slot_val, bits, key, val):
+    mask = (1 << bits) - 1
+    h = np.int64((np.uint64(key) * np.uint64(11400714819323198485)) >> np.uint64(64 - bits))
+    while slot_val[h] >= 0:
+        h = (h + 1) & mask
+    slot_key[h] = key
+    slot_val[h] = val
+
+
+@njit(cache=True, nogil=True)
 def intern_keys(keys):
-    """Dense ids 0..k-1 for int64 keys in order of first occurrence (exact, hash table)."""
-    d = Dict.empty(key_type=types.int64, value_type=types.int64)
-    out = np.empty(len(keys), dtype=np.int64)
-    for i in range(len(keys)):
-        k = keys[i]
-        v = d.get(k, -1)
-        if v < 0:
-            v = len(d)
-            d[k] = v
-        out[i] = v
-    return out, len(d)
+    """Dense ids 0..k-1 for int64 keys in order of first occurrence.
+
+    Exact: an open-addressing hash table (Fibonacci hashing, linear probing)
+    that stores and compares the keys themselves; it doubles at load 1/2.
+    """
+    n = len(keys)
+    bits = 10
+    slot_key = np.empty(1 << bits, dtype=np.int64)
+    slot_val = np.full(1 << bits, -1, dtype=np.int64)
+    uniq = np.empty(max(n, 1), dtype=np.int64)
+    out = np.empty(n, dtype=np.int64)
+    k = 0
+    mult = np.uint64(11400714819323198485)
+    for i in range(n):
+        key = keys[i]
+        mask = (1 << bits) - 1
+        h = np.int64((np.uint64(key) * mult) >> np.uint64(64 - bits))
+        while True:
+            v = slot_val[h]
+            if v < 0:
+                slot_key[h] = key
+                slot_val[h] = k
+                uniq[k] = key
+                out[i] = k
+                k += 1
+                break
+            if slot_key[h] == key:
+                out[i] = v
+                break
+            h = (h + 1) & mask
+        if 2 * k > (1 << bits):
+            bits += 1
+            slot_key = np.empty(1 << bits, dtype=np.int64)
+            slot_val = np.full(1 << bits, -1, dtype=np.int64)
+            for j in range(k):
+                _table_insert(slot_key, slot_val, bits, uniq[j], j)
+    return out, k
 
 
 def _intern(keys: np.ndarray) -> tuple[np.ndarray, int]:
