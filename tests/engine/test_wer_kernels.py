@@ -198,3 +198,16 @@ def test_wper_batch_equals_scipy_on_padded_matrix(sents, rule):
         assert got[k] == pytest.approx(assignment(sub.reshape(len(sents[0]), len(sents[k + 1])))[0])
     if rule == "none":  # unit costs: the assignment problem is eq. 4.12
         assert got.tolist() == [per_py(sents[0], s) for s in sents[1:]]
+
+
+@pytest.mark.parametrize("n,distinct", [(0, 1), (1, 1), (5000, 3), (20000, 15000)])
+def test_intern_keys_exact_with_table_growth(n, distinct):
+    from evaltrans_qt.engine.kernels.bags import intern_keys
+    rng = np.random.default_rng(n)
+    keys = rng.integers(-distinct, distinct, n).astype(np.int64) * 1_000_003
+    ids, k = intern_keys(keys)
+    assert k == len(np.unique(keys))
+    first: dict[int, int] = {}
+    for key, i in zip(keys.tolist(), ids.tolist()):
+        assert first.setdefault(key, i) == i
+    assert sorted(first.values()) == list(range(k))  # dense, first-occurrence order
