@@ -29,41 +29,40 @@ def prefix_cost_ids(chars, choff, a, b):
 
 @njit(cache=True, nogil=True)
 def levenshtein_cost_ids(chars, choff, a, b, scratch_d, scratch_p):
-    """Character distance / shortest optimal path length: a (distance, length) lexicographic
-    DP over one row; scratch arrays need >= longest word + 1 entries."""
+    """Character distance / shortest optimal path length of words a, b.
+
+    One-row DP over the lexicographic pair (distance, path length), encoded as
+    the single integer ``distance * K + length`` with K = |a| + |b| + 1 > any
+    path length. ``scratch_d`` needs >= longest word + 1 entries (``scratch_p``
+    is unused, kept for a uniform signature).
+    """
     a0 = choff[a]
     b0 = choff[b]
     la = choff[a + 1] - a0
     lb = choff[b + 1] - b0
     if la == 0 or lb == 0:
         return 1.0 if la + lb > 0 else 0.0
+    big = la + lb + 1
+    step = big + 1          # one edit and one path step
     for l in range(lb + 1):
-        scratch_d[l] = l
-        scratch_p[l] = l
+        scratch_d[l] = l * step
     for i in range(1, la + 1):
-        dd = scratch_d[0]
-        dp = scratch_p[0]
-        scratch_d[0] = i
-        scratch_p[0] = i
+        diag = scratch_d[0]
+        left = i * step
+        scratch_d[0] = left
         ca = chars[a0 + i - 1]
         for l in range(1, lb + 1):
-            ud = scratch_d[l]
-            up = scratch_p[l]
-            bd = dd + (0 if ca == chars[b0 + l - 1] else 1)
-            bp = dp + 1
-            if ud + 1 < bd or (ud + 1 == bd and up + 1 < bp):
-                bd = ud + 1
-                bp = up + 1
-            ld = scratch_d[l - 1] + 1
-            lp = scratch_p[l - 1] + 1
-            if ld < bd or (ld == bd and lp < bp):
-                bd = ld
-                bp = lp
-            scratch_d[l] = bd
-            scratch_p[l] = bp
-            dd = ud
-            dp = up
-    return scratch_d[lb] / scratch_p[lb]
+            up = scratch_d[l]
+            best = diag + (1 if ca == chars[b0 + l - 1] else step)
+            if up + step < best:
+                best = up + step
+            if left + step < best:
+                best = left + step
+            scratch_d[l] = best
+            diag = up
+            left = best
+    v = scratch_d[lb]
+    return (v // big) / (v % big)
 
 
 @njit(cache=True, nogil=True)
