@@ -53,7 +53,14 @@ def _best_block_pair(window, measure: str) -> tuple[int, int] | None:
     return best
 
 
+#: Panels of this part of the application; others are hidden in screenshots.
+OWN_PANELS = ("Sources", "Translations", "Scoring", "Similar scored translations")
+
+
 def _prepare_view(window, args) -> None:
+    for title, dock in window.panels.items():
+        if title not in OWN_PANELS:
+            dock.hide()
     if args.view == "compare":
         measure = args.measure or "cder"
         window.compare_view.set_measure(measure)
@@ -63,16 +70,18 @@ def _prepare_view(window, args) -> None:
         window.panels["Scoring"].hide()
         window.panels["Similar scored translations"].hide()
     elif args.view == "scoring":
-        if args.measure:
-            window.compare_view.set_measure(args.measure)
+        window.compare_view.set_measure(args.measure or "wer")
         s = window.start_session("judge", None, None, start_unscored=True)
         if s is not None:
-            # show a realistic state: one class scored, on an item with an identical/similar translation
+            s.journal = None  # a screenshot must not leave scores behind (nothing is saved either)
+            from evaltrans_qt.ui.scoring import identical_scores, similar_translations
             for k, (si, ti) in enumerate(s.items):
-                from evaltrans_qt.ui.scoring import similar_translations
-                if not s.is_scored((si, ti)) and similar_translations(window.database, si, ti, s.classes):
+                sim = similar_translations(window.database, si, ti, s.classes)
+                ref_texts = {r.text for r in window.database.references(window.database.sources[si])}
+                if identical_scores(sim, s.classes) and s.target((si, ti)).text not in ref_texts:
                     s.go_to(k)
                     break
+            s.score(4, s.classes[0])  # one class scored, the next one current
     else:
         if args.measure:
             window.compare_view.set_measure(args.measure)
@@ -86,6 +95,8 @@ def _screenshot(window, app, args) -> None:
         app.processEvents()
         if not window.compare_view.runner.pending:
             break
+    w, _x, h = args.size.partition("x")
+    window.resize(int(w), int(h))
     app.processEvents()
     img = window.grab()
     out = Path(args.screenshot)

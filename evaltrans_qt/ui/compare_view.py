@@ -325,7 +325,7 @@ class TokenFlow(QWidget):
     hovered = Signal(int)
     clicked = Signal(int)
 
-    PAD_X, GAP, TOP, BOTTOM = 4, 6, 9, 8
+    PAD_X, GAP, TOP, BOTTOM = 3, 5, 8, 6
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -372,7 +372,8 @@ class TokenFlow(QWidget):
         return f
 
     def _do_layout(self, width: int) -> int:
-        if width == self._layout_width:
+        key = (width, self.logicalDpiX(), self.font().key())
+        if key == self._layout_width:
             return self._height
         fm = QFontMetrics(self.font(), self)
         bold = QFont(self.font())
@@ -391,7 +392,7 @@ class TokenFlow(QWidget):
         if self.rtl:
             rects = [QRect(avail - r.x() - r.width(), r.y(), r.width(), r.height()) for r in rects]
         self._rects = rects
-        self._layout_width = width
+        self._layout_width = key
         self._height = (y + line_h) if self.marks else line_h
         return self._height
 
@@ -407,6 +408,11 @@ class TokenFlow(QWidget):
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802
         return QSize(100, self._do_layout(max(self.width(), 100)))
+
+    def showEvent(self, ev) -> None:  # noqa: N802
+        self._layout_width = -1  # the screen (DPI) is known only now
+        self.updateGeometry()
+        super().showEvent(ev)
 
     def resizeEvent(self, ev) -> None:  # noqa: N802
         self._do_layout(self.width())
@@ -586,7 +592,7 @@ class CompareView(QWidget):
         self.breakdown.setObjectName("breakdownPanel")
         self.breakdown.setHeaderLabels(["Breakdown", "Value"])
         self.breakdown.setRootIsDecorated(False)
-        self.breakdown.setMinimumWidth(220)
+        self.breakdown.setMinimumWidth(170)
 
         split = QSplitter(Qt.Horizontal)
         split.addWidget(scroll)

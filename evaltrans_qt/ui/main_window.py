@@ -127,12 +127,8 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._update_title()
         self._restore_settings()
-        try:
-            from evaltrans_qt.ui import analysis
-        except ImportError:
-            analysis = None
-        if analysis is not None:
-            analysis.install(self)
+        from evaltrans_qt.ui import analysis
+        analysis.install(self)
 
     # ================================================================ building
     def _build_views(self) -> None:
@@ -292,7 +288,7 @@ class MainWindow(QMainWindow):
         self.act_merge = a("&Merge database…", "Ctrl+Shift+M", self.merge_dialog)
         self.act_autosave = a("Auto&save", "Ctrl+Alt+S", self._toggle_autosave, checkable=True)
         self.act_autosave.setChecked(True)
-        self.act_quit = a("&Quit", QKeySequence.Quit, self.close)
+        self.act_quit = a("&Quit", "Ctrl+Q", self.close)
         self.act_quit.setShortcutContext(Qt.ApplicationShortcut)
 
         self.act_undo = self.undo_stack.createUndoAction(self, "&Undo")
@@ -419,6 +415,8 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geo)
         else:
             self.resize(1280, 820)
+            self.resizeDocks([self.panels["Sources"]], [400], Qt.Horizontal)
+            self.resizeDocks([self.panels["Scoring"]], [420], Qt.Horizontal)
         st = s.value("window/state")
         if st is not None:
             self.restoreState(st)

@@ -166,9 +166,10 @@ def start_worker(fn: Callable, *args: Any, _start: bool = True, **kwargs: Any) -
     return w
 
 
-def launch(worker: Worker) -> Worker:
+def launch(worker: Worker, pool: QThreadPool | None = None) -> Worker:
+    """Start ``worker`` on ``pool`` (default: the global pool)."""
     _RUNNING.add(worker)
-    QThreadPool.globalInstance().start(worker)
+    (pool or QThreadPool.globalInstance()).start(worker)
     return worker
 
 
@@ -186,9 +187,19 @@ def handle_errors(worker: Worker, handler: Callable[[BaseException], None]) -> W
     return worker
 
 
+#: Pools of :class:`LatestRunner` instances (interactive jobs never queue behind long runs).
+_POOLS: list[QThreadPool] = []
+
+
 def wait_for_all(msecs: int = 30000) -> bool:
-    """Block until the pool is idle (tests, shutdown)."""
-    return QThreadPool.globalInstance().waitForDone(msecs)
+    """Block until the global pool and the runners' pools are idle (tests, shutdown)."""
+    ok = QThreadPool.globalInstance().waitForDone(msecs)
+    for p in list(_POOLS):
+        try:
+            ok = p.waitForDone(msecs) and ok
+        except RuntimeError:
+            _POOLS.remove(p)
+    return ok
 
 
 class LatestRunner(QObject):
@@ -202,10 +213,16 @@ class LatestRunner(QObject):
     idle = Signal()
     busy = Signal()
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, parent: QObject | None = None, own_pool: bool = True) -> None:
         super().__init__(parent)
         self.generation = 0
         self._current: Worker | None = None
+        #: A private one-thread pool, so interactive jobs never wait for long engine runs.
+        self.pool: QThreadPool | None = None
+        if own_pool:
+            self.pool = QThreadPool(self)
+            self.pool.setMaxThreadCount(1)
+            _POOLS.append(self.pool)
 
     @property
     def pending(self) -> bool:
@@ -225,7 +242,7 @@ class LatestRunner(QObject):
         w.signals.done.connect(lambda: self._finish(gen))
         self._current = w
         self.busy.emit()
-        launch(w)
+        launch(w, self.pool)
         return w
 
     def _is_current(self, gen: int) -> bool:

@@ -1,0 +1,77 @@
+"""The generic worker: results, progress, partial results, cancel, errors, stale generations."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from evaltrans_qt.errors import Cancelled
+from evaltrans_qt.ui.workers import LatestRunner, handle_errors, start_worker
+
+
+def test_function_result_runs_off_ui_thread(qtbot):
+    main = threading.get_ident()
+    with qtbot.waitSignal(start_worker(lambda: threading.get_ident()).signals.finished) as blk:
+        pass
+    assert blk.args[0] != main
+
+
+def test_generator_progress_yields_and_return(qtbot):
+    def job():
+        yield 0.5
+        yield (0.75, "almost")
+        yield {"partial": 1}
+        return 42
+
+    w = start_worker(job, _start=False)
+    progress, parts = [], []
+    w.signals.progress.connect(lambda f, m: progress.append((f, m)))
+    w.signals.yielded.connect(parts.append)
+    from evaltrans_qt.ui.workers import launch
+    with qtbot.waitSignal(w.signals.finished) as blk:
+        launch(w)
+    assert blk.args == [42]
+    assert progress == [(0.5, ""), (0.75, "almost")] and parts == [{"partial": 1}]
+
+
+def test_cancel_flag_and_cancelled_signal(qtbot):
+    started = threading.Event()
+
+    def job(cancel):
+        started.set()
+        while not cancel.is_set():
+            time.sleep(0.01)
+        raise Cancelled()
+
+    w = start_worker(job)
+    started.wait(5)
+    with qtbot.waitSignal(w.signals.cancelled):
+        w.cancel()
+
+
+def test_errors_are_routed(qtbot):
+    seen = []
+    w = start_worker(lambda: 1 / 0, _start=False)
+    handle_errors(w, seen.append)
+    from evaltrans_qt.ui import errors
+    n = len(errors.history)
+    from evaltrans_qt.ui.workers import launch
+    with qtbot.waitSignal(w.signals.done):
+        launch(w)
+    assert isinstance(seen[0], ZeroDivisionError) and len(errors.history) == n
+
+
+def test_latest_runner_ignores_stale_results(qtbot):
+    r = LatestRunner()
+    got = []
+
+    def slow(x, delay):
+        time.sleep(delay)
+        return x
+
+    r.submit(slow, "old", 0.3, on_result=got.append)
+    r.submit(slow, "new", 0.0, on_result=got.append)
+    qtbot.waitUntil(lambda: not r.pending, timeout=5000)
+    time.sleep(0.4)
+    qtbot.wait(50)
+    assert got == ["new"]
