@@ -439,6 +439,8 @@ class TokenFlow(QWidget):
         pal = self.palette()
         text_col = pal.color(QPalette.Text)
         hl = pal.color(QPalette.Highlight)
+        fonts = {k: self._fonts(TokenMark("", k)) for k in (MATCH, SUB, INS, DEL, NGRAM, NONE)}
+        centre = Qt.AlignCenter
         small = QFont(self.font())
         small.setPointSizeF(max(6.0, self.font().pointSizeF() * 0.62))
         small.setBold(True)
@@ -461,8 +463,8 @@ class TokenFlow(QWidget):
                 p.setPen(QPen(col, 2))
                 p.drawRoundedRect(r.adjusted(-1, -3, 1, 3), 3, 3)
             p.setPen(text_col)
-            p.setFont(self._fonts(m))
-            p.drawText(r, Qt.AlignCenter, m.text)
+            p.setFont(fonts[m.kind])
+            p.drawText(r, centre, m.text)
             if m.kind == SUB:  # a second, coloured underline so substitutions show in any palette
                 p.setPen(QPen(KIND_COLOURS[SUB], 2))
                 p.drawLine(r.left() + 2, r.bottom() + 2, r.right() - 2, r.bottom() + 2)

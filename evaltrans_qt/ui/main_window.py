@@ -477,6 +477,8 @@ class MainWindow(QMainWindow):
         name = self.database_path.name if self.database_path else ("untitled" if self.database else "")
         star = " *" if self.is_dirty else ""
         self.setWindowTitle(f"{name}{star} — evaltrans-qt" if name else "evaltrans-qt")
+
+    def _update_counts(self) -> None:
         if self.database is not None:
             c = self.database.counts()
             self.db_label.setText(f"{c['sources']} sources · {c['candidates']} candidates · "
@@ -562,6 +564,7 @@ class MainWindow(QMainWindow):
             self._changes += 1  # the replayed scores are not in the file yet
             self._schedule_autosave()
         self._update_title()
+        self._update_counts()
         if db is not None and db.sources:
             self.source_list.selectRow(0)
         self.statusBar().showMessage(f"Opened {self.database_path or 'database'}", 5000)
@@ -923,6 +926,7 @@ class MainWindow(QMainWindow):
         if db is not None and db.sources:
             self.source_list.selectRow(0)
         self._update_title()
+        self._update_counts()
         self._schedule_autosave()
         self.databaseChanged.emit()
 

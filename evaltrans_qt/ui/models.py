@@ -24,11 +24,21 @@ from PySide6.QtWidgets import QApplication
 
 from evaltrans_qt.engine.database import Database, Target
 
-SORT_ROLE = Qt.UserRole + 1
+SORT_ROLE = Qt.ItemDataRole.UserRole.value + 1
 #: (source_index, target_index) of a target row; source_index of a source row.
-KEY_ROLE = Qt.UserRole + 2
+KEY_ROLE = Qt.ItemDataRole.UserRole.value + 2
 #: The row's kind: "ref" or "cand" (targets), or scored state (sources).
-KIND_ROLE = Qt.UserRole + 3
+KIND_ROLE = Qt.ItemDataRole.UserRole.value + 3
+
+# Roles as plain ints: comparing a role with a Qt enum costs ~10 µs in PySide6,
+# which data() would pay for every cell painted.
+_DISPLAY = Qt.ItemDataRole.DisplayRole.value
+_TOOLTIP = Qt.ItemDataRole.ToolTipRole.value
+_FONT = Qt.ItemDataRole.FontRole.value
+_ALIGN = Qt.ItemDataRole.TextAlignmentRole.value
+_FOREGROUND = Qt.ItemDataRole.ForegroundRole.value
+_RIGHT = int((Qt.AlignRight | Qt.AlignVCenter).value)
+_LEFT = int((Qt.AlignLeading | Qt.AlignVCenter).value)
 
 SCORED_ALL = "all"
 SCORED_COMPLETE = "complete"
@@ -71,7 +81,7 @@ class _SortableModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self.headers)
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):  # noqa: N802
-        if orientation == Qt.Horizontal and role == Qt.DisplayRole and 0 <= section < len(self.headers):
+        if role == _DISPLAY and orientation == Qt.Horizontal and 0 <= section < len(self.headers):
             return self.headers[section]
         return None
 
@@ -187,7 +197,7 @@ class SourceTableModel(_SortableModel):
             return None
         r = self._rows[index.row()]
         c = index.column()
-        if role == Qt.DisplayRole:
+        if role == _DISPLAY:
             if c == self.COL_INDEX:
                 return str(r.index + 1)
             if c == self.COL_TEXT:
@@ -204,14 +214,14 @@ class SourceTableModel(_SortableModel):
             return r.index
         elif role == KIND_ROLE:
             return self.state(r)
-        elif role == Qt.ToolTipRole and c == self.COL_TEXT:
+        elif role == _TOOLTIP and c == self.COL_TEXT:
             tip = r.text
             if r.doc:
                 tip = f"[{r.doc}] {tip}"
             return tip
-        elif role == Qt.TextAlignmentRole and c != self.COL_TEXT:
-            return int(Qt.AlignRight | Qt.AlignVCenter)
-        elif role == Qt.ForegroundRole and c == self.COL_SCORED:
+        elif role == _ALIGN and c != self.COL_TEXT:
+            return _RIGHT
+        elif role == _FOREGROUND and c == self.COL_SCORED:
             st = self.state(r)
             if st == SCORED_COMPLETE:
                 return _tint("#2e7d32")
@@ -364,7 +374,7 @@ class TargetTableModel(_SortableModel):
         r = self._rows[index.row()]
         c = index.column()
         n = len(self.FIXED)
-        if role == Qt.DisplayRole:
+        if role == _DISPLAY:
             if c == 0:
                 return str(r[0] + 1)
             if c < n:
@@ -382,20 +392,20 @@ class TargetTableModel(_SortableModel):
             return (r[0], r[1])
         if role == KIND_ROLE:
             return r[2]
-        if role == Qt.FontRole:
+        if role == _FONT:
             if r[2] == "ref":
                 return self._ref_font
             if n <= c < n + len(self.classes) and r[6][c - n]:
                 return self._ext_font
-        if role == Qt.ToolTipRole:
+        if role == _TOOLTIP:
             if c == 3:
                 return r[4]
             if n <= c < n + len(self.classes) and r[6][c - n]:
                 return "extrapolated from similar scored translations"
-        if role == Qt.TextAlignmentRole and c >= n and c < n + len(self.classes):
-            return int(Qt.AlignRight | Qt.AlignVCenter)
-        if role == Qt.TextAlignmentRole and c == 3:
-            return int(Qt.AlignLeading | Qt.AlignVCenter)
+        if role == _ALIGN and c >= n and c < n + len(self.classes):
+            return _RIGHT
+        if role == _ALIGN and c == 3:
+            return _LEFT
         return None
 
 

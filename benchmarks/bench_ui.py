@@ -1,0 +1,147 @@
+"""Benchmark the application on the imported WMT21 en-de database (issue 6).
+
+Measures, in one process with the offscreen Qt platform:
+
+* open: from ``MainWindow.open_database`` until the window is usable (database
+  loaded on a worker, source list and first source's translations shown,
+  compare view filled) — budget 3 s;
+* next: one step of a scoring session (``ScoringSession.next``: select the
+  source and candidate, similar translations, score panel) — budget 50 ms;
+* the all-translations table (≈24 000 rows): fill and sort by a score column,
+  against a ``QStandardItemModel`` + ``QSortFilterProxyModel`` doing the same
+  (the competitor: Qt's stock models, same process).
+
+    QT_QPA_PLATFORM=offscreen python benchmarks/bench_ui.py [WMT_DIR] [--steps N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt21-ende"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("wmt_dir", nargs="?", default=str(DEFAULT))
+    ap.add_argument("--steps", type=int, default=200)
+    args = ap.parse_args()
+
+    from PySide6.QtCore import QSettings, QSortFilterProxyModel, Qt
+    from PySide6.QtGui import QStandardItem, QStandardItemModel
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication([])
+    tmp = Path(tempfile.mkdtemp(prefix="bench_ui_"))
+    QSettings.setPath(QSettings.IniFormat, QSettings.UserScope, str(tmp))
+    os.environ["EVALTRANS_QT_DATA_DIR"] = str(tmp / "data")
+
+    from evaltrans_qt.io.etdb import save_database
+    from evaltrans_qt.io.wmt import import_wmt
+    from evaltrans_qt.ui.main_window import MainWindow
+    from evaltrans_qt.ui.workers import wait_for_all
+
+    wmt = Path(args.wmt_dir)
+    mqm = wmt / "mqm.tsv"
+    db = import_wmt(wmt, mqm if mqm.exists() else None, "mqm")
+    path = tmp / "wmt21-ende.etdb.xml"
+    save_database(db, path)
+    n_targets = sum(len(s.targets) for s in db.sources)
+    del db
+
+    w = MainWindow(QSettings(str(tmp / "bench.ini"), QSettings.IniFormat), autosave_ms=3_600_000)
+    w.resize(1400, 860)
+    w.show()
+    app.processEvents()
+    wait_for_all(600_000)  # let start-up work (kernel warm-up) finish first: we time the open alone
+    app.processEvents()
+
+    rows = []
+    # ---- open
+    opened = []
+    w.databaseChanged.connect(lambda: opened.append(time.perf_counter()))
+    t0 = time.perf_counter()
+    w.open_database(path)
+    while not opened:
+        app.processEvents()
+    while w.compare_view.runner.pending or w.compare_view.comparison is None:
+        app.processEvents()
+    t_open = time.perf_counter() - t0
+    rows.append(("open WMT db, usable (s)", t_open, 3.0, f"{n_targets} targets, {len(w.database.sources)} sources"))
+
+    # ---- scoring session: next
+    s = w.start_session("bench", ["mqm"], start_unscored=False)
+    app.processEvents()
+    times = []
+    for _ in range(args.steps):
+        t = time.perf_counter()
+        s.next()
+        app.processEvents()
+        times.append(time.perf_counter() - t)
+    med = statistics.median(times)
+    p95 = sorted(times)[int(0.95 * len(times)) - 1]
+    rows.append(("session next, median (ms)", 1000 * med, 50.0, f"{args.steps} steps"))
+    rows.append(("session next, 95th pct (ms)", 1000 * p95, 50.0, f"max {1000 * max(times):.1f} ms"))
+    # score + next (journal fsync included)
+    times = []
+    for k in range(50):
+        t = time.perf_counter()
+        s.score(-float(k % 5), "mqm")
+        app.processEvents()
+        times.append(time.perf_counter() - t)
+    rows.append(("score (journal fsync) + next, median (ms)", 1000 * statistics.median(times), 50.0,
+                 "50 scores"))
+    w.end_session()
+
+    # ---- all translations: ours vs QStandardItemModel
+    t = time.perf_counter()
+    w.all_targets.setChecked(True)
+    app.processEvents()
+    t_fill = time.perf_counter() - t
+    col = w.target_model.headers.index("mqm")
+    t = time.perf_counter()
+    w.target_proxy.sort(col, Qt.DescendingOrder)
+    app.processEvents()
+    t_sort = time.perf_counter() - t
+
+    std = QStandardItemModel()
+    t = time.perf_counter()
+    db = w.database
+    for i, src in enumerate(db.sources):
+        for j, tg in enumerate(src.targets):
+            v = tg.value("mqm")
+            it = QStandardItem("" if v is None else f"{v:g}")
+            it.setData(v if v is not None else float("nan"), Qt.UserRole)
+            std.appendRow([QStandardItem(str(i + 1)), QStandardItem(tg.system or ""), QStandardItem(tg.text), it])
+    t_std_fill = time.perf_counter() - t
+    proxy = QSortFilterProxyModel()
+    proxy.setSourceModel(std)
+    proxy.setSortRole(Qt.UserRole)
+    t = time.perf_counter()
+    proxy.sort(3, Qt.DescendingOrder)
+    t_std_sort = time.perf_counter() - t
+    rows.append(("all translations: fill (s)", t_fill, None, f"QStandardItemModel {t_std_fill:.3f} s, "
+                 f"ratio {t_std_fill / t_fill:.1f}x"))
+    rows.append(("all translations: sort by score (s)", t_sort, None, f"QStandardItemModel+proxy {t_std_sort:.3f} s, "
+                 f"ratio {t_std_sort / t_sort:.1f}x"))
+
+    print(f"\nbench_ui on {wmt.name}: {n_targets} targets\n")
+    print(f"{'what':44} {'measured':>10} {'budget':>8}  note")
+    for what, val, budget, note in rows:
+        b = "" if budget is None else f"{budget:g}"
+        ok = "" if budget is None else ("ok" if val <= budget else "OVER")
+        print(f"{what:44} {val:10.3f} {b:>8}  {ok:4} {note}")
+    w._saved_changes = w._changes
+    w.journal.clear()
+    w.close()
+
+
+if __name__ == "__main__":
+    main()
