@@ -211,3 +211,17 @@ def test_intern_keys_exact_with_table_growth(n, distinct):
     for key, i in zip(keys.tolist(), ids.tolist()):
         assert first.setdefault(key, i) == i
     assert sorted(first.values()) == list(range(k))  # dense, first-occurrence order
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(ids, min_size=2, max_size=6), st.integers(0, 5))
+def test_sorted_skip_bigram_keys_l1_equals_counter(sents, skip):
+    from evaltrans_qt.engine.kernels.bags import skip_bigram_keys, sorted_l1_batch
+    flat, off = packed([arr(s) for s in sents])
+    keys, soff = skip_bigram_keys(flat, off, skip)
+    n = len(sents)
+    a = np.zeros(n - 1, np.int64)
+    b = np.arange(1, n, dtype=np.int64)
+    got = sorted_l1_batch(keys, soff[:-1][a], soff[1:][a], soff[:-1][b], soff[1:][b])
+    want = [bag_l1_py(skip_bigrams_py(sents[0], skip), skip_bigrams_py(s, skip)) for s in sents[1:]]
+    assert got.tolist() == want

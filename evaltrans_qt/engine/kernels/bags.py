@@ -123,9 +123,8 @@ def ngram_ids(flat: np.ndarray, offsets: np.ndarray, max_n: int) -> list[tuple[n
     ends = np.repeat(np.asarray(offsets[1:], dtype=np.int64), lengths)
     pos = np.arange(n, dtype=np.int64)
     base = int(flat.max()) + 1 if n else 1
-    ids1, n1 = _intern(flat)
-    out = [(ids1, n1)]
-    prev = ids1
+    out = [(flat, base)]  # unigram ids are already dense vocabulary ids
+    prev = flat
     for m in range(2, max_n + 1):
         cur = np.full(n, -1, dtype=np.int64)
         valid = (prev >= 0) & (pos + m - 1 < ends)
@@ -162,6 +161,47 @@ def _skip_bigram_keys(flat, offsets, max_skip, base):
                 keys[t] = np.int64(flat[i]) * base + flat[j]
                 t += 1
     return keys, out_off
+
+
+@njit(cache=True, nogil=True)
+def _sort_runs(keys, off):
+    for s in range(len(off) - 1):
+        keys[off[s]:off[s + 1]].sort()
+
+
+@njit(cache=True, nogil=True)
+def sorted_l1_batch(keys, a_start, a_end, b_start, b_end) -> np.ndarray:
+    """Like :func:`bag_l1_batch` for exact int64 keys whose runs are sorted: merge two runs."""
+    n_pairs = len(a_start)
+    out = np.empty(n_pairs, dtype=np.int64)
+    for p in range(n_pairs):
+        i = a_start[p]
+        j = b_start[p]
+        ie = a_end[p]
+        je = b_end[p]
+        common = 0
+        while i < ie and j < je:
+            if keys[i] == keys[j]:
+                common += 1
+                i += 1
+                j += 1
+            elif keys[i] < keys[j]:
+                i += 1
+            else:
+                j += 1
+        out[p] = (a_end[p] - a_start[p]) + (b_end[p] - b_start[p]) - 2 * common
+    return out
+
+
+def skip_bigram_keys(flat: np.ndarray, offsets: np.ndarray, max_skip: int
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """Exact int64 keys ``a * V + b`` of the skip bigrams of each sentence, sorted within the
+    sentence (for :func:`sorted_l1_batch`). Returns ``(keys, offsets)``."""
+    flat = np.asarray(flat, dtype=np.int64)
+    base = int(flat.max()) + 1 if len(flat) else 1
+    keys, off = _skip_bigram_keys(flat, np.asarray(offsets, dtype=np.int64), int(max_skip), base)
+    _sort_runs(keys, off)
+    return keys, off
 
 
 def skip_bigram_ids(flat: np.ndarray, offsets: np.ndarray, max_skip: int
