@@ -1,0 +1,158 @@
+"""Benchmark exact INVWER (and LJWER) on one WMT21 en-de system: 1002 segments x 3 references.
+
+Per pair (candidate, reference) the exact d_inv is computed by the A* kernel
+(:mod:`evaltrans_qt.engine.kernels.invwer`); pairs are spread over ``--workers``
+processes (longest first). The table gives, per length bucket (max(I, L)
+words): pairs, mean/max time of our exact d_inv, and -- for buckets where it is
+feasible -- the time of the unpruned Algorithm 4.3 (the competitor, in the same
+process, on up to ``--cyk-sample`` pairs of the bucket) with the speed-up.
+With ``--ljwer`` it also times LJWER and reports the share of approximated
+sentences (candidates longer than ``ljwer-exact-limit`` words or over the state
+budget).
+
+    python benchmarks/bench_invwer.py [WMT_DIR] [--system Facebook-AI] [--workers 2]
+        [--max-len N] [--ljwer] [--cyk-sample 5]
+
+``--max-len`` skips pairs longer than N words (listed as skipped), so a run
+stays bounded while the longest pairs are investigated separately.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+import numpy as np
+
+from evaltrans_qt.engine.kernels.invwer import inv_distance, inv_distance_cyk
+from evaltrans_qt.engine.kernels.ljwer import lj_search
+from evaltrans_qt.engine.preprocess import Vocabulary, tokenize
+
+DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt21-ende"
+REFS = ("A", "C", "D")
+BUCKETS = (10, 20, 30, 40, 50, 60, 80, 100, 1000)
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+def _time_inv(job):
+    k, x, y = job
+    t = time.perf_counter()
+    d = inv_distance(x, y)
+    return k, d, time.perf_counter() - t
+
+
+def _time_lj(job):
+    k, x, y = job
+    t = time.perf_counter()
+    d, exact, *_ = lj_search(x, y, 25)
+    return k, d, exact, time.perf_counter() - t
+
+
+def _bucket(n: int) -> str:
+    lo = 0
+    for b in BUCKETS:
+        if n < b:
+            return f"{lo}-{b - 1}" if b < 1000 else f">={lo}"
+        lo = b
+    return f">={lo}"
+
+
+def _warm() -> None:
+    x = np.asarray([1, 2, 3, 4], np.int32)
+    inv_distance(x, x[::-1].copy())
+    inv_distance_cyk(x, x[::-1].copy(), 1, 1, 1, 1)
+    lj_search(x, x[::-1].copy())
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("wmt_dir", nargs="?", default=str(DEFAULT))
+    ap.add_argument("--system", default="Facebook-AI")
+    ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
+    ap.add_argument("--max-len", type=int, default=0, help="skip pairs with max(I, L) above this")
+    ap.add_argument("--ljwer", action="store_true")
+    ap.add_argument("--cyk-sample", type=int, default=5)
+    a = ap.parse_args()
+    wmt = Path(a.wmt_dir)
+    vocab = Vocabulary()
+    hyp = [vocab.encode(tokenize(s)) for s in _lines(wmt / f"newstest2021.en-de.hyp.{a.system}.de")]
+    refs = [[vocab.encode(tokenize(s)) for s in _lines(wmt / f"newstest2021.en-de.ref.{r}.de")]
+            for r in REFS]
+    jobs, skipped = [], []
+    for k in range(len(hyp)):
+        for r in range(len(REFS)):
+            x, y = hyp[k], refs[r][k]
+            n = max(len(x), len(y))
+            if a.max_len and n > a.max_len:
+                skipped.append((k, r, len(x), len(y)))
+            else:
+                jobs.append(((k, r), x, y))
+    jobs.sort(key=lambda j: -max(len(j[1]), len(j[2])) ** 2 * min(len(j[1]), len(j[2])) ** 2)
+    _warm()
+    print(f"system {a.system}: {len(hyp)} segments x {len(REFS)} references = "
+          f"{len(hyp) * len(REFS)} pairs; {len(jobs)} timed, {len(skipped)} skipped "
+          f"(max-len {a.max_len or 'none'}); {a.workers} worker processes")
+    times: dict = {}
+    t0 = time.perf_counter()
+    with ProcessPoolExecutor(a.workers, initializer=_warm) as ex:
+        futs = [ex.submit(_time_inv, j) for j in jobs]
+        for f in as_completed(futs):
+            key, d, dt = f.result()
+            times[key] = dt
+    wall = time.perf_counter() - t0
+    by: dict[str, list] = {}
+    for (key, x, y) in jobs:
+        by.setdefault(_bucket(max(len(x), len(y))), []).append((times[key], x, y))
+    print(f"\nINVWER exact, wall time {wall:.1f} s, summed pair time "
+          f"{sum(times.values()):.1f} s")
+    print(f"{'max(I,L)':>10} {'pairs':>6} {'mean s':>9} {'max s':>8} {'sum s':>8} "
+          f"{'Alg.4.3 s':>10} {'speed-up':>9}")
+    order = [_bucket(b - 1) for b in BUCKETS]
+    for name in order:
+        rows = by.get(name)
+        if not rows:
+            continue
+        ts = np.asarray([t for t, _, _ in rows])
+        cyk = ""
+        ratio = ""
+        if a.cyk_sample and name in ("0-9", "10-19"):
+            sample = rows[:a.cyk_sample]
+            tc = 0.0
+            ta = 0.0
+            for _, x, y in sample:
+                t = time.perf_counter()
+                c = inv_distance_cyk(x, y, 1, 1, 1, 1)
+                tc += time.perf_counter() - t
+                t = time.perf_counter()
+                assert inv_distance(x, y) == c
+                ta += time.perf_counter() - t
+            cyk = f"{tc / len(sample):10.4f}"
+            ratio = f"{tc / max(ta, 1e-9):8.1f}x"
+        print(f"{name:>10} {len(rows):6d} {ts.mean():9.4f} {ts.max():8.3f} {ts.sum():8.1f} "
+              f"{cyk:>10} {ratio:>9}")
+    if skipped:
+        print("skipped:", ", ".join(f"seg {k + 1}/ref {REFS[r]} ({i}x{l})" for k, r, i, l in skipped))
+    if a.ljwer:
+        t0 = time.perf_counter()
+        approx = 0
+        lj_times = []
+        with ProcessPoolExecutor(a.workers, initializer=_warm) as ex:
+            for f in as_completed([ex.submit(_time_lj, ((k, r), hyp[k], refs[r][k]))
+                                   for k in range(len(hyp)) for r in range(len(REFS))]):
+                _, _, exact, dt = f.result()
+                approx += not exact
+                lj_times.append(dt)
+        wall = time.perf_counter() - t0
+        n = len(lj_times)
+        print(f"\nLJWER: {n} pairs, wall {wall:.1f} s, mean {np.mean(lj_times):.4f} s, max "
+              f"{np.max(lj_times):.3f} s; approximated {approx} ({100.0 * approx / n:.1f} %)")
+
+
+if __name__ == "__main__":
+    main()
