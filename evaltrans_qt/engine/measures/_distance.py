@@ -129,12 +129,12 @@ class DistanceMeasure(Measure):
         return hyps, [refs[i] for i in pair_ref], pair_hyp, slots
 
     def _unique_pairs(self, segments: Sequence[Segment]):
-        """Candidates, distinct references (shared across systems/segments are computed once),
-        pair index arrays, and each pair's (segment, slot) place."""
+        """Candidates, distinct reference arrays (an array object shared by several segments,
+        e.g. by all systems of a run, is prepared once), pair index arrays, and each pair's
+        (segment, slot) place."""
         hyps = [s.hyp for s in segments]
         refs: list[np.ndarray] = []
         seen: dict[int, int] = {}
-        by_content: dict[bytes, int] = {}
         pair_hyp: list[int] = []
         pair_ref: list[int] = []
         slots: list[tuple[int, int]] = []
@@ -143,12 +143,8 @@ class DistanceMeasure(Measure):
                 arr = seg.refs[r]
                 u = seen.get(id(arr))
                 if u is None:
-                    key = np.asarray(arr, dtype=np.int32).tobytes()
-                    u = by_content.get(key)
-                    if u is None:
-                        u = by_content[key] = len(refs)
-                        refs.append(arr)
-                    seen[id(arr)] = u
+                    u = seen[id(arr)] = len(refs)
+                    refs.append(arr)
                 pair_hyp.append(k)
                 pair_ref.append(u)
                 slots.append((k, j))
