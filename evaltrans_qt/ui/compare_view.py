@@ -97,16 +97,21 @@ def marks_from_alignment(al: Alignment) -> tuple[list[TokenMark], list[TokenMark
     ref = [TokenMark(w, DEL) for w in al.ref]
     h_cp: dict[int, list[int]] = {}
     r_cp: dict[int, list[int]] = {}
+    h_seen: set[int] = set()
     for op in al.operations:
         if op.kind in (OpKind.MATCH, OpKind.SUB) and op.hyp_pos is not None and op.ref_pos is not None:
             kind = MATCH if op.kind == OpKind.MATCH else SUB
             if 0 <= op.hyp_pos < len(hyp):
-                hyp[op.hyp_pos].kind = kind
+                # CDER may cover a candidate word several times: a substitution shows over an identity
+                if op.hyp_pos not in h_seen or kind == SUB:
+                    hyp[op.hyp_pos].kind = kind
+                h_seen.add(op.hyp_pos)
                 h_cp.setdefault(op.hyp_pos, []).append(op.ref_pos)
             if 0 <= op.ref_pos < len(ref):
                 ref[op.ref_pos].kind = kind
                 r_cp.setdefault(op.ref_pos, []).append(op.hyp_pos)
-        elif op.kind == OpKind.INS and op.hyp_pos is not None and 0 <= op.hyp_pos < len(hyp):
+        elif op.kind == OpKind.INS and op.hyp_pos is not None and 0 <= op.hyp_pos < len(hyp) \
+                and op.hyp_pos not in h_seen:
             hyp[op.hyp_pos].kind = INS
         elif op.kind == OpKind.DEL and op.ref_pos is not None and 0 <= op.ref_pos < len(ref):
             ref[op.ref_pos].kind = DEL
@@ -290,7 +295,7 @@ def compute_comparison(measure_name: str, hyp_text: str, ref_texts: list[str], r
         if ref_len is None and stats is not None and len(stats) > 1:
             ref_len = float(stats[1])
         breakdown.append(("Reference length", _fmt(float(ref_len)) if ref_len is not None else "-"))
-        breakdown.append(("Rate", f"{score.value:.4f} ({100 * score.value:.2f} %)"))
+        breakdown.append(("Rate", f"{100 * score.value:.2f} %"))
     breakdown.append(("Identities", str(counts.get("match", 0))))
     breakdown.append(("Substitutions", str(counts.get("sub", 0))))
     breakdown.append(("Insertions", str(counts.get("ins", 0))))

@@ -460,11 +460,13 @@ class ScorePanel(QWidget):
             v = s.judge_value(item, cls)
             lab = self.labels[cls]
             current = k == s.class_pos
-            lab.setText(("▶ " if current else "   ") + cls)
-            f = lab.font()
-            f.setBold(current)
-            lab.setFont(f)
-            lab.setStyleSheet(f"color: {pal.color(QPalette.Highlight).name()};" if current else "")
+            text = ("▶ " if current else "   ") + cls
+            if lab.text() != text:  # restyle only on change (style sheets re-polish the row)
+                lab.setText(text)
+                f = lab.font()
+                f.setBold(current)
+                lab.setFont(f)
+                lab.setStyleSheet(f"color: {pal.color(QPalette.Highlight).name()};" if current else "")
             for b in self.groups[cls].buttons():
                 b.setChecked(v is not None and b.text() == f"{v:g}")
             if cls in self.spins and v is not None:

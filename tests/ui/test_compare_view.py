@@ -28,13 +28,18 @@ def engine_alignment(name, hyp, refs):
 
 
 def expected_marks(al):
-    hyp = [INS] * len(al.hyp)
+    # a candidate word covered by several operations (CDER) shows a substitution over an identity
+    rank = {INS: 0, MATCH: 1, SUB: 2}
+    hyp = [None] * len(al.hyp)
     ref = [DEL] * len(al.ref)
     for op in al.operations:
         if op.hyp_pos is not None:
-            hyp[op.hyp_pos] = KIND[op.kind]
+            k = KIND[op.kind]
+            if hyp[op.hyp_pos] is None or rank[k] > rank[hyp[op.hyp_pos]]:
+                hyp[op.hyp_pos] = k
         if op.ref_pos is not None:
             ref[op.ref_pos] = KIND[op.kind]
+    hyp = [INS if k is None else k for k in hyp]
     hb = [None] * len(al.hyp)
     rb = [None] * len(al.ref)
     for b in al.blocks:
@@ -103,20 +108,30 @@ def test_wer_hand_example_and_hover(qtbot):
     assert view.ref_flow.highlight == {5}
 
 
-def test_cder_block_shares_number_in_both_sentences(qtbot):
+@pytest.mark.parametrize("hyp, ref", [
+    ("at noon we will meet in the lobby", "we will meet in the lobby at noon"),
+    ("From Monday applies on the motorway a speed limit of 120 kilometres per hour.",
+     "From Monday, a speed limit of 120 kilometres per hour applies on the motorway."),
+])
+def test_cder_block_shares_number_in_both_sentences(qtbot, hyp, ref):
     view = CompareView()
     qtbot.addWidget(view)
     view.set_measure("cder")
-    hyp, ref = "at noon we will meet in the lobby", "we will meet in the lobby at noon"
     view.set_pair("src", hyp, "sys", [("A", ref)])
     qtbot.waitUntil(lambda: view.comparison is not None and not view.runner.pending)
     al = engine_alignment("cder", hyp, [ref])
     assert al.blocks, "the engine should report a long jump here"
     for b in al.blocks:
-        hyp_nums = {view.hyp_flow.marks[i].block for i in range(*b.hyp_span)}
-        ref_nums = {view.ref_flow.marks[j].block for j in range(*b.ref_span)}
-        assert hyp_nums <= {b.number} and ref_nums <= {b.number}
+        # reference words are covered once, so their block number is unique
+        assert {view.ref_flow.marks[j].block for j in range(*b.ref_span)} == {b.number}
+        # candidate words may lie in several blocks (CDER covers them freely): one of them is shown
+        for i in range(*b.hyp_span):
+            assert view.hyp_flow.marks[i].block in {c.number for c in al.blocks if c.hyp_span[0] <= i < c.hyp_span[1]}
     assert view.comparison.blocks[0][1] == "long jump"
+    h, r, _hb, _rb = expected_marks(al)
+    assert view.hyp_flow.kinds() == h and view.ref_flow.kinds() == r
+    # every substitution is visible on both sides
+    assert (SUB in view.hyp_flow.kinds()) == (SUB in view.ref_flow.kinds())
 
 
 def test_bleu_ngram_counts_match_sacrebleu(qtbot):
