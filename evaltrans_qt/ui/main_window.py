@@ -341,7 +341,7 @@ class MainWindow(QMainWindow):
         for act in self.session_actions:
             act.setEnabled(False)
 
-        self.act_shortcuts = a("&Keyboard shortcuts", QKeySequence.HelpContents, self.show_shortcuts)
+        self.act_shortcuts = a("&Keyboard shortcuts", "F1", self.show_shortcuts)
         self.act_about = a("&About evaltrans-qt", "Ctrl+Shift+F1", self.about)
 
     def _build_menus(self) -> None:
