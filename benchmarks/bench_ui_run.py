@@ -78,9 +78,14 @@ def main() -> int:
     clock = QElapsedTimer()
     last = [0]
 
+    phase = ["run"]
+    where: list[tuple[float, float, str]] = []     # (gap ms, at s, what was happening)
+
     def tick():
         now = clock.elapsed()
         gaps.append(now - last[0])
+        if now - last[0] > 60:
+            where.append((now - last[0], now / 1000.0, f"{phase[0]}: {view.progress.format()}"))
         last[0] = now
 
     timer = QTimer()
@@ -92,6 +97,7 @@ def main() -> int:
     view.start_run(opts, measures)
     spin(lambda: view.run is not None)
     run_s = time.perf_counter() - t1
+    phase[0] = "analysis"
     spin(lambda: view.analysis is not None and view.analysis.tables is not None, 300)
     analysis_s = time.perf_counter() - t1 - run_s
     timer.stop()
@@ -113,6 +119,10 @@ def main() -> int:
     w = max(len(k) for k, _ in rows)
     for k, v in rows:
         print(f"{k:<{w}}  {v}")
+    if where:
+        print("\nlongest stalls (ms, seconds after start, what was happening):")
+        for gap, at, what in sorted(where, reverse=True)[:8]:
+            print(f"  {gap:7.0f}  {at:7.1f}  {what}")
     win.ask_unsaved = lambda: None
     return 0
 

@@ -1,10 +1,11 @@
-"""``evaltrans-qt [FILE] [--screenshot OUT.png] [--view compare|scoring]`` — the application entry point.
+"""``evaltrans-qt [FILE] [--screenshot OUT.png] [--view compare|scoring|results]`` — the application entry point.
 
 With no FILE the demo database opens (a working copy in the data directory).
 ``--screenshot`` renders the main window to a PNG once the database is shown
 (and the compare view has drawn its alignment) and exits; ``--view`` prepares
 what the screenshot shows: ``compare`` (CDER blocks, the source with the most
-blocks) or ``scoring`` (a scoring session).
+blocks), ``scoring`` (a scoring session) or ``results`` (runs the default
+measures, waits for them, and shows the results view with its correlation plot).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                                 "compare, score, and study measures against human judgements.")
     p.add_argument("file", nargs="?", help="EvalTrans database (.etdb.xml); default: the demo database")
     p.add_argument("--screenshot", metavar="OUT.png", help="render the main window to a PNG and exit")
-    p.add_argument("--view", choices=("browse", "compare", "scoring"), default="browse",
+    p.add_argument("--view", choices=("browse", "compare", "scoring", "results"), default="browse",
                    help="what to show for --screenshot (default: browse)")
     p.add_argument("--measure", default=None, help="measure shown in the compare view (e.g. cder)")
     p.add_argument("--size", default="1400x860", help="window size for --screenshot (WxH)")
@@ -82,9 +83,34 @@ def _prepare_view(window, args) -> None:
                     s.go_to(k)
                     break
             s.score(4, s.classes[0])  # one class scored, the next one current
+    elif args.view == "results":
+        _prepare_results(window, args)
     else:
         if args.measure:
             window.compare_view.set_measure(args.measure)
+
+
+def _prepare_results(window, args) -> None:
+    """Run the default measures in the background, wait, show the correlation tab."""
+    import time
+    app = QApplication.instance()
+    for dock in window.panels.values():
+        dock.hide()
+    window.compare_view.hide()
+    view = window.results_view
+    window.results_dock.show()
+    if not view.start_run():
+        return
+    end = time.monotonic() + 3600
+    while view.analysis is None and time.monotonic() < end:
+        app.processEvents()
+        time.sleep(0.02)
+    view.tabs.setCurrentIndex(2)            # Correlation: scatter, bars, table
+    if args.measure:
+        view.plot_measure.setCurrentText(args.measure)
+    elif view.plot_measure.findText("bleu") >= 0:
+        view.plot_measure.setCurrentText("bleu")
+    app.processEvents()
 
 
 def _screenshot(window, app, args) -> None:

@@ -104,7 +104,7 @@ class CorrelationBars(pg.PlotWidget):
     def __init__(self, parent=None, name: str = "correlationBars") -> None:
         super().__init__(parent)
         _base(self, name)
-        self.addLegend(offset=(10, 10), labelTextColor="#222")
+        self.addLegend(offset=(-10, 10), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 220))
         self.values: dict[str, np.ndarray] = {}
 
     def set_data(self, measures: Sequence[str], values: Mapping[str, Sequence[float]],

@@ -167,7 +167,11 @@ class FrameModel(QAbstractTableModel):
         return None
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.AscendingOrder) -> None:
-        if not 0 <= column < len(self._columns):
+        if column < 0:
+            self._sort = None
+            return
+        if column >= len(self._columns):     # e.g. requested before data arrived: remember
+            self._sort = (column, order == Qt.DescendingOrder)
             return
         self.layoutAboutToBeChanged.emit()
         old = self._order

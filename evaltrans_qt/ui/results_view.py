@@ -184,6 +184,8 @@ class ResultsView(QWidget):
         proxy.setSourceModel(model)
         view.setModel(proxy)
         view.setSortingEnabled(True)
+        # natural order (database / source order) until the user clicks a header
+        view.horizontalHeader().setSortIndicator(-1, Qt.AscendingOrder)
         view.setSelectionBehavior(QTableView.SelectRows)
         view.setAlternatingRowColors(True)
         view.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
