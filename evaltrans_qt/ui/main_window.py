@@ -699,10 +699,15 @@ class MainWindow(QMainWindow):
         if not self._confirm_discard():
             ev.ignore()
             return
-        from evaltrans_qt.ui.workers import wait_for_all
         self.compare_view.runner.cancel()
-        wait_for_all(60000)
-        QApplication.processEvents()
+        if self._saving is not None:  # let a running (auto)save finish; other jobs are not waited for
+            w = self._saving
+            w.wait_done = []
+            w.signals.done.connect(lambda: w.wait_done.append(1))
+            from PySide6.QtCore import QDeadlineTimer, QEventLoop
+            deadline = QDeadlineTimer(120_000)
+            while not w.wait_done and self._saving is not None and not deadline.hasExpired():
+                QApplication.processEvents(QEventLoop.AllEvents, 50)
         if self.journal is not None:
             self.journal.close()
         self._store_settings()
@@ -833,7 +838,11 @@ class MainWindow(QMainWindow):
                 return None
         self.end_session()
         classes = classes or self.database.human_classes
-        s = ScoringSession(self.database, judge, classes, self.journal, self.undo_stack, systems, self)
+        try:
+            s = ScoringSession(self.database, judge, classes, self.journal, self.undo_stack, systems, self)
+        except Exception as exc:  # noqa: BLE001 - unknown class, no classes: one error place
+            errors.show_error(exc if isinstance(exc, EvalTransError) else EvalTransError(str(exc)), self)
+            return None
         self.session = s
         self.settings.setValue("session/judge", judge)
         s.currentChanged.connect(self._session_moved)

@@ -187,3 +187,16 @@ def test_rtl_and_wrapping(qtbot):
     assert view.hyp_flow.heightForWidth(400) > 3 * one_line
     rects = [view.hyp_flow.token_rect(k) for k in range(80)]
     assert max(r.right() for r in rects) <= max(view.hyp_flow.width(), 400)
+
+
+def test_empty_cases(qtbot):
+    view = CompareView()
+    qtbot.addWidget(view)
+    view.set_pair("src", "a lonely candidate", "X", [])
+    assert view.against.count() == 0
+    assert view.ref_title.text() == "No reference for this source" and view.ref_flow.marks == []
+    view.set_pair("src", "", "X", [("A", "a reference")])
+    qtbot.waitUntil(lambda: view.comparison is not None and not view.runner.pending)
+    assert view.hyp_flow.marks == [] and view.ref_flow.kinds() == [DEL, DEL]
+    view.clear()
+    assert view.comparison is None and view.breakdown.topLevelItemCount() == 0
