@@ -300,3 +300,28 @@ def test_live_correlation_updates_while_scoring(qtbot, results):
                                          "tester", target_index=tgt_i))
     qtbot.waitUntil(lambda: live.updates > before, timeout=30_000)
     assert int(live.model.frame["n"].max()) == n_before + 1
+
+
+def test_screenshot_of_the_results_view(tmp_path):
+    """`evaltrans-qt --screenshot OUT.png --view results FILE` runs, waits, renders, exits."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    from PySide6.QtGui import QImage
+
+    from evaltrans_qt.io.etdb import demo_database_path
+    db = tmp_path / "demo.etdb.xml"
+    shutil.copyfile(demo_database_path(), db)
+    out = tmp_path / "results.png"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", EVALTRANS_QT_DATA_DIR=str(tmp_path / "data"),
+               XDG_CONFIG_HOME=str(tmp_path / "config"))
+    proc = subprocess.run([sys.executable, "-c", "import sys; from evaltrans_qt.ui.app import main; "
+                           "sys.exit(main(sys.argv[1:]))", "--screenshot", str(out), "--view",
+                           "results", "--size", "1000x700", str(db)],
+                          capture_output=True, text=True, timeout=600, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    img = QImage(str(out))
+    assert (img.width(), img.height()) == (1000, 700)
+    assert db.with_name(db.name + ".session.json").exists()    # the run was recorded
