@@ -46,6 +46,12 @@ BLOCK_NAMES = {BlockKind.LONG_JUMP: "long jump", BlockKind.SHIFT: "shift",
                BlockKind.INVERSION: "inversion"}
 
 
+def _set_text(label: QLabel, text: str) -> None:
+    """Set a label's text only if it changed (each change re-lays out the window)."""
+    if label.text() != text:
+        label.setText(text)
+
+
 def block_colour(number: int) -> QColor:
     return BLOCK_COLOURS[(number - 1) % len(BLOCK_COLOURS)]
 
@@ -567,6 +573,7 @@ class CompareView(QWidget):
         bar.addWidget(self.max_n)
         self.status = QLabel("")
         self.status.setObjectName("compareStatus")
+        self.status.setFixedWidth(90)  # text changes must not re-layout the window
         bar.addWidget(self.status)
 
         self.source_label = QLabel()
@@ -718,8 +725,8 @@ class CompareView(QWidget):
         self.status.setText("")
         against = self.against.currentData()
         other = against is not None and against[0] == "other"
-        self.hyp_title.setText(f"<b>Candidate</b> {self._hyp_label}")
-        self.ref_title.setText(f"<b>{'Candidate' if other else 'Reference'}</b> {c.ref_label}"
+        _set_text(self.hyp_title, f"<b>Candidate</b> {self._hyp_label}")
+        _set_text(self.ref_title, f"<b>{'Candidate' if other else 'Reference'}</b> {c.ref_label}"
                                + (" (nearest)" if against and against[0] == "nearest" else ""))
         self.hyp_flow.set_marks(c.hyp, c.hyp_rtl)
         self.ref_flow.set_marks(c.ref, c.ref_rtl)

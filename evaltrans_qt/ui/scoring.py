@@ -327,7 +327,7 @@ class ScorePanel(QWidget):
         self.setObjectName("scorePanel")
         self.setFocusPolicy(Qt.StrongFocus)
         self.session: ScoringSession | None = None
-        self.header = QLabel("No scoring session. Session → Start scoring session… (Ctrl+Shift+J)")
+        self.header = QLabel("No scoring session. Session → Start scoring session… (Ctrl+J)")
         self.header.setObjectName("sessionHeader")
         self.header.setWordWrap(True)
         self.candidate = QLabel()
@@ -386,7 +386,7 @@ class ScorePanel(QWidget):
         self.session = session
         self._set_enabled(session is not None)
         if session is None:
-            self.header.setText("No scoring session. Session → Start scoring session… (Ctrl+Shift+J)")
+            self.header.setText("No scoring session. Session → Start scoring session… (Ctrl+J)")
             self.candidate.clear()
             self.identical_label.clear()
             self.progress.setValue(0)
@@ -447,10 +447,10 @@ class ScorePanel(QWidget):
         item = s.current
         t = s.target(item)
         src = s.db.sources[item[0]]
-        self.header.setText(f"Judge <b>{s.judge or '(anonymous)'}</b> — item {s.pos + 1} of {len(s.items)}"
+        _set_text(self.header, f"Judge <b>{s.judge or '(anonymous)'}</b> — item {s.pos + 1} of {len(s.items)}"
                             f" — system <b>{t.system or '-'}</b> — source {item[0] + 1}")
         self.header.setToolTip(src.text)
-        self.candidate.setText(t.text)
+        _set_text(self.candidate, t.text)
         self.candidate.setAlignment(Qt.AlignRight if _rtl(t.text) else Qt.AlignLeft)
         done, total = s.progress()
         self.progress.setMaximum(max(total, 1))
@@ -471,16 +471,21 @@ class ScorePanel(QWidget):
                 b.setChecked(v is not None and b.text() == f"{v:g}")
             if cls in self.spins and v is not None:
                 self.spins[cls].setValue(v)
-        self.time_label.setText(f"Time on this item: {s.seconds_on(item):.0f} s")
+        _set_text(self.time_label, f"Time on this item: {s.seconds_on(item):.0f} s")
 
     def show_identical(self, vals: dict[str, float]) -> None:
         if vals:
             txt = ", ".join(f"{c} {v:g}" for c, v in vals.items())
-            self.identical_label.setText(f"An identical translation was scored: {txt} — press I to take it.")
+            _set_text(self.identical_label, f"An identical translation was scored: {txt} — press I to take it.")
             self.buttons["identical"].setEnabled(True)
         else:
-            self.identical_label.setText("")
+            _set_text(self.identical_label, "")
             self.buttons["identical"].setEnabled(False)
+
+
+def _set_text(label: QLabel, text: str) -> None:
+    if label.text() != text:
+        label.setText(text)
 
 
 def _rtl(text: str) -> bool:
