@@ -61,7 +61,7 @@ def open_db(qtbot, window, path, timeout: int = 20000):
     return window.database
 
 
-def wait_compare(qtbot, window, timeout: int = 20000):
-    """Wait until the compare view has no alignment computation pending."""
+def wait_compare(qtbot, window, timeout: int = 180_000):
+    """Wait until the compare view has no alignment pending (generous: a first call may compile kernels)."""
     qtbot.waitUntil(lambda: not window.compare_view.runner.pending, timeout=timeout)
     return window.compare_view.comparison

@@ -92,7 +92,7 @@ def test_wer_hand_example_and_hover(qtbot):
     view.show()
     view.set_measure("wer")
     view.set_pair("src", "the cat sat on mat", "sys", [("A", "the cat sat on the mat")])
-    qtbot.waitUntil(lambda: view.comparison is not None and not view.runner.pending)
+    qtbot.waitUntil(lambda: view.comparison is not None and not view.runner.pending, timeout=180_000)
     # one deletion: the second "the" of the reference (Levenshtein, unique optimum)
     assert view.hyp_flow.kinds() == [MATCH] * 5
     assert view.ref_flow.kinds() == [MATCH, MATCH, MATCH, MATCH, DEL, MATCH]
@@ -118,7 +118,7 @@ def test_cder_block_shares_number_in_both_sentences(qtbot, hyp, ref):
     qtbot.addWidget(view)
     view.set_measure("cder")
     view.set_pair("src", hyp, "sys", [("A", ref)])
-    qtbot.waitUntil(lambda: view.comparison is not None and not view.runner.pending)
+    qtbot.waitUntil(lambda: view.comparison is not None and not view.runner.pending, timeout=180_000)
     al = engine_alignment("cder", hyp, [ref])
     assert al.blocks, "the engine should report a long jump here"
     for b in al.blocks:
@@ -157,7 +157,7 @@ def test_compare_two_candidates_and_stale_results(qtbot):
     i = view.against.findText("candidate Y")
     assert i >= 0
     view.against.setCurrentIndex(i)
-    qtbot.waitUntil(lambda: view.comparison is not None and not view.runner.pending)
+    qtbot.waitUntil(lambda: view.comparison is not None and not view.runner.pending, timeout=180_000)
     assert [m.text for m in view.ref_flow.marks] == ["a", "x", "c", "d"]
     assert view.ref_flow.kinds() == [MATCH, SUB, MATCH, MATCH]
     # quick successive requests: only the last one is shown
@@ -175,7 +175,7 @@ def test_rtl_and_wrapping(qtbot):
     view.set_measure("wer")
     ar = "ذهب الولد إلى المدرسة صباحا"
     view.set_pair("src", ar, "X", [("A", "ذهب الولد إلى البيت")])
-    qtbot.waitUntil(lambda: view.comparison is not None and not view.runner.pending)
+    qtbot.waitUntil(lambda: view.comparison is not None and not view.runner.pending, timeout=180_000)
     flow = view.hyp_flow
     assert flow.rtl
     # the first word is drawn at the right
@@ -196,7 +196,35 @@ def test_empty_cases(qtbot):
     assert view.against.count() == 0
     assert view.ref_title.text() == "No reference for this source" and view.ref_flow.marks == []
     view.set_pair("src", "", "X", [("A", "a reference")])
-    qtbot.waitUntil(lambda: view.comparison is not None and not view.runner.pending)
+    qtbot.waitUntil(lambda: view.comparison is not None and not view.runner.pending, timeout=180_000)
     assert view.hyp_flow.marks == [] and view.ref_flow.kinds() == [DEL, DEL]
     view.clear()
     assert view.comparison is None and view.breakdown.topLevelItemCount() == 0
+
+
+@pytest.mark.parametrize("dark", [False, True])
+def test_readable_on_light_and_dark_palettes(qtbot, dark):
+    from PySide6.QtGui import QColor, QPalette
+    from evaltrans_qt.ui.compare_view import TokenFlow, TokenMark
+    flow = TokenFlow()
+    qtbot.addWidget(flow)
+    pal = QPalette()
+    bg, fg = (QColor(30, 30, 30), QColor(235, 235, 235)) if dark else (QColor(250, 250, 250), QColor(10, 10, 10))
+    for role in (QPalette.Window, QPalette.Base):
+        pal.setColor(role, bg)
+    for role in (QPalette.Text, QPalette.WindowText):
+        pal.setColor(role, fg)
+    flow.setPalette(pal)
+    flow.setAutoFillBackground(True)
+    flow.resize(400, 60)
+    flow.set_marks([TokenMark("WWWW", k) for k in (SUB, INS, DEL)])
+    img = flow.grab().toImage()
+    for i in range(3):
+        r = flow.token_rect(i)
+        # the tinted background stays on the palette's side of mid-grey, so the text colour contrasts
+        tint = img.pixelColor(r.left() + 1, r.top() + 1)
+        assert (tint.lightness() < 128) == dark, (i, tint.name())
+        # and text is drawn in the palette's text colour (some pixel close to it inside the word box)
+        close = any(abs(img.pixelColor(x, y).lightness() - fg.lightness()) < 60
+                    for x in range(r.left(), r.right()) for y in range(r.top(), r.bottom()))
+        assert close
