@@ -54,7 +54,7 @@ def main_window(qtbot, tmp_path):
     wait_for_all(30000)
 
 
-def open_db(qtbot, window, path, timeout: int = 20000):
+def open_db(qtbot, window, path, timeout: int = 120_000):
     """Open ``path`` in ``window`` and wait until it is shown."""
     with qtbot.waitSignal(window.databaseChanged, timeout=timeout):
         window.open_database(path)

@@ -16,7 +16,7 @@ def test_autosave_writes_file_and_clears_journal(qtbot, main_window, demo_copy):
     open_db(qtbot, w, demo_copy)
     s = w.start_session("auto", ["fluency"], start_unscored=False)
     item = s.current
-    with qtbot.waitSignal(w.saved, timeout=20000):
+    with qtbot.waitSignal(w.saved, timeout=120_000):
         s.score(3)
     assert not w.is_dirty
     assert w.journal.entries() == []

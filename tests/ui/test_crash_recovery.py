@@ -88,7 +88,7 @@ def test_sigkill_in_session_loses_nothing(qtbot, main_window, demo_copy, tmp_pat
     assert w.is_dirty
     assert "recovered" in w.statusBar().currentMessage()
     # saving writes them into the file and clears the journal
-    with qtbot.waitSignal(w.saved, timeout=20000):
+    with qtbot.waitSignal(w.saved, timeout=120_000):
         w.save()
     assert _kim(load_database(demo_copy)) == expected
     assert w.journal.entries() == []

@@ -13,7 +13,7 @@ from tests.ui.conftest import open_db
 
 
 def _dialog(qtbot) -> QMessageBox:
-    qtbot.waitUntil(lambda: bool(errors.open_dialogs()), timeout=20000)
+    qtbot.waitUntil(lambda: bool(errors.open_dialogs()), timeout=120_000)
     return errors.open_dialogs()[-1]
 
 

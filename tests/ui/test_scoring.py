@@ -79,7 +79,7 @@ def test_keyboard_scoring_undo_save_reopen(qtbot, main_window, demo_copy):
     assert len(expected) == 4
     # the journal holds every change so far (5 scores + 3 undo/redo steps)
     assert len(w.journal.entries()) == 8
-    with qtbot.waitSignal(w.saved, timeout=20000):
+    with qtbot.waitSignal(w.saved, timeout=120_000):
         w.save()
     assert not w.is_dirty and w.journal.entries() == []
     w.end_session()
