@@ -31,11 +31,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def _best_block_pair(window, measure: str) -> tuple[int, int] | None:
-    """The (source, candidate) with the most blocks of ``measure`` (for the compare screenshot)."""
+    """The (source, candidate) among the first sources with the most blocks of ``measure`` (screenshots)."""
     from evaltrans_qt.ui.compare_view import compute_comparison
     db = window.database
     best, best_key = None, None
-    for i, src in enumerate(db.sources):
+    for i, src in enumerate(db.sources[:30]):  # a screenshot needs a good example, not the best one
         refs = db.references(src)
         if not refs:
             continue
