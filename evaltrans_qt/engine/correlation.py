@@ -120,7 +120,7 @@ def _sorted_groups(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return order.astype(np.int64), np.r_[starts, x.size].astype(np.int64)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _group_ranks(order: np.ndarray, bounds: np.ndarray, wb: np.ndarray,
                  ranks: np.ndarray) -> float:
     """Weighted mid-ranks of one sample into ``ranks``; returns the tied pairs."""
@@ -138,7 +138,7 @@ def _group_ranks(order: np.ndarray, bounds: np.ndarray, wb: np.ndarray,
     return ties
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _spearman_kernel(xo, xb, yo, yb, w):
     """rho and tied pairs in x and y for each weight row (see :func:`weighted_spearman`)."""
     B, n = w.shape
@@ -191,7 +191,7 @@ def _rank_kernel(x, y, w):
 
 
 # ----------------------------------------------------------------- Kendall
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _concordance_kernel(xs: np.ndarray, yr: np.ndarray, ny: int, w: np.ndarray,
                         order: np.ndarray) -> np.ndarray:
     """C - D for each weight row; items sorted by x (``order``), ``yr`` dense y-ranks

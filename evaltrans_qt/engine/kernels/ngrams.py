@@ -65,7 +65,7 @@ def pack(arrays: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
 # --------------------------------------------------------------------------- hash table
 # A table of capacity 2**bits is one int64 array ``slots``: slots[2i] = key
 # (-1 = empty), slots[2i+1] = id; linear probing, Fibonacci hashing.
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _probe(slots, key, shift, mask):
     """Slot index of ``key`` or of the empty slot where it belongs."""
     i = np.int64((np.uint64(key) * _MULT) >> shift)
@@ -76,7 +76,7 @@ def _probe(slots, key, shift, mask):
         i = (i + 1) & mask
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _lookup(slots, key, shift, mask):
     i = _probe(slots, key, shift, mask)
     if slots[2 * i] == -1:
@@ -84,7 +84,7 @@ def _lookup(slots, key, shift, mask):
     return slots[2 * i + 1]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _token(flat, start, n, p, B):
     """Token at position ``p`` of the sequence virtually padded with ``B`` <s> and one </s>."""
     if p < B:
@@ -94,7 +94,7 @@ def _token(flat, start, n, p, B):
     return np.int64(1)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _rehash(slots, bits):
     nb = bits + 1
     mask = (np.int64(1) << nb) - 1
@@ -108,14 +108,14 @@ def _rehash(slots, bits):
     return out, nb
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _grow(a, size):
     out = np.zeros(size, dtype=a.dtype)
     out[:a.shape[0]] = a
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _build_kernel(flat, offsets, max_order, initial, end, bits):
     """Intern every m-gram (m <= max_order) of the sequences; count the valid windows."""
     slots = np.full(2 << bits, -1, dtype=np.int64)
@@ -168,7 +168,7 @@ def _build_kernel(flat, offsets, max_order, initial, end, bits):
             last[:n_ids].copy(), counts[:n_ids].copy())
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _windows(seq_len, max_order, initial, end):
     """Number of chain steps (interned windows) of one padded sequence."""
     B = max_order - 1
@@ -181,7 +181,7 @@ def _windows(seq_len, max_order, initial, end):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _clip_kernel(hflat, hoff, rflat, roff, rstart, max_order, initial, end,
                  gslots, gbits, weights, use_weights):
     """Per segment and order: clipped matches (eq. 3.1-3.3), candidate m-grams N_m and,
@@ -322,7 +322,7 @@ def _clip_kernel(hflat, hoff, rflat, roff, rstart, max_order, initial, end,
     return correct, total, info, missing
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _pair_kernel(hflat, hoff, rflat, roff, rstart, max_order):
     """For each (candidate, one of its references) pair and order: Σ min(count_hyp, count_ref)
     (no boundaries). The candidate is interned once per segment in a small local table."""
