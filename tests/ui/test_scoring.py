@@ -124,3 +124,19 @@ def test_similar_order_identical_first_then_distance(qtbot, main_window, demo_co
             keys = [(not x.identical, x.distance) for x in sim]
             assert keys == sorted(keys)
             assert all(x.identical == (x.target.text == t.text) for x in sim)
+
+
+def test_session_dialog_defaults_and_unknown_class(qtbot, main_window, demo_copy):
+    from evaltrans_qt.ui import errors
+    from evaltrans_qt.ui.scoring import SessionDialog
+    w = main_window
+    db = open_db(qtbot, w, demo_copy)
+    dlg = SessionDialog(db, "eve", w)
+    assert dlg.judge.text() == "eve"
+    assert dlg.classes() == db.human_classes and dlg.systems() == db.systems()
+    dlg.deleteLater()
+    assert w.start_session("eve", ["no-such-class"]) is None
+    assert "no-such-class" in str(errors.history[-1])
+    # a session restricted to one system only visits that system's candidates
+    s = w.start_session("eve", ["fluency"], systems=[db.systems()[0]])
+    assert s.items and all(s.target(it).system == db.systems()[0] for it in s.items)
