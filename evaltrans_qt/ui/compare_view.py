@@ -606,7 +606,7 @@ class CompareView(QWidget):
         self.breakdown.setObjectName("breakdownPanel")
         self.breakdown.setHeaderLabels(["Breakdown", "Value"])
         self.breakdown.setRootIsDecorated(False)
-        self.breakdown.setMinimumWidth(170)
+        self.breakdown.setMinimumWidth(250)
 
         split = QSplitter(Qt.Horizontal)
         split.addWidget(scroll)

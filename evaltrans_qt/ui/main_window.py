@@ -416,7 +416,11 @@ class MainWindow(QMainWindow):
         else:
             self.resize(1280, 820)
             self.resizeDocks([self.panels["Sources"]], [400], Qt.Horizontal)
+            self.resizeDocks([self.panels["Translations"]], [230], Qt.Vertical)
             self.resizeDocks([self.panels["Scoring"]], [420], Qt.Horizontal)
+            # the scoring panels appear when a session starts
+            self.panels["Scoring"].hide()
+            self.panels["Similar scored translations"].hide()
         st = s.value("window/state")
         if st is not None:
             self.restoreState(st)

@@ -339,7 +339,8 @@ class ScorePanel(QWidget):
         self.candidate.setFont(f)
         self.progress = QProgressBar()
         self.progress.setObjectName("sessionProgress")
-        self.progress.setFormat("%v / %m scored")
+        self.progress.setFormat("no scoring session")
+        self.progress.setMaximum(1)
         self.progress.setValue(0)
         self.time_label = QLabel()
         self.identical_label = QLabel()
@@ -389,8 +390,11 @@ class ScorePanel(QWidget):
             self.header.setText("No scoring session. Session → Start scoring session… (Ctrl+J)")
             self.candidate.clear()
             self.identical_label.clear()
+            self.progress.setMaximum(1)
             self.progress.setValue(0)
+            self.progress.setFormat("no scoring session")
             return
+        self.progress.setFormat("%v / %m scored")
         for r, (cls, lv) in enumerate(zip(session.classes, session.levels)):
             lab = QLabel(cls)
             self.labels[cls] = lab
