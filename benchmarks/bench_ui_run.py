@@ -30,6 +30,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(here.parents[1] / "shared" / "data" / "wmt21-ende"))
     ap.add_argument("--measures", default=None, help="comma separated (default: all default measures)")
+    ap.add_argument("--trace-stalls", metavar="FILE", default=None,
+                    help="dump every thread's stack to FILE whenever the event loop stalls")
+    ap.add_argument("--stall-seconds", type=float, default=0.4, help="stall length for --trace-stalls")
     args = ap.parse_args()
     data = Path(args.data)
     if not data.is_dir():
@@ -81,7 +84,12 @@ def main() -> int:
     phase = ["run"]
     where: list[tuple[float, float, str]] = []     # (gap ms, at s, what was happening)
 
+    trace = open(args.trace_stalls, "w") if args.trace_stalls else None   # noqa: SIM115
+
     def tick():
+        if trace is not None:
+            import faulthandler
+            faulthandler.dump_traceback_later(args.stall_seconds, file=trace)   # re-armed every tick
         now = clock.elapsed()
         gaps.append(now - last[0])
         if now - last[0] > 60:
@@ -101,6 +109,10 @@ def main() -> int:
     spin(lambda: view.analysis is not None and view.analysis.tables is not None, 300)
     analysis_s = time.perf_counter() - t1 - run_s
     timer.stop()
+    if trace is not None:
+        import faulthandler
+        faulthandler.cancel_dump_traceback_later()
+        trace.close()
     g = np.asarray(gaps, float)
     late = g - 10.0
 

@@ -23,3 +23,21 @@ def _stop_pyside_source_scan() -> None:
 
 
 _stop_pyside_source_scan()
+
+
+def _shorten_gil_switch_interval(seconds: float = 0.0005) -> None:
+    """Let the UI thread get the GIL quickly while workers run Python.
+
+    Every Python method Qt calls while painting (a model's ``data()``,
+    ``rowCount()``, ...) must first take the GIL. With CPython's default
+    switch interval of 5 ms, a worker thread busy in Python makes each such
+    call wait up to 5 ms, and painting a table of a thousand cells freezes the
+    window for seconds (measured: 6.5 s after a WMT run). 0.5 ms keeps the
+    hand-over short at a small cost in throughput.
+    """
+    import sys
+    if sys.getswitchinterval() > seconds:
+        sys.setswitchinterval(seconds)
+
+
+_shorten_gil_switch_interval()

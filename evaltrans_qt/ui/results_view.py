@@ -418,7 +418,12 @@ class ResultsView(QWidget):
             rows = sum(len(db.candidates(s)) for s in db.sources)
             if not isinstance(choose_executor(rows, len(names)), SerialExecutor):
                 executor = self._pool = getattr(self, "_pool", None) or LocalProcessExecutor(nice=10)
-        w = start_worker(iter_evaluate, db, opts, names, None, executor, _start=False)
+        # Chunks travel to the pool pickled; pickling holds the GIL in one C call, so
+        # small chunks keep each hold short enough for a fluid UI (1002 rows: ~90 ms).
+        from evaltrans_qt.engine.evaluate import LocalProcessExecutor as _Pool
+        chunk = 128 if isinstance(executor, _Pool) else None
+        w = start_worker(iter_evaluate, db, opts, names, None, executor, _start=False,
+                         chunk_size=chunk)
         w.signals.progress.connect(self._on_progress)
         w.signals.yielded.connect(self._on_system)
         w.signals.finished.connect(lambda _r, names=names, opts=opts: self._on_finished(opts, names))
@@ -467,7 +472,8 @@ class ResultsView(QWidget):
         self.eta.setText("")
         self._record_run(options, names, list(order), seconds)
         self.runFinished.emit(self.run)
-        self.refresh_analysis()
+        # let the window finish its own updates before the analysis competes for the GIL
+        QTimer.singleShot(300, self.refresh_analysis)
 
     def _record_run(self, options, names, systems, seconds) -> None:
         path = getattr(self.window_, "database_path", None)
