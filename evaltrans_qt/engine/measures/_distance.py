@@ -213,6 +213,30 @@ class DistanceMeasure(Measure):
                          float(distance), tuple(ops), (), ref_index)
 
 
+class WordCostsMixin:
+    """Word-dependent substitution costs (thesis section 4.5, Table A.8) for a measure.
+
+    The measure exists only when ``--substitution-cost-rule`` is not ``none``;
+    :meth:`costs` builds the :class:`~evaltrans_qt.engine.subcosts.SubstitutionCosts`
+    of the fitted vocabulary once (WWER, WPER, WCDER).
+    """
+
+    _costs = None   # SubstitutionCosts of the current vocabulary, built on first use
+
+    @classmethod
+    def enabled(cls, options) -> bool:
+        return options.substitution_cost_rule != "none"
+
+    def costs(self):
+        from evaltrans_qt.engine.subcosts import SubstitutionCosts
+        from evaltrans_qt.errors import ScoreError
+        if self.vocab is None:
+            raise ScoreError(f"{self.name}: word-dependent costs need the vocabulary; call fit() first")
+        if self._costs is None or self._costs.vocab is not self.vocab:
+            self._costs = SubstitutionCosts(self.options.substitution_cost_rule, self.vocab)
+        return self._costs
+
+
 def packed(arrays: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """:func:`pack` with int32 flat array and int64 offsets."""
     flat, off = pack(arrays)

@@ -33,11 +33,8 @@ from evaltrans_qt.engine.alignment import Alignment, Block, BlockKind, EditOp, O
 from evaltrans_qt.engine.kernels.cder import (
     E_DIAG, E_HOR, E_JUMP, E_VER, _misc_penalty, cder_distance_batch, cder_misc_batch, cder_path)
 from evaltrans_qt.engine.measures import register
-from evaltrans_qt.engine.measures._distance import DistanceMeasure, packed, select
+from evaltrans_qt.engine.measures._distance import DistanceMeasure, WordCostsMixin, packed, select
 from evaltrans_qt.engine.measures.base import MeasureScore, Segment, error_rate_details
-from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.subcosts import SubstitutionCosts
-from evaltrans_qt.errors import ScoreError
 
 DIRECTIONS = ("forward", "backward", "bidirectional", "maximum")
 _SUFFIX = {"forward": "", "backward": "-bwd", "bidirectional": "-bi", "maximum": "-max"}
@@ -219,7 +216,7 @@ class CDER(DistanceMeasure):
 
 
 @register
-class WCDER(CDER):
+class WCDER(WordCostsMixin, CDER):
     """CDER with word-dependent substitution costs (``--substitution-cost-rule``, thesis 4.5)."""
 
     name = "wcder"
@@ -228,21 +225,6 @@ class WCDER(CDER):
     source = "thesis 4.4.2 and 4.5 (T:642-700, T:896-991); Leusch et al. 2006 section 4"
     column = "WCDER"
     use_word_costs = True
-
-    def __init__(self, options: EvalOptions | None = None) -> None:
-        super().__init__(options)
-        self._costs: SubstitutionCosts | None = None
-
-    @classmethod
-    def enabled(cls, options: EvalOptions) -> bool:
-        return options.substitution_cost_rule != "none"
-
-    def costs(self) -> SubstitutionCosts:
-        if self.vocab is None:
-            raise ScoreError(f"{self.name}: word-dependent costs need the vocabulary; call fit() first")
-        if self._costs is None or self._costs.vocab is not self.vocab:
-            self._costs = SubstitutionCosts(self.options.substitution_cost_rule, self.vocab)
-        return self._costs
 
     def _sub(self, hf, ho, rf, ro, pair_hyp):
         return self.costs().matrices(hf, ho, rf, ro, pair_hyp)

@@ -15,11 +15,8 @@ from evaltrans_qt.engine.alignment import Alignment, EditOp, OpKind
 from evaltrans_qt.engine.kernels.assignment import wper_batch
 from evaltrans_qt.engine.kernels.bags import bag_l1_batch, per_from_l1
 from evaltrans_qt.engine.measures import register
-from evaltrans_qt.engine.measures._distance import DistanceMeasure, bag_alignment_ops, packed
+from evaltrans_qt.engine.measures._distance import DistanceMeasure, WordCostsMixin, bag_alignment_ops, packed
 from evaltrans_qt.engine.measures.base import Segment
-from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.subcosts import SubstitutionCosts
-from evaltrans_qt.errors import ScoreError
 
 
 def bag_pairs(hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray], pair_hyp: np.ndarray,
@@ -96,7 +93,7 @@ def assignment(cost: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
 
 
 @register
-class WPER(PER):
+class WPER(WordCostsMixin, PER):
     """PER with word-dependent substitution costs (assignment problem, T:555-566)."""
 
     name = "wper"
@@ -105,21 +102,6 @@ class WPER(PER):
     source = "thesis section 4.2.1 (T:555-566) and 4.5, Table A.8"
     column = "WPER"
     aliases = ("mwper",)
-
-    def __init__(self, options: EvalOptions | None = None) -> None:
-        super().__init__(options)
-        self._costs: SubstitutionCosts | None = None
-
-    @classmethod
-    def enabled(cls, options: EvalOptions) -> bool:
-        return options.substitution_cost_rule != "none"
-
-    def costs(self) -> SubstitutionCosts:
-        if self.vocab is None:
-            raise ScoreError(f"{self.name}: word-dependent costs need the vocabulary; call fit() first")
-        if self._costs is None or self._costs.vocab is not self.vocab:
-            self._costs = SubstitutionCosts(self.options.substitution_cost_rule, self.vocab)
-        return self._costs
 
     def indexed_distances(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
                           pair_hyp: np.ndarray, pair_ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

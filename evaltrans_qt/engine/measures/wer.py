@@ -14,11 +14,8 @@ from evaltrans_qt.engine.kernels.levenshtein import (
     OP_DEL, OP_INS, OP_MATCH, lev_backtrace, lev_distance_batch, lev_distance_rule_batch,
     unit_sub_matrix)
 from evaltrans_qt.engine.measures import register
-from evaltrans_qt.engine.measures._distance import DistanceMeasure, packed
+from evaltrans_qt.engine.measures._distance import DistanceMeasure, WordCostsMixin, packed
 from evaltrans_qt.engine.measures.base import Segment
-from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.subcosts import SubstitutionCosts
-from evaltrans_qt.errors import ScoreError
 
 _KIND = {OP_MATCH: OpKind.MATCH, 1: OpKind.SUB, OP_INS: OpKind.INS, OP_DEL: OpKind.DEL}
 
@@ -65,7 +62,7 @@ class WER(DistanceMeasure):
 
 
 @register
-class WWER(WER):
+class WWER(WordCostsMixin, WER):
     """WER with word-dependent substitution costs (``--substitution-cost-rule``)."""
 
     name = "wwer"
@@ -74,21 +71,6 @@ class WWER(WER):
     source = "thesis section 4.5 (T:896-991), Table A.8"
     column = "WWER"
     aliases = ("mwwer",)
-
-    def __init__(self, options: EvalOptions | None = None) -> None:
-        super().__init__(options)
-        self._costs: SubstitutionCosts | None = None
-
-    @classmethod
-    def enabled(cls, options: EvalOptions) -> bool:
-        return options.substitution_cost_rule != "none"
-
-    def costs(self) -> SubstitutionCosts:
-        if self.vocab is None:
-            raise ScoreError(f"{self.name}: word-dependent costs need the vocabulary; call fit() first")
-        if self._costs is None or self._costs.vocab is not self.vocab:
-            self._costs = SubstitutionCosts(self.options.substitution_cost_rule, self.vocab)
-        return self._costs
 
     def indexed_distances(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
                           pair_hyp: np.ndarray, pair_ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
