@@ -24,7 +24,7 @@ from typing import IO, Any
 from evaltrans_qt.errors import SaveError
 
 
-def _fsync_dir(directory: Path) -> None:
+def fsync_dir(directory: Path) -> None:
     """Persist the rename itself (POSIX; silently skipped where unsupported)."""
     try:
         fd = os.open(directory, os.O_RDONLY)
@@ -77,7 +77,7 @@ def atomic_writer(path: str | os.PathLike[str], mode: str = "wb", *,
             raise SaveError(f"cannot write: {exc.strerror or exc}; the previous file is unchanged",
                             target) from exc
         raise
-    _fsync_dir(directory)
+    fsync_dir(directory)
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:

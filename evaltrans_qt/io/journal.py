@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from evaltrans_qt.engine.database import Database, Target
+from evaltrans_qt.io.atomic import atomic_write_bytes, fsync_dir
 
 FORMAT_VERSION = 1
 
@@ -100,7 +101,7 @@ class Journal:
             if new:
                 header = json.dumps({"evaltrans-journal": FORMAT_VERSION}) + "\n"
                 os.write(self._fd, header.encode("utf-8"))
-                _fsync_dir(self.path.parent)
+                fsync_dir(self.path.parent)
             else:
                 self._repair_tail()
         return self._fd
@@ -157,36 +158,16 @@ class Journal:
         if upto_seq is None or upto_seq >= self._seq:
             if self.path.exists():
                 self.path.unlink()
-                _fsync_dir(self.path.parent)
+                fsync_dir(self.path.parent)
             return
         keep = [e for e in self.entries() if e.seq > upto_seq]
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        with open(tmp, "wb") as f:
-            f.write((json.dumps({"evaltrans-journal": FORMAT_VERSION}) + "\n").encode("utf-8"))
-            for e in keep:
-                f.write((e.to_json() + "\n").encode("utf-8"))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.path)
-        _fsync_dir(self.path.parent)
+        lines = [json.dumps({"evaltrans-journal": FORMAT_VERSION})] + [e.to_json() for e in keep]
+        atomic_write_bytes(self.path, ("\n".join(lines) + "\n").encode("utf-8"))
 
     def close(self) -> None:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def find_target(db: Database, change: ScoreChange) -> Target | None:
