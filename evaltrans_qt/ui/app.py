@@ -149,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     from evaltrans_qt.ui.main_window import MainWindow
     errors.install_excepthook()
     window = MainWindow()
+    window.persist_settings = not args.screenshot   # before the file is opened (recent files)
     if args.screenshot:
         w, _x, h = args.size.partition("x")
         window.resize(int(w), int(h))

@@ -431,7 +431,12 @@ class MainWindow(QMainWindow):
         self.act_autosave.setChecked(auto not in (False, "false", 0, "0"))
         self.autosave_enabled = self.act_autosave.isChecked()
 
+    #: False for runs that must leave the user's settings alone (``--screenshot``).
+    persist_settings = True
+
     def _store_settings(self) -> None:
+        if not self.persist_settings:
+            return
         s = self.settings
         s.setValue("window/geometry", self.saveGeometry())
         s.setValue("window/state", self.saveState())
@@ -446,6 +451,8 @@ class MainWindow(QMainWindow):
         return [str(x) for x in (v or [])]
 
     def _add_recent(self, path: Path) -> None:
+        if not self.persist_settings:
+            return
         files = [str(path)] + [f for f in self.recent_files() if f != str(path)]
         self.settings.setValue("recentFiles", files[:MAX_RECENT])
         self._update_recent_menu()
@@ -848,7 +855,8 @@ class MainWindow(QMainWindow):
             errors.show_error(exc if isinstance(exc, EvalTransError) else EvalTransError(str(exc)), self)
             return None
         self.session = s
-        self.settings.setValue("session/judge", judge)
+        if self.persist_settings:
+            self.settings.setValue("session/judge", judge)
         s.currentChanged.connect(self._session_moved)
         s.scoreChanged.connect(self._session_scored)
         self.score_panel.set_session(s)

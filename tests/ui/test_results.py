@@ -325,3 +325,5 @@ def test_screenshot_of_the_results_view(tmp_path):
     img = QImage(str(out))
     assert (img.width(), img.height()) == (1000, 700)
     assert db.with_name(db.name + ".session.json").exists()    # the run was recorded
+    # a screenshot hides panels and switches autosave off: none of it may reach the settings
+    assert not any((tmp_path / "config").rglob("*.ini"))
