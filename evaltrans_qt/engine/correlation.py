@@ -703,7 +703,8 @@ def correlate_run(db, run, human: str, *, measures: Sequence[str] | None = None,
     y_sys = np.zeros(len(rows))
     boot_y = np.zeros((n_boot, len(rows)))
     for j, ((sysname, ok, src), yv) in enumerate(zip(rows, yvals)):
-        lens = np.array([hs.lengths.get((int(i), sysname), 0) for i in src], float)
+        keys = hs.keys(sysname, run.systems[sysname].segments)
+        lens = np.array([hs.lengths.get(keys[r], 0) for r in ok], float)
         lw = lens if weighted and lens.sum() > 0 else np.ones(len(src))
         y_sys[j] = float(lw @ yv / lw.sum())
         if n_boot:

@@ -88,30 +88,36 @@ def target_value(t: Target, cls: str, how: str = "mean", norm=None,
 class HumanScores:
     """Per-candidate human values of one (possibly combined) class.
 
-    ``values[(source_index, system)]`` is the aggregated value; ``lengths`` the
+    ``values[(source_index, system, k)]`` is the aggregated value of the system's
+    k-th candidate of that source (k = 0 but where a source text occurs several times
+    in a test set and was merged, T:1971; see :func:`occurrence_keys`); ``lengths`` the
     candidate length in words (whitespace tokens) used for weighting.
     """
 
     cls: str
-    values: Mapping[tuple[int, str], float]
-    lengths: Mapping[tuple[int, str], int]
+    values: Mapping[tuple[int, str, int], float]
+    lengths: Mapping[tuple[int, str, int], int]
     normalized: bool = False
     how: str = "mean"
 
     def systems(self) -> list[str]:
         seen: dict[str, None] = {}
-        for (_, sysname) in self.values:
+        for (_, sysname, _k) in self.values:
             seen.setdefault(sysname, None)
         return list(seen)
 
+    def keys(self, system: str, segments: Iterable[int]) -> list[tuple[int, str, int]]:
+        """Keys of a system's rows given their source indices (rows in target order)."""
+        return [(i, system, k) for i, k in occurrence_keys(segments)]
+
     def column(self, system: str, segments: Iterable[int]) -> np.ndarray:
-        """Values for ``system`` at the given source indices (NaN where unscored)."""
-        return np.array([self.values.get((i, system), math.nan) for i in segments], float)
+        """Values for ``system``'s rows at the given source indices (NaN where unscored)."""
+        return np.array([self.values.get(k, math.nan) for k in self.keys(system, segments)], float)
 
     def system_score(self, system: str, weighted: bool = True,
                      segments: Iterable[int] | None = None) -> float:
         """Length-weighted (T:1125) or plain mean of the system's sentence values."""
-        keys = [(i, system) for i in segments] if segments is not None else \
+        keys = self.keys(system, segments) if segments is not None else \
             [k for k in self.values if k[1] == system]
         v = np.array([self.values.get(k, math.nan) for k in keys], float)
         w = np.array([self.lengths.get(k, 0) for k in keys], float) if weighted else np.ones(len(v))
@@ -120,6 +126,23 @@ class HumanScores:
 
     def system_scores(self, weighted: bool = True) -> dict[str, float]:
         return {s: self.system_score(s, weighted) for s in self.systems()}
+
+
+def occurrence_keys(segments: Iterable[int]) -> list[tuple[int, int]]:
+    """``(source_index, k)`` for each row: k counts earlier rows with the same source.
+
+    A source text that occurs several times in a test set is one source (T:1971)
+    with several candidates per system; rows of a system are in target order, so
+    (source, k) names the k-th of them -- the same key human scores use.
+    """
+    seen: dict[int, int] = {}
+    out = []
+    for i in segments:
+        i = int(i)
+        k = seen.get(i, 0)
+        seen[i] = k + 1
+        out.append((i, k))
+    return out
 
 
 def weighted_mean(v: np.ndarray, w: np.ndarray) -> float:
@@ -147,10 +170,14 @@ def human_scores(db: Database, cls: str, how: str = "mean", normalize: bool = Fa
     check_class(db, cls)
     parts = split_class(cls)
     norms = {p: normalizer(db, p, include_extrapolated) if normalize else None for p in parts}
-    values: dict[tuple[int, str], float] = {}
-    lengths: dict[tuple[int, str], int] = {}
+    values: dict[tuple[int, str, int], float] = {}
+    lengths: dict[tuple[int, str, int], int] = {}
     for i, src in enumerate(db.sources):
+        seen: dict[str, int] = {}
         for t in db.candidates(src):
+            sysname = t.system or ""
+            k = seen.get(sysname, 0)
+            seen[sysname] = k + 1
             total = 0.0
             for p in parts:
                 v = target_value(t, p, how, norms[p], include_extrapolated)
@@ -158,7 +185,7 @@ def human_scores(db: Database, cls: str, how: str = "mean", normalize: bool = Fa
                     break
                 total += v
             else:
-                key = (i, t.system or "")
+                key = (i, sysname, k)
                 values[key] = -total if parts == [RANK_CLASS] else total
                 lengths[key] = word_length(t.text)
     return HumanScores(cls, values, lengths, normalize, how)

@@ -182,16 +182,18 @@ def common_rows(run, systems: Sequence[str] | None = None,
     (and ``keep(system, source_index)``, e.g. "has a human score"), in source order."""
     names = list(systems) if systems is not None else list(run.systems)
     shared = None
+    from evaltrans_qt.engine.human import occurrence_keys
+    keys = {s: occurrence_keys(run.systems[s].segments) for s in names}
     for s in names:
-        segs = set(run.systems[s].segments)
+        segs = set(keys[s])
         if keep is not None:
-            segs = {i for i in segs if keep(s, i)}
+            segs = {key for key in segs if keep(s, key[0])}
         shared = segs if shared is None else shared & segs
     order = sorted(shared or ())
     out = {}
     for s in names:
-        pos = {seg: r for r, seg in enumerate(run.systems[s].segments)}
-        out[s] = np.array([pos[i] for i in order], dtype=int)
+        pos = {key: r for r, key in enumerate(keys[s])}     # (source, k): repeated sources too
+        out[s] = np.array([pos[key] for key in order], dtype=int)
     return out
 
 
@@ -216,13 +218,13 @@ def human_significance(hs, systems: Sequence[str] | None = None, *, weighted: bo
     names = list(systems) if systems is not None else hs.systems()
     shared = None
     for s in names:
-        segs = {i for (i, sy) in hs.values if sy == s}
+        segs = {(i, k) for (i, sy, k) in hs.values if sy == s}
         shared = segs if shared is None else shared & segs
     order = sorted(shared or ())
     stats = {}
     for s in names:
-        v = [hs.values[(i, s)] for i in order]
-        w = [max(hs.lengths.get((i, s), 0), 0) if weighted else 1 for i in order]
+        v = [hs.values[(i, s, k)] for i, k in order]
+        w = [max(hs.lengths.get((i, s, k), 0), 0) if weighted else 1 for i, k in order]
         if weighted and sum(w) == 0:
             w = [1] * len(order)
         stats[s] = mean_stats(v, w)

@@ -34,14 +34,24 @@ class ResultTables:
     directions: dict[str, int]
 
 
-def _candidate_lookup(db: Database | None) -> dict[tuple[int, str], object]:
+def _row_targets(db: Database | None, system: str, sr) -> list:
+    """The candidate of each row: by the run's target index, else the system's k-th
+    candidate of the source (a repeated source text has several, T:1971)."""
     if db is None:
-        return {}
-    out = {}
-    for i, src in enumerate(db.sources):
-        for t in src.targets:
-            if not db.is_reference(t):
-                out.setdefault((i, t.system or ""), t)
+        return [None] * len(sr.segments)
+    from evaltrans_qt.engine.human import occurrence_keys
+    tidx = getattr(sr, "target_indices", ()) or ()
+    out = []
+    for r, (i, k) in enumerate(occurrence_keys(sr.segments)):
+        if not 0 <= i < len(db.sources):
+            out.append(None)
+            continue
+        targets = db.sources[i].targets
+        if r < len(tidx) and 0 <= tidx[r] < len(targets):
+            out.append(targets[tidx[r]])
+            continue
+        mine = [t for t in targets if (t.system or "") == system and not db.is_reference(t)]
+        out.append(mine[k] if k < len(mine) else None)
     return out
 
 
@@ -50,7 +60,6 @@ def build_tables(run: RunResult, db: Database | None = None,
     """Tabulate a run; human scores come from ``db`` (mean or median over judges)."""
     classes = list(human_classes if human_classes is not None
                    else (db.human_classes if db is not None else []))
-    lookup = _candidate_lookup(db)
     directions: dict[str, int] = {}
     measure_cols: list[str] = []
     sys_rows = []
@@ -83,10 +92,10 @@ def build_tables(run: RunResult, db: Database | None = None,
                 if mname in sr.scores:
                     sys_row[c] = float(sr.scores[mname].columns.get(c, np.nan))
         hum_lengths = np.zeros(n)
+        row_targets = _row_targets(db, name, sr) if classes else []
         for cls in classes:
             vals = np.full(n, np.nan)
-            for i, seg in enumerate(sr.segments):
-                t = lookup.get((int(seg), name))
+            for i, t in enumerate(row_targets):
                 if t is not None:
                     v = t.value(cls, how)
                     if v is not None:

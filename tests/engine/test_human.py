@@ -38,9 +38,9 @@ def _db() -> Database:
 def test_mean_and_median_over_judges_references_excluded():
     db = _db()
     hs = human_scores(db, "adequacy")
-    assert hs.values == {(0, "X"): 3.0, (0, "Y"): 2.0, (1, "X"): 4.0}
+    assert hs.values == {(0, "X", 0): 3.0, (0, "Y", 0): 2.0, (1, "X", 0): 4.0}
     db.sources[0].targets[1].scores.append(Score("adequacy", 5, "C"))
-    assert human_scores(db, "adequacy", how="median").values[(0, "X")] == 4.0
+    assert human_scores(db, "adequacy", how="median").values[(0, "X", 0)] == 4.0
 
 
 def test_normalisation_per_judge():
@@ -52,7 +52,7 @@ def test_normalisation_per_judge():
     hs = human_scores(db, "adequacy", normalize=True)
     za = (4 - 11 / 3) / np.std([4, 2, 5])
     zb = (2 - 2.5) / 0.5
-    assert hs.values[(0, "X")] == pytest.approx((za + zb) / 2)
+    assert hs.values[(0, "X", 0)] == pytest.approx((za + zb) / 2)
     # every judge's normalised scores have mean 0 and std 1
     a_vals = [(v - 11 / 3) / np.std([4, 2, 5]) for v in (4, 2, 5)]
     assert np.mean(a_vals) == pytest.approx(0) and np.std(a_vals) == pytest.approx(1)
@@ -60,7 +60,7 @@ def test_normalisation_per_judge():
 
 def test_combined_class_needs_every_part():
     hs = human_scores(_db(), "adequacy+fluency")
-    assert hs.values == {(0, "X"): 8.0, (0, "Y"): 3.0}
+    assert hs.values == {(0, "X", 0): 8.0, (0, "Y", 0): 3.0}
 
 
 def test_system_scores_length_weighted_and_plain():
@@ -82,4 +82,4 @@ def test_extrapolated_scores_ignored_by_default():
     db = _db()
     db.sources[1].targets[2].scores.append(Score("adequacy", 1, None, extrapolated=True))
     assert (1, "Y") not in human_scores(db, "adequacy").values
-    assert human_scores(db, "adequacy", include_extrapolated=True).values[(1, "Y")] == 1.0
+    assert human_scores(db, "adequacy", include_extrapolated=True).values[(1, "Y", 0)] == 1.0
