@@ -340,11 +340,15 @@ class Database:
                 if (t.system or None) == want and not is_ref(t)]
 
     def unscored(self, cls: str, judge: str | None = None) -> list[tuple[Source, Target]]:
-        """Candidates with no score of ``cls`` (by ``judge`` if given; extrapolations don't count)."""
+        """Candidates with no score of ``cls`` (by ``judge`` if given; extrapolations and
+        values below the class' ``firstvalid`` level, "not judged", don't count)."""
+        lv = next((x for x in self.levels if x.name == cls), None)
+        floor = float(lv.firstvalid) if lv is not None and not lv.continuous else -math.inf
         out = []
         for s, t in self.iter_candidates():
             for x in t.scores:
-                if x.cls == cls and not x.extrapolated and (judge is None or x.judge == judge):
+                if x.cls == cls and not x.extrapolated and x.value >= floor \
+                        and (judge is None or x.judge == judge):
                     break
             else:
                 out.append((s, t))

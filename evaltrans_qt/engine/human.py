@@ -42,13 +42,23 @@ def check_class(db: Database, name: str) -> None:
             raise ScoreError(f"unknown score class '{part}' (database has: {known})")
 
 
+def valid_floor(db: Database, cls: str) -> float:
+    """Lowest value that is a judgement of ``cls``: the class' ``firstvalid`` level
+    (EvalTrans scales keep level 0 for "not judged"); none for continuous classes."""
+    if not db.has_class(cls):
+        return -math.inf
+    lv = db.level(cls)
+    return -math.inf if lv.continuous else float(lv.firstvalid)
+
+
 def judge_statistics(db: Database, cls: str, include_extrapolated: bool = False
                      ) -> dict[str | None, tuple[float, float, int]]:
     """Per judge (None = anonymous): (mean, population std, count) of their ``cls`` scores."""
     vals: dict[str | None, list[float]] = defaultdict(list)
+    floor = valid_floor(db, cls)
     for _, t in db.iter_candidates():
         for s in t.scores:
-            if s.cls == cls and (include_extrapolated or not s.extrapolated):
+            if s.cls == cls and s.value >= floor and (include_extrapolated or not s.extrapolated):
                 vals[s.judge].append(s.value)
     return {j: (float(np.mean(v)), float(np.std(v)), len(v)) for j, v in vals.items()}
 
@@ -77,10 +87,13 @@ def aggregate(values: list[float], how: str = "mean") -> float:
 
 
 def target_value(t: Target, cls: str, how: str = "mean", norm=None,
-                 include_extrapolated: bool = False) -> float:
-    """Aggregated (optionally normalised) value of a target for one class; NaN if unscored."""
+                 include_extrapolated: bool = False, floor: float = -math.inf) -> float:
+    """Aggregated (optionally normalised) value of a target for one class; NaN if unscored.
+
+    Scores below ``floor`` (see :func:`valid_floor`) are "not judged" and left out.
+    """
     vals = [(norm(s) if norm else s.value) for s in t.scores
-            if s.cls == cls and (include_extrapolated or not s.extrapolated)]
+            if s.cls == cls and s.value >= floor and (include_extrapolated or not s.extrapolated)]
     return aggregate(vals, how)
 
 
@@ -170,6 +183,7 @@ def human_scores(db: Database, cls: str, how: str = "mean", normalize: bool = Fa
     check_class(db, cls)
     parts = split_class(cls)
     norms = {p: normalizer(db, p, include_extrapolated) if normalize else None for p in parts}
+    floors = {p: valid_floor(db, p) for p in parts}
     values: dict[tuple[int, str, int], float] = {}
     lengths: dict[tuple[int, str, int], int] = {}
     for i, src in enumerate(db.sources):
@@ -180,7 +194,7 @@ def human_scores(db: Database, cls: str, how: str = "mean", normalize: bool = Fa
             seen[sysname] = k + 1
             total = 0.0
             for p in parts:
-                v = target_value(t, p, how, norms[p], include_extrapolated)
+                v = target_value(t, p, how, norms[p], include_extrapolated, floors[p])
                 if not math.isfinite(v):
                     break
                 total += v

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from evaltrans_qt.engine.database import Database
+from evaltrans_qt.engine.human import target_value, valid_floor
 from evaltrans_qt.engine.results import RunResult
 
 
@@ -95,11 +96,10 @@ def build_tables(run: RunResult, db: Database | None = None,
         row_targets = _row_targets(db, name, sr) if classes else []
         for cls in classes:
             vals = np.full(n, np.nan)
+            floor = valid_floor(db, cls) if db is not None else -np.inf
             for i, t in enumerate(row_targets):
                 if t is not None:
-                    v = t.value(cls, how)
-                    if v is not None:
-                        vals[i] = v
+                    vals[i] = target_value(t, cls, how, include_extrapolated=True, floor=floor)
                     hum_lengths[i] = len(t.text.split())
             data[f"human:{cls}"] = vals
             ok = ~np.isnan(vals)

@@ -55,3 +55,22 @@ def test_human_scores_keep_both_candidates_of_a_repeated_source(db):
     t = build_tables(run, db, ["adequacy"])
     a = t.sentences[t.sentences["system"] == "A"]
     assert a["human:adequacy"].tolist() == [5, 1, 2]
+
+
+def test_levels_below_firstvalid_are_not_judgements():
+    """EvalTrans scales keep level 0 for "not judged" (firstvalid = 1, Figure A.1)."""
+    db = Database([Levels("fluency", count=6, gray=2, green=5, perfect=5, firstvalid=1)])
+    src = db.add_source("Guten Tag .")
+    db.add_target(src, "good day .", "ref-1", reference=True)
+    a = db.add_target(src, "good day .", "A")
+    a.set_score("fluency", 5, judge="j1")
+    a.set_score("fluency", 0, judge="j2")          # j2 has not judged it
+    b = db.add_target(src, "day good .", "B")
+    b.set_score("fluency", 0, judge="j1")
+    hs = human_scores(db, "fluency")
+    assert hs.values == {(0, "A", 0): 5.0}          # B has no judgement at all
+    assert [t.system for _, t in db.unscored("fluency")] == ["B"]
+    run = evaluate(db, EvalOptions(), ["wer"], executor=SerialExecutor())
+    t = build_tables(run, db, ["fluency"])
+    assert t.sentences["human:fluency"].tolist()[0] == 5.0
+    assert np.isnan(t.sentences["human:fluency"].tolist()[1])
