@@ -449,6 +449,7 @@ def loads_report(data: bytes, path: str | os.PathLike[str] | None = None) -> Run
     rows = root.findall("candidate-evaluation/candidate")
     stats: dict[str, list[np.ndarray]] = {m: [] for m in measures if m in registry}
     rdist: dict[str, list[list[float]]] = {m: [] for m in measures}
+    no_stats: set[str] = set()
     segs, tidx, src_t, tgt_t, ref_t = [], [], [], [], []
     for cand in rows:
         s = cand.find("source")
@@ -464,13 +465,18 @@ def loads_report(data: bytes, path: str | os.PathLike[str] | None = None) -> Run
             name = elements.get(el.tag) if isinstance(el.tag, str) else None
             if name is None:
                 continue
-            if name in stats:
-                stats[name].append(_stats_attr(el, path))
+            if name in stats and name not in no_stats:
+                if el.get("stats") is None:
+                    # e.g. a report of the original EvalTrans: sentence values are in the
+                    # details only; keep the system scores, drop this measure's rows
+                    no_stats.add(name)
+                else:
+                    stats[name].append(_stats_attr(el, path))
             d = {int(r.get("nr", k)): float(r.text) for k, r in
                  enumerate(el.findall("reference-distance"))}
             rdist[name].append([d.get(k, math.nan) for k in range(max(d, default=-1) + 1)])
     stat_arrays = {m: np.array(v, dtype=np.float64).reshape(len(v), -1)
-                   for m, v in stats.items() if rows}
+                   for m, v in stats.items() if rows and m not in no_stats}
     ref_distances = {}
     for m, lst in rdist.items():
         if lst and any(lst):
