@@ -26,6 +26,9 @@ from evaltrans_qt.errors import OptionError
 
 BOS = "<s>"
 EOS = "</s>"
+#: Token ids of the artificial sentence boundaries (no word of a text ever gets them).
+BOS_ID = 0
+EOS_ID = 1
 
 
 @lru_cache(maxsize=None)
@@ -124,11 +127,13 @@ def pad_ids(tokens: list, rule: str, order: int, bos, eos) -> list:
 class Vocabulary:
     """Maps token strings to dense int32 ids for the compiled kernels.
 
-    Ids 0 and 1 are reserved for ``<s>`` and ``</s>``.
+    Ids 0 and 1 (:data:`BOS_ID`, :data:`EOS_ID`) are the artificial sentence
+    boundaries; no string maps to them, so a literal ``<s>`` in a text is an
+    ordinary word and never matches a boundary.
     """
 
     def __init__(self) -> None:
-        self._ids: dict[str, int] = {BOS: 0, EOS: 1}
+        self._ids: dict[str, int] = {}
         self._words: list[str] = [BOS, EOS]
 
     def __len__(self) -> int:

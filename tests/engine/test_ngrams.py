@@ -74,8 +74,10 @@ def test_figure_5_2_boundary_ngrams():
     # the kernel counts the same boundary m-grams
     table = build_table([ids], 3, "both")
     got = {decode(table, i) for i in range(table.n_ids) if table.counts[i] > 0}
-    want = {tuple(v.encode(g).tolist()) for g in bigrams + trigrams} | {
-        (int(x),) for x in ids} | {(EOS_ID,)}
+    def to_ids(gram):   # boundary strings are the ids 0/1 (no word maps to them)
+        return tuple(BOS_ID if w == "<s>" else EOS_ID if w == "</s>" else int(v.encode([w])[0])
+                     for w in gram)
+    want = {to_ids(g) for g in bigrams + trigrams} | {(int(x),) for x in ids} | {(EOS_ID,)}
     assert got == want
     assert (BOS_ID,) not in got  # <s> is never a unigram (order 1 has no initial padding)
 

@@ -64,7 +64,29 @@ def test_figure_5_2_boundaries():
 
 def test_vocabulary_roundtrip():
     v = Vocabulary()
-    ids = v.encode(["a", "b", "a", BOS])
+    ids = v.encode(["a", "b", "a"])
     assert ids.dtype.name == "int32"
-    assert list(ids) == [2, 3, 2, 0]
-    assert v.decode(ids) == ["a", "b", "a", BOS]
+    assert list(ids) == [2, 3, 2]
+    assert v.decode(ids) == ["a", "b", "a"]
+
+
+def test_literal_boundary_strings_are_ordinary_words():
+    """A text containing "<s>" must not match the artificial boundary (ids 0/1)."""
+    v = Vocabulary()
+    ids = v.encode([BOS, "x", EOS])
+    assert 0 not in ids and 1 not in ids
+    assert v.decode(ids) == [BOS, "x", EOS]
+
+
+def test_literal_bos_does_not_match_padding_in_bleu():
+    from evaltrans_qt.engine.measures.base import Segment
+    from evaltrans_qt.engine.measures.bleu import BLEU
+    from evaltrans_qt.engine.options import EvalOptions
+    v = Vocabulary()
+    hyp, ref = v.encode("<s> x y".split()), v.encode("x y".split())
+    m = BLEU(EvalOptions(bleu_pad_rule="initial", tokenization="none"))
+    m.fit([Segment(ref[:0], (ref,))], v)
+    lit = m.score(m.sentence_stats(Segment(hyp, (ref,))))
+    hyp2 = v.encode("<b> x y".split())
+    other = m.score(m.sentence_stats(Segment(hyp2, (ref,))))
+    assert lit.value == pytest.approx(other.value)     # "<s>" behaves like any other word

@@ -23,7 +23,7 @@ from evaltrans_qt.engine.kernels.bags import bag_l1_batch, ngram_ids, per_from_l
 from evaltrans_qt.engine.measures import register
 from evaltrans_qt.engine.measures._distance import DistanceMeasure, packed, select
 from evaltrans_qt.engine.measures.base import MeasureScore, Segment, error_rate_details
-from evaltrans_qt.engine.preprocess import BOS, EOS
+from evaltrans_qt.engine.preprocess import BOS_ID, EOS_ID
 
 
 def pad_packed(flat: np.ndarray, off: np.ndarray, head: int, tail: int, bos: int, eos: int
@@ -67,7 +67,7 @@ class NPER(DistanceMeasure):
 
     def _bos_eos(self) -> tuple[int, int]:
         if self.vocab is not None:
-            return self.vocab.id(BOS), self.vocab.id(EOS)
+            return BOS_ID, EOS_ID
         return 0, 1
 
     def pair_matrix(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
