@@ -229,23 +229,39 @@ class HistogramPlot(pg.PlotWidget):
 
 
 def export_plot(widget: pg.PlotWidget, path: str | Path, width: int = 1200) -> Path:
-    """Write a plot as PNG (raster) or SVG (vector), chosen by the file suffix."""
-    from pyqtgraph.exporters import ImageExporter
+    """Write a plot as PNG (raster) or SVG (vector), chosen by the file suffix.
+
+    Written to a temporary file beside ``path`` and renamed over it only when
+    complete, so a failed export never leaves a half file or passes off an old one.
+    """
+    import os
+    import tempfile
     p = Path(path)
     suffix = p.suffix.lower()
+    if suffix not in (".svg", ".png", ".jpg", ".jpeg"):
+        raise SaveError(f"cannot export a plot as '{suffix or p.name}': use .png or .svg", p)
     try:
-        if suffix == ".svg":
-            _export_svg(widget, p)
-        elif suffix in (".png", ".jpg", ".jpeg"):
-            exp = ImageExporter(widget.plotItem)
-            exp.parameters()["width"] = width
-            exp.export(str(p))
-        else:
-            raise SaveError(f"cannot export a plot as '{suffix or p.name}': use .png or .svg", p)
+        fd, tmp = tempfile.mkstemp(prefix=p.name + ".", suffix=suffix, dir=p.parent)
+        os.close(fd)
     except OSError as exc:
         raise SaveError(f"could not write plot: {exc}", p) from None
-    if not p.exists():
-        raise SaveError("the plot exporter wrote nothing", p)
+    try:
+        if suffix == ".svg":
+            _export_svg(widget, Path(tmp))
+            ok = Path(tmp).stat().st_size > 0
+        else:
+            img = widget.grab().toImage()
+            if img.width() and img.width() != width:
+                img = img.scaledToWidth(width, Qt.SmoothTransformation)
+            ok = img.save(tmp)
+        if not ok:
+            raise SaveError("the plot could not be rendered to the file", p)
+        os.replace(tmp, p)
+    except OSError as exc:
+        raise SaveError(f"could not write plot: {exc}", p) from None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
     return p
 
 

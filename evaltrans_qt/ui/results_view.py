@@ -30,6 +30,7 @@ from evaltrans_qt.engine.database import Database
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.engine.results import RunResult, SystemResult
 from evaltrans_qt.engine.tables import ResultTables, build_tables, disagreement, system_difference
+from evaltrans_qt.errors import EvalTransError
 from evaltrans_qt.ui import plots
 from evaltrans_qt.ui.results_models import FrameModel, ResultsProxy
 from evaltrans_qt.ui.workers import LatestRunner, handle_errors, start_worker
@@ -117,6 +118,7 @@ class ResultsView(QWidget):
         self.worker = None
         self._partial: dict[str, SystemResult] = {}
         self._t0 = 0.0
+        self._generation = 0
         self._analysis_runner = LatestRunner(self)
         self._side_runner = LatestRunner(self)
         self._refresh_timer = QTimer(self, singleShot=True, interval=400)
@@ -323,6 +325,12 @@ class ResultsView(QWidget):
         self.database_changed()
 
     def database_changed(self) -> None:
+        # a run or analysis of the previous database must not land in this one
+        self._generation += 1
+        if self.worker is not None:
+            self.worker.cancel()
+        self._analysis_runner.cancel()
+        self._side_runner.cancel()
         db = self.database
         self.human_box.blockSignals(True)
         self.human_box.clear()
@@ -358,14 +366,15 @@ class ResultsView(QWidget):
         self.measures = measures
         path = getattr(self.window_, "database_path", None)
         if path:
-            from evaltrans_qt.io.session import load_session, save_session
-            try:
-                sess = load_session(path)
-            except Exception:
-                from evaltrans_qt.io.session import Session
-                sess = Session()
+            from evaltrans_qt.io.session import save_session
+            sess = self._session_or_none(path)
+            if sess is None:
+                return
             sess.options, sess.measures = options, measures
-            save_session(path, sess)
+            try:
+                save_session(path, sess)
+            except (OSError, EvalTransError) as exc:
+                self.status.setText(f"Options not saved with the database: {exc}")
 
     def load_session_options(self) -> None:
         """Take options and measures from the database's session file, if any."""
@@ -424,12 +433,18 @@ class ResultsView(QWidget):
         chunk = 128 if isinstance(executor, _Pool) else None
         w = start_worker(iter_evaluate, db, opts, names, None, executor, _start=False,
                          chunk_size=chunk)
-        w.signals.progress.connect(self._on_progress)
-        w.signals.yielded.connect(self._on_system)
-        w.signals.finished.connect(lambda _r, names=names, opts=opts: self._on_finished(opts, names))
-        w.signals.cancelled.connect(self._on_cancelled)
-        handle_errors(w, self._on_error)
-        w.signals.done.connect(self._on_done)
+        gen = self._generation
+
+        def current(g: int = gen) -> bool:
+            return g == self._generation          # False once another database is open
+
+        w.signals.progress.connect(lambda f, m: current() and self._on_progress(f, m))
+        w.signals.yielded.connect(lambda item: current() and self._on_system(item))
+        w.signals.finished.connect(lambda _r, names=names, opts=opts:
+                                   current() and self._on_finished(opts, names))
+        w.signals.cancelled.connect(lambda: current() and self._on_cancelled())
+        handle_errors(w, lambda exc: current() and self._on_error(exc))
+        w.signals.done.connect(lambda w=w: self._on_done(w))
         self.worker = w
         from evaltrans_qt.ui.workers import launch
         launch(w)
@@ -470,25 +485,41 @@ class ResultsView(QWidget):
         self.progress.setValue(1000)
         self.progress.setFormat(f"done in {seconds:.1f} s")
         self.eta.setText("")
-        self._record_run(options, names, list(order), seconds)
         self.runFinished.emit(self.run)
         # let the window finish its own updates before the analysis competes for the GIL
         QTimer.singleShot(300, self.refresh_analysis)
+        self._record_run(options, names, list(order), seconds)
 
     def _record_run(self, options, names, systems, seconds) -> None:
         path = getattr(self.window_, "database_path", None)
         if not path:
             return
-        from evaltrans_qt.io.session import Session, load_session, save_session
-        try:
-            sess = load_session(path)
-        except Exception:
-            sess = Session()
+        from evaltrans_qt.io.session import save_session
+        sess = self._session_or_none(path)
+        if sess is None:
+            return
         sess.record_run(options, names, systems, time.strftime("%Y-%m-%dT%H:%M:%S"), seconds)
         try:
             save_session(path, sess)
-        except OSError as exc:
+        except (OSError, EvalTransError) as exc:
             self.status.setText(f"Could not record the run: {exc}")
+
+    def _session_or_none(self, path):
+        """The database's session; a damaged session file is kept aside as ``.bad``
+        (never overwritten) and a fresh session started; None if even that fails."""
+        import os
+        from evaltrans_qt.io.session import Session, load_session, session_path
+        try:
+            return load_session(path)
+        except EvalTransError as exc:
+            bad = session_path(path).with_name(session_path(path).name + ".bad")
+            try:
+                os.replace(session_path(path), bad)
+            except OSError:
+                self.status.setText(f"Session file damaged and cannot be moved aside: {exc}")
+                return None
+            self.status.setText(f"Session file damaged ({exc}); kept as {bad.name}")
+            return Session()
 
     def _on_cancelled(self) -> None:
         self.progress.setFormat("cancelled")
@@ -502,7 +533,9 @@ class ResultsView(QWidget):
         from evaltrans_qt.ui import errors
         errors.show_error(exc, self)
 
-    def _on_done(self) -> None:
+    def _on_done(self, worker=None) -> None:
+        if worker is not None and worker is not self.worker:
+            return
         self.worker = None
         self.run_button.setEnabled(True)
         self.cancel_button.setEnabled(False)

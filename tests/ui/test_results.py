@@ -327,3 +327,31 @@ def test_screenshot_of_the_results_view(tmp_path):
     assert db.with_name(db.name + ".session.json").exists()    # the run was recorded
     # a screenshot hides panels and switches autosave off: none of it may reach the settings
     assert not any((tmp_path / "config").rglob("*.ini"))
+
+
+def test_opening_another_database_cancels_the_run_of_the_first(qtbot, results, tmp_path):
+    """Found in review: A's run finished into B's view and B's session log."""
+    import shutil
+
+    from evaltrans_qt.io.session import load_session
+    window, view = results
+    other = tmp_path / "other.etdb.xml"
+    shutil.copyfile(window.database_path, other)
+    assert view.start_run(EvalOptions(), MEASURES, executor=SlowExecutor(0.5))
+    open_db(qtbot, window, other)
+    qtbot.waitUntil(lambda: not view.running, timeout=60_000)
+    qtbot.wait(500)
+    assert view.run is None
+    assert load_session(other).runs == []
+
+
+def test_damaged_session_file_is_kept_aside_not_overwritten(results):
+    window, view = results
+    from evaltrans_qt.io.session import load_session, session_path
+    sp = session_path(window.database_path)
+    sp.write_text("{ this is not json", encoding="utf-8")
+    view.set_options(EvalOptions(max_ngram=3), ["bleu"])
+    bad = sp.with_name(sp.name + ".bad")
+    assert bad.read_text(encoding="utf-8") == "{ this is not json"
+    assert load_session(window.database_path).options.max_ngram == 3
+    assert "damaged" in view.status.text()
