@@ -17,6 +17,7 @@ ignored. Qt-free.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
@@ -49,8 +50,11 @@ class ScoreChange:
 
     @classmethod
     def from_dict(cls, d: dict) -> ScoreChange:
+        value = None if d.get("value") is None else float(d["value"])
+        if value is not None and not math.isfinite(value):
+            raise ValueError(f"journal value {value!r} is not a finite number")
         return cls(source=d["source"], target=d["target"], system=d.get("system"), cls=d["cls"],
-                   value=None if d.get("value") is None else float(d["value"]),
+                   value=value,
                    judge=d.get("judge"), time=d.get("time"),
                    extrapolated=bool(d.get("extrapolated", False)),
                    target_index=d.get("target_index"), seq=int(d.get("seq", 0)))
@@ -62,11 +66,17 @@ class ReplayReport:
 
     applied: list[ScoreChange] = field(default_factory=list)
     missing: list[ScoreChange] = field(default_factory=list)
+    #: Changes this database cannot hold (undeclared class, value outside its levels),
+    #: e.g. a journal left behind by another database at the same path.
+    rejected: list[tuple[ScoreChange, str]] = field(default_factory=list)
 
     def summary(self) -> str:
         text = f"{len(self.applied)} score change(s) recovered from the journal"
         if self.missing:
             text += f"; {len(self.missing)} could not be applied (their sentence is not in the database)"
+        if self.rejected:
+            text += (f"; {len(self.rejected)} rejected as invalid for this database "
+                     f"(first: {self.rejected[0][1]})")
         return text
 
 
@@ -118,13 +128,30 @@ class Journal:
             os.write(self._fd, b"\n")
 
     def append(self, change: ScoreChange) -> ScoreChange:
-        """Write one change durably (``fsync``) and return it with its sequence number."""
+        """Write one change durably (``fsync``) and return it with its sequence number.
+
+        All bytes are written or none count: on a short or failed write (disk full)
+        the file is cut back to where the entry began and the error is raised.
+        """
         fd = self._open()
+        data = (ScoreChange(**{**asdict(change), "seq": self._seq + 1}).to_json() + "\n").encode("utf-8")
+        start = os.lseek(fd, 0, os.SEEK_END)
+        try:
+            view = memoryview(data)
+            while view:
+                n = os.write(fd, view)
+                if n <= 0:
+                    raise OSError("journal write made no progress")
+                view = view[n:]
+            os.fsync(fd)
+        except OSError:
+            try:
+                os.ftruncate(fd, start)
+            except OSError:
+                pass
+            raise
         self._seq += 1
-        change = ScoreChange(**{**asdict(change), "seq": self._seq})
-        os.write(fd, (change.to_json() + "\n").encode("utf-8"))
-        os.fsync(fd)
-        return change
+        return ScoreChange(**{**asdict(change), "seq": self._seq})
 
     def entries(self) -> list[ScoreChange]:
         """All complete entries, in order; a torn or garbled line is skipped."""
@@ -194,10 +221,18 @@ def apply_change(target: Target, change: ScoreChange) -> None:
 def replay(db: Database, changes: Iterable[ScoreChange]) -> ReplayReport:
     """Re-apply journal entries to a freshly loaded database, in order."""
     report = ReplayReport()
+    from evaltrans_qt.errors import ScoreError
     for ch in changes:
         t = find_target(db, ch)
         if t is None:
             report.missing.append(ch)
+            continue
+        try:                          # never let a foreign journal make the database unsavable
+            lv = db.level(ch.cls)
+            if ch.value is not None:
+                lv.validate(ch.value)
+        except ScoreError as exc:
+            report.rejected.append((ch, exc.problem))
             continue
         apply_change(t, ch)
         report.applied.append(ch)

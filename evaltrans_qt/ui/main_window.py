@@ -86,8 +86,23 @@ def load_with_journal(path: str | Path) -> tuple[Database, ReplayReport | None]:
 
 
 def save_job(db: Database, path: str | Path) -> Path:
-    from evaltrans_qt.io.etdb import save_database
-    save_database(db, path)
+    """Save on a worker thread: serialise, check that the bytes load back, then replace.
+
+    The UI thread may change the database meanwhile (scores; merges wait for the save,
+    see ``wait_for_save``); the check guarantees that whatever was serialised is a
+    loadable database before it replaces the file on disk.
+    """
+    from evaltrans_qt.errors import EvalTransError, SaveError
+    from evaltrans_qt.io.atomic import atomic_write_bytes
+    from evaltrans_qt.io.etdb import dumps, loads
+    try:
+        db.validate_scores()
+        data = dumps(db)
+        loads(data, path)
+    except EvalTransError as exc:
+        raise SaveError(f"not saved (the database changed while it was being saved, or is "
+                        f"invalid): {exc.problem}", path) from None
+    atomic_write_bytes(path, data)
     return Path(path)
 
 
@@ -462,7 +477,7 @@ class MainWindow(QMainWindow):
         for k, f in enumerate(self.recent_files()):
             act = self.recent_menu.addAction(f"&{k + 1} {f}")
             act.setShortcut(QKeySequence(f"Ctrl+Shift+{k + 1}") if k < 9 else QKeySequence())
-            act.triggered.connect(lambda _c=False, p=f: self.open_database(p))
+            act.triggered.connect(lambda _c=False, p=f: self._confirm_discard() and self.open_database(p))
         self.recent_menu.setEnabled(bool(self.recent_files()))
 
     def _toggle_autosave(self, on: bool) -> None:
@@ -580,7 +595,7 @@ class MainWindow(QMainWindow):
             self.source_list.selectRow(0)
         self.statusBar().showMessage(f"Opened {self.database_path or 'database'}", 5000)
         self.databaseChanged.emit()
-        if recovered is not None and (recovered.applied or recovered.missing):
+        if recovered is not None and (recovered.applied or recovered.missing or recovered.rejected):
             self._tell_recovered(recovered)
 
     def _tell_recovered(self, report: ReplayReport) -> None:
@@ -613,24 +628,14 @@ class MainWindow(QMainWindow):
             if not path:
                 return None
         path = Path(path)
-        if self.database_path is not None and path != self.database_path:
-            # the journal follows the database to its new name once saved there
-            old = self.journal
-            self.database_path = path
-            self.journal = Journal(journal_path(path))
-            if self.session is not None:
-                self.session.journal = self.journal
-            w = self._save_to(path, wait, old_journal=old)
-        else:
-            self.database_path = path
-            if self.journal is None:
-                self.journal = Journal(journal_path(path))
-            w = self._save_to(path, wait)
-        self._add_recent(path)
-        self._update_title()
-        return w
+        if self.database_path is not None and path == self.database_path:
+            return self._save_to(path, wait)
+        # Path, journal and recent files switch to the new name only once the save there
+        # succeeded (_saved): a failed Save As leaves everything as it was.
+        return self._save_to(path, wait, old_journal=self.journal, switch_to=path)
 
-    def _save_to(self, path: Path, wait: bool, old_journal: Journal | None = None) -> Worker | None:
+    def _save_to(self, path: Path, wait: bool, old_journal: Journal | None = None,
+                 switch_to: Path | None = None) -> Worker | None:
         if self._saving is not None:
             if wait:
                 from evaltrans_qt.ui.workers import wait_for_all
@@ -648,10 +653,12 @@ class MainWindow(QMainWindow):
             except Exception as exc:  # noqa: BLE001 - one error place
                 errors.show_error(exc, self)
                 return None
-            self._saved(path, seq, count, old_journal)
+            self._saved(path, seq, count, old_journal, switch_to)
             return None
-        w = start_worker(save_job, self.database, path, _start=False)
-        w.signals.finished.connect(lambda _p: self._saved(path, seq, count, old_journal))
+        db = self.database
+        w = start_worker(save_job, db, path, _start=False)
+        w.signals.finished.connect(
+            lambda _p: db is self.database and self._saved(path, seq, count, old_journal, switch_to))
         handle_errors(w, lambda exc: errors.show_error(exc, self))
         w.signals.done.connect(self._save_done)
         self._saving = w
@@ -659,7 +666,18 @@ class MainWindow(QMainWindow):
         launch(w)
         return w
 
-    def _saved(self, path: Path, seq: int, count: int, old_journal: Journal | None) -> None:
+    def _saved(self, path: Path, seq: int, count: int, old_journal: Journal | None,
+               switch_to: Path | None = None) -> None:
+        if switch_to is not None:
+            # Save As succeeded: the database (and its journal) now live at the new name
+            self.database_path = switch_to
+            self.journal = Journal(journal_path(switch_to))
+            if self.session is not None:
+                self.session.journal = self.journal
+            self._add_recent(switch_to)
+            if old_journal is not None:
+                old_journal.clear()
+            old_journal = None
         if self.journal is not None and path == self.database_path:
             self.journal.clear(seq)
         if old_journal is not None:
@@ -682,6 +700,15 @@ class MainWindow(QMainWindow):
         if self.autosave_enabled and self.database is not None and self.database_path is not None \
                 and self.is_dirty:
             self.save()
+
+    def wait_for_save(self, timeout_s: float = 120.0) -> None:
+        """Block (processing events) until a running save has finished -- before a merge
+        or import changes the database structure under the serialiser."""
+        import time
+        end = time.monotonic() + timeout_s
+        while self._saving is not None and time.monotonic() < end:
+            QApplication.processEvents()
+            time.sleep(0.01)
 
     def _confirm_discard(self) -> bool:
         """Ask what to do with unsaved changes; True if we may go on."""

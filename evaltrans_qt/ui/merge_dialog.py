@@ -109,6 +109,7 @@ def merge_into(window, other: Database, policy=None) -> MergeReport | None:
         return None
     if policy is None:
         policy = InteractivePolicy(window)
+    window.wait_for_save()        # never change the structure under a running save
     try:
         report = merge(window.database, other, policy)
     except Exception as exc:  # noqa: BLE001 - one error place; merge leaves db unchanged on ScoreError

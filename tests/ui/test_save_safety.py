@@ -1,0 +1,51 @@
+"""Saving safety found in review: a failed Save As changes nothing, recent files ask about
+unsaved changes, and a save never writes bytes that do not load back."""
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QMessageBox
+
+from evaltrans_qt.ui.main_window import save_job
+
+from .conftest import open_db
+
+
+def test_failed_save_as_keeps_path_journal_and_recent_files(qtbot, main_window, demo_copy, tmp_path):
+    w = main_window
+    open_db(qtbot, w, demo_copy)
+    before_path, before_journal = w.database_path, w.journal
+    w.save_as(tmp_path / "no-such-dir" / "copy.etdb.xml", wait=True)
+    assert w.database_path == before_path and w.journal is before_journal
+    assert not any("no-such-dir" in f for f in w.recent_files())
+    good = tmp_path / "copy.etdb.xml"
+    w.save_as(good, wait=True)
+    assert w.database_path == good and good.exists()
+    assert str(good) in w.recent_files()
+
+
+def test_open_recent_asks_about_unsaved_changes(qtbot, main_window, demo_copy, tmp_path):
+    w = main_window
+    open_db(qtbot, w, demo_copy)
+    w._changes += 1                               # something unsaved
+    asked = []
+    w.ask_unsaved = lambda: (asked.append(1), QMessageBox.Cancel)[1]
+    w._update_recent_menu()
+    acts = w.recent_menu.actions()
+    assert acts
+    acts[0].trigger()
+    assert asked and w.database_path == demo_copy     # cancelled: nothing switched
+
+
+def test_save_job_refuses_bytes_that_do_not_load(tmp_path, monkeypatch):
+    from evaltrans_qt.engine.database import Database, Levels
+    from evaltrans_qt.errors import SaveError
+    from evaltrans_qt.io import etdb
+    db = Database([Levels("fluency", count=3, perfect=2, firstvalid=1)])
+    target = tmp_path / "db.etdb.xml"
+    target.write_bytes(b"old content")
+    monkeypatch.setattr(etdb, "dumps", lambda d: b"<database><broken")   # as if changed mid-save
+    with pytest.raises(SaveError):
+        save_job(db, target)
+    assert target.read_bytes() == b"old content"
+    assert isinstance(Path(target), Path)
