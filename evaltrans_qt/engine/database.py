@@ -48,8 +48,8 @@ class Levels:
 
     def validate(self, value: float) -> None:
         """Raise :class:`ScoreError` if ``value`` is not a valid score of this class."""
-        if math.isnan(value):
-            raise ScoreError(f"score of class '{self.name}' is not a number")
+        if not math.isfinite(value):
+            raise ScoreError(f"score {value!r} of class '{self.name}' is not a finite number")
         if self.continuous:
             lo = self.minimum if self.minimum is not None else -math.inf
             hi = self.maximum if self.maximum is not None else math.inf

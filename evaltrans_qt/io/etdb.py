@@ -58,6 +58,10 @@ def format_number(value: float) -> str:
     return repr(float(value))
 
 
+#: Most levels a discrete score class may have (one button each in a scoring session).
+MAX_LEVEL_COUNT = 1000
+
+
 def _number(text: str | None, what: str, path, el) -> float:
     try:
         v = float(text)  # type: ignore[arg-type]
@@ -118,6 +122,10 @@ def _read_levels(el, path) -> Levels:
     count = 0 if count_text is None else _number(count_text, f"count of class '{name}'", path, el)
     if count != int(count) or count < 0:
         raise InputFormatError(f"count of class '{name}' must be a whole number >= 0", path, el.sourceline)
+    if count > MAX_LEVEL_COUNT:
+        raise InputFormatError(f"count of class '{name}' is {int(count)}: more than {MAX_LEVEL_COUNT} "
+                               "levels cannot be scored (use continuous=\"1\" for a real-valued "
+                               "scale)", path, el.sourceline)
     num = {k: _number(el.get(k), f"{k} of class '{name}'", path, el) if el.get(k) is not None else 0.0
            for k in ("gray", "green", "perfect", "firstvalid")}
     mn = _number(el.get("minimum"), "minimum", path, el) if el.get("minimum") is not None else None

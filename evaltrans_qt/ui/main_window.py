@@ -495,7 +495,22 @@ class MainWindow(QMainWindow):
         self._update_title()
         self._schedule_autosave()
 
+    _autosave_failed = False
+
+    def _save_failed(self, exc: BaseException) -> None:
+        """A failed save: tell once, keep a visible 'not saved' state, stop autosaving until
+        a save succeeds (a full disk must not raise a dialog every few seconds)."""
+        first = not self._autosave_failed
+        self._autosave_failed = True
+        self._autosave_timer.stop()
+        self.statusBar().showMessage(f"NOT SAVED: {exc} — autosave paused; save with Ctrl+S "
+                                     "or Save as once the problem is fixed")
+        if first:
+            errors.show_error(exc, self)
+
     def _schedule_autosave(self) -> None:
+        if self._autosave_failed:
+            return
         if self.autosave_enabled and self.database_path is not None and not self._autosave_timer.isActive():
             self._autosave_timer.start(self.autosave_ms)
 
@@ -659,7 +674,7 @@ class MainWindow(QMainWindow):
         w = start_worker(save_job, db, path, _start=False)
         w.signals.finished.connect(
             lambda _p: db is self.database and self._saved(path, seq, count, old_journal, switch_to))
-        handle_errors(w, lambda exc: errors.show_error(exc, self))
+        handle_errors(w, self._save_failed)
         w.signals.done.connect(self._save_done)
         self._saving = w
         from evaltrans_qt.ui.workers import launch
@@ -683,6 +698,7 @@ class MainWindow(QMainWindow):
         if old_journal is not None:
             old_journal.clear()
         self._saved_changes = count
+        self._autosave_failed = False
         self._update_title()
         self.statusBar().showMessage(f"Saved {path}", 4000)
         self.saved.emit(path)

@@ -55,3 +55,17 @@ def test_non_finite_journal_values_are_skipped(tmp_path):
     p = tmp_path / "db.etdb.xml.journal"
     p.write_text('{"source": "Hallo .", "target": "hello .", "cls": "fluency", "value": Infinity}\n')
     assert Journal(p).entries() == []
+
+
+def test_absurd_level_counts_are_refused_at_load():
+    from evaltrans_qt.errors import InputFormatError
+    from evaltrans_qt.io.etdb import loads as load_bytes
+    xml = b'<database><levels class="f" count="1000000000000000000" perfect="1" firstvalid="0"/></database>'
+    with pytest.raises(InputFormatError, match="levels"):
+        load_bytes(xml)
+
+
+def test_validate_refuses_infinite_values():
+    from evaltrans_qt.errors import ScoreError
+    with pytest.raises(ScoreError):
+        Levels("f", count=3).validate(float("inf"))

@@ -49,3 +49,23 @@ def test_save_job_refuses_bytes_that_do_not_load(tmp_path, monkeypatch):
         save_job(db, target)
     assert target.read_bytes() == b"old content"
     assert isinstance(Path(target), Path)
+
+
+def test_failing_autosave_reports_once_and_pauses(qtbot, main_window, demo_copy, monkeypatch):
+    from evaltrans_qt.errors import SaveError
+    from evaltrans_qt.ui import errors, main_window as mw
+    w = main_window
+    open_db(qtbot, w, demo_copy)
+    monkeypatch.setattr(mw, "save_job", lambda db, path: (_ for _ in ()).throw(SaveError("disk full", path)))
+    shown = []
+    monkeypatch.setattr(errors, "show_error", lambda exc, parent=None: shown.append(exc))
+    w.autosave_ms = 50
+    w.autosave_enabled = True
+    w._changes += 1
+    for _ in range(3):
+        w.save()
+        qtbot.waitUntil(lambda: w._saving is None, timeout=10_000)
+        qtbot.wait(150)
+    assert len(shown) == 1 and w._autosave_failed
+    assert "NOT SAVED" in w.statusBar().currentMessage()
+    assert not w._autosave_timer.isActive()
