@@ -235,10 +235,16 @@ def _load_inputs(args) -> tuple[Database, list[str], dict[str, list[tuple[int, i
     if len(cands) != len(args.target):
         raise OptionError("two --target files have the same name; use NAME=FILE")
     db = database_from_files(args.source, args.reference, cands, args.encoding)
+    def line_of(key: tuple[int, int]) -> int:
+        # a target keeps its own line in ``seg`` when its source text repeated an earlier line
+        src = db.sources[key[0]]
+        t = src.targets[key[1]]
+        return int(t.seg or src.seg or 0)
+
     lines = {}
-    for name in cands:        # file order = rows of the source file's positions
-        lines[name] = [(si, ti) for si, src in enumerate(db.sources)
-                       for ti, t in enumerate(src.targets) if t.system == name]
+    for name in cands:        # rows in the target file's line order
+        lines[name] = sorted(((si, ti) for si, src in enumerate(db.sources)
+                              for ti, t in enumerate(src.targets) if t.system == name), key=line_of)
     return db, list(cands), lines
 
 

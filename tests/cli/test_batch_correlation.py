@@ -53,3 +53,18 @@ def test_no_correlation_section_when_switched_off(tmp_path):
     assert main(["batch", "--database", str(db_path), "--all-systems", "--xml-mode",
                  "--measures", "wer", "--correlation-samples", "0", "--output-file", str(out)]) == 0
     assert "<correlation>" not in (tmp_path / "rep.RuleMT.xml").read_text()
+
+
+def test_reference_files_report_rows_follow_the_target_file(tmp_path):
+    """Found in review: with a repeated source line, rows came in source order."""
+    import re
+    (tmp_path / "src.txt").write_text("Danke .\nHallo .\nDanke .\n", encoding="utf-8")
+    (tmp_path / "ref.txt").write_text("thank you .\nhello .\nthanks .\n", encoding="utf-8")
+    (tmp_path / "hyp.txt").write_text("first line .\nsecond line .\nthird line .\n", encoding="utf-8")
+    out = tmp_path / "r.xml"
+    assert main(["batch", "--source", str(tmp_path / "src.txt"), "--reference",
+                 str(tmp_path / "ref.txt"), "--target", f"S={tmp_path / 'hyp.txt'}", "--xml-mode",
+                 "--measures", "wer", "--sentences-in-detail", "--include-sentences",
+                 "--output-file", str(out)]) == 0
+    sents = re.findall(r"<t_sent>([^<]*)</t_sent>", out.read_text(encoding="utf-8"))
+    assert sents == ["first line .", "second line .", "third line ."]
