@@ -96,7 +96,14 @@ class ScoreCommand(QUndoCommand):
         shown = "clear" if value is None else f"{value:g}"
         self.setText(f"{cls} = {shown} (item {session.index_of.get(item, 0) + 1})")
 
+    #: True once :meth:`ScoringSession.push` applied the change itself (journal first);
+    #: QUndoStack.push then calls redo() once more, which must not apply it again.
+    applied_before_push = False
+
     def redo(self) -> None:
+        if self.applied_before_push:
+            self.applied_before_push = False
+            return
         self.session.apply(self.item, self.cls, self.value, self.time)
 
     def undo(self) -> None:
@@ -241,7 +248,8 @@ class ScoringSession(QObject):
         cls = cls or self.current_class
         if not self.valid_value(cls, float(value)):
             return False
-        self.undo_stack.push(ScoreCommand(self, item, cls, float(value), self.seconds_on(item)))
+        if not self.push(ScoreCommand(self, item, cls, float(value), self.seconds_on(item))):
+            return False
         if advance:
             self._advance_after(cls)
         return True
@@ -263,7 +271,7 @@ class ScoringSession(QObject):
     def clear(self, cls: str | None = None) -> None:
         item = self.current
         if item is not None:
-            self.undo_stack.push(ScoreCommand(self, item, cls or self.current_class, None, None))
+            self.push(ScoreCommand(self, item, cls or self.current_class, None, None))
 
     def take_identical(self, similar: list[SimilarTranslation] | None = None) -> bool:
         """Give the current item the scores of an identical, already-scored translation."""
@@ -278,10 +286,29 @@ class ScoringSession(QObject):
         secs = self.seconds_on(item)
         for c, v in vals.items():
             if self.valid_value(c, v):
-                self.undo_stack.push(ScoreCommand(self, item, c, v, secs))
+                self.push(ScoreCommand(self, item, c, v, secs))
         self.undo_stack.endMacro()
         if self.is_scored(item):
             self.next_unscored()
+        return True
+
+    def push(self, cmd: ScoreCommand) -> bool:
+        """Apply ``cmd`` (journal first) and put it on the undo stack -- only if it worked.
+
+        A journal that cannot be written (read-only folder, full disk) must not leave a
+        score that was never recorded, nor an undo entry for it.
+        """
+        try:
+            cmd.redo()
+        except OSError as exc:
+            from evaltrans_qt.errors import SaveError
+            from evaltrans_qt.ui import errors
+            where = self.journal.path if self.journal is not None else None
+            errors.show_error(SaveError(f"score not recorded: the journal cannot be written "
+                                        f"({exc.strerror or exc})", where))
+            return False
+        cmd.applied_before_push = True
+        self.undo_stack.push(cmd)
         return True
 
     def apply(self, item: Item, cls: str, value: float | None, time_: str | None,

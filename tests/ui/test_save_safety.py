@@ -69,3 +69,21 @@ def test_failing_autosave_reports_once_and_pauses(qtbot, main_window, demo_copy,
     assert len(shown) == 1 and w._autosave_failed
     assert "NOT SAVED" in w.statusBar().currentMessage()
     assert not w._autosave_timer.isActive()
+
+
+def test_score_that_cannot_be_journalled_is_not_applied(qtbot, main_window, demo_copy, monkeypatch):
+    """Found in review: a read-only journal raised a raw OSError and left an undo entry."""
+    from evaltrans_qt.io.journal import Journal
+    from evaltrans_qt.ui import errors
+    w = main_window
+    open_db(qtbot, w, demo_copy)
+    s = w.start_session("tester", None, None, start_unscored=True)
+    shown = []
+    monkeypatch.setattr(errors, "show_error", lambda exc, parent=None: shown.append(exc))
+    monkeypatch.setattr(Journal, "append", lambda self, ch: (_ for _ in ()).throw(
+        OSError(30, "Read-only file system")))
+    item = s.current
+    before = [x.value for x in s.target(item).scores if x.judge == "tester"]
+    assert s.score(3) is False
+    assert s.undo_stack.count() == 0 and shown and "journal" in str(shown[0])
+    assert [x.value for x in s.target(item).scores if x.judge == "tester"] == before

@@ -6,13 +6,14 @@ import threading
 import time
 
 from evaltrans_qt.errors import Cancelled
-from evaltrans_qt.ui.workers import LatestRunner, handle_errors, start_worker
+from evaltrans_qt.ui.workers import launch, LatestRunner, handle_errors, start_worker
 
 
 def test_function_result_runs_off_ui_thread(qtbot):
     main = threading.get_ident()
-    with qtbot.waitSignal(start_worker(lambda: threading.get_ident()).signals.finished) as blk:
-        pass
+    w = start_worker(lambda: threading.get_ident(), _start=False)
+    with qtbot.waitSignal(w.signals.finished) as blk:   # connected before the job can finish
+        launch(w)
     assert blk.args[0] != main
 
 
