@@ -237,6 +237,19 @@ class WordCostsMixin:
         return self._costs
 
 
+def word_cost_distances(measure: WordCostsMixin, kernel, hyps: Sequence[np.ndarray],
+                        refs: Sequence[np.ndarray], pair_hyp: np.ndarray, pair_ref: np.ndarray
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """(distance, reference length) per pair from a batched word-cost ``kernel`` (WWER, WPER)."""
+    hf, ho = packed(hyps)
+    rf, ro = packed(refs)
+    pair_hyp = np.asarray(pair_hyp, dtype=np.int64)
+    pair_ref = np.asarray(pair_ref, dtype=np.int64)
+    code, chars, choff, maxchars = measure.costs().kernel_args()
+    d = kernel(hf, ho, rf, ro, pair_hyp, pair_ref, code, chars, choff, maxchars)
+    return d, np.diff(ro)[pair_ref].astype(np.float64)
+
+
 def packed(arrays: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """:func:`pack` with int32 flat array and int64 offsets."""
     flat, off = pack(arrays)

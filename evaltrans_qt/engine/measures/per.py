@@ -15,7 +15,7 @@ from evaltrans_qt.engine.alignment import Alignment, EditOp, OpKind
 from evaltrans_qt.engine.kernels.assignment import wper_batch
 from evaltrans_qt.engine.kernels.bags import bag_l1_batch, per_from_l1
 from evaltrans_qt.engine.measures import register
-from evaltrans_qt.engine.measures._distance import DistanceMeasure, WordCostsMixin, bag_alignment_ops, packed
+from evaltrans_qt.engine.measures._distance import DistanceMeasure, WordCostsMixin, word_cost_distances, bag_alignment_ops, packed
 from evaltrans_qt.engine.measures.base import Segment
 
 
@@ -105,13 +105,7 @@ class WPER(WordCostsMixin, PER):
 
     def indexed_distances(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
                           pair_hyp: np.ndarray, pair_ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        hf, ho = packed(hyps)
-        rf, ro = packed(refs)
-        pair_hyp = np.asarray(pair_hyp, dtype=np.int64)
-        pair_ref = np.asarray(pair_ref, dtype=np.int64)
-        code, chars, choff, maxchars = self.costs().kernel_args()
-        d = wper_batch(hf, ho, rf, ro, pair_hyp, pair_ref, code, chars, choff, maxchars)
-        return d, np.diff(ro)[pair_ref].astype(np.float64)
+        return word_cost_distances(self, wper_batch, hyps, refs, pair_hyp, pair_ref)
 
     def align(self, seg: Segment) -> Alignment | None:
         r = self.best_reference(seg)

@@ -14,7 +14,7 @@ from evaltrans_qt.engine.kernels.levenshtein import (
     OP_DEL, OP_INS, OP_MATCH, lev_backtrace, lev_distance_batch, lev_distance_rule_batch,
     unit_sub_matrix)
 from evaltrans_qt.engine.measures import register
-from evaltrans_qt.engine.measures._distance import DistanceMeasure, WordCostsMixin, packed
+from evaltrans_qt.engine.measures._distance import DistanceMeasure, WordCostsMixin, word_cost_distances, packed
 from evaltrans_qt.engine.measures.base import Segment
 
 _KIND = {OP_MATCH: OpKind.MATCH, 1: OpKind.SUB, OP_INS: OpKind.INS, OP_DEL: OpKind.DEL}
@@ -74,13 +74,7 @@ class WWER(WordCostsMixin, WER):
 
     def indexed_distances(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
                           pair_hyp: np.ndarray, pair_ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        hf, ho = packed(hyps)
-        rf, ro = packed(refs)
-        pair_hyp = np.asarray(pair_hyp, dtype=np.int64)
-        pair_ref = np.asarray(pair_ref, dtype=np.int64)
-        code, chars, choff, maxchars = self.costs().kernel_args()
-        d = lev_distance_rule_batch(hf, ho, rf, ro, pair_hyp, pair_ref, code, chars, choff, maxchars)
-        return d, np.diff(ro)[pair_ref].astype(np.float64)
+        return word_cost_distances(self, lev_distance_rule_batch, hyps, refs, pair_hyp, pair_ref)
 
     def sub_matrix(self, hyp: np.ndarray, ref: np.ndarray) -> np.ndarray:
         return self.costs().matrix(hyp, ref)
