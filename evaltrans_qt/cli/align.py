@@ -141,6 +141,13 @@ def text_view(a: Alignment, width: int = WIDTH) -> str:
     lines.append(f"Distance: {_fmt(a.distance)} = operations {_fmt(op_cost)} "
                  f"({c['sub']} S, {c['ins']} I, {c['del']} D; {c['match']} matches) + "
                  f"blocks {_fmt(sum(b.cost for b in a.blocks))} ({c['blocks']} blocks)")
+    covered = {op.hyp_pos for op in a.operations if op.hyp_pos is not None}
+    uncovered = [i for i in range(len(a.hyp)) if i not in covered]
+    if uncovered:
+        # CDER (CD for the reference) may leave candidate words unused: they cost nothing
+        # unless a coverage penalty is on, but a reader must see them
+        lines.append("Candidate words aligned to no reference word: "
+                     + ", ".join(f"{a.hyp[i]} [{i}]" for i in uncovered))
     for blk in a.blocks:
         lines.append(f"  block {blk.number:>2} {blk.kind.value:<10} candidate [{blk.hyp_span[0]}, "
                      f"{blk.hyp_span[1]})  reference [{blk.ref_span[0]}, {blk.ref_span[1]})  "
