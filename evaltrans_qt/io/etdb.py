@@ -264,14 +264,8 @@ def loads(data: bytes, path: str | os.PathLike[str] | None = None) -> Database:
 
 def load_database(path: str | os.PathLike[str]) -> Database:
     """Read an ``.etdb.xml`` file; :class:`InputFormatError`/:class:`ScoreError` name file and line."""
-    try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise InputFormatError("file not found", path) from None
-    except IsADirectoryError:
-        raise InputFormatError("is a directory, expected an EvalTrans database file", path) from None
-    except OSError as exc:
-        raise InputFormatError(f"cannot read: {exc.strerror or exc}", path) from None
+    from evaltrans_qt.io.plaintext import read_input_bytes
+    data = read_input_bytes(path, "an EvalTrans database file", allow_empty=True)
     return loads(data, path)
 
 

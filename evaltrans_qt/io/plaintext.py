@@ -24,19 +24,28 @@ PathLike = str | os.PathLike[str]
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
-def read_text(path: PathLike, encoding: str = "utf-8") -> str:
-    """Whole file as text; clear errors for missing, empty or wrongly encoded files."""
+def read_input_bytes(path: PathLike, expected: str = "a text file",
+                     allow_empty: bool = False) -> bytes:
+    """A whole input file; clear errors for a missing, unreadable or empty file
+    (``expected`` names what a directory should have been)."""
     p = Path(path)
     try:
         data = p.read_bytes()
     except FileNotFoundError:
-        raise InputFormatError("file not found", p) from None
+        raise InputFormatError("file not found", path) from None
     except IsADirectoryError:
-        raise InputFormatError("is a directory, expected a text file", p) from None
+        raise InputFormatError(f"is a directory, expected {expected}", path) from None
     except OSError as exc:
-        raise InputFormatError(f"cannot read: {exc.strerror or exc}", p) from None
-    if not data.strip():
-        raise InputFormatError("empty file", p)
+        raise InputFormatError(f"cannot read: {exc.strerror or exc}", path) from None
+    if not allow_empty and not data.strip():
+        raise InputFormatError("empty file", path)
+    return data
+
+
+def read_text(path: PathLike, encoding: str = "utf-8") -> str:
+    """Whole file as text; clear errors for missing, empty or wrongly encoded files."""
+    p = Path(path)
+    data = read_input_bytes(p)
     if encoding.lower().replace("-", "") in ("utf8", "utf8sig") and data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:

@@ -26,7 +26,7 @@ from lxml import etree
 
 from evaltrans_qt.engine.database import Database
 from evaltrans_qt.errors import InputFormatError
-from evaltrans_qt.io.plaintext import PathLike, add_aligned, read_text
+from evaltrans_qt.io.plaintext import PathLike, add_aligned, read_input_bytes, read_text
 
 _TAG = re.compile(r"<(/?)([A-Za-z]+)\b([^>]*)>", re.S)
 _ATTR = re.compile(r"""([A-Za-z_:][-\w:.]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
@@ -119,14 +119,7 @@ def parse_xml(path: PathLike) -> list[SegSet]:
     from evaltrans_qt.io.etdb import _parser, _refuse_entities  # the one safe configuration
 
     p = Path(path)
-    try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise InputFormatError("file not found", p) from None
-    except OSError as exc:
-        raise InputFormatError(f"cannot read: {exc.strerror or exc}", p) from None
-    if not data.strip():
-        raise InputFormatError("empty file", p)
+    data = read_input_bytes(p, "an mteval XML file")
     _refuse_entities(data, p, None)
     try:
         root = etree.fromstring(data, _parser())
