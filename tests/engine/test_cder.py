@@ -3,7 +3,6 @@ properties against the independent plain-Python reference implementation."""
 
 from __future__ import annotations
 
-import json
 
 import numpy as np
 import pytest
@@ -17,7 +16,7 @@ from evaltrans_qt.engine.measures import get
 from evaltrans_qt.engine.measures.base import Segment
 from evaltrans_qt.engine.measures.cder import boundaries, path_alignment
 from evaltrans_qt.engine.options import CDER_PAD_RULES, REF_LENGTH_RULES, EvalOptions
-from evaltrans_qt.engine.preprocess import Vocabulary, tokenize
+from evaltrans_qt.engine.preprocess import Vocabulary
 from evaltrans_qt.engine.reflength import choose
 from evaltrans_qt.engine.results import pack
 from evaltrans_qt.engine.subcosts import cost as sub_cost
@@ -39,15 +38,8 @@ def seg(vocab, hyp, *refs):
 
 # ------------------------------------------------------------- Moses oracle
 @pytest.fixture(scope="module")
-def wmt(wmt_dir):
-    vals = json.loads((wmt_dir / "reference_values.json").read_text(encoding="utf-8"))["systems"]
-    vocab = Vocabulary()
-
-    def load(name):
-        lines = (wmt_dir / name).read_text(encoding="utf-8").split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        return [vocab.encode(tokenize(line, "mteval")) for line in lines]
+def wmt(wmt13a):
+    vals, vocab, load = wmt13a
 
     ref_a = load("newstest2021.en-de.ref.A.de")
     return vals, vocab, ref_a, {name: load(name) for name in vals}

@@ -3,7 +3,6 @@ degenerate sentences), alignments whose costs sum to the edits."""
 
 from __future__ import annotations
 
-import json
 import random
 
 import numpy as np
@@ -35,15 +34,8 @@ def arr(words):
 
 # ------------------------------------------------------------- WMT oracle
 @pytest.fixture(scope="module")
-def wmt(wmt_dir):
-    vals = json.loads((wmt_dir / "reference_values.json").read_text(encoding="utf-8"))["systems"]
-    vocab = Vocabulary()
-
-    def load(name):
-        lines = (wmt_dir / name).read_text(encoding="utf-8").split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        return [vocab.encode(tokenize(line, "mteval")) for line in lines]
+def wmt(wmt13a):
+    vals, vocab, load = wmt13a
 
     refs = [load(f"newstest2021.en-de.ref.{x}.de") for x in "ACD"]
     return vals, vocab, refs, load

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 
 import numpy as np
 import pytest
@@ -12,7 +11,7 @@ from hypothesis import strategies as st
 from evaltrans_qt.engine.measures import get
 from evaltrans_qt.engine.measures.base import Segment
 from evaltrans_qt.engine.options import REF_LENGTH_RULES, EvalOptions
-from evaltrans_qt.engine.preprocess import Vocabulary, tokenize
+from evaltrans_qt.engine.preprocess import Vocabulary
 from evaltrans_qt.engine.reflength import choose
 
 DISTANCE_MEASURES = ["wer", "wwer", "per", "wper", "msder", "nper", "sbper"]
@@ -30,15 +29,8 @@ def seg(vocab: Vocabulary, hyp: str, *refs: str) -> Segment:
 
 # ------------------------------------------------------------- WMT oracles
 @pytest.fixture(scope="module")
-def wmt(wmt_dir):
-    vals = json.loads((wmt_dir / "reference_values.json").read_text(encoding="utf-8"))["systems"]
-    vocab = Vocabulary()
-
-    def load(name):
-        lines = (wmt_dir / name).read_text(encoding="utf-8").split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        return [vocab.encode(tokenize(line, "mteval")) for line in lines]
+def wmt(wmt13a):
+    vals, vocab, load = wmt13a
 
     ref_a = load("newstest2021.en-de.ref.A.de")
     systems = {name: load(name) for name in vals}
