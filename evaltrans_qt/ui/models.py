@@ -56,6 +56,16 @@ def refilter(proxy: QSortFilterProxyModel) -> None:
         proxy.invalidateFilter()
 
 
+class ModelSortedProxy(QSortFilterProxyModel):
+    """A filtering proxy whose sorting is done by the source model itself (numpy/Python
+    key sort once), never by per-comparison ``lessThan``/``data()`` calls."""
+
+    def sort(self, column, order=Qt.AscendingOrder) -> None:
+        src = self.sourceModel()
+        if src is not None:
+            src.sort(column, order)
+
+
 def target_scored(target: Target, classes: list[str]) -> bool:
     """True if the target has a human (non-extrapolated) score in every class."""
     if not classes:
@@ -228,7 +238,7 @@ class SourceTableModel(_SortableModel):
         return None
 
 
-class SourceFilterProxy(QSortFilterProxyModel):
+class SourceFilterProxy(ModelSortedProxy):
     """Filters sources by text, by system, and by scored state; counts in ``countsChanged``."""
 
     countsChanged = Signal(int, int)
@@ -238,11 +248,6 @@ class SourceFilterProxy(QSortFilterProxyModel):
         self._text = ""
         self._system: str | None = None
         self._state = SCORED_ALL
-
-    def sort(self, column, order=Qt.AscendingOrder) -> None:
-        src = self.sourceModel()
-        if src is not None:
-            src.sort(column, order)
 
     def set_text(self, text: str) -> None:
         self._text = text.casefold().strip()
@@ -409,7 +414,7 @@ class TargetTableModel(_SortableModel):
         return None
 
 
-class TargetFilterProxy(QSortFilterProxyModel):
+class TargetFilterProxy(ModelSortedProxy):
     """Filters targets by text, system and kind; sorting is delegated to the model."""
 
     def __init__(self, parent=None) -> None:
@@ -417,11 +422,6 @@ class TargetFilterProxy(QSortFilterProxyModel):
         self._text = ""
         self._system: str | None = None
         self._kind: str | None = None
-
-    def sort(self, column, order=Qt.AscendingOrder) -> None:
-        src = self.sourceModel()
-        if src is not None:
-            src.sort(column, order)
 
     def set_text(self, text: str) -> None:
         self._text = text.casefold().strip()

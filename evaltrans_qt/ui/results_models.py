@@ -19,7 +19,9 @@ import math
 
 import numpy as np
 import pandas as pd
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+
+from evaltrans_qt.ui.models import ModelSortedProxy
 
 RAW_ROLE = Qt.UserRole + 1
 
@@ -198,11 +200,8 @@ class FrameModel(QAbstractTableModel):
         return mask
 
 
-class ResultsProxy(QSortFilterProxyModel):
+class ResultsProxy(ModelSortedProxy):
     """Forwards sorting and filtering to its :class:`FrameModel` (no per-row Python)."""
-
-    def sort(self, column: int, order: Qt.SortOrder = Qt.AscendingOrder) -> None:
-        self.sourceModel().sort(column, order)
 
     def set_row_mask(self, mask: np.ndarray | None) -> None:
         self.sourceModel().set_row_mask(mask)
