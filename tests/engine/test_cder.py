@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evaltrans_qt.engine.kernels.cder import (
-    cder_distance, cder_distance_batch, cder_path, cder_reference)
+    cder_bits_batch, cder_distance, cder_distance_batch, cder_dp_batch, cder_path, cder_reference)
 from evaltrans_qt.engine.kernels.levenshtein import lev_distance
 from evaltrans_qt.engine.measures import get
 from evaltrans_qt.engine.measures.base import Segment
@@ -271,3 +271,124 @@ def test_miscoverage_penalty_is_that_of_the_best_path(h, r):
     want = sum(1 if c == 0 else c - 1 for c in cov)               # eq. 4.18, unit costs
     assert a.notes["miscoverage_penalty"] == want
     assert m.sentence_stats(s)[0] == a.distance + want
+
+
+# ------------------------------------------------- bit-parallel kernel (unit costs, c_LJ = 1)
+#: Candidate lengths around the 64-bit word boundaries (columns 0..I need I + 1 bits).
+BOUNDARY_LENGTHS = [0, 1, 2, 63, 64, 65, 127, 128, 129, 200]
+
+
+def bits_dp_ref(hyps, refs, pair_hyp, pair_ref, backward, sf, ef):
+    """Bit kernel, float DP (Algorithm 4.2) and the dispatching batch entry, for the same pairs."""
+    hf, ho = pack(hyps)
+    rf, ro = pack(refs)
+    pair_hyp = np.asarray(pair_hyp, np.int64)
+    pair_ref = np.asarray(pair_ref, np.int64)
+    so = np.zeros(len(pair_hyp) + 1, np.int64)
+    bits = cder_bits_batch(hf, ho, rf, ro, pair_hyp, pair_ref, backward, sf, ef)
+    dp = cder_dp_batch(hf, ho, rf, ro, pair_hyp, pair_ref, backward, sf, ef, 1.0, False,
+                       np.zeros(1), so)
+    routed = cder_distance_batch(hf, ho, rf, ro, pair_hyp, pair_ref, backward, sf, ef, 1.0,
+                                 False, np.zeros(1), so)
+    np.testing.assert_array_equal(routed, bits)
+    return bits, dp
+
+
+@st.composite
+def long_pair(draw):
+    """A candidate of a word-boundary (or small) length over a small vocabulary and a reference
+    made of candidate blocks (long matches across word boundaries) and random words."""
+    v = draw(st.integers(1, 5))
+    n = draw(st.sampled_from(BOUNDARY_LENGTHS) | st.integers(0, 9))
+    hyp = draw(st.lists(st.integers(0, v), min_size=n, max_size=n))
+    ref: list[int] = []
+    for _ in range(draw(st.integers(0, 4))):
+        if hyp and draw(st.booleans()):
+            a = draw(st.integers(0, len(hyp) - 1))
+            ref += hyp[a:a + draw(st.integers(1, 80))]
+        else:
+            ref += draw(st.lists(st.integers(0, v + 1), max_size=draw(st.sampled_from([3, 70]))))
+    if draw(st.booleans()):
+        hyp, ref = ref, hyp
+    return np.asarray(hyp, np.int32), np.asarray(ref, np.int32)
+
+
+@settings(max_examples=200, deadline=None)
+@given(long_pair())
+def test_bit_kernel_equals_dp_and_reference(pair):
+    """Unit costs, c_LJ = 1: bit-parallel kernel == float DP (Algorithm 4.2) == plain-Python
+    shortest path (eq. 4.16), all four boundary rules (Table A.6), both CD directions; the
+    reference is run where its O(I^2 L) relaxation stays cheap."""
+    hyp, ref = pair
+    for sf, ef in PADS.values():
+        for backward in (False, True):
+            bits, dp = bits_dp_ref([hyp], [ref], [0], [0], backward, sf, ef)
+            assert bits[0] == dp[0], (sf, ef, backward)
+            cand, other = (ref, hyp) if backward else (hyp, ref)
+            if (len(cand) + 1) ** 2 * max(len(other), 1) <= 40000:
+                assert bits[0] == cder_reference(cand, other, sf, ef), (sf, ef, backward)
+
+
+@pytest.mark.parametrize("n", BOUNDARY_LENGTHS)
+def test_bit_kernel_at_word_boundaries(n):
+    """Worked by hand, distinct words 0..n-1 (columns 0..n): identical -> 0; the
+    reference is a block from the middle of the candidate (crossing the 64-bit word
+    boundaries) -> one jump in with a fixed start, one jump out with a fixed end; the
+    halves swapped (n >= 63) -> one jump back, plus one in / out with a fixed start / end."""
+    cand = np.arange(n, dtype=np.int32)
+    for sf, ef in PADS.values():
+        assert cder_distance(cand, cand, sf, ef) == 0
+        a, b = n // 3, min(n, n // 3 + 70)
+        mid = cand[a:b]
+        want = int(sf and a > 0) + int(ef and b < n)
+        assert cder_distance(cand, mid, sf, ef) == want, (sf, ef)
+        if n >= 63:                                     # halves swapped: B A for A B
+            swap = np.concatenate([cand[n // 2:], cand[:n // 2]])
+            assert cder_distance(cand, swap, sf, ef) == 1 + int(sf) + int(ef), (sf, ef)
+        # 5 reference words missing: a substitution or vertical edge each; only with both
+        # ends fixed and n > 5 the path cannot end at column n without one more edge
+        want = 5 + int(sf and ef and n > 5)
+        assert cder_distance(cand, np.full(5, n + 7, np.int32), sf, ef) == want, (sf, ef)
+    # the long sides against the plain-Python reference (short other side keeps it cheap)
+    rng = np.random.default_rng(n)
+    ref = np.concatenate([cand[n // 2:n // 2 + 2], rng.integers(0, 4, 2).astype(np.int32)])
+    for sf, ef in PADS.values():
+        assert cder_distance(cand, ref, sf, ef) == cder_reference(cand, ref, sf, ef)
+
+
+def test_bit_kernel_shared_candidates_and_sparse_ids():
+    """Pairs in any order (a candidate's masks are reused only by consecutive pairs) and ids
+    far apart or negative (renumbered before indexing) give the float DP's distances."""
+    rng = np.random.default_rng(7)
+    words = np.array([-2**31, -5, 0, 3, 2**31 - 1], np.int32)
+    hyps = [words[rng.integers(0, 5, n)] for n in (0, 3, 64, 70, 130, 5)]
+    refs = [words[rng.integers(0, 5, n)] for n in (2, 0, 63, 129, 66)]
+    pair_hyp = rng.integers(0, len(hyps), 80)
+    pair_ref = rng.integers(0, len(refs), 80)
+    pair_hyp[10:20] = 4                                 # runs sharing a candidate
+    pair_ref[30:40] = 3
+    for sf, ef in PADS.values():
+        for backward in (False, True):
+            bits, dp = bits_dp_ref(hyps, refs, pair_hyp, pair_ref, backward, sf, ef)
+            np.testing.assert_array_equal(bits, dp)
+            # same distances with the ids renumbered densely (the measures' usual case)
+            u = {w: k for k, w in enumerate(sorted(set(words.tolist())))}
+            dense = [np.asarray([u[w] for w in s.tolist()], np.int32) for s in hyps]
+            dense_r = [np.asarray([u[w] for w in s.tolist()], np.int32) for s in refs]
+            d2, _ = bits_dp_ref(dense, dense_r, pair_hyp, pair_ref, backward, sf, ef)
+            np.testing.assert_array_equal(d2, bits)
+
+
+def test_other_jump_costs_use_the_dp():
+    """c_LJ != 1 is not unit-cost: cder_distance_batch routes it to Algorithm 4.2 (checked
+    against the plain-Python shortest path)."""
+    v = Vocabulary()
+    hyp, ref = v.encode("a b c d e".split()), v.encode("d e a b x c".split())
+    hf, ho = pack([hyp])
+    rf, ro = pack([ref])
+    one = np.zeros(1, np.int64)
+    for c_lj in (0.5, 2.0, 3.0):
+        d = cder_distance_batch(hf, ho, rf, ro, one, one, False, True, True, c_lj, False,
+                                np.zeros(1), np.zeros(2, np.int64))
+        assert d[0] == cder_reference(hyp, ref, True, True, c_lj)
+        assert cder_distance(hyp, ref, True, True, c_lj) == d[0]

@@ -24,6 +24,19 @@ Substitution costs: 1 for different ids, or word-dependent costs (thesis 4.5)
 read from a flat block ``sub[s0 + i*cs + l*rs]`` (0 for identical words), so
 the backward direction can use the forward pair's I x L block transposed.
 
+Unit costs and c_LJ = 1 (the CDER measure's case) use a bit-parallel
+kernel (:func:`cder_bits_batch`, same values as the float DP of Algorithm 4.2):
+after the jump relaxation each row l holds only two values, its minimum m_l
+and m_l + 1, so a row is (m, Z) with Z the bitmask of columns i = 0..I at
+value m. With Myers' match masks M_w (bit i set iff cand[i-1] = w) and
+S = Z << 1 (diagonal predecessors at value m), row l (reference word w):
+if A = S & M_w != 0, m stays and Z' = A (value m only by a diagonal match
+from m; anything else is <= m + 1 by the jump); otherwise m' = m + 1 and
+Z' = S | Z | M_w (diagonal mismatch from m, diagonal match from m + 1,
+vertical edge from m). Row 0: m = 0 and Z = {0} (fixed start: min(1, i)) or
+all columns (free start). End: Q(I, L) = m + [bit I not in Z] (fixed end),
+else m. O(L * ceil((I + 1) / 64)) word operations per pair.
+
 Tie-breaking of the best path (documented, deterministic): within a row,
 diagonal, then horizontal, then vertical edge, each only on strict
 improvement in that order; a long jump only where it is strictly cheaper,
@@ -96,28 +109,153 @@ def _cder(cand, c0, c1, ref, r0, r1, use_sub, sub, s0, cs, rs, c_lj, start_fixed
     return m
 
 
-@njit(cache=True, nogil=True)
-def cder_distance(hyp: np.ndarray, ref: np.ndarray, start_fixed: bool = True,
-                  end_fixed: bool = True, c_lj: float = 1.0) -> float:
-    """d_CDCD(candidate ``hyp``, reference ``ref``) with unit costs (CD for the reference)."""
-    row = np.empty(len(hyp) + 1, dtype=np.float64)
-    nxt = np.empty(len(hyp) + 1, dtype=np.float64)
-    dummy = np.zeros(1, dtype=np.float64)
-    return _cder(hyp, 0, len(hyp), ref, 0, len(ref), False, dummy, 0, 0, 0, c_lj, start_fixed,
-                 end_fixed, row, nxt)
+# --------------------------------------------------- bit-parallel, unit costs
+#: Largest id range the bit kernel indexes directly; wider ids are renumbered first (also
+#: ranges over 4x the batch's word count + 4096, so a short batch never clears a huge table).
+_DENSE_IDS = 1 << 22
 
 
 @njit(cache=True, nogil=True)
-def cder_distance_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, pair_ref, backward,
-                        start_fixed, end_fixed, c_lj, use_sub, sub_flat, sub_off) -> np.ndarray:
-    """d_CDCD of many pairs in one call: pair p = (hyp ``pair_hyp[p]``, ref ``pair_ref[p]``).
+def _cder_bits_core(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, pair_ref, backward,
+                    start_fixed, end_fixed, lo, n_ids, out):
+    """Body of :func:`cder_bits_batch` for ids in ``lo .. lo + n_ids - 1``.
 
-    ``backward``: CD for the candidate instead (the roles of the two
-    sentences swapped). ``use_sub``: word-dependent costs from row-major
-    I x L blocks ``sub_flat[sub_off[p]:]`` per pair (layout of
-    :meth:`evaltrans_qt.engine.subcosts.SubstitutionCosts.matrices`; the
-    backward direction reads them transposed, costs being symmetric).
+    Per candidate, Myers' match masks Peq: row ``s`` (``nw`` words) of the
+    candidate's s-th distinct word has bit i set iff cand[i-1] is that word
+    (columns 1..I; column 0 is the empty prefix); row 0 stays zero (words
+    absent from the candidate). ``table[id - lo] = gen * K + s`` maps ids to
+    rows of the current candidate (generation ``gen``; older entries are
+    < gen * K, so no clearing). Everything is inlined here: separate compiled
+    calls per row would cost more than the row update itself (array refcounts).
+    Bits above column I carry junk that only ever moves to higher bits, so it
+    never reaches columns 0..I.
     """
+    one = np.uint64(1)
+    zero = np.uint64(0)
+    maxlen = 1
+    for h in range(len(hyp_off) - 1):
+        if hyp_off[h + 1] - hyp_off[h] > maxlen:
+            maxlen = hyp_off[h + 1] - hyp_off[h]
+    for r in range(len(ref_off) - 1):
+        if ref_off[r + 1] - ref_off[r] > maxlen:
+            maxlen = ref_off[r + 1] - ref_off[r]
+    nwmax = (maxlen >> 6) + 1
+    big_k = maxlen + 2
+    table = np.zeros(n_ids, dtype=np.int64)
+    peq = np.zeros(big_k * nwmax, dtype=np.uint64)
+    z = np.empty(nwmax, dtype=np.uint64)
+    s = np.empty(nwmax, dtype=np.uint64)
+    a = np.empty(nwmax, dtype=np.uint64)
+    base = 0
+    prev = -1
+    for p in range(len(pair_hyp)):
+        h = pair_hyp[p]
+        r = pair_ref[p]
+        if backward:                                    # CD for the candidate: roles swapped
+            cand, c0, c1, key = ref_flat, ref_off[r], ref_off[r + 1], r
+            rw, w0, w1 = hyp_flat, hyp_off[h], hyp_off[h + 1]
+        else:
+            cand, c0, c1, key = hyp_flat, hyp_off[h], hyp_off[h + 1], h
+            rw, w0, w1 = ref_flat, ref_off[r], ref_off[r + 1]
+        n_c = c1 - c0
+        nw = (n_c >> 6) + 1
+        if key != prev:                                 # Peq of a new candidate
+            prev = key
+            base += big_k
+            for k in range(nw):
+                peq[k] = zero
+            n_rows = 1
+            for i in range(1, n_c + 1):
+                x = cand[c0 + i - 1] - lo
+                e = table[x] - base
+                if e <= 0:
+                    e = n_rows
+                    table[x] = base + e
+                    for k in range(nw):
+                        peq[e * nw + k] = zero
+                    n_rows += 1
+                peq[e * nw + (i >> 6)] |= one << np.uint64(i & 63)
+        m = 0
+        if nw == 1:                                     # columns 0..I fit one word
+            zz = one if start_fixed else ~zero
+            for l in range(w0, w1):
+                e = table[rw[l] - lo] - base
+                mw = peq[e] if e > 0 else zero
+                sh = zz << one
+                aa = sh & mw
+                if aa != zero:                          # case A: diagonal match from m
+                    zz = aa
+                else:                                   # case B: everything m + 1
+                    m += 1
+                    zz = sh | zz | mw
+            if end_fixed and ((zz >> np.uint64(n_c)) & one) == zero:
+                m += 1
+            out[p] = m
+            continue
+        for k in range(nw):
+            z[k] = zero if start_fixed else ~zero
+        if start_fixed:
+            z[0] = one
+        for l in range(w0, w1):
+            e = table[rw[l] - lo] - base
+            b = e * nw if e > 0 else 0
+            carry = zero
+            hit = zero
+            for k in range(nw):
+                zk = z[k]
+                sk = (zk << one) | carry
+                carry = zk >> np.uint64(63)
+                s[k] = sk
+                ak = sk & peq[b + k]
+                a[k] = ak
+                hit |= ak
+            if hit != zero:
+                for k in range(nw):
+                    z[k] = a[k]
+            else:
+                m += 1
+                for k in range(nw):
+                    z[k] |= s[k] | peq[b + k]
+        if end_fixed and ((z[n_c >> 6] >> np.uint64(n_c & 63)) & one) == zero:
+            m += 1
+        out[p] = m
+    return out
+
+
+@njit(cache=True, nogil=True)
+def cder_bits_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, pair_ref, backward,
+                    start_fixed, end_fixed) -> np.ndarray:
+    """Bit-parallel :func:`cder_dp_batch` for unit costs and c_LJ = 1 (same arguments).
+
+    O(L * ceil((I + 1) / 64)) word operations per pair plus O(I) for the
+    candidate's match masks (shared by consecutive pairs with the same
+    candidate). Sparse ids (see ``_DENSE_IDS``) are renumbered first.
+    """
+    out = np.empty(len(pair_hyp), dtype=np.float64)
+    lo = np.int64(0)
+    hi = np.int64(0)
+    if len(hyp_flat):
+        lo = np.int64(hyp_flat.min())
+        hi = np.int64(hyp_flat.max())
+    if len(ref_flat):
+        lo = min(lo, np.int64(ref_flat.min())) if len(hyp_flat) else np.int64(ref_flat.min())
+        hi = max(hi, np.int64(ref_flat.max())) if len(hyp_flat) else np.int64(ref_flat.max())
+    if hi - lo < min(_DENSE_IDS, 4 * (len(hyp_flat) + len(ref_flat)) + 4096):
+        return _cder_bits_core(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, pair_ref,
+                               backward, start_fixed, end_fixed, lo, hi - lo + 1, out)
+    ids = np.empty(len(hyp_flat) + len(ref_flat), dtype=np.int64)
+    ids[:len(hyp_flat)] = hyp_flat
+    ids[len(hyp_flat):] = ref_flat
+    u = np.unique(ids)
+    return _cder_bits_core(np.searchsorted(u, hyp_flat), hyp_off, np.searchsorted(u, ref_flat),
+                           ref_off, pair_hyp, pair_ref, backward, start_fixed, end_fixed, 0,
+                           len(u), out)
+
+
+@njit(cache=True, nogil=True)
+def cder_dp_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, pair_ref, backward,
+                  start_fixed, end_fixed, c_lj, use_sub, sub_flat, sub_off) -> np.ndarray:
+    """:func:`cder_distance_batch` always by the float DP :func:`_cder` (any costs)."""
     n_pairs = len(pair_hyp)
     out = np.empty(n_pairs, dtype=np.float64)
     maxlen = 1
@@ -144,6 +282,44 @@ def cder_distance_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, pair_ref
             out[p] = _cder(hyp_flat, h0, h1, ref_flat, r0, r1, use_sub, sub_flat, s0, n_r, 1,
                            c_lj, start_fixed, end_fixed, row, nxt)
     return out
+
+
+@njit(cache=True, nogil=True)
+def cder_distance_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, pair_ref, backward,
+                        start_fixed, end_fixed, c_lj, use_sub, sub_flat, sub_off) -> np.ndarray:
+    """d_CDCD of many pairs in one call: pair p = (hyp ``pair_hyp[p]``, ref ``pair_ref[p]``).
+
+    ``backward``: CD for the candidate instead (the roles of the two
+    sentences swapped). ``use_sub``: word-dependent costs from row-major
+    I x L blocks ``sub_flat[sub_off[p]:]`` per pair (layout of
+    :meth:`evaltrans_qt.engine.subcosts.SubstitutionCosts.matrices`; the
+    backward direction reads them transposed, costs being symmetric).
+    Unit costs with c_LJ = 1 go to the bit-parallel :func:`cder_bits_batch`,
+    everything else to the float DP :func:`cder_dp_batch`.
+    """
+    if not use_sub and c_lj == 1.0:
+        return cder_bits_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, pair_ref,
+                               backward, start_fixed, end_fixed)
+    return cder_dp_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, pair_ref, backward,
+                         start_fixed, end_fixed, c_lj, use_sub, sub_flat, sub_off)
+
+
+@njit(cache=True, nogil=True)
+def cder_distance(hyp: np.ndarray, ref: np.ndarray, start_fixed: bool = True,
+                  end_fixed: bool = True, c_lj: float = 1.0) -> float:
+    """d_CDCD(candidate ``hyp``, reference ``ref``) with unit costs (CD for the reference);
+    bit-parallel for c_LJ = 1, else Algorithm 4.2."""
+    off_h = np.array([0, len(hyp)], dtype=np.int64)
+    off_r = np.array([0, len(ref)], dtype=np.int64)
+    pair = np.zeros(1, dtype=np.int64)
+    if c_lj == 1.0:
+        return cder_bits_batch(hyp, off_h, ref, off_r, pair, pair, False, start_fixed,
+                               end_fixed)[0]
+    row = np.empty(len(hyp) + 1, dtype=np.float64)
+    nxt = np.empty(len(hyp) + 1, dtype=np.float64)
+    dummy = np.zeros(1, dtype=np.float64)
+    return _cder(hyp, 0, len(hyp), ref, 0, len(ref), False, dummy, 0, 0, 0, c_lj, start_fixed,
+                 end_fixed, row, nxt)
 
 
 # ------------------------------------------------------------------ best path
