@@ -8,14 +8,21 @@ Flow (SPEC §4.5, issue 3 item 4):
    a reference evaluated as a system is compared with the *other* references);
 3. each measure is fitted once on the test set (one segment per source with
    references, ``hyp`` empty; NIST info weights, T:437-458);
-4. statistics are computed in independent :class:`Chunk` s (system x row
+4. *pair phase*, for measures with a non-zero :meth:`Measure.pair_cost` (INVWER:
+   microseconds to a minute per sentence pair): every distinct (candidate,
+   reference) pair they need -- after leaving-one-out, identical token arrays
+   once -- is computed as separate :class:`PairBatch` tasks, most expensive
+   first (:func:`schedule_pairs`: each expensive pair alone, cheap ones batched),
+   so that the cores stay busy until the end; the values go to the measure's
+   ``pair_cache``, and the row chunks below only read them;
+5. statistics are computed in independent :class:`Chunk` s (system x row
    range) by an :class:`Executor` -- :class:`SerialExecutor` in-process,
    :class:`LocalProcessExecutor` on all cores (chosen automatically:
    serial below :data:`SERIAL_THRESHOLD` rows x measures). A distributed
    executor (Dask) implements :meth:`Executor.run` (and optionally
    :meth:`Executor.map`, used to tokenise large corpora in parallel) and
-   nothing else changes; :func:`compute_chunk` is the pure unit of work;
-5. per system, the rows are assembled and scored: ``score(stats.sum(0))``.
+   nothing else changes; :func:`compute` is the pure unit of work;
+6. per system, the rows are assembled and scored: ``score(stats.sum(0))``.
 
 ``leaving-one-out`` (T:1909): for the listed measures a reference whose tokens
 equal the candidate's is dropped -- unless it is the only reference left, in
@@ -68,7 +75,8 @@ class CancelFlag(Protocol):
 
 @dataclass(frozen=True)
 class Progress:
-    """A progress event of :func:`iter_evaluate`: ``done`` of ``total`` candidate rows."""
+    """A progress event of :func:`iter_evaluate`: ``done`` of ``total`` units of work
+    (the sentence pairs of the pair phase, then the candidate rows)."""
 
     done: int
     total: int
@@ -141,17 +149,134 @@ def compute_chunk(measures: Mapping[str, Measure], chunk: Chunk) -> ChunkResult:
     return out
 
 
+# --------------------------------------------------------------------------- pairs
+@dataclass(frozen=True)
+class PairBatch:
+    """Unit of work of the pair phase: ``pair_value`` of (candidate, reference) pairs of one
+    measure; ``cost`` is their summed :meth:`Measure.pair_cost` (rough seconds)."""
+
+    measure: str
+    pairs: tuple[tuple[np.ndarray, np.ndarray], ...]
+    cost: float = 0.0
+
+
+def compute_pairs(measures: Mapping[str, Measure], batch: PairBatch) -> list:
+    """The values of one pair batch (a pure function: runs anywhere)."""
+    m = measures[batch.measure]
+    return [m.pair_value(hyp, ref) for hyp, ref in batch.pairs]
+
+
+def compute(measures: Mapping[str, Measure], work: Chunk | PairBatch) -> ChunkResult | list:
+    """The pure unit of work of every executor: a row chunk or a pair batch."""
+    if isinstance(work, PairBatch):
+        return compute_pairs(measures, work)
+    return compute_chunk(measures, work)
+
+
+def costly_measures(measures: Mapping[str, Measure]) -> list[str]:
+    """Measures that override :meth:`Measure.pair_cost` (candidates for the pair phase)."""
+    return [n for n, m in measures.items() if type(m).pair_cost is not Measure.pair_cost]
+
+
+def collect_pairs(measure: Measure, name: str, rows: Sequence[SystemRows],
+                  leave_one_out: frozenset[str]) -> dict[tuple[bytes, bytes], tuple]:
+    """The distinct pairs with a non-zero cost that ``measure`` needs for ``rows``:
+    ``{pair_key: (hyp, ref, cost)}`` -- the references :func:`compute_chunk` gives it
+    (leaving-one-out applied the same way, :func:`_drop_identical`)."""
+    out: dict[tuple[bytes, bytes], tuple] = {}
+    loo = name in leave_one_out
+    for r in rows:
+        for seg in r.segments:
+            if loo:
+                seg = _drop_identical(seg)[0]
+            hb = np.asarray(seg.hyp, np.int32).tobytes()
+            for ref in seg.refs:
+                key = (hb, np.asarray(ref, np.int32).tobytes())
+                if key in out:
+                    continue
+                cost = float(measure.pair_cost(len(seg.hyp), len(ref)))
+                if cost > 0:
+                    out[key] = (seg.hyp, ref, cost)
+    return out
+
+
+#: Pair batches hold at least this many (and at most :data:`BATCH_MAX_SECONDS`) estimated
+#: seconds; a pair costing more than a batch's bound is a task of its own.
+BATCH_MIN_SECONDS = 0.05
+BATCH_MAX_SECONDS = 1.0
+
+
+def schedule_pairs(costs: Sequence[float], workers: int) -> list[list[int]]:
+    """Group pair indices into tasks, most expensive task first (longest-processing-time
+    list scheduling: a free worker takes the next task).
+
+    The bound is ``total / (16 workers)`` within [:data:`BATCH_MIN_SECONDS`,
+    :data:`BATCH_MAX_SECONDS`]: a pair at or above it is a task alone, cheaper
+    pairs are packed (in decreasing cost) into tasks of at most the bound, so
+    that the task overhead stays small and the last tasks are short.
+    """
+    order = sorted(range(len(costs)), key=lambda k: (-costs[k], k))
+    total = float(sum(costs))
+    bound = min(BATCH_MAX_SECONDS, max(BATCH_MIN_SECONDS, total / (16 * max(1, workers))))
+    tasks: list[tuple[float, list[int]]] = []
+    cur: list[int] = []
+    cur_cost = 0.0
+    for k in order:
+        c = float(costs[k])
+        if c >= bound:
+            tasks.append((c, [k]))
+            continue
+        if cur and cur_cost + c > bound:
+            tasks.append((cur_cost, cur))
+            cur, cur_cost = [], 0.0
+        cur.append(k)
+        cur_cost += c
+    if cur:
+        tasks.append((cur_cost, cur))
+    tasks.sort(key=lambda t: -t[0])      # stable: ties keep the order built above
+    return [t[1] for t in tasks]
+
+
+def pair_batches(fitted: Mapping[str, Measure], rows: Sequence[SystemRows],
+                 leave_one_out: frozenset[str], workers: int
+                 ) -> tuple[list[PairBatch], list[list[tuple[bytes, bytes]]], dict[str, int]]:
+    """The pair phase's tasks, in the order to run them: ``(batches, the pair keys of each
+    batch, pairs per measure)``; no tasks if no measure has a non-zero pair cost."""
+    items: list[tuple[str, tuple[bytes, bytes], np.ndarray, np.ndarray, float]] = []
+    counts: dict[str, int] = {}
+    for name in costly_measures(fitted):
+        pairs = collect_pairs(fitted[name], name, rows, leave_one_out)
+        if pairs:
+            counts[name] = len(pairs)
+            items.extend((name, key, h, r, c) for key, (h, r, c) in pairs.items())
+    # one measure per batch: schedule each measure's pairs, then merge by cost
+    tasks: list[tuple[float, str, list[int]]] = []
+    for name in counts:
+        idx = [k for k, it in enumerate(items) if it[0] == name]
+        for group in schedule_pairs([items[k][4] for k in idx], workers):
+            ks = [idx[g] for g in group]
+            tasks.append((sum(items[k][4] for k in ks), name, ks))
+    tasks.sort(key=lambda t: -t[0])
+    batches = [PairBatch(name, tuple((items[k][2], items[k][3]) for k in ks), cost)
+               for cost, name, ks in tasks]
+    keys = [[items[k][1] for k in ks] for _, _, ks in tasks]
+    return batches, keys, counts
+
+
 # --------------------------------------------------------------------------- executors
 class Executor(ABC):
-    """Runs chunks. Implement :meth:`run` to add a backend (e.g. Dask: scatter the
-    measures once, ``client.submit(compute_chunk, measures, chunk)`` per chunk)."""
+    """Runs units of work (:class:`Chunk`, :class:`PairBatch`) through :func:`compute`.
+    Implement :meth:`run` to add a backend (e.g. Dask: scatter the measures once,
+    ``client.submit(compute, measures, work)`` per item, at most one per worker in
+    flight so that the items start in the given order)."""
 
     @abstractmethod
-    def run(self, measures: Mapping[str, Measure], chunks: Sequence[Chunk],
-            cancel: CancelFlag | None = None) -> Iterator[tuple[int, ChunkResult]]:
-        """Yield ``(chunk index, result)`` as chunks finish, in any order.
+    def run(self, measures: Mapping[str, Measure], chunks: Sequence[Chunk | PairBatch],
+            cancel: CancelFlag | None = None) -> Iterator[tuple[int, ChunkResult | list]]:
+        """Yield ``(index, compute(measures, chunks[index]))`` as items finish, in any order.
 
-        Must raise :class:`Cancelled` promptly once ``cancel.is_set()``.
+        Items start in the given order (the pair phase lists the most expensive first),
+        none starts once ``cancel.is_set()``, and :class:`Cancelled` is raised promptly.
         """
 
     def map(self, fn: Callable, items: Sequence, cancel: CancelFlag | None = None) -> Iterator:
@@ -181,20 +306,20 @@ class SerialExecutor(Executor):
         for i, chunk in enumerate(chunks):
             if cancel is not None and cancel.is_set():
                 raise Cancelled()
-            yield i, compute_chunk(measures, chunk)
+            yield i, compute(measures, chunk)
 
 
 #: In a worker process: (run token, fitted measures) of the latest run.
 _WORKER_CACHE: tuple[str, Mapping[str, Measure]] | None = None
 
 
-def _worker_compute(token: str, blob_path: str, chunk: Chunk) -> ChunkResult:
-    """Worker side: load the run's fitted measures once (from a pickle file), compute a chunk."""
+def _worker_compute(token: str, blob_path: str, work: Chunk | PairBatch) -> ChunkResult | list:
+    """Worker side: load the run's fitted measures once (from a pickle file), compute an item."""
     global _WORKER_CACHE
     if _WORKER_CACHE is None or _WORKER_CACHE[0] != token:
         with open(blob_path, "rb") as fh:
             _WORKER_CACHE = (token, pickle.load(fh))
-    return compute_chunk(_WORKER_CACHE[1], chunk)
+    return compute(_WORKER_CACHE[1], work)
 
 
 def _lower_priority(increment: int) -> None:
@@ -219,7 +344,9 @@ class LocalProcessExecutor(Executor):
     """A local process pool (all cores by default), kept for the executor's lifetime.
 
     Per run, the fitted measures are pickled once to a temporary file that each
-    worker loads once; each chunk carries only its segments.
+    worker loads once; each chunk carries only its segments. At most one item per
+    worker is submitted at a time, so items start in the given order and none
+    starts after a cancel (a running item cannot be interrupted).
     """
 
     def __init__(self, max_workers: int | None = None, poll_seconds: float = 0.05,
@@ -244,26 +371,15 @@ class LocalProcessExecutor(Executor):
                                              initargs=(self.nice,) if self.nice else ())
         return self._pool
 
-    def _gather(self, futures: Sequence[Future], cancel, ordered: bool):
-        """Yield (index, result) as futures finish (or in order); cancel pending on exit."""
+    def _gather(self, futures: Sequence[Future], cancel):
+        """Yield the futures' results in order; cancel the pending ones on exit."""
         finished = False
         try:
-            if ordered:
-                for i, fut in enumerate(futures):
-                    while not wait([fut], timeout=self.poll_seconds).done:
-                        if cancel is not None and cancel.is_set():
-                            raise Cancelled()
-                    yield i, fut.result()
-            else:
-                index = {fut: i for i, fut in enumerate(futures)}
-                pending = set(futures)
-                while pending:
+            for fut in futures:
+                while not wait([fut], timeout=self.poll_seconds).done:
                     if cancel is not None and cancel.is_set():
                         raise Cancelled()
-                    done, pending = wait(pending, timeout=self.poll_seconds,
-                                         return_when=FIRST_COMPLETED)
-                    for fut in done:
-                        yield index[fut], fut.result()
+                yield fut.result()
             finished = True
         finally:
             if not finished:
@@ -278,12 +394,36 @@ class LocalProcessExecutor(Executor):
             with os.fdopen(fd, "wb") as fh:
                 pickle.dump(dict(measures), fh, protocol=pickle.HIGHEST_PROTOCOL)
             token = uuid.uuid4().hex
-            pool = self._get_pool()
-            futures = [pool.submit(_worker_compute, token, blob_path, c) for c in chunks]
-            yield from self._gather(futures, cancel, ordered=False)
+            yield from self._windowed(self._get_pool(), token, blob_path, chunks, cancel)
         finally:
             with contextlib.suppress(OSError):
                 os.unlink(blob_path)
+
+    def _windowed(self, pool: ProcessPoolExecutor, token: str, blob_path: str,
+                  items: Sequence, cancel):
+        """Submit ``items`` in order, one per worker in flight; yield (index, result)."""
+        running: dict[Future, int] = {}
+        nxt = 0
+        try:
+            while nxt < len(items) or running:
+                if cancel is not None and cancel.is_set():
+                    raise Cancelled()
+                while nxt < len(items) and len(running) < self.max_workers:
+                    running[pool.submit(_worker_compute, token, blob_path, items[nxt])] = nxt
+                    nxt += 1
+                done, _ = wait(running, timeout=self.poll_seconds, return_when=FIRST_COMPLETED)
+                finished = [(running.pop(fut), fut) for fut in done]
+                if cancel is not None and cancel.is_set():
+                    raise Cancelled()
+                # refill before handing results out, so no worker waits for the consumer
+                while nxt < len(items) and len(running) < self.max_workers:
+                    running[pool.submit(_worker_compute, token, blob_path, items[nxt])] = nxt
+                    nxt += 1
+                for i, fut in sorted(finished):
+                    yield i, fut.result()
+        finally:
+            for fut in running:
+                fut.cancel()
 
     def map(self, fn, items, cancel=None):
         if cancel is not None and cancel.is_set():
@@ -292,9 +432,7 @@ class LocalProcessExecutor(Executor):
             yield from super().map(fn, items, cancel)
             return
         pool = self._get_pool()
-        futures = [pool.submit(fn, item) for item in items]
-        for _, res in self._gather(futures, cancel, ordered=True):
-            yield res
+        yield from self._gather([pool.submit(fn, item) for item in items], cancel)
 
     def close(self) -> None:
         if self._pool is not None:
@@ -535,6 +673,10 @@ def _run(db, options, names, loo, systems, executor, cancel, reference_distances
         fitted[name] = m
         check()
     workers = getattr(executor, "max_workers", 1)
+    batches, keys, counts = pair_batches(fitted, rows, loo, workers)
+    n_pairs = sum(counts.values())
+    if batches:
+        yield from _pair_phase(fitted, batches, keys, counts, executor, cancel, total, check)
     size = chunk_size or _chunk_size(total, workers)
     chunks: list[Chunk] = []
     for r in rows:
@@ -567,11 +709,35 @@ def _run(db, options, names, loo, systems, executor, cancel, reference_distances
             full[c.start:c.stop, :arr.shape[1]] = arr
         done += c.stop - c.start
         remaining[c.system] -= 1
-        yield Progress(done, total, f"{c.system or '(no id)'}: rows {c.start + 1}-{c.stop}")
+        yield Progress(n_pairs + done, n_pairs + total,
+                       f"{c.system or '(no id)'}: rows {c.start + 1}-{c.stop}")
         if remaining[c.system] == 0:
             yield _system_result(by_system[c.system], fitted, stats[c.system],
                                  rdist[c.system])
         check()
+
+
+def _pair_phase(fitted: dict[str, Measure], batches: Sequence[PairBatch],
+                keys: Sequence[Sequence[tuple[bytes, bytes]]], counts: Mapping[str, int],
+                executor: Executor, cancel, rows_total: int, check
+                ) -> Iterator[Progress]:
+    """Compute the expensive pairs (most expensive first) into each measure's ``pair_cache``."""
+    n_pairs = sum(counts.values())
+    total = n_pairs + rows_total
+    caches: dict[str, dict] = {name: {} for name in counts}
+    got = dict.fromkeys(counts, 0)
+    done = 0
+    yield Progress(0, total, " + ".join(f"{n.upper()}: {c} sentence pairs" for n, c in
+                                        counts.items()))
+    for idx, values in executor.run({n: fitted[n] for n in counts}, batches, cancel):
+        name = batches[idx].measure
+        caches[name].update(zip(keys[idx], values))
+        got[name] += len(values)
+        done += len(values)
+        yield Progress(done, total, f"{name.upper()}: {got[name]} of {counts[name]} sentence pairs")
+        check()
+    for name, cache in caches.items():
+        fitted[name].pair_cache = cache
 
 
 def _system_result(rows: SystemRows, measures: Mapping[str, Measure],

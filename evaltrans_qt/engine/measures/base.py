@@ -120,6 +120,31 @@ class Measure(ABC):
         """Absolute distance to each reference (report's ``<reference-distance>``), if defined."""
         return None
 
+    # -- expensive pairs (the driver computes them first, one by one, longest first) ----
+    #: :meth:`pair_value` results computed ahead by the driver, keyed by :func:`pair_key`.
+    pair_cache: Mapping[tuple[bytes, bytes], Any] | None = None
+
+    def pair_cost(self, hyp_len: int, ref_len: int) -> float:
+        """Rough seconds of :meth:`pair_value` for one (candidate, reference) pair.
+
+        0 (the default): cheap, computed in row chunks. Otherwise the driver computes the
+        measure's pairs first, as separate tasks ordered by cost, and sets :attr:`pair_cache`;
+        the measure reads its pairs through :meth:`cached_pair_value`.
+        """
+        return 0.0
+
+    def pair_value(self, hyp: np.ndarray, ref: np.ndarray) -> Any:
+        """The expensive, picklable part of one pair (measures with a non-zero cost)."""
+        raise NotImplementedError(f"{type(self).__name__} has a pair cost but no pair_value")
+
+    def cached_pair_value(self, hyp: np.ndarray, ref: np.ndarray) -> Any:
+        """:meth:`pair_value`, from :attr:`pair_cache` when the driver computed it."""
+        if self.pair_cache:
+            value = self.pair_cache.get(pair_key(hyp, ref))
+            if value is not None:
+                return value
+        return self.pair_value(hyp, ref)
+
     def align(self, seg: Segment):  # -> Alignment | None
         """Alignment of candidate and (best) reference for display, if the measure has one."""
         return None
@@ -130,3 +155,8 @@ def error_rate_details(distance: float, ref_len: float) -> dict[str, float]:
     rate = distance / ref_len if ref_len > 0 else (0.0 if distance == 0 else float("inf"))
     return {"error-rate": rate, "error-rate-percent": 100.0 * rate,
             "reference-length": float(ref_len), "sum": float(distance)}
+
+
+def pair_key(hyp: np.ndarray, ref: np.ndarray) -> tuple[bytes, bytes]:
+    """Key of a (candidate, reference) pair of int32 token ids (equal tokens, equal key)."""
+    return (np.asarray(hyp, np.int32).tobytes(), np.asarray(ref, np.int32).tobytes())
