@@ -119,6 +119,21 @@ def test_pruned_equals_cyk_longer(a, b, c):
     assert inv_distance(x, y, *c) == inv_distance_cyk(x, y, *c)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from("abcde"), max_size=9), st.lists(st.sampled_from("abcde"), max_size=9),
+       st.tuples(st.integers(1, 3), st.integers(1, 3), st.integers(1, 3), st.integers(0, 3)))
+def test_scaled_costs_scale_the_distance(a, b, c):
+    """d_inv is linear in the costs: x40 pushes the upper bound past 120 units, so this
+    compares the int16 table (large costs) with the int8 one (small costs)."""
+    voc: dict = {}
+    x, y = ids(a, voc), ids(b, voc)
+    small = inv_distance(x, y, *c)
+    big = inv_distance(x, y, *(40 * v for v in c))
+    assert big == 40 * small
+    if len(a) + len(b) >= 4:
+        assert small == inv_distance_cyk(x, y, *c)
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.sampled_from("abcdef"), max_size=12), st.lists(st.sampled_from("abcdef"), max_size=12))
 def test_per_le_inv_le_lev(a, b):

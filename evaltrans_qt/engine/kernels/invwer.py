@@ -38,8 +38,20 @@ bispans, using the bounds of Algorithms 4.4-4.6 (T:880-895):
 * ub_total = Levenshtein distance (eq. 4.26); items with f > ub_total are never
   queued (the thesis' pruning "ub' <= lb_inner").
 * normal form: a word without counterpart is attached to the nearest aligned
-  word on its left (same cost), so items only grow at their right ends and the
-  leading runs are added once at the end;
+  word on its left (same cost), so only *phrases* (a 1x1 seed and the words
+  grown onto it, popped as a seed or growth item) grow, at their right ends;
+  the leading runs are added once at the end. Growing a straight or inverted
+  item is never needed: [A B]+w = [A B+w] and <A B>+w = <A B+w> (a candidate
+  word) or <A+w B> (a reference word) at the same cost;
+* no spurious bracketings (Wu 1997's normal form, applied to the derivation
+  each bispan was popped with): a straight node's left child is never a
+  straight item ([[A B] C] = [A [B C]]) and an inverted node's left child
+  never an inverted item (<<A B> C> = <A <B C>>, same permutation and
+  cost). When a bispan's best derivation is straight, the same parent is
+  built as [A [B C]] from its children at the same cost, and every item of
+  that derivation has f <= the parent's f (consistency), so it is expanded
+  too; this roughly halves the combinations tried (1.23e9 -> 0.67e9 offers on a
+  90 x 78-word WMT pair);
 * integer costs -> bucket queue (LIFO inside a bucket); final items are kept in
   chunked lists per corner, so combining with all adjacent final items reads
   memory sequentially; stop when the whole sentence pair is popped.
@@ -50,9 +62,11 @@ f <= d_inv <= ub_total and is therefore expanded. The tests compare with
 and :func:`inv_distance_cyk` (Algorithm 4.3 bottom-up, no pruning).
 
 Cost: the number of expanded items grows quickly with the length and with
-d_inv - d_PER (see ``benchmarks/bench_invwer.py``); memory: two int16 values
-per bispan (I(I+1)/2 x L(L+1)/2 bispans, ~0.4 GB for 135 x 151 words, the
-longest WMT21 en-de pair) plus the agenda.
+d_inv - d_PER (see ``benchmarks/bench_invwer.py``); memory: two values (best
+queued g, h) per bispan, I(I+1)/2 x L(L+1)/2 bispans -- int8 when the upper
+bound is below 120 cost units (h is capped at ub + 1, which prunes the same),
+else int16: ~0.2 GB for 135 x 151 words, the longest WMT21 en-de pair -- plus
+the agenda and the final items.
 """
 
 from __future__ import annotations
@@ -127,7 +141,7 @@ def _offer(bh, head, ekey, eg, enext, etype, ea, eb, ne, key, g, t, a, b, ub, f)
     bk = bh[2 * key]
     if bk < 0 or bk <= g:
         return ne
-    fv = g + bh[2 * key + 1]
+    fv = g + np.int64(bh[2 * key + 1])
     if fv > ub:
         return ne
     if fv < f:  # cannot happen with a consistent h; keeps the queue monotone anyway
@@ -144,8 +158,11 @@ def _offer(bh, head, ekey, eg, enext, etype, ea, eb, ne, key, g, t, a, b, ub, f)
 
 
 @njit(cache=True, nogil=True)
-def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree):
-    """Core of :func:`inv_distance` on local ids (0..V-1). Returns (d, ops, invs, expanded)."""
+def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree, bh, NONE):
+    """Core of :func:`inv_distance` on local ids (0..V-1). Returns (d, ops, invs, expanded).
+
+    ``bh``: uninitialised table of 2 entries per bispan (int8 or int16), ``NONE``
+    its largest value (= not queued)."""
     I = c.size
     L = r.size
     NC = I * (I + 1) // 2
@@ -205,8 +222,8 @@ def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree):
                 m += 1
             pr[w] += 1
             S[i1, l1] = _bag(I - i1, L - l1, m, c_sub, c_del, c_ins)
-    # bh[2k] = best queued g of bispan k (32767 none, -1 final); bh[2k+1] = h(k)
-    bh = np.empty(2 * NC * NR, np.int16)
+    # bh[2k] = best queued g of bispan k (NONE: not queued, -1: final); bh[2k+1] = min(h(k), ub + 1)
+    hcap = ub + 1
     # outside counts per word: A = cand[:i0], B = cand[i1:], C = ref[:l0], D = ref[l1:]
     ca = np.zeros(V, np.int64)
     cb = np.zeros(V, np.int64)
@@ -265,8 +282,8 @@ def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree):
                     if two < hv:
                         hv = two                                     # two or more inversions
                     kk = 2 * (base + l1 * (l1 - 1) // 2 + l0)
-                    bh[kk] = 32767
-                    bh[kk + 1] = hv
+                    bh[kk] = NONE
+                    bh[kk + 1] = hv if hv < hcap else hcap
                 for l1 in range(l0 + 1, L + 1):
                     cd[r[l1 - 1]] += 1
 
@@ -382,18 +399,21 @@ def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree):
             etype = _grow32(etype, n2)
             ea = _grow32(ea, n2)
             eb = _grow32(eb, n2)
+        tx = etype[e]
+        phrase = tx == _T_SEED or tx == _T_EXT
         # ---- growth by one unaligned word at the right ends (trailing runs)
-        if i1 < I:
+        if phrase and i1 < I:
             ne = _offer(bh, head, ekey, eg, enext, etype, ea, eb, ne,
                         (((i1 + 1) * i1) // 2 + i0) * NR + ri, g + c_del, _T_EXT, key, -1, ub, f)
-        if l1 < L:
+        if phrase and l1 < L:
             ne = _offer(bh, head, ekey, eg, enext, etype, ea, eb, ne,
                         ci * NR + ((l1 + 1) * l1) // 2 + l0, g + c_ins, _T_EXT, key, -1, ub, f)
         if i1 == I and l1 == L and (i0 > 0 or l0 > 0):  # leading runs close the whole pair
             ne = _offer(bh, head, ekey, eg, enext, etype, ea, eb, ne, root,
                         g + i0 * c_del + l0 * c_ins, _T_LEAD, key, -1, ub, f)
+        tx = etype[e]
         # ---- straight [this s]: s = (i1, x, l1, y)
-        if i1 < I and l1 < L:
+        if tx != _T_STRAIGHT and i1 < I and l1 < L:
             ch = lhead[kSS]
             while ch >= 0:
                 for q in range(ch * _CH, ch * _CH + cfill[ch]):
@@ -420,7 +440,7 @@ def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree):
                             _T_STRAIGHT, sk, key, ub, f)
             ch = cnext[ch]
         # ---- inverted <this s>: s = (i1, x, y, l0)
-        ch = lhead[kSE]
+        ch = lhead[kSE] if tx != _T_INV else -1
         while ch >= 0:
             for q in range(ch * _CH, ch * _CH + cfill[ch]):
                 v = pool[q]
@@ -452,6 +472,8 @@ def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree):
             cfill = _grow32(cfill, n2)
             pool = _grow32(pool, n2 * _CH)
         for t in range(4):
+            if (t == 1 and tx == _T_STRAIGHT) or (t == 3 and tx == _T_INV):
+                continue
             if t == 0:
                 k = 0 * NCR + i0 * (L + 1) + l0
                 v = (np.int64(i1) << 40) | (np.int64(l1) << 20) | g
@@ -600,8 +622,13 @@ def inv_search(cand: np.ndarray, ref: np.ndarray, c_sub: int = 1, c_del: int = 1
     ub = int(lev_costs(c, r, int(c_sub), int(c_del), int(c_ins)))
     if ub > _MAX_COST:
         raise ValueError(f"d_inv: costs too large for the int16 tables (upper bound {ub})")
+    nb = I * (I + 1) * L * (L + 1) // 2   # two entries per bispan
+    if ub < 120:  # g and h fit in int8 (values > ub are never queued): half the memory traffic
+        bh, none = np.empty(nb, np.int8), 127
+    else:
+        bh, none = np.empty(nb, np.int16), 32767
     d, ops, invs, expanded = _astar(c, r, V, int(c_sub), int(c_del), int(c_ins), int(c_inv), ub,
-                                    bool(want_tree))
+                                    bool(want_tree), bh, none)
     unaligned = I * c_del + L * c_ins  # the only tree without an aligned pair (not in the agenda)
     if d < 0 or unaligned < d:
         ops = [(OP_CAND, i, -1) for i in range(I)] + [(OP_REF, -1, l) for l in range(L)]
