@@ -10,17 +10,28 @@ With ``--ljwer`` it also times LJWER and reports the share of approximated
 sentences (candidates longer than ``ljwer-exact-limit`` words or over the state
 budget).
 
+Then the product path: ``evaluate()`` of the same system with only ``invwer``
+(what ``evaltrans batch --allow-transpositions`` runs) on a
+:class:`LocalProcessExecutor` with ``--workers`` processes; its wall time is
+printed next to the kernel-level wall time and the summed pair time / workers
+(the best any schedule can do), together with the wall time the old schedule
+(consecutive row chunks, no pair phase) would take with the measured pair
+times. ``--chunked`` also *runs* that old path (INVWER without a pair cost).
+
     python benchmarks/bench_invwer.py [WMT_DIR] [--system Facebook-AI] [--workers 2]
-        [--max-len N] [--ljwer] [--cyk-sample 5]
+        [--max-len N] [--ljwer] [--cyk-sample 5] [--no-kernel] [--no-product] [--chunked]
 
 ``--max-len`` skips pairs longer than N words (listed as skipped), so a run
-stays bounded while the longest pairs are investigated separately.
+stays bounded while the longest pairs are investigated separately; the
+product path then evaluates only the segments whose pairs are all kept.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import subprocess
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
@@ -70,6 +81,68 @@ def _warm() -> None:
     lj_search(x, x[::-1].copy())
 
 
+def _load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def _old_schedule(seg_times: list[float], workers: int) -> float:
+    """Makespan of the old driver: rows in consecutive chunks (``_chunk_size``), chunks
+    started in order on the first free worker."""
+    from evaltrans_qt.engine.evaluate import _chunk_size
+    size = _chunk_size(len(seg_times), workers)
+    free = [0.0] * workers
+    for a in range(0, len(seg_times), size):
+        k = free.index(min(free))
+        free[k] += sum(seg_times[a:a + size])
+    return max(free)
+
+
+def product_path(wmt: Path, system: str, keep: list[int], workers: int, chunked: bool
+                 ) -> tuple[float, float, int]:
+    """evaluate() of ``system`` (segments ``keep``) with only INVWER: (wall s, pair phase s,
+    pairs). ``chunked``: INVWER without a pair cost (the old row-chunk schedule)."""
+    from evaltrans_qt.engine.evaluate import LocalProcessExecutor, database_from_files, evaluate
+    from evaltrans_qt.engine.measures.invwer import INVWER
+    from evaltrans_qt.engine.options import EvalOptions
+    names = ["src.en"] + [f"ref.{r}.de" for r in REFS] + [f"hyp.{system}.de"]
+    with tempfile.TemporaryDirectory() as tmp:
+        files = []
+        for n in names:
+            lines = _lines(wmt / f"newstest2021.en-de.{n}")
+            files.append(Path(tmp) / n)
+            files[-1].write_text("".join(lines[k] + "\n" for k in keep), encoding="utf-8")
+        db = database_from_files(files[0], files[1:1 + len(REFS)], {system: files[-1]})
+    marks: dict[str, float] = {}
+
+    def progress(p) -> None:
+        if "sentence pairs" in p.message:
+            marks["pairs"] = time.perf_counter()
+            marks.setdefault("n", p.total)
+    saved = INVWER.pair_cost
+    if chunked:
+        INVWER.pair_cost = lambda self, i, l: 0.0
+    try:
+        t0 = time.perf_counter()
+        with LocalProcessExecutor(workers) as ex:
+            evaluate(db, EvalOptions(allow_transpositions=True), ["invwer"], [system],
+                     executor=ex, progress=progress)
+        wall = time.perf_counter() - t0
+    finally:
+        INVWER.pair_cost = saved
+    n_pairs = int(marks.get("n", 0)) - len(keep)
+    return wall, marks.get("pairs", t0) - t0, max(0, n_pairs)
+
+
+def _commit() -> str:
+    try:
+        return subprocess.run(["git", "log", "-1", "--format=%h", "--",
+                               "evaltrans_qt/engine/kernels/invwer.py"],
+                              capture_output=True, text=True, cwd=Path(__file__).parents[1],
+                              check=False).stdout.strip() or "?"
+    except OSError:
+        return "?"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("wmt_dir", nargs="?", default=str(DEFAULT))
@@ -78,6 +151,10 @@ def main() -> None:
     ap.add_argument("--max-len", type=int, default=0, help="skip pairs with max(I, L) above this")
     ap.add_argument("--ljwer", action="store_true")
     ap.add_argument("--cyk-sample", type=int, default=5)
+    ap.add_argument("--no-kernel", action="store_true", help="skip the kernel-level table")
+    ap.add_argument("--no-product", action="store_true", help="skip the product path")
+    ap.add_argument("--chunked", action="store_true",
+                    help="also run the product path with the old row-chunk schedule")
     a = ap.parse_args()
     wmt = Path(a.wmt_dir)
     vocab = Vocabulary()
@@ -94,10 +171,32 @@ def main() -> None:
             else:
                 jobs.append(((k, r), x, y))
     jobs.sort(key=lambda j: -max(len(j[1]), len(j[2])) ** 2 * min(len(j[1]), len(j[2])) ** 2)
-    _warm()
+    keep = sorted({k for k in range(len(hyp))} - {k for k, *_ in skipped})
     print(f"system {a.system}: {len(hyp)} segments x {len(REFS)} references = "
           f"{len(hyp) * len(REFS)} pairs; {len(jobs)} timed, {len(skipped)} skipped "
-          f"(max-len {a.max_len or 'none'}); {a.workers} worker processes")
+          f"(max-len {a.max_len or 'none'}); {a.workers} worker processes; kernel commit "
+          f"{_commit()}; load average {_load()}")
+    kernel = kernel_table(a, hyp, refs, jobs, skipped, keep) if not a.no_kernel else None
+    if not a.no_product:
+        wall, pairs_s, n = product_path(Path(a.wmt_dir), a.system, keep, a.workers, False)
+        print(f"\nproduct path evaluate(invwer), {len(keep)} segments, {n} distinct pairs, "
+              f"{a.workers} workers: wall {wall:.1f} s (pair phase {pairs_s:.1f} s)")
+        if kernel is not None:
+            k_wall, k_sum, k_old = kernel
+            print(f"{'':>8}kernel level: wall {k_wall:.1f} s, summed pair time {k_sum:.1f} s / "
+                  f"{a.workers} = {k_sum / a.workers:.1f} s; old schedule (estimated) "
+                  f"{k_old:.1f} s; product path / ideal = {wall / (k_sum / a.workers):.2f}")
+        if a.chunked:
+            wall_c, _, _ = product_path(Path(a.wmt_dir), a.system, keep, a.workers, True)
+            print(f"old schedule (row chunks, no pair phase), measured: wall {wall_c:.1f} s "
+                  f"-> {wall_c / wall:.2f}x")
+    print(f"load average at the end {_load()}")
+
+
+def kernel_table(a, hyp, refs, jobs, skipped, keep) -> tuple[float, float, float]:
+    """Time every pair with the kernel on a plain process pool (longest first); returns
+    (wall s, summed pair time s, estimated wall s of the old row-chunk schedule)."""
+    _warm()
     times: dict = {}
     t0 = time.perf_counter()
     with ProcessPoolExecutor(a.workers, initializer=_warm) as ex:
@@ -109,8 +208,13 @@ def main() -> None:
     by: dict[str, list] = {}
     for (key, x, y) in jobs:
         by.setdefault(_bucket(max(len(x), len(y))), []).append((times[key], x, y))
-    print(f"\nINVWER exact, wall time {wall:.1f} s, summed pair time "
-          f"{sum(times.values()):.1f} s")
+    total = sum(times.values())
+    seg = [sum(times.get((k, r), 0.0) for r in range(len(REFS))) for k in keep]
+    old = _old_schedule(seg, a.workers)
+    print(f"\nINVWER exact, kernel level: wall time {wall:.1f} s, summed pair time "
+          f"{total:.1f} s (/ {a.workers} workers = {total / a.workers:.1f} s, longest pair "
+          f"{max(times.values(), default=0):.1f} s); old row-chunk schedule with these times: "
+          f"{old:.1f} s")
     print(f"{'max(I,L)':>10} {'pairs':>6} {'mean s':>9} {'max s':>8} {'sum s':>8} "
           f"{'Alg.4.3 s':>10} {'speed-up':>9}")
     order = [_bucket(b - 1) for b in BUCKETS]
@@ -137,7 +241,8 @@ def main() -> None:
         print(f"{name:>10} {len(rows):6d} {ts.mean():9.4f} {ts.max():8.3f} {ts.sum():8.1f} "
               f"{cyk:>10} {ratio:>9}")
     if skipped:
-        print("skipped:", ", ".join(f"seg {k + 1}/ref {REFS[r]} ({i}x{l})" for k, r, i, l in skipped))
+        print(f"skipped {len(skipped)} pairs, e.g.", ", ".join(
+            f"seg {k + 1}/ref {REFS[r]} ({i}x{l})" for k, r, i, l in skipped[:8]))
     if a.ljwer:
         t0 = time.perf_counter()
         approx = 0
@@ -148,10 +253,11 @@ def main() -> None:
                 _, _, exact, dt = f.result()
                 approx += not exact
                 lj_times.append(dt)
-        wall = time.perf_counter() - t0
+        lj_wall = time.perf_counter() - t0
         n = len(lj_times)
-        print(f"\nLJWER: {n} pairs, wall {wall:.1f} s, mean {np.mean(lj_times):.4f} s, max "
+        print(f"\nLJWER: {n} pairs, wall {lj_wall:.1f} s, mean {np.mean(lj_times):.4f} s, max "
               f"{np.max(lj_times):.3f} s; approximated {approx} ({100.0 * approx / n:.1f} %)")
+    return wall, total, old
 
 
 if __name__ == "__main__":

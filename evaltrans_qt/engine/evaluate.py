@@ -440,9 +440,11 @@ class LocalProcessExecutor(Executor):
             self._pool = None
 
 
-def choose_executor(rows: int, n_measures: int) -> Executor:
-    """Serial for tiny inputs (pool start-up would dominate), else all cores."""
-    if rows * max(1, n_measures) <= SERIAL_THRESHOLD or (os.cpu_count() or 1) < 2:
+def choose_executor(rows: int, n_measures: int, expensive: bool = False) -> Executor:
+    """Serial for tiny inputs (pool start-up would dominate), else all cores; always all
+    cores for ``expensive`` measures (a non-zero pair cost, e.g. INVWER)."""
+    if (os.cpu_count() or 1) < 2 or (rows * max(1, n_measures) <= SERIAL_THRESHOLD
+                                     and not expensive):
         return SerialExecutor()
     return LocalProcessExecutor()
 
@@ -651,7 +653,8 @@ def iter_evaluate(db: Database, options: EvalOptions, measures: Iterable[str] | 
         n_rows = sum(1 for src in db.sources for t in src.targets
                      if (t.system or None) in want) if want is not None else \
             sum(1 for _ in db.iter_candidates())
-        executor = choose_executor(n_rows, len(names))
+        expensive = any(get_measure(n).pair_cost is not Measure.pair_cost for n in names)
+        executor = choose_executor(n_rows, len(names), expensive)
     try:
         yield from _run(db, options, names, loo, systems, executor, cancel, reference_distances,
                         chunk_size, check)

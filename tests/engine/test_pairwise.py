@@ -212,3 +212,12 @@ def test_process_executor_starts_in_order_and_nothing_after_cancel(tmp_path):
     starts = [int(x) for x in log.read_text().split()]
     # items start in the given order; three finished, at most two more were running
     assert sorted(starts) == list(range(len(starts))) and 3 <= len(starts) <= 5
+
+
+def test_expensive_measures_get_all_cores(monkeypatch):
+    from evaltrans_qt.engine import evaluate as ev
+    monkeypatch.setattr(ev.os, "cpu_count", lambda: 2)
+    assert isinstance(ev.choose_executor(10, 1), SerialExecutor)
+    ex = ev.choose_executor(10, 1, expensive=True)
+    assert isinstance(ex, LocalProcessExecutor)
+    ex.close()
