@@ -177,6 +177,7 @@ def main() -> None:
           f"(max-len {a.max_len or 'none'}); {a.workers} worker processes; kernel commit "
           f"{_commit()}; load average {_load()}")
     kernel = kernel_table(a, hyp, refs, jobs, skipped, keep) if not a.no_kernel else None
+    wall = None
     if not a.no_product:
         wall, pairs_s, n = product_path(Path(a.wmt_dir), a.system, keep, a.workers, False)
         print(f"\nproduct path evaluate(invwer), {len(keep)} segments, {n} distinct pairs, "
@@ -186,10 +187,10 @@ def main() -> None:
             print(f"{'':>8}kernel level: wall {k_wall:.1f} s, summed pair time {k_sum:.1f} s / "
                   f"{a.workers} = {k_sum / a.workers:.1f} s; old schedule (estimated) "
                   f"{k_old:.1f} s; product path / ideal = {wall / (k_sum / a.workers):.2f}")
-        if a.chunked:
-            wall_c, _, _ = product_path(Path(a.wmt_dir), a.system, keep, a.workers, True)
-            print(f"old schedule (row chunks, no pair phase), measured: wall {wall_c:.1f} s "
-                  f"-> {wall_c / wall:.2f}x")
+    if a.chunked:
+        wall_c, _, _ = product_path(Path(a.wmt_dir), a.system, keep, a.workers, True)
+        print(f"old schedule (row chunks, no pair phase), measured: wall {wall_c:.1f} s"
+              + (f" = {wall_c / wall:.2f}x the pair phase's" if wall else ""))
     print(f"load average at the end {_load()}")
 
 
