@@ -29,6 +29,7 @@ product path then evaluates only the segments whose pairs are all kept.
 from __future__ import annotations
 
 import argparse
+import multiprocessing as mp
 import os
 import subprocess
 import tempfile
@@ -102,8 +103,10 @@ def product_path(wmt: Path, system: str, keep: list[int], workers: int, chunked:
     """evaluate() of ``system`` (segments ``keep``) with only INVWER: (wall s, pair phase s,
     pairs). ``chunked``: INVWER without a pair cost (the old row-chunk schedule)."""
     from evaltrans_qt.engine.evaluate import LocalProcessExecutor, database_from_files, evaluate
+    from evaltrans_qt.engine.measures import load_all
     from evaltrans_qt.engine.measures.invwer import INVWER
     from evaltrans_qt.engine.options import EvalOptions
+    load_all()  # measure modules imported before the clock starts (as for the old path)
     names = ["src.en"] + [f"ref.{r}.de" for r in REFS] + [f"hyp.{system}.de"]
     with tempfile.TemporaryDirectory() as tmp:
         files = []
@@ -123,7 +126,10 @@ def product_path(wmt: Path, system: str, keep: list[int], workers: int, chunked:
         INVWER.pair_cost = lambda self, i, l: 0.0
     try:
         t0 = time.perf_counter()
-        with LocalProcessExecutor(workers) as ex:
+        # fork, as the command line (one run per process; after a first pool a helper
+        # thread is still alive and the default would be forkserver)
+        method = "fork" if "fork" in mp.get_all_start_methods() else None
+        with LocalProcessExecutor(workers, start_method=method) as ex:
             evaluate(db, EvalOptions(allow_transpositions=True), ["invwer"], [system],
                      executor=ex, progress=progress)
         wall = time.perf_counter() - t0
