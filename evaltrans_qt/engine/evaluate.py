@@ -57,7 +57,7 @@ import numpy as np
 from evaltrans_qt.engine.database import Database, Source, Target
 from evaltrans_qt.engine.measures import get as get_measure
 from evaltrans_qt.engine.measures import load_all
-from evaltrans_qt.engine.measures.base import Measure, MeasureScore, Segment
+from evaltrans_qt.engine.measures.base import Measure, MeasureScore, Segment, pair_key
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.engine.preprocess import Vocabulary, tokenize
 from evaltrans_qt.engine.results import RunResult, SystemResult
@@ -189,9 +189,8 @@ def collect_pairs(measure: Measure, name: str, rows: Sequence[SystemRows],
         for seg in r.segments:
             if loo:
                 seg = _drop_identical(seg)[0]
-            hb = np.asarray(seg.hyp, np.int32).tobytes()
             for ref in seg.refs:
-                key = (hb, np.asarray(ref, np.int32).tobytes())
+                key = pair_key(seg.hyp, ref)
                 if key in out:
                     continue
                 cost = float(measure.pair_cost(len(seg.hyp), len(ref)))
@@ -242,25 +241,20 @@ def pair_batches(fitted: Mapping[str, Measure], rows: Sequence[SystemRows],
                  ) -> tuple[list[PairBatch], list[list[tuple[bytes, bytes]]], dict[str, int]]:
     """The pair phase's tasks, in the order to run them: ``(batches, the pair keys of each
     batch, pairs per measure)``; no tasks if no measure has a non-zero pair cost."""
-    items: list[tuple[str, tuple[bytes, bytes], np.ndarray, np.ndarray, float]] = []
+    tasks: list[tuple[PairBatch, list[tuple[bytes, bytes]]]] = []
     counts: dict[str, int] = {}
     for name in costly_measures(fitted):
-        pairs = collect_pairs(fitted[name], name, rows, leave_one_out)
-        if pairs:
-            counts[name] = len(pairs)
-            items.extend((name, key, h, r, c) for key, (h, r, c) in pairs.items())
-    # one measure per batch: schedule each measure's pairs, then merge by cost
-    tasks: list[tuple[float, str, list[int]]] = []
-    for name in counts:
-        idx = [k for k, it in enumerate(items) if it[0] == name]
-        for group in schedule_pairs([items[k][4] for k in idx], workers):
-            ks = [idx[g] for g in group]
-            tasks.append((sum(items[k][4] for k in ks), name, ks))
-    tasks.sort(key=lambda t: -t[0])
-    batches = [PairBatch(name, tuple((items[k][2], items[k][3]) for k in ks), cost)
-               for cost, name, ks in tasks]
-    keys = [[items[k][1] for k in ks] for _, _, ks in tasks]
-    return batches, keys, counts
+        pairs = list(collect_pairs(fitted[name], name, rows, leave_one_out).items())
+        if not pairs:
+            continue
+        counts[name] = len(pairs)
+        for group in schedule_pairs([c for _, (_, _, c) in pairs], workers):
+            chosen = [pairs[g] for g in group]
+            tasks.append((PairBatch(name, tuple((h, r) for _, (h, r, _) in chosen),
+                                    sum(c for _, (_, _, c) in chosen)),
+                          [key for key, _ in chosen]))
+    tasks.sort(key=lambda t: -t[0].cost)   # several measures: merged by cost (stable)
+    return [t[0] for t in tasks], [t[1] for t in tasks], counts
 
 
 # --------------------------------------------------------------------------- executors
