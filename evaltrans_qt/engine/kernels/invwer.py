@@ -319,6 +319,9 @@ def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree, bh, NONE):
     closed_at = np.full(NC * NR if want_tree else 1, -1, np.int32)
 
     root = (I * (I - 1) // 2 + 0) * NR + (L * (L - 1) // 2 + 0)
+    tk = np.empty(_CH, np.int64)
+    tg = np.empty(_CH, np.int64)
+    tb = np.empty(_CH, np.int64)
     dpair = c_del + c_ins
     f = 0
     if I * L + 8 > cap:
@@ -416,54 +419,98 @@ def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree, bh, NONE):
         if tx != _T_STRAIGHT and i1 < I and l1 < L:
             ch = lhead[kSS]
             while ch >= 0:
-                for q in range(ch * _CH, ch * _CH + cfill[ch]):
-                    v = pool[q]
+                q0 = ch * _CH
+                nq = cfill[ch]
+                for j in range(nq):  # parents' keys and costs, then their states: few branches
+                    v = pool[q0 + j]
                     px = v >> 40
                     py = (v >> 20) & 0xFFFFF
                     gs = v & 0xFFFFF
-                    pk = ((px * (px - 1)) // 2 + i0) * NR + (py * (py - 1)) // 2 + l0
-                    sk = ((px * (px - 1)) // 2 + i1) * NR + (py * (py - 1)) // 2 + l1
-                    ne = _offer(bh, head, ekey, eg, enext, etype, ea, eb, ne, pk, g + gs,
-                                _T_STRAIGHT, key, sk, ub, f)
+                    tk[j] = ((px * (px - 1)) // 2 + i0) * NR + (py * (py - 1)) // 2 + l0
+                    tg[j] = g + gs
+                for j in range(nq):
+                    tb[j] = bh[2 * tk[j]]
+                for j in range(nq):
+                    if tb[j] > tg[j]:  # neither final (-1) nor queued at least as cheaply
+                        v = pool[q0 + j]
+                        px = v >> 40
+                        py = (v >> 20) & 0xFFFFF
+                        gs = v & 0xFFFFF
+                        pk = tk[j]
+                        sk = ((px * (px - 1)) // 2 + i1) * NR + (py * (py - 1)) // 2 + l1
+                        ne = _offer(bh, head, ekey, eg, enext, etype, ea, eb, ne, pk, g + gs, _T_STRAIGHT, key, sk, ub, f)
                 ch = cnext[ch]
         # ---- straight [s this]: s = (x, i0, y, l0)
         ch = lhead[kEE]
         while ch >= 0:
-            for q in range(ch * _CH, ch * _CH + cfill[ch]):
-                v = pool[q]
+            q0 = ch * _CH
+            nq = cfill[ch]
+            for j in range(nq):  # parents' keys and costs, then their states: few branches
+                v = pool[q0 + j]
                 px = v >> 40
                 py = (v >> 20) & 0xFFFFF
                 gs = v & 0xFFFFF
-                pk = ((i1 * (i1 - 1)) // 2 + px) * NR + (l1 * (l1 - 1)) // 2 + py
-                sk = ((i0 * (i0 - 1)) // 2 + px) * NR + (l0 * (l0 - 1)) // 2 + py
-                ne = _offer(bh, head, ekey, eg, enext, etype, ea, eb, ne, pk, g + gs,
-                            _T_STRAIGHT, sk, key, ub, f)
+                tk[j] = ((i1 * (i1 - 1)) // 2 + px) * NR + (l1 * (l1 - 1)) // 2 + py
+                tg[j] = g + gs
+            for j in range(nq):
+                tb[j] = bh[2 * tk[j]]
+            for j in range(nq):
+                if tb[j] > tg[j]:  # neither final (-1) nor queued at least as cheaply
+                    v = pool[q0 + j]
+                    px = v >> 40
+                    py = (v >> 20) & 0xFFFFF
+                    gs = v & 0xFFFFF
+                    pk = tk[j]
+                    sk = ((i0 * (i0 - 1)) // 2 + px) * NR + (l0 * (l0 - 1)) // 2 + py
+                    ne = _offer(bh, head, ekey, eg, enext, etype, ea, eb, ne, pk, g + gs, _T_STRAIGHT, sk, key, ub, f)
             ch = cnext[ch]
         # ---- inverted <this s>: s = (i1, x, y, l0)
         ch = lhead[kSE] if tx != _T_INV else -1
         while ch >= 0:
-            for q in range(ch * _CH, ch * _CH + cfill[ch]):
-                v = pool[q]
+            q0 = ch * _CH
+            nq = cfill[ch]
+            for j in range(nq):  # parents' keys and costs, then their states: few branches
+                v = pool[q0 + j]
                 px = v >> 40
                 py = (v >> 20) & 0xFFFFF
                 gs = v & 0xFFFFF
-                pk = ((px * (px - 1)) // 2 + i0) * NR + (l1 * (l1 - 1)) // 2 + py
-                sk = ((px * (px - 1)) // 2 + i1) * NR + (l0 * (l0 - 1)) // 2 + py
-                ne = _offer(bh, head, ekey, eg, enext, etype, ea, eb, ne, pk, g + gs + c_inv,
-                            _T_INV, key, sk, ub, f)
+                tk[j] = ((px * (px - 1)) // 2 + i0) * NR + (l1 * (l1 - 1)) // 2 + py
+                tg[j] = g + gs + c_inv
+            for j in range(nq):
+                tb[j] = bh[2 * tk[j]]
+            for j in range(nq):
+                if tb[j] > tg[j]:  # neither final (-1) nor queued at least as cheaply
+                    v = pool[q0 + j]
+                    px = v >> 40
+                    py = (v >> 20) & 0xFFFFF
+                    gs = v & 0xFFFFF
+                    pk = tk[j]
+                    sk = ((px * (px - 1)) // 2 + i1) * NR + (l0 * (l0 - 1)) // 2 + py
+                    ne = _offer(bh, head, ekey, eg, enext, etype, ea, eb, ne, pk, g + gs + c_inv, _T_INV, key, sk, ub, f)
             ch = cnext[ch]
         # ---- inverted <s this>: s = (x, i0, l1, y)
         ch = lhead[kES]
         while ch >= 0:
-            for q in range(ch * _CH, ch * _CH + cfill[ch]):
-                v = pool[q]
+            q0 = ch * _CH
+            nq = cfill[ch]
+            for j in range(nq):  # parents' keys and costs, then their states: few branches
+                v = pool[q0 + j]
                 px = v >> 40
                 py = (v >> 20) & 0xFFFFF
                 gs = v & 0xFFFFF
-                pk = ((i1 * (i1 - 1)) // 2 + px) * NR + (py * (py - 1)) // 2 + l0
-                sk = ((i0 * (i0 - 1)) // 2 + px) * NR + (py * (py - 1)) // 2 + l1
-                ne = _offer(bh, head, ekey, eg, enext, etype, ea, eb, ne, pk, g + gs + c_inv,
-                            _T_INV, sk, key, ub, f)
+                tk[j] = ((i1 * (i1 - 1)) // 2 + px) * NR + (py * (py - 1)) // 2 + l0
+                tg[j] = g + gs + c_inv
+            for j in range(nq):
+                tb[j] = bh[2 * tk[j]]
+            for j in range(nq):
+                if tb[j] > tg[j]:  # neither final (-1) nor queued at least as cheaply
+                    v = pool[q0 + j]
+                    px = v >> 40
+                    py = (v >> 20) & 0xFFFFF
+                    gs = v & 0xFFFFF
+                    pk = tk[j]
+                    sk = ((i0 * (i0 - 1)) // 2 + px) * NR + (py * (py - 1)) // 2 + l1
+                    ne = _offer(bh, head, ekey, eg, enext, etype, ea, eb, ne, pk, g + gs + c_inv, _T_INV, sk, key, ub, f)
             ch = cnext[ch]
         # ---- file this item in the four corner lists (other corner, g)
         if nch + 4 > cnext.size:
