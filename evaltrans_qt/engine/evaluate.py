@@ -434,6 +434,11 @@ class LocalProcessExecutor(Executor):
             self._pool = None
 
 
+def has_expensive_pairs(names: Iterable[str]) -> bool:
+    """True if one of the measures ``names`` has a pair cost (a pair phase, e.g. INVWER)."""
+    return any(get_measure(n).pair_cost is not Measure.pair_cost for n in names)
+
+
 def choose_executor(rows: int, n_measures: int, expensive: bool = False) -> Executor:
     """Serial for tiny inputs (pool start-up would dominate), else all cores; always all
     cores for ``expensive`` measures (a non-zero pair cost, e.g. INVWER)."""
@@ -647,8 +652,7 @@ def iter_evaluate(db: Database, options: EvalOptions, measures: Iterable[str] | 
         n_rows = sum(1 for src in db.sources for t in src.targets
                      if (t.system or None) in want) if want is not None else \
             sum(1 for _ in db.iter_candidates())
-        expensive = any(get_measure(n).pair_cost is not Measure.pair_cost for n in names)
-        executor = choose_executor(n_rows, len(names), expensive)
+        executor = choose_executor(n_rows, len(names), has_expensive_pairs(names))
     try:
         yield from _run(db, options, names, loo, systems, executor, cancel, reference_distances,
                         chunk_size, check)

@@ -423,9 +423,10 @@ class ResultsView(QWidget):
         if executor is None:
             # a large run uses every core at a lower priority, so the UI stays responsive
             from evaltrans_qt.engine.evaluate import (LocalProcessExecutor, SerialExecutor,
-                                                      choose_executor)
+                                                      choose_executor, has_expensive_pairs)
             rows = sum(len(db.candidates(s)) for s in db.sources)
-            if not isinstance(choose_executor(rows, len(names)), SerialExecutor):
+            if not isinstance(choose_executor(rows, len(names), has_expensive_pairs(names)),
+                              SerialExecutor):
                 executor = self._pool = getattr(self, "_pool", None) or LocalProcessExecutor(nice=10)
         # Chunks travel to the pool pickled; pickling holds the GIL in one C call, so
         # small chunks keep each hold short enough for a fluid UI (1002 rows: ~90 ms).

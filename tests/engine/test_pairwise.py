@@ -221,3 +221,9 @@ def test_expensive_measures_get_all_cores(monkeypatch):
     ex = ev.choose_executor(10, 1, expensive=True)
     assert isinstance(ex, LocalProcessExecutor)
     ex.close()
+
+
+def test_has_expensive_pairs_names_the_measures_with_a_pair_phase():
+    from evaltrans_qt.engine import evaluate as ev
+    assert ev.has_expensive_pairs(["wer", "invwer"])
+    assert not ev.has_expensive_pairs(["wer", "bleu", "ljwer", "cder"])

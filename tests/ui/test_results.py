@@ -107,6 +107,29 @@ def test_cancel_one_run_then_complete_another(qtbot, results):
     assert runs and runs[-1]["measures"] == MEASURES      # the run is recorded with its options
 
 
+def test_invwer_run_uses_the_views_niced_pool(qtbot, results):
+    """INVWER has a pair phase: even the small demo database runs it on the view's own
+    (niced, persistent) process pool, not on a pool iter_evaluate would start itself."""
+    from evaltrans_qt.engine.evaluate import LocalProcessExecutor
+    window, view = results
+    try:
+        run_to_end(qtbot, view, options=EvalOptions(allow_transpositions=True),
+                   measures=["wer", "invwer"])
+        assert isinstance(getattr(view, "_pool", None), LocalProcessExecutor)
+        assert set(view.run.systems) == set(window.database.systems())
+        saved = 0.0
+        for s in view.run.systems.values():   # per segment, nearest d_inv <= nearest d_LEV
+            inv, wer = s.stats["invwer"][:, 0], s.stats["wer"][:, 0]
+            assert np.all(inv <= wer)
+            saved += wer.sum() - inv.sum()
+        assert saved > 0                       # some reordering in the demo is an inversion
+    finally:
+        pool = getattr(view, "_pool", None)
+        if pool is not None:
+            pool.close()
+            view._pool = None
+
+
 def test_system_table_equals_batch_command(qtbot, results, tmp_path, capsys):
     window, view = results
     opts = EvalOptions(bleu_pad_rule="both", wer_ref_length_rule="lowestError")
