@@ -395,9 +395,15 @@ class LocalProcessExecutor(Executor):
 
     def _windowed(self, pool: ProcessPoolExecutor, token: str, blob_path: str,
                   items: Sequence, cancel):
-        """Submit ``items`` in order, one per worker in flight; yield (index, result)."""
+        """Submit ``items`` in order, one per worker in flight; yield (index, result).
+
+        A run that stops early (cancelled, or an item failed) while items are still
+        running stops the workers (:meth:`_abandon_pool`) instead of letting them finish
+        work nobody waits for -- an INVWER pair can take a minute.
+        """
         running: dict[Future, int] = {}
         nxt = 0
+        complete = False
         try:
             while nxt < len(items) or running:
                 if cancel is not None and cancel.is_set():
@@ -415,9 +421,25 @@ class LocalProcessExecutor(Executor):
                     nxt += 1
                 for i, fut in sorted(finished):
                     yield i, fut.result()
+            complete = True
         finally:
-            for fut in running:
-                fut.cancel()
+            busy = [fut for fut in running if not fut.cancel()]
+            if not complete and any(not fut.done() for fut in busy):
+                self._abandon_pool()
+
+    def _abandon_pool(self) -> None:
+        """Terminate the workers now and forget the pool; the next run starts a new one."""
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        procs = list((getattr(pool, "_processes", None) or {}).values())
+        for proc in procs:
+            with contextlib.suppress(Exception):
+                proc.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+        for proc in procs:
+            with contextlib.suppress(Exception):
+                proc.join(timeout=2.0)
 
     def map(self, fn, items, cancel=None):
         if cancel is not None and cancel.is_set():

@@ -3,6 +3,7 @@ plain row chunks, pairs computed once, most expensive first, cancel, cheap measu
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
@@ -227,3 +228,44 @@ def test_has_expensive_pairs_names_the_measures_with_a_pair_phase():
     from evaltrans_qt.engine import evaluate as ev
     assert ev.has_expensive_pairs(["wer", "invwer"])
     assert not ev.has_expensive_pairs(["wer", "bleu", "ljwer", "cder"])
+
+
+class _Stuck(_Sleepy):
+    """Test-only: each pair value records its worker's pid, then sleeps for a minute."""
+
+    def pair_value(self, hyp, ref):
+        with open(self.log, "a") as fh:
+            fh.write(f"{os.getpid()}\n")
+        time.sleep(60)
+        return int(hyp[0])
+
+
+def test_cancel_stops_running_items_and_the_executor_runs_again(tmp_path):
+    """A cancelled run does not leave workers busy with long items (an INVWER pair can take
+    a minute); the same executor then runs the next job on a fresh pool."""
+    log = tmp_path / "pids.txt"
+    stuck = _Stuck(str(log))
+    batches = [PairBatch("sleepy", ((np.array([k], np.int32), np.array([0], np.int32)),), 1.0)
+               for k in range(4)]
+    ev = threading.Event()
+    with LocalProcessExecutor(2) as ex:
+        def cancel_when_both_started():
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                if log.exists() and len(log.read_text().split()) >= 2:
+                    break
+                time.sleep(0.05)
+            ev.set()
+        threading.Thread(target=cancel_when_both_started, daemon=True).start()
+        t0 = time.monotonic()
+        with pytest.raises(Cancelled):
+            list(ex.run({"sleepy": stuck}, batches, ev))
+        assert time.monotonic() - t0 < 30
+        pids = [int(x) for x in log.read_text().split()]
+        assert len(pids) == 2
+        for pid in pids:                        # the workers are gone, not sleeping on
+            with pytest.raises(ProcessLookupError):
+                os.kill(pid, 0)
+        quick = _Sleepy(str(tmp_path / "quick.txt"))
+        out = dict(ex.run({"sleepy": quick}, batches[:2]))
+        assert out == {0: [0], 1: [1]}
