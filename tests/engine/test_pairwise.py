@@ -169,14 +169,17 @@ def test_pair_batches_only_for_costly_measures():
 
 # --------------------------------------------------------------------------- executor
 class _Sleepy(Measure):
-    """Test-only: each pair value sleeps, and the pair's start is appended to a file."""
+    """Test-only: each pair value sleeps ``seconds``; its start (the pair's first token, or
+    with ``pid`` the worker's process id) is appended to a file."""
 
     name = "sleepy"
     long_name = report_element = "sleepy"
 
-    def __init__(self, log: str) -> None:
+    def __init__(self, log: str, seconds: float = 0.2, pid: bool = False) -> None:
         super().__init__()
         self.log = log
+        self.seconds = seconds
+        self.pid = pid
 
     @property
     def stat_names(self):
@@ -190,8 +193,8 @@ class _Sleepy(Measure):
 
     def pair_value(self, hyp, ref):
         with open(self.log, "a") as fh:
-            fh.write(f"{int(hyp[0])}\n")
-        time.sleep(0.2)
+            fh.write(f"{os.getpid() if self.pid else int(hyp[0])}\n")
+        time.sleep(self.seconds)
         return int(hyp[0])
 
 
@@ -230,21 +233,11 @@ def test_has_expensive_pairs_names_the_measures_with_a_pair_phase():
     assert not ev.has_expensive_pairs(["wer", "bleu", "ljwer", "cder"])
 
 
-class _Stuck(_Sleepy):
-    """Test-only: each pair value records its worker's pid, then sleeps for a minute."""
-
-    def pair_value(self, hyp, ref):
-        with open(self.log, "a") as fh:
-            fh.write(f"{os.getpid()}\n")
-        time.sleep(60)
-        return int(hyp[0])
-
-
 def test_cancel_stops_running_items_and_the_executor_runs_again(tmp_path):
     """A cancelled run does not leave workers busy with long items (an INVWER pair can take
     a minute); the same executor then runs the next job on a fresh pool."""
     log = tmp_path / "pids.txt"
-    stuck = _Stuck(str(log))
+    stuck = _Sleepy(str(log), seconds=60, pid=True)   # a minute per pair
     batches = [PairBatch("sleepy", ((np.array([k], np.int32), np.array([0], np.int32)),), 1.0)
                for k in range(4)]
     ev = threading.Event()

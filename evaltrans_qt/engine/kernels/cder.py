@@ -56,6 +56,19 @@ E_START, E_DIAG, E_HOR, E_VER, E_JUMP = 0, 1, 2, 3, 4
 
 # ------------------------------------------------------------------ score only
 @njit(cache=True, nogil=True)
+def _max_length(hyp_off, ref_off) -> int:
+    """Longest sentence (at least 1) of two packed batches given by their offsets."""
+    maxlen = 1
+    for h in range(len(hyp_off) - 1):
+        if hyp_off[h + 1] - hyp_off[h] > maxlen:
+            maxlen = hyp_off[h + 1] - hyp_off[h]
+    for r in range(len(ref_off) - 1):
+        if ref_off[r + 1] - ref_off[r] > maxlen:
+            maxlen = ref_off[r + 1] - ref_off[r]
+    return maxlen
+
+
+@njit(cache=True, nogil=True)
 def _cder(cand, c0, c1, ref, r0, r1, use_sub, sub, s0, cs, rs, c_lj, start_fixed, end_fixed,
           row, nxt):
     """d_CDCD of cand[c0:c1] (candidate) and ref[r0:r1] (reference); ``row``/``nxt`` scratch >= I+1.
@@ -132,13 +145,7 @@ def _cder_bits_core(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, pair_ref, ba
     """
     one = np.uint64(1)
     zero = np.uint64(0)
-    maxlen = 1
-    for h in range(len(hyp_off) - 1):
-        if hyp_off[h + 1] - hyp_off[h] > maxlen:
-            maxlen = hyp_off[h + 1] - hyp_off[h]
-    for r in range(len(ref_off) - 1):
-        if ref_off[r + 1] - ref_off[r] > maxlen:
-            maxlen = ref_off[r + 1] - ref_off[r]
+    maxlen = _max_length(hyp_off, ref_off)
     nwmax = (maxlen >> 6) + 1
     big_k = maxlen + 2
     table = np.zeros(n_ids, dtype=np.int64)
@@ -258,13 +265,7 @@ def cder_dp_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, pair_ref, back
     """:func:`cder_distance_batch` always by the float DP :func:`_cder` (any costs)."""
     n_pairs = len(pair_hyp)
     out = np.empty(n_pairs, dtype=np.float64)
-    maxlen = 1
-    for h in range(len(hyp_off) - 1):
-        if hyp_off[h + 1] - hyp_off[h] > maxlen:
-            maxlen = hyp_off[h + 1] - hyp_off[h]
-    for r in range(len(ref_off) - 1):
-        if ref_off[r + 1] - ref_off[r] > maxlen:
-            maxlen = ref_off[r + 1] - ref_off[r]
+    maxlen = _max_length(hyp_off, ref_off)
     row = np.empty(maxlen + 1, dtype=np.float64)
     nxt = np.empty(maxlen + 1, dtype=np.float64)
     for p in range(n_pairs):

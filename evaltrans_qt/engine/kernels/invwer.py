@@ -157,6 +157,66 @@ def _offer(bh, head, ekey, eg, enext, etype, ea, eb, ne, key, g, t, a, b, ub, f)
     return ne + 1
 
 
+#: Combinations of a popped item ("this") with a final partner s of a corner list:
+#: [this s] s = (i1, px, l1, py); [s this] s = (px, i0, py, l0);
+#: <this s> s = (i1, px, py, l0); <s this> s = (px, i0, l1, py).
+_C_STR_LEFT, _C_STR_RIGHT, _C_INV_LEFT, _C_INV_RIGHT = 0, 1, 2, 3
+
+
+@njit(cache=True, nogil=True)
+def _keys(kind, px, py, i0, i1, l0, l1, NR):
+    """(parent key, partner key) of combination ``kind`` with partner corner (px, py)."""
+    if kind == _C_STR_LEFT:
+        return (((px * (px - 1)) // 2 + i0) * NR + (py * (py - 1)) // 2 + l0,
+                ((px * (px - 1)) // 2 + i1) * NR + (py * (py - 1)) // 2 + l1)
+    if kind == _C_STR_RIGHT:
+        return (((i1 * (i1 - 1)) // 2 + px) * NR + (l1 * (l1 - 1)) // 2 + py,
+                ((i0 * (i0 - 1)) // 2 + px) * NR + (l0 * (l0 - 1)) // 2 + py)
+    if kind == _C_INV_LEFT:
+        return (((px * (px - 1)) // 2 + i0) * NR + (l1 * (l1 - 1)) // 2 + py,
+                ((px * (px - 1)) // 2 + i1) * NR + (l0 * (l0 - 1)) // 2 + py)
+    return (((i1 * (i1 - 1)) // 2 + px) * NR + (py * (py - 1)) // 2 + l0,
+            ((i0 * (i0 - 1)) // 2 + px) * NR + (py * (py - 1)) // 2 + l1)
+
+
+@njit(cache=True, nogil=True)
+def _combine(kind, ch, pool, cnext, cfill, tk, tg, tb, bh, head, ekey, eg, enext, etype, ea, eb,
+             ne, key, g, i0, i1, l0, l1, NR, c_inv, ub, f):
+    """Offer the parents of the popped item ``key`` = (i0, i1, l0, l1) with inside cost g
+    and each final partner in the corner list from chunk ``ch`` (combination ``kind``).
+
+    Each chunk of partners is read in three passes -- the parents' keys and costs,
+    their table entries, then offers only where the parent is neither final (-1) nor
+    queued as cheaply -- so the table reads overlap and few branches mispredict.
+    Returns the new entry count.
+    """
+    inv = kind == _C_INV_LEFT or kind == _C_INV_RIGHT
+    extra = c_inv if inv else 0
+    t = _T_INV if inv else _T_STRAIGHT
+    first = kind == _C_STR_LEFT or kind == _C_INV_LEFT   # this item is the left child
+    while ch >= 0:
+        q0 = ch * _CH
+        nq = cfill[ch]
+        for j in range(nq):
+            v = pool[q0 + j]
+            tk[j] = _keys(kind, v >> 40, (v >> 20) & 0xFFFFF, i0, i1, l0, l1, NR)[0]
+            tg[j] = g + (v & 0xFFFFF) + extra
+        for j in range(nq):
+            tb[j] = bh[2 * tk[j]]
+        for j in range(nq):
+            if tb[j] > tg[j]:
+                v = pool[q0 + j]
+                sk = _keys(kind, v >> 40, (v >> 20) & 0xFFFFF, i0, i1, l0, l1, NR)[1]
+                if first:
+                    ne = _offer(bh, head, ekey, eg, enext, etype, ea, eb, ne, tk[j], tg[j], t,
+                                key, sk, ub, f)
+                else:
+                    ne = _offer(bh, head, ekey, eg, enext, etype, ea, eb, ne, tk[j], tg[j], t,
+                                sk, key, ub, f)
+        ch = cnext[ch]
+    return ne
+
+
 @njit(cache=True, nogil=True)
 def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree, bh, NONE):
     """Core of :func:`inv_distance` on local ids (0..V-1). Returns (d, ops, invs, expanded).
@@ -415,103 +475,17 @@ def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree, bh, NONE):
             ne = _offer(bh, head, ekey, eg, enext, etype, ea, eb, ne, root,
                         g + i0 * c_del + l0 * c_ins, _T_LEAD, key, -1, ub, f)
         tx = etype[e]
-        # ---- straight [this s]: s = (i1, x, l1, y)
-        if tx != _T_STRAIGHT and i1 < I and l1 < L:
-            ch = lhead[kSS]
-            while ch >= 0:
-                q0 = ch * _CH
-                nq = cfill[ch]
-                for j in range(nq):  # parents' keys and costs, then their states: few branches
-                    v = pool[q0 + j]
-                    px = v >> 40
-                    py = (v >> 20) & 0xFFFFF
-                    gs = v & 0xFFFFF
-                    tk[j] = ((px * (px - 1)) // 2 + i0) * NR + (py * (py - 1)) // 2 + l0
-                    tg[j] = g + gs
-                for j in range(nq):
-                    tb[j] = bh[2 * tk[j]]
-                for j in range(nq):
-                    if tb[j] > tg[j]:  # neither final (-1) nor queued at least as cheaply
-                        v = pool[q0 + j]
-                        px = v >> 40
-                        py = (v >> 20) & 0xFFFFF
-                        gs = v & 0xFFFFF
-                        pk = tk[j]
-                        sk = ((px * (px - 1)) // 2 + i1) * NR + (py * (py - 1)) // 2 + l1
-                        ne = _offer(bh, head, ekey, eg, enext, etype, ea, eb, ne, pk, g + gs, _T_STRAIGHT, key, sk, ub, f)
-                ch = cnext[ch]
-        # ---- straight [s this]: s = (x, i0, y, l0)
-        ch = lhead[kEE]
-        while ch >= 0:
-            q0 = ch * _CH
-            nq = cfill[ch]
-            for j in range(nq):  # parents' keys and costs, then their states: few branches
-                v = pool[q0 + j]
-                px = v >> 40
-                py = (v >> 20) & 0xFFFFF
-                gs = v & 0xFFFFF
-                tk[j] = ((i1 * (i1 - 1)) // 2 + px) * NR + (l1 * (l1 - 1)) // 2 + py
-                tg[j] = g + gs
-            for j in range(nq):
-                tb[j] = bh[2 * tk[j]]
-            for j in range(nq):
-                if tb[j] > tg[j]:  # neither final (-1) nor queued at least as cheaply
-                    v = pool[q0 + j]
-                    px = v >> 40
-                    py = (v >> 20) & 0xFFFFF
-                    gs = v & 0xFFFFF
-                    pk = tk[j]
-                    sk = ((i0 * (i0 - 1)) // 2 + px) * NR + (l0 * (l0 - 1)) // 2 + py
-                    ne = _offer(bh, head, ekey, eg, enext, etype, ea, eb, ne, pk, g + gs, _T_STRAIGHT, sk, key, ub, f)
-            ch = cnext[ch]
-        # ---- inverted <this s>: s = (i1, x, y, l0)
-        ch = lhead[kSE] if tx != _T_INV else -1
-        while ch >= 0:
-            q0 = ch * _CH
-            nq = cfill[ch]
-            for j in range(nq):  # parents' keys and costs, then their states: few branches
-                v = pool[q0 + j]
-                px = v >> 40
-                py = (v >> 20) & 0xFFFFF
-                gs = v & 0xFFFFF
-                tk[j] = ((px * (px - 1)) // 2 + i0) * NR + (l1 * (l1 - 1)) // 2 + py
-                tg[j] = g + gs + c_inv
-            for j in range(nq):
-                tb[j] = bh[2 * tk[j]]
-            for j in range(nq):
-                if tb[j] > tg[j]:  # neither final (-1) nor queued at least as cheaply
-                    v = pool[q0 + j]
-                    px = v >> 40
-                    py = (v >> 20) & 0xFFFFF
-                    gs = v & 0xFFFFF
-                    pk = tk[j]
-                    sk = ((px * (px - 1)) // 2 + i1) * NR + (l0 * (l0 - 1)) // 2 + py
-                    ne = _offer(bh, head, ekey, eg, enext, etype, ea, eb, ne, pk, g + gs + c_inv, _T_INV, key, sk, ub, f)
-            ch = cnext[ch]
-        # ---- inverted <s this>: s = (x, i0, l1, y)
-        ch = lhead[kES]
-        while ch >= 0:
-            q0 = ch * _CH
-            nq = cfill[ch]
-            for j in range(nq):  # parents' keys and costs, then their states: few branches
-                v = pool[q0 + j]
-                px = v >> 40
-                py = (v >> 20) & 0xFFFFF
-                gs = v & 0xFFFFF
-                tk[j] = ((i1 * (i1 - 1)) // 2 + px) * NR + (py * (py - 1)) // 2 + l0
-                tg[j] = g + gs + c_inv
-            for j in range(nq):
-                tb[j] = bh[2 * tk[j]]
-            for j in range(nq):
-                if tb[j] > tg[j]:  # neither final (-1) nor queued at least as cheaply
-                    v = pool[q0 + j]
-                    px = v >> 40
-                    py = (v >> 20) & 0xFFFFF
-                    gs = v & 0xFFFFF
-                    pk = tk[j]
-                    sk = ((i0 * (i0 - 1)) // 2 + px) * NR + (py * (py - 1)) // 2 + l1
-                    ne = _offer(bh, head, ekey, eg, enext, etype, ea, eb, ne, pk, g + gs + c_inv, _T_INV, sk, key, ub, f)
-            ch = cnext[ch]
+        # ---- combine with every adjacent final item (partners from the corner lists)
+        if tx != _T_STRAIGHT and i1 < I and l1 < L:   # straight [this s]
+            ne = _combine(_C_STR_LEFT, lhead[kSS], pool, cnext, cfill, tk, tg, tb, bh, head, ekey,
+                          eg, enext, etype, ea, eb, ne, key, g, i0, i1, l0, l1, NR, c_inv, ub, f)
+        ne = _combine(_C_STR_RIGHT, lhead[kEE], pool, cnext, cfill, tk, tg, tb, bh, head, ekey,
+                      eg, enext, etype, ea, eb, ne, key, g, i0, i1, l0, l1, NR, c_inv, ub, f)
+        if tx != _T_INV:                                # inverted <this s>
+            ne = _combine(_C_INV_LEFT, lhead[kSE], pool, cnext, cfill, tk, tg, tb, bh, head, ekey,
+                          eg, enext, etype, ea, eb, ne, key, g, i0, i1, l0, l1, NR, c_inv, ub, f)
+        ne = _combine(_C_INV_RIGHT, lhead[kES], pool, cnext, cfill, tk, tg, tb, bh, head, ekey,
+                      eg, enext, etype, ea, eb, ne, key, g, i0, i1, l0, l1, NR, c_inv, ub, f)
         # ---- file this item in the four corner lists (other corner, g)
         if nch + 4 > cnext.size:
             n2 = 2 * (nch + 4)
