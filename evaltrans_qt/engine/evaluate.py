@@ -173,9 +173,13 @@ def compute(measures: Mapping[str, Measure], work: Chunk | PairBatch) -> ChunkRe
     return compute_chunk(measures, work)
 
 
+def _has_pair_cost(cls: type[Measure]) -> bool:
+    return cls.pair_cost is not Measure.pair_cost
+
+
 def costly_measures(measures: Mapping[str, Measure]) -> list[str]:
     """Measures that override :meth:`Measure.pair_cost` (candidates for the pair phase)."""
-    return [n for n, m in measures.items() if type(m).pair_cost is not Measure.pair_cost]
+    return [n for n, m in measures.items() if _has_pair_cost(type(m))]
 
 
 def collect_pairs(measure: Measure, name: str, rows: Sequence[SystemRows],
@@ -458,7 +462,7 @@ class LocalProcessExecutor(Executor):
 
 def has_expensive_pairs(names: Iterable[str]) -> bool:
     """True if one of the measures ``names`` has a pair cost (a pair phase, e.g. INVWER)."""
-    return any(get_measure(n).pair_cost is not Measure.pair_cost for n in names)
+    return any(_has_pair_cost(get_measure(n)) for n in names)
 
 
 def choose_executor(rows: int, n_measures: int, expensive: bool = False) -> Executor:
