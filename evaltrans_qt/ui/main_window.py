@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QCheckBox, QComb
 
 from evaltrans_qt.engine.database import Database
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.errors import EvalTransError
+from evaltrans_qt.errors import EvalTransError, SaveError
 from evaltrans_qt.io.journal import Journal, ReplayReport, journal_path, replay
 from evaltrans_qt.ui import errors
 from evaltrans_qt.ui.compare_view import MEASURES, CompareView
@@ -684,16 +684,29 @@ class MainWindow(QMainWindow):
     def _saved(self, path: Path, seq: int, count: int, old_journal: Journal | None,
                switch_to: Path | None = None) -> None:
         if switch_to is not None:
-            # Save As succeeded: the database (and its journal) now live at the new name
+            # Save As succeeded: the database (and its journal) now live at the new name.
+            # Scores entered while the save ran are not in the saved file and were
+            # journalled under the old name: they move to the new journal first.
+            journal = Journal(journal_path(switch_to))
+            try:
+                journal.clear()                    # a left-over of the file just replaced
+                for change in old_journal.entries() if old_journal is not None else ():
+                    if change.seq > seq:
+                        journal.append(change)
+            except OSError as exc:
+                errors.show_error(SaveError(
+                    f"scores entered during Save As stay in {old_journal.path} "
+                    f"(could not write {journal.path}: {exc})", switch_to), self)
+                old_journal = None                 # keep it: it holds the only copy
             self.database_path = switch_to
-            self.journal = Journal(journal_path(switch_to))
+            self.journal = journal
             if self.session is not None:
                 self.session.journal = self.journal
             self._add_recent(switch_to)
             if old_journal is not None:
                 old_journal.clear()
             old_journal = None
-        if self.journal is not None and path == self.database_path:
+        elif self.journal is not None and path == self.database_path:
             self.journal.clear(seq)
         if old_journal is not None:
             old_journal.clear()

@@ -87,3 +87,44 @@ def test_score_that_cannot_be_journalled_is_not_applied(qtbot, main_window, demo
     assert s.score(3) is False
     assert s.undo_stack.count() == 0 and shown and "journal" in str(shown[0])
     assert [x.value for x in s.target(item).scores if x.judge == "tester"] == before
+
+
+def _judged_by(db, judge: str) -> int:
+    return sum(1 for src in db.sources for t in src.targets for x in t.scores if x.judge == judge)
+
+
+def test_scores_entered_during_save_as_move_to_the_new_journal(qtbot, main_window, demo_copy,
+                                                               tmp_path, monkeypatch):
+    """Found in review: a score entered while an asynchronous Save As ran was journalled under
+    the old name and that journal was then deleted; a crash before the next save lost it."""
+    import threading
+
+    from evaltrans_qt.io.etdb import load_database as load
+    from evaltrans_qt.io.journal import journal_path
+    from evaltrans_qt.ui import main_window as mw
+    w = main_window
+    open_db(qtbot, w, demo_copy)
+    s = w.start_session("tester", None, None, start_unscored=True)
+    assert s.score(3)                                  # before Save As: goes into the file
+    gate = threading.Event()
+    real = mw.save_job
+
+    def save_then_wait(db, path):                      # the file is written, then the UI
+        out = real(db, path)                           # gets a score before the save ends
+        gate.wait(20)
+        return out
+    monkeypatch.setattr(mw, "save_job", save_then_wait)
+    new = tmp_path / "copy.etdb.xml"
+    worker = w.save_as(new)
+    assert worker is not None
+    qtbot.waitUntil(lambda: new.exists(), timeout=10_000)
+    assert s.score(2)                                  # journalled under the old name
+    with qtbot.waitSignal(w.saved, timeout=20_000):
+        gate.set()
+    assert w.database_path == new
+    assert not journal_path(demo_copy).exists()        # old journal gone ...
+    moved = w.journal.entries()                        # ... its unsaved entry moved
+    assert [(e.judge, e.value) for e in moved] == [("tester", 2.0)]
+    assert _judged_by(load(new), "tester") == 1        # the file has only the first score
+    db, report = mw.load_with_journal(new)             # a crash now: both scores survive
+    assert _judged_by(db, "tester") == 2
