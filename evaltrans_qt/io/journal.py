@@ -116,6 +116,16 @@ class Journal:
                 self._repair_tail()
         return self._fd
 
+    def ensure_writable(self) -> None:
+        """Check that the journal can be written: open it for appending (creating it with its
+        header, which is removed again if there was no journal), so that a folder that
+        cannot hold it fails here, with ``OSError``, rather than at the first score."""
+        existed = self.path.exists()
+        self._open()
+        if not existed:
+            self.close()
+            self.path.unlink(missing_ok=True)
+
     def _repair_tail(self) -> None:
         """Terminate a torn last line so the next entry starts on its own line."""
         with open(self.path, "rb") as f:

@@ -905,6 +905,15 @@ class MainWindow(QMainWindow):
                 return None
         self.end_session()
         classes = classes or self.database.human_classes
+        if self.journal is not None:
+            try:
+                self.journal.ensure_writable()
+            except OSError as exc:
+                errors.show_error(SaveError(
+                    f"cannot start scoring: the score journal cannot be written "
+                    f"({exc.strerror or exc}); save the database to a writable folder first",
+                    self.journal.path), self)
+                return None
         try:
             s = ScoringSession(self.database, judge, classes, self.journal, self.undo_stack, systems, self)
         except Exception as exc:  # noqa: BLE001 - unknown class, no classes: one error place

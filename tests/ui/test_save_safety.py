@@ -128,3 +128,21 @@ def test_scores_entered_during_save_as_move_to_the_new_journal(qtbot, main_windo
     assert _judged_by(load(new), "tester") == 1        # the file has only the first score
     db, report = mw.load_with_journal(new)             # a crash now: both scores survive
     assert _judged_by(db, "tester") == 2
+
+
+def test_scoring_is_refused_at_once_where_the_journal_cannot_be_written(qtbot, main_window,
+                                                                        demo_copy, monkeypatch):
+    """A database in a read-only folder: the session does not start (one clear error naming
+    the journal) instead of failing at every score."""
+    from evaltrans_qt.io.journal import Journal
+    from evaltrans_qt.ui import errors
+    w = main_window
+    open_db(qtbot, w, demo_copy)
+    shown = []
+    monkeypatch.setattr(errors, "show_error", lambda exc, parent=None: shown.append(exc))
+    monkeypatch.setattr(Journal, "_open", lambda self: (_ for _ in ()).throw(
+        OSError(30, "Read-only file system")))
+    assert w.start_session("tester", None, None, start_unscored=True) is None
+    assert w.session is None
+    assert len(shown) == 1 and "journal" in str(shown[0]) and "Read-only" in str(shown[0])
+    assert shown[0].path is not None and str(shown[0].path).endswith(".journal")
