@@ -192,12 +192,13 @@ class Journal:
         Called after a successful save that included those entries.
         """
         self.close()
-        if upto_seq is None or upto_seq >= self._seq:
+        keep = [] if upto_seq is None or upto_seq >= self._seq else \
+            [e for e in self.entries() if e.seq > upto_seq]
+        if not keep:       # nothing left (also after an earlier clear): no file at all
             if self.path.exists():
                 self.path.unlink()
                 fsync_dir(self.path.parent)
             return
-        keep = [e for e in self.entries() if e.seq > upto_seq]
         lines = [json.dumps({"evaltrans-journal": FORMAT_VERSION})] + [e.to_json() for e in keep]
         atomic_write_bytes(self.path, ("\n".join(lines) + "\n").encode("utf-8"))
 

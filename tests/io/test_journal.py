@@ -94,3 +94,17 @@ def test_survives_sigkill_right_after_append(tmp_path):
     p = subprocess.run([sys.executable, "-c", code], timeout=60)
     assert p.returncode == -9
     assert [e.seq for e in Journal(path).entries()] == list(range(1, 21))
+
+
+def test_clearing_an_already_cleared_journal_leaves_no_file(tmp_path):
+    """An autosave that ends after Discard cleared the journal clears up to its own
+    snapshot: that must not leave a header-only journal behind."""
+    db = _db()
+    j = Journal(tmp_path / "j.journal")
+    for v in (1, 2):
+        j.append(change_for(db, 0, 1, "fluency", v, "kim"))
+    j.clear()                       # Discard
+    j.clear(1)                      # the save that was running ends
+    assert not j.path.exists()
+    j.append(change_for(db, 0, 1, "fluency", 5, "kim"))
+    assert [e.value for e in j.entries()] == [5.0]
