@@ -21,6 +21,7 @@ left-over journal and tells the user what was recovered.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from pathlib import Path
@@ -134,6 +135,7 @@ class MainWindow(QMainWindow):
         self._autosave_timer = QTimer(self)
         self._autosave_timer.setSingleShot(True)
         self._autosave_timer.timeout.connect(self.autosave)
+        self._autosave_paused = 0
         self._current: tuple[int, int] | None = None
         self.panels: dict[str, QDockWidget] = {}
 
@@ -727,8 +729,22 @@ class MainWindow(QMainWindow):
 
     def autosave(self) -> None:
         if self.autosave_enabled and self.database is not None and self.database_path is not None \
-                and self.is_dirty:
+                and self.is_dirty and not self._autosave_paused:
             self.save()
+
+    @contextlib.contextmanager
+    def autosave_paused(self):
+        """No autosave starts inside: a merge asks about conflicts in dialogs, whose event
+        loop would otherwise let the autosave timer serialise a half-merged database while
+        the merge goes on changing it. Afterwards a pending autosave is scheduled again."""
+        self._autosave_paused += 1
+        self._autosave_timer.stop()
+        try:
+            yield
+        finally:
+            self._autosave_paused -= 1
+            if not self._autosave_paused and self.is_dirty:
+                self._schedule_autosave()
 
     def wait_for_save(self, timeout_s: float = 120.0) -> None:
         """Block (processing events) until a running save has finished -- before a merge

@@ -110,12 +110,13 @@ def merge_into(window, other: Database, policy=None) -> MergeReport | None:
     if policy is None:
         policy = InteractivePolicy(window)
     window.wait_for_save()        # never change the structure under a running save
-    try:
-        report = merge(window.database, other, policy)
-    except Exception as exc:  # noqa: BLE001 - one error place; merge leaves db unchanged on ScoreError
-        errors.show_error(exc, window)
-        return None
-    window.database_modified()
+    with window.autosave_paused():   # ... nor start one from a conflict dialog's event loop
+        try:
+            report = merge(window.database, other, policy)
+        except Exception as exc:  # noqa: BLE001 - one error place; merge leaves db unchanged on ScoreError
+            errors.show_error(exc, window)
+            return None
+        window.database_modified()
     show_summary(window, report)
     return report
 

@@ -82,3 +82,32 @@ def test_merge_invalid_scores_shows_error_and_keeps_database(qtbot, main_window)
     assert merge_into(w, bad, "new") is None
     assert errors.history and "17" in str(errors.history[-1])
     assert w.database == before
+
+
+def test_no_autosave_runs_while_a_conflict_is_asked(qtbot, main_window, tmp_path):
+    """Found in review: the conflict dialog's event loop let the autosave timer serialise a
+    half-merged database while the merge went on changing it. Autosave now waits for the
+    merge, then saves the merged database."""
+    from evaltrans_qt.io.etdb import load_database, save_database
+    w = main_window
+    w.autosave_ms = 10
+    path = tmp_path / "old.etdb.xml"
+    old = _db({"A": 1, "B": 2})
+    save_database(old, path)
+    w.set_database(old, path)
+    w._changes += 1                                   # something unsaved: autosave is due
+    w._schedule_autosave()
+    saving_while_asked = []
+    saves = []
+    w.saved.connect(lambda p: saves.append(p))
+
+    def decide(dlg: ConflictDialog):
+        qtbot.wait(200)                               # the dialog is open for a while
+        saving_while_asked.append(w._saving is not None or bool(saves))
+        dlg.take_new.click()
+
+    with qtbot.waitSignal(w.saved, timeout=10_000):
+        report = merge_into(w, _db({"A": 5, "B": 4}), InteractivePolicy(w, decide))
+    assert len(report.conflicts) == 2 and saving_while_asked == [False, False]
+    saved = load_database(path)
+    assert _value(saved, "A") == 5 and _value(saved, "B") == 4   # the autosave came after
