@@ -235,6 +235,9 @@ def _load_inputs(args) -> tuple[Database, list[str], dict[str, list[tuple[int, i
     if len(cands) != len(args.target):
         raise OptionError("two --target files have the same name; use NAME=FILE")
     db = database_from_files(args.source, args.reference, cands, args.encoding)
+    from evaltrans_qt.io.plaintext import repeated_source_warnings
+    for line in repeated_source_warnings(db):
+        print(f"warning: {line}", file=sys.stderr)
     def line_of(key: tuple[int, int]) -> int:
         # a target keeps its own line in ``seg`` when its source text repeated an earlier line
         src = db.sources[key[0]]

@@ -31,6 +31,8 @@ def _write(db: Database, args: argparse.Namespace) -> None:
     c = db.counts()
     print(f"{args.output}: {c['sources']} sources, {c['references']} references, "
           f"{c['candidates']} candidates of {len(c['systems'])} systems", file=sys.stderr)
+    for line in plaintext.repeated_source_warnings(db):
+        print(f"warning: {line}", file=sys.stderr)
 
 
 def _cmd_import_text(args: argparse.Namespace) -> int:

@@ -83,6 +83,36 @@ def check_same_length(path: PathLike, lines: Sequence[str], expected: int, what:
             path, min(len(lines), expected) + 1)
 
 
+def repeated_source_warnings(db: Database, limit: int = 3) -> list[str]:
+    """Warnings for sources whose reference sets give them *different* references -- a
+    source sentence that occurs on several lines of an import with a different reference
+    each time. Identical sources are one source (thesis T:1971), so every candidate of
+    that sentence is compared with all of its references, whereas tools that pair
+    references with candidates by line (sacreBLEU) compare each with its own line's.
+    Empty when nothing is affected; at most one summary line and ``limit`` examples."""
+    is_ref = db.reference_test()
+    hits: list[tuple[Source, str, int]] = []
+    for src in db.sources:
+        texts: dict[str | None, set[str]] = {}
+        for t in src.targets:
+            if is_ref(t):
+                texts.setdefault(t.system, set()).add(t.text)
+        for system, seen in texts.items():
+            if len(seen) > 1:
+                hits.append((src, system or "(no id)", len(seen)))
+                break
+    if not hits:
+        return []
+    out = [f"{len(hits)} source sentence(s) occur more than once with different references; "
+           "identical sources are one source (thesis T:1971), so their candidates are "
+           "compared with the references of every occurrence (sacreBLEU pairs by line)"]
+    for src, system, n in hits[:limit]:
+        text = src.text if len(src.text) <= 60 else src.text[:57] + "..."
+        where = f" (first line {src.seg})" if src.seg else ""
+        out.append(f"'{text}'{where}: {n} different references in {system}")
+    return out
+
+
 def add_aligned(db: Database, source_lines: Sequence[str], doc: str | None = None,
                 seg_ids: Sequence[str] | None = None) -> list[tuple[Source, str | None]]:
     """Add one source per line; returns (source, target seg) per line.

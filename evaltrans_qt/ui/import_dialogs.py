@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFileDialog
                                QLineEdit, QListWidget, QPushButton, QVBoxLayout, QWidget)
 
 from evaltrans_qt.engine.database import Database
-from evaltrans_qt.errors import InputFormatError
+from evaltrans_qt.errors import EvalTransError, InputFormatError
 from evaltrans_qt.ui import errors
 from evaltrans_qt.ui.workers import handle_errors, launch, start_worker
 
@@ -171,6 +171,8 @@ def run_job(window, job: Callable[[], Database], merge: bool = False, policy=Non
     w = start_worker(job, _start=False)
 
     def done(db: Database) -> None:
+        from evaltrans_qt.io.plaintext import repeated_source_warnings
+        notes = repeated_source_warnings(db)
         if merge and window.database is not None:
             from evaltrans_qt.ui.merge_dialog import merge_into
             merge_into(window, db, policy)
@@ -178,6 +180,9 @@ def run_job(window, job: Callable[[], Database], merge: bool = False, policy=Non
             window.set_database(db, None)
             window._changes += 1  # an import is unsaved until saved
             window._update_title()
+        if notes:
+            errors.show_error(EvalTransError("\n".join(notes)), window,
+                              title="Import: repeated source sentences")
 
     w.signals.finished.connect(done)
     handle_errors(w, lambda exc: errors.show_error(exc, window))

@@ -327,3 +327,39 @@ def test_no_import_changes_a_database_on_error(tmp_path, text_files):
     with pytest.raises(InputFormatError):
         plaintext.import_text(text_files["src"], [text_files["r1"]], [("S", bad)], db=db)
     assert etdb.dumps(db) == before
+
+
+def test_repeated_source_lines_with_different_references_are_reported(tmp_path):
+    """A test set where one source sentence occurs twice with different references: the
+    database merges the two lines (T:1971), which changes scores against per-line tools;
+    the import says so. Repeats with the same reference, or none, give no warning."""
+    from evaltrans_qt.io.plaintext import import_text, repeated_source_warnings
+    (tmp_path / "src.txt").write_text("Danke.\nDas Haus ist klein.\nDanke.\n", encoding="utf-8")
+    (tmp_path / "ref.txt").write_text("Thank you.\nThe house is small.\nThanks.\n",
+                                      encoding="utf-8")
+    (tmp_path / "same.txt").write_text("Thank you.\nThe house is small.\nThank you.\n",
+                                       encoding="utf-8")
+    (tmp_path / "hyp.txt").write_text("Thanks.\nThe house is little.\nThank you.\n",
+                                      encoding="utf-8")
+    db = import_text(tmp_path / "src.txt", [tmp_path / "ref.txt"], [("A", tmp_path / "hyp.txt")])
+    notes = repeated_source_warnings(db)
+    assert len(notes) == 2 and notes[0].startswith("1 source sentence(s)")
+    assert "'Danke.' (first line 1): 2 different references in ref-1" == notes[1]
+    db = import_text(tmp_path / "src.txt", [tmp_path / "same.txt"], [("A", tmp_path / "hyp.txt")])
+    assert repeated_source_warnings(db) == []
+
+
+def test_import_and_batch_commands_print_the_repeated_source_warning(tmp_path, capsys):
+    from evaltrans_qt.cli.main import main as cli_main
+    (tmp_path / "src.txt").write_text("Danke.\nDanke.\n", encoding="utf-8")
+    (tmp_path / "ref.txt").write_text("Thank you.\nThanks.\n", encoding="utf-8")
+    (tmp_path / "hyp.txt").write_text("Thanks.\nThank you.\n", encoding="utf-8")
+    out = tmp_path / "db.etdb.xml"
+    assert cli_main(["import", "text", "--source", str(tmp_path / "src.txt"), "--reference",
+                     str(tmp_path / "ref.txt"), "--system", f"A={tmp_path / 'hyp.txt'}",
+                     "-o", str(out)]) == 0
+    assert "warning: 1 source sentence(s) occur more than once" in capsys.readouterr().err
+    assert cli_main(["batch", "--source", str(tmp_path / "src.txt"), "--reference",
+                     str(tmp_path / "ref.txt"), "--target", str(tmp_path / "hyp.txt"),
+                     "--measures", "wer", "--output-file", str(tmp_path / "r.xml")]) == 0
+    assert "warning: 1 source sentence(s) occur more than once" in capsys.readouterr().err

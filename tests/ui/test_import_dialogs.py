@@ -44,3 +44,21 @@ def test_import_text_and_aachen_then_merge(qtbot, main_window, tmp_path):
     db2 = _run(qtbot, w, dlg, merge=True)
     assert db2 is db and [s.text for s in db.sources] == ["eins", "zwei", "drei"]
     assert w.last_merge_report.added_sources == 1
+
+
+def test_import_reports_repeated_sources_with_different_references(qtbot, main_window, tmp_path,
+                                                                   monkeypatch):
+    from evaltrans_qt.ui import errors
+    w = main_window
+    shown = []
+    monkeypatch.setattr(errors, "show_error",
+                        lambda exc, parent=None, title=None: shown.append((title, str(exc))))
+    (tmp_path / "src.txt").write_text("Danke.\nDanke.\n", encoding="utf-8")
+    (tmp_path / "ref.txt").write_text("Thank you.\nThanks.\n", encoding="utf-8")
+    dlg = ImportDialog("text", False, w)
+    dlg.fields["source"].set_path(tmp_path / "src.txt")
+    dlg.fields["references"].set_paths([tmp_path / "ref.txt"])
+    db = _run(qtbot, w, dlg)
+    assert len(db.sources) == 1
+    assert len(shown) == 1 and "repeated source" in shown[0][0]
+    assert "T:1971" in shown[0][1] and "'Danke.'" in shown[0][1]
