@@ -48,16 +48,9 @@ def ratio_score(sums: np.ndarray) -> np.ndarray:
 
 
 def measure_batch_score(measure) -> BatchScore:
-    """Batch score from a :class:`Measure`: its optional vectorised
-    ``score_values(stats_2d) -> values`` if it has one, else ``score(row).value``
-    row by row."""
-    vec = getattr(measure, "score_values", None)
-    if callable(vec):
-        return lambda sums: np.asarray(vec(np.atleast_2d(sums)), float)
-
-    def f(sums: np.ndarray) -> np.ndarray:
-        return np.array([measure.score(row).value for row in np.atleast_2d(sums)], float)
-    return f
+    """Batch score from a :class:`Measure`: :meth:`Measure.score_values` (vectorised where
+    the measure overrides it, else ``score(row).value`` row by row)."""
+    return lambda sums: np.asarray(measure.score_values(np.atleast_2d(sums)), float)
 
 
 @dataclass

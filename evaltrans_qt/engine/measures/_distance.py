@@ -16,7 +16,8 @@ from typing import ClassVar
 import numpy as np
 
 from evaltrans_qt.engine.alignment import Alignment, EditOp, OpKind
-from evaltrans_qt.engine.measures.base import Measure, MeasureScore, Segment, error_rate_details
+from evaltrans_qt.engine.measures.base import (Measure, MeasureScore, Segment, error_rate_details,
+                                                error_rates)
 from evaltrans_qt.engine.options import REF_LENGTH_RULES
 from evaltrans_qt.engine.results import pack
 from evaltrans_qt.errors import OptionError
@@ -184,6 +185,12 @@ class DistanceMeasure(Measure):
     def score(self, stats: np.ndarray) -> MeasureScore:
         det = error_rate_details(float(stats[0]), float(stats[1]))
         return MeasureScore(self.name, det["error-rate"], {self.column: det["error-rate"]}, det)
+
+    def score_values(self, stats: np.ndarray) -> np.ndarray:
+        """Headline error rates of many rows: distance / reference length, the first two
+        statistics (also the headline of CDER (forward), m-PER and LJWER)."""
+        st = np.atleast_2d(np.asarray(stats, dtype=float))
+        return error_rates(st[:, 0], st[:, 1])
 
     def reference_distances(self, seg: Segment) -> list[float] | None:
         if not seg.refs:

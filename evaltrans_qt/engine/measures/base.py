@@ -116,6 +116,11 @@ class Measure(ABC):
     def score(self, stats: np.ndarray) -> MeasureScore:
         """Score from one row (a sentence) or the column sum (a system)."""
 
+    def score_values(self, stats: np.ndarray) -> np.ndarray:
+        """The headline value (``score(row).value``) of each row of a 2-D statistics array:
+        significance tests score thousands of resampled sums. Override to vectorise."""
+        return np.array([self.score(row).value for row in np.atleast_2d(stats)], dtype=float)
+
     def reference_distances(self, seg: Segment) -> list[float] | None:
         """Absolute distance to each reference (report's ``<reference-distance>``), if defined."""
         return None
@@ -148,6 +153,14 @@ class Measure(ABC):
     def align(self, seg: Segment):  # -> Alignment | None
         """Alignment of candidate and (best) reference for display, if the measure has one."""
         return None
+
+
+def error_rates(distance: np.ndarray, ref_len: np.ndarray) -> np.ndarray:
+    """Vectorised ``error_rate_details(...)["error-rate"]``: d / L; 0 for 0 / 0, inf for d / 0."""
+    d = np.asarray(distance, dtype=float)
+    n = np.asarray(ref_len, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(n > 0, d / np.where(n > 0, n, 1.0), np.where(d == 0, 0.0, np.inf))
 
 
 def error_rate_details(distance: float, ref_len: float) -> dict[str, float]:

@@ -153,6 +153,22 @@ class BLEU(Measure):
         out[:, 2 + M:] = total
         return out
 
+    def score_values(self, stats: np.ndarray) -> np.ndarray:
+        """Genuine BLEU (the headline) of many rows at once: lp_BLEU * exp(mean log p_m),
+        0 if some p_m is 0 (thesis eq. 3.4, 3.5; as :meth:`score`)."""
+        st = np.atleast_2d(np.asarray(stats, dtype=float))
+        M = self.max_order
+        hyp, ref = st[:, 0], st[:, 1]
+        correct, total = st[:, 2:2 + M], st[:, 2 + M:2 + 2 * M]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = np.where(total > 0, correct / np.where(total > 0, total, 1.0), 0.0)
+            ok = (p > 0).all(axis=1)
+            logs = np.log(np.where(p > 0, p, 1.0)).sum(axis=1)
+            u = np.where(ok, np.exp(logs / M), 0.0)
+            lp = np.where(hyp <= 0, 0.0,
+                          np.where(hyp >= ref, 1.0, np.exp(1.0 - ref / np.where(hyp > 0, hyp, 1.0))))
+        return lp * u
+
     def score(self, stats: np.ndarray) -> MeasureScore:
         M = self.max_order
         st = np.asarray(stats, dtype=np.float64)

@@ -116,6 +116,13 @@ class TER(DistanceMeasure):
         d = ter_edits_batch(hf, ho, rf, ro, np.asarray(pair_hyp, np.int64)).astype(np.float64)
         return d, np.diff(ro).astype(np.float64)
 
+    def score_values(self, stats: np.ndarray) -> np.ndarray:
+        """TER of many rows (edits / average reference length; 1 for edits without one)."""
+        st = np.atleast_2d(np.asarray(stats, dtype=float))
+        e, n = st[:, 0], st[:, 1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(n > 0, e / np.where(n > 0, n, 1.0), np.where(e > 0, 1.0, 0.0))
+
     def score(self, stats: np.ndarray) -> MeasureScore:
         edits, rlen = float(stats[0]), float(stats[1])
         rate = edits / rlen if rlen > 0 else (1.0 if edits > 0 else 0.0)
