@@ -242,6 +242,28 @@ def test_reference_length_rules(rule):
     assert m.sentence_stats(seg).tolist() == [d, L]
     al = m.align(seg)
     assert al.operation_cost() == pytest.approx(al.distance)
+    assert al.ref_index == m.best_reference(seg) and al.distance == dists[al.ref_index]
+
+
+def test_alignment_searches_each_reference_once(monkeypatch):
+    """Without cached distances every reference is searched once, with its tree; with the
+    run's cached distances only the chosen reference is searched."""
+    from evaltrans_qt.engine.measures import invwer as inv_module
+    from evaltrans_qt.engine.measures.base import pair_key
+    m = _measure()
+    h = m.vocab.encode("a b c d e".split())
+    refs = tuple(m.vocab.encode(s.split()) for s in ("b a c d e f g", "e d c b a", "a b x"))
+    seg = Segment(h, refs)
+    expected = m.best_reference(seg)                 # by the rule, from plain distances
+    calls = []
+    real = inv_module.inv_search
+    monkeypatch.setattr(inv_module, "inv_search", lambda *a, **k: (calls.append(1), real(*a, **k))[1])
+    monkeypatch.setattr(inv_module, "inv_distance", lambda *a, **k: pytest.fail("searched twice"))
+    al = m.align(seg)
+    assert len(calls) == 3 and al.ref_index == expected and al.distance == 3.0
+    calls.clear()
+    m.pair_cache = {pair_key(h, r): float(real(h, r)[0]) for r in refs}
+    assert m.align(seg).ref_index == expected and len(calls) == 1
 
 
 def test_real_sentences_agree_with_cyk(wmt_dir):

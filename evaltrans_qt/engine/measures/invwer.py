@@ -26,8 +26,8 @@ from evaltrans_qt.engine.alignment import Alignment, Block, BlockKind, EditOp, O
 from evaltrans_qt.engine.kernels.invwer import (OP_CAND, OP_MATCH, OP_REF, OP_SUB, inv_distance,
                                                 inv_search)
 from evaltrans_qt.engine.measures import register
-from evaltrans_qt.engine.measures._distance import DistanceMeasure
-from evaltrans_qt.engine.measures.base import Segment
+from evaltrans_qt.engine.measures._distance import DistanceMeasure, select
+from evaltrans_qt.engine.measures.base import Segment, pair_key
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.errors import OptionError
 
@@ -80,13 +80,29 @@ class INVWER(DistanceMeasure):
         return d, np.asarray([len(r) for r in refs], dtype=np.float64)
 
     def align(self, seg: Segment) -> Alignment | None:
-        r = self.best_reference(seg)
-        if r < 0:
+        """The optimal tree to the reference the reference-length rule chooses. Without
+        cached distances (the compare view) every reference's tree search also gives its
+        distance, so no pair is searched twice (a long pair can take a minute)."""
+        idx = self.effective_refs(seg)
+        if not idx:
             return None
-        den, cs, cd, ci, cv = transposition_costs(self.options)
-        d, ops, invs, _ = inv_search(np.asarray(seg.hyp, np.int32), np.asarray(seg.refs[r], np.int32),
-                                     cs, cd, ci, cv, want_tree=True)
-        return build_alignment(self, seg, r, d, ops, invs, (den, cs, cd, ci, cv))
+        costs = transposition_costs(self.options)
+        den, cs, cd, ci, cv = costs
+        hyp = np.asarray(seg.hyp, np.int32)
+        refs = [np.asarray(seg.refs[r], np.int32) for r in idx]
+        cache = self.pair_cache or {}
+        if all(pair_key(hyp, ref) in cache for ref in refs):
+            r = self.best_reference(seg)
+            d, ops, invs, _ = inv_search(hyp, np.asarray(seg.refs[r], np.int32), cs, cd, ci, cv,
+                                         want_tree=True)
+            return build_alignment(self, seg, r, d, ops, invs, costs)
+        trees = [inv_search(hyp, ref, cs, cd, ci, cv, want_tree=True) for ref in refs]
+        dist = np.array([t[0] / den for t in trees], dtype=np.float64)
+        rlen = np.array([len(ref) for ref in refs], dtype=np.float64)
+        best, _ = select(dist[None, :], rlen[None, :], np.ones((1, len(idx)), bool), self.rule)
+        k = int(best[0])
+        d, ops, invs, _ = trees[k]
+        return build_alignment(self, seg, idx[k], d, ops, invs, costs)
 
 
 def build_alignment(measure: DistanceMeasure, seg: Segment, ref_index: int, d: int,
