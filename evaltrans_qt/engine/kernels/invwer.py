@@ -77,6 +77,8 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
+from evaltrans_qt.engine.kernels.arrays import grow
+
 # operation codes of the backtrace (thesis terms): identity, substitution,
 # candidate word alone (thesis deletion e/eps), reference word alone (eps/e~)
 OP_MATCH, OP_SUB, OP_CAND, OP_REF = 0, 1, 2, 3
@@ -125,13 +127,6 @@ def lev_costs(c, r, c_sub, c_del, c_ins):
             row[l + 1] = best
             diag = up
     return row[L]
-
-
-@njit(cache=True, nogil=True)
-def _grow32(a, n):
-    b = np.empty(n, a.dtype)
-    b[:a.size] = a
-    return b
 
 
 @njit(cache=True, nogil=True)
@@ -218,6 +213,43 @@ def _combine(kind, ch, pool, cnext, cfill, tk, tg, tb, bh, head, ekey, eg, enext
 
 
 @njit(cache=True, nogil=True)
+def _spans(n):
+    """(lo, hi) of every non-empty span [lo, hi) of n words, at index hi(hi-1)/2 + lo."""
+    lo = np.empty(n * (n + 1) // 2, np.int32)
+    hi = np.empty(n * (n + 1) // 2, np.int32)
+    for h in range(1, n + 1):
+        for a in range(h):
+            k = h * (h - 1) // 2 + a
+            lo[k] = a
+            hi[k] = h
+    return lo, hi
+
+
+@njit(cache=True, nogil=True)
+def _prefix_bags(c, r, V, c_sub, c_del, c_ins):
+    """Bag bound of every prefix pair: out[i, l] = bag(c[:i], r[:l]) (eq. 4.26)."""
+    I = c.size
+    L = r.size
+    out = np.empty((I + 1, L + 1), np.int64)
+    pc = np.zeros(V, np.int32)
+    pr = np.zeros(V, np.int32)
+    for i in range(I + 1):
+        if i > 0:
+            pc[c[i - 1]] += 1
+        for w in range(V):
+            pr[w] = 0
+        m = 0
+        out[i, 0] = _bag(i, 0, 0, c_sub, c_del, c_ins)
+        for l in range(1, L + 1):
+            w = r[l - 1]
+            if pr[w] < pc[w]:
+                m += 1
+            pr[w] += 1
+            out[i, l] = _bag(i, l, m, c_sub, c_del, c_ins)
+    return out
+
+
+@njit(cache=True, nogil=True)
 def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree, bh, NONE):
     """Core of :func:`inv_distance` on local ids (0..V-1). Returns (d, ops, invs, expanded).
 
@@ -227,20 +259,8 @@ def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree, bh, NONE):
     L = r.size
     NC = I * (I + 1) // 2
     NR = L * (L + 1) // 2
-    clo = np.empty(NC, np.int32)
-    chi = np.empty(NC, np.int32)
-    for i1 in range(1, I + 1):
-        for i0 in range(i1):
-            k = i1 * (i1 - 1) // 2 + i0
-            clo[k] = i0
-            chi[k] = i1
-    rlo = np.empty(NR, np.int32)
-    rhi = np.empty(NR, np.int32)
-    for l1 in range(1, L + 1):
-        for l0 in range(l1):
-            k = l1 * (l1 - 1) // 2 + l0
-            rlo[k] = l0
-            rhi[k] = l1
+    clo, chi = _spans(I)
+    rlo, rhi = _spans(L)
 
     # ---- h: bag bound of the outside of every bispan (lb_outer, eq. 4.29)
     Cc = np.zeros(V, np.int32)
@@ -249,39 +269,10 @@ def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree, bh, NONE):
         Cc[c[i]] += 1
     for l in range(L):
         Cr[r[l]] += 1
-    # prefix/suffix bags for the "no inverted ancestor" case of h (see module doc)
-    P = np.empty((I + 1, L + 1), np.int64)
-    S = np.empty((I + 1, L + 1), np.int64)
-    pc = np.zeros(V, np.int32)
-    pr = np.zeros(V, np.int32)
-    for i0 in range(I + 1):
-        if i0 > 0:
-            pc[c[i0 - 1]] += 1
-        for w in range(V):
-            pr[w] = 0
-        m = 0
-        P[i0, 0] = _bag(i0, 0, 0, c_sub, c_del, c_ins)
-        for l0 in range(1, L + 1):
-            w = r[l0 - 1]
-            if pr[w] < pc[w]:
-                m += 1
-            pr[w] += 1
-            P[i0, l0] = _bag(i0, l0, m, c_sub, c_del, c_ins)
-    for w in range(V):
-        pc[w] = 0
-    for i1 in range(I, -1, -1):
-        if i1 < I:
-            pc[c[i1]] += 1
-        for w in range(V):
-            pr[w] = 0
-        m = 0
-        S[i1, L] = _bag(I - i1, 0, 0, c_sub, c_del, c_ins)
-        for l1 in range(L - 1, -1, -1):
-            w = r[l1]
-            if pr[w] < pc[w]:
-                m += 1
-            pr[w] += 1
-            S[i1, l1] = _bag(I - i1, L - l1, m, c_sub, c_del, c_ins)
+    # prefix/suffix bags for the "no inverted ancestor" case of h (see module doc); the
+    # suffixes of the sentences are the prefixes of the reversed sentences
+    P = _prefix_bags(c, r, V, c_sub, c_del, c_ins)
+    S = _prefix_bags(c[::-1].copy(), r[::-1].copy(), V, c_sub, c_del, c_ins)[::-1, ::-1]
     # bh[2k] = best queued g of bispan k (NONE: not queued, -1: final); bh[2k+1] = min(h(k), ub + 1)
     hcap = ub + 1
     # outside counts per word: A = cand[:i0], B = cand[i1:], C = ref[:l0], D = ref[l1:]
@@ -386,12 +377,12 @@ def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree, bh, NONE):
     f = 0
     if I * L + 8 > cap:
         cap = 2 * (I * L + 8)
-        ekey = _grow32(ekey, cap)
-        eg = _grow32(eg, cap)
-        enext = _grow32(enext, cap)
-        etype = _grow32(etype, cap)
-        ea = _grow32(ea, cap)
-        eb = _grow32(eb, cap)
+        ekey = grow(ekey, cap)
+        eg = grow(eg, cap)
+        enext = grow(enext, cap)
+        etype = grow(etype, cap)
+        ea = grow(ea, cap)
+        eb = grow(eb, cap)
     for i in range(I):  # seeds: the 1x1 bispans
         for l in range(L):
             g = 0 if c[i] == r[l] else (c_sub if c_sub < dpair else dpair)
@@ -426,13 +417,13 @@ def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree, bh, NONE):
         l1 = rhi[ri]
         if nx == xi0.size:
             n2 = 2 * xi0.size
-            xi0 = _grow32(xi0, n2)
-            xi1 = _grow32(xi1, n2)
-            xl0 = _grow32(xl0, n2)
-            xl1 = _grow32(xl1, n2)
-            xtype = _grow32(xtype, n2)
-            xa = _grow32(xa, n2)
-            xb = _grow32(xb, n2)
+            xi0 = grow(xi0, n2)
+            xi1 = grow(xi1, n2)
+            xl0 = grow(xl0, n2)
+            xl1 = grow(xl1, n2)
+            xtype = grow(xtype, n2)
+            xa = grow(xa, n2)
+            xb = grow(xb, n2)
         x = nx
         nx += 1
         xi0[x] = i0
@@ -456,12 +447,12 @@ def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree, bh, NONE):
             need += lcount[kSS]
         if ne + need > ekey.size:
             n2 = 2 * (ne + need)
-            ekey = _grow32(ekey, n2)
-            eg = _grow32(eg, n2)
-            enext = _grow32(enext, n2)
-            etype = _grow32(etype, n2)
-            ea = _grow32(ea, n2)
-            eb = _grow32(eb, n2)
+            ekey = grow(ekey, n2)
+            eg = grow(eg, n2)
+            enext = grow(enext, n2)
+            etype = grow(etype, n2)
+            ea = grow(ea, n2)
+            eb = grow(eb, n2)
         tx = etype[e]
         phrase = tx == _T_SEED or tx == _T_EXT
         # ---- growth by one unaligned word at the right ends (trailing runs)
@@ -489,9 +480,9 @@ def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree, bh, NONE):
         # ---- file this item in the four corner lists (other corner, g)
         if nch + 4 > cnext.size:
             n2 = 2 * (nch + 4)
-            cnext = _grow32(cnext, n2)
-            cfill = _grow32(cfill, n2)
-            pool = _grow32(pool, n2 * _CH)
+            cnext = grow(cnext, n2)
+            cfill = grow(cfill, n2)
+            pool = grow(pool, n2 * _CH)
         for t in range(4):
             if (t == 1 and tx == _T_STRAIGHT) or (t == 3 and tx == _T_INV):
                 continue

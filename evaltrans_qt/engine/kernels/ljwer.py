@@ -48,6 +48,8 @@ import numpy as np
 from numba import njit, types
 from numba.typed import Dict
 
+from evaltrans_qt.engine.kernels.arrays import grow
+
 # move codes (the edge that covers something); jumps are marked separately
 MV_VER, MV_DIAG, MV_HOR = 0, 1, 2
 MAX_EXACT_WORDS = 60  # masks are int64; the option is capped here
@@ -216,13 +218,13 @@ def _search(c, r, V, c_lj, ub, beam, max_states):
                         continue
                     if n == skey.size:
                         m2 = 2 * n
-                        skey = _grow(skey, m2)
-                        sg = _grow(sg, m2)
-                        sf = _grow(sf, m2)
-                        sback = _grow(sback, m2)
-                        smove = _grow(smove, m2)
-                        sjump = _grow(sjump, m2)
-                        snext = _grow(snext, m2)
+                        skey = grow(skey, m2)
+                        sg = grow(sg, m2)
+                        sf = grow(sf, m2)
+                        sback = grow(sback, m2)
+                        smove = grow(smove, m2)
+                        sjump = grow(sjump, m2)
+                        snext = grow(snext, m2)
                     skey[n] = nkey
                     sg[n] = ng
                     sf[n] = ng + hv
@@ -253,13 +255,6 @@ def _search(c, r, V, c_lj, ub, beam, max_states):
         jumps[k] = sjump[s]
         s = sback[s]
     return final_cost, moves[k:].copy(), pos[k:].copy(), jumps[k:].copy(), ok
-
-
-@njit(cache=True, nogil=True)
-def _grow(a, n):
-    b = np.empty(n, a.dtype)
-    b[:a.size] = a
-    return b
 
 
 def _local(c: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
