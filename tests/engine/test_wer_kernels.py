@@ -127,6 +127,20 @@ def test_skip_bigram_ids_are_exact(sents, skip):
     assert len(set(seen.values())) == len(seen)
 
 
+def _first_vs_rest(sents, rule):
+    """(n, kernel arguments) comparing sentence 0 with each of the n others under a
+    word-dependent substitution-cost rule (the fused kernels' packed layout)."""
+    from evaltrans_qt.engine.preprocess import Vocabulary
+    from evaltrans_qt.engine.subcosts import SubstitutionCosts
+    v = Vocabulary()
+    enc = [v.encode(s) for s in sents]
+    hf, ho = packed(enc[:1])
+    rf, ro = packed(enc[1:])
+    n = len(enc) - 1
+    return n, (hf, ho, rf, ro, np.zeros(n, np.int64), np.arange(n),
+               *SubstitutionCosts(rule, v).kernel_args())
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.lists(st.sampled_from(["talk", "talks", "walk", "usual", "unusual", "a"]),
                          max_size=6), min_size=2, max_size=5),
@@ -134,16 +148,9 @@ def test_skip_bigram_ids_are_exact(sents, skip):
 def test_fused_word_cost_levenshtein_equals_reference(sents, rule):
     """lev_distance_rule_batch (costs computed on the fly) = Algorithm 4.1 with subcosts.cost."""
     from evaltrans_qt.engine.kernels.levenshtein import lev_distance_rule_batch
-    from evaltrans_qt.engine.preprocess import Vocabulary
-    from evaltrans_qt.engine.subcosts import SubstitutionCosts, cost
-    v = Vocabulary()
-    enc = [v.encode(s) for s in sents]
-    hf, ho = packed(enc[:1])
-    rf, ro = packed(enc[1:])
-    n = len(enc) - 1
-    code, chars, choff, mx = SubstitutionCosts(rule, v).kernel_args()
-    got = lev_distance_rule_batch(hf, ho, rf, ro, np.zeros(n, np.int64), np.arange(n), code, chars,
-                                  choff, mx)
+    from evaltrans_qt.engine.subcosts import cost
+    n, args = _first_vs_rest(sents, rule)
+    got = lev_distance_rule_batch(*args)
     for k in range(n):
         sub = [[cost(a, b, rule) for b in sents[k + 1]] for a in sents[0]]
         assert got[k] == pytest.approx(lev_distance_py(sents[0], sents[k + 1], sub))
@@ -184,15 +191,9 @@ def test_assignment_kernel_equals_scipy(n, rnd, coarse):
 def test_wper_batch_equals_scipy_on_padded_matrix(sents, rule):
     from evaltrans_qt.engine.kernels.assignment import wper_batch
     from evaltrans_qt.engine.measures.per import assignment
-    from evaltrans_qt.engine.preprocess import Vocabulary
-    from evaltrans_qt.engine.subcosts import SubstitutionCosts, cost
-    v = Vocabulary()
-    enc = [v.encode(s) for s in sents]
-    hf, ho = packed(enc[:1])
-    rf, ro = packed(enc[1:])
-    n = len(enc) - 1
-    code, chars, choff, mx = SubstitutionCosts(rule, v).kernel_args()
-    got = wper_batch(hf, ho, rf, ro, np.zeros(n, np.int64), np.arange(n), code, chars, choff, mx)
+    from evaltrans_qt.engine.subcosts import cost
+    n, args = _first_vs_rest(sents, rule)
+    got = wper_batch(*args)
     for k in range(n):
         sub = np.array([[cost(a, b, rule) for b in sents[k + 1]] for a in sents[0]])
         assert got[k] == pytest.approx(assignment(sub.reshape(len(sents[0]), len(sents[k + 1])))[0])
