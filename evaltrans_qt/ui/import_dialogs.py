@@ -168,11 +168,15 @@ class ImportDialog(QDialog):
 
 def run_job(window, job: Callable[[], Database], merge: bool = False, policy=None):
     """Run an import job on a worker, then open (or merge) the result in ``window``."""
-    w = start_worker(job, _start=False)
-
-    def done(db: Database) -> None:
+    def import_and_check() -> tuple[Database, list[str]]:   # both on the worker
         from evaltrans_qt.io.plaintext import repeated_source_warnings
-        notes = repeated_source_warnings(db)
+        db = job()
+        return db, repeated_source_warnings(db)
+
+    w = start_worker(import_and_check, _start=False)
+
+    def done(result: tuple[Database, list[str]]) -> None:
+        db, notes = result
         if merge and window.database is not None:
             from evaltrans_qt.ui.merge_dialog import merge_into
             merge_into(window, db, policy)
