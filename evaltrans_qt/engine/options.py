@@ -6,11 +6,16 @@ thesis section, report group), so the batch command line, the EvalTrans
 report's ``<evaluation-options>``, and the application's options dialog are all
 generated from this one table and cannot drift apart.
 
-Defaults: chosen so that, with no option given, BLEU equals sacreBLEU's
-``corpus_bleu`` (13a tokenisation, case used, minimumNearest, no boundaries)
-and NIST equals mteval (average reference length). The thesis' own
-experimental settings are available as presets (:data:`PRESETS`, thesis
-Table 8.3, T:1466).
+Defaults: the thesis' measures on sacreBLEU's tokenisation -- with no option
+given, BLEU is genuine BLEU (eq. 3.4) on 13a tokens, case used,
+minimumNearest, no boundaries, which equals sacreBLEU's ``corpus_bleu``
+whenever every order has a match (sacreBLEU smooths with ``exp`` otherwise);
+NIST equals mteval (average reference length); TER runs on the same tokens,
+case used. Every number carries a signature naming these choices
+(``engine/signature.py``). The preset ``sacrebleu`` reproduces sacreBLEU's own
+defaults for every metric it has (BLEU ``exp`` smoothing, TER on its tercom
+tokenizer, case-insensitive); the thesis' experimental settings are presets
+too (:data:`PRESETS`, thesis Table 8.3).
 """
 
 from __future__ import annotations
@@ -21,7 +26,11 @@ from typing import Any
 
 from evaltrans_qt.errors import OptionError
 
-TOKENIZATIONS = ("none", "remove-punctuation", "mteval", "mteval-contractions", "intl")
+TOKENIZATIONS = ("none", "remove-punctuation", "mteval", "mteval-contractions", "intl", "char",
+                 "zh", "ja-mecab", "ko-mecab")
+#: sacreBLEU's tokenizer names -> ours (``13a`` is mteval-v13a, thesis Fig. 5.1 "mteval").
+SACREBLEU_TOKENIZERS = {"none": "none", "13a": "mteval", "intl": "intl", "char": "char",
+                        "zh": "zh", "ja-mecab": "ja-mecab", "ko-mecab": "ko-mecab"}
 CASES = ("use", "ignore")
 #: Table A.3: reference length rules for WER, PER, m-PER, CDER, ...
 REF_LENGTH_RULES = ("average", "minimum", "maximum", "averageNearest", "minimumNearest",
@@ -34,6 +43,12 @@ PAD_RULES = ("none", "initial", "end", "both")
 CDER_PAD_RULES = ("none", "left", "right", "both")
 #: Table A.7: CDER miscoverage penalty.
 CDER_COVERAGE_RULES = ("none", "length", "miscoverage", "half")
+#: BLEU smoothing (sacreBLEU ``smooth_method`` plus Moses sentBLEU and BLEU-NRC, Macháček §4).
+BLEU_SMOOTH_METHODS = ("none", "floor", "add-k", "exp", "moses", "nrc")
+#: Per-measure case: "run" follows the run's ``case`` option.
+MEASURE_CASES = ("run", "use", "ignore")
+#: TER input: the run's tokens, or sacreBLEU's tercom tokenizer on the raw text.
+TER_TOKENIZATIONS = ("run", "tercom")
 #: Table A.8: word-dependent substitution costs.
 SUBSTITUTION_COST_RULES = ("none", "prefix", "levenshtein")
 
@@ -126,6 +141,20 @@ class EvalOptions:
                                      "shorter (sacreBLEU).", flag="bleu-ref-length-rule",
                                      section="5.3", group="bleu", choices=NGRAM_REF_LENGTH_RULES,
                                      report="reference-length-rule")
+    bleu_smooth_method: str = _opt("none", "BLEU smoothing of the headline score: none (genuine "
+                                   "BLEU, eq. 3.4), floor, add-k, exp (sacreBLEU's methods), moses "
+                                   "(sentBLEU: +1 on every order), nrc (Chen & Cherry's method 3). "
+                                   "BLEU-S and BLEU-S' are reported beside it.",
+                                   flag="bleu-smooth-method", section="3.1", group="bleu",
+                                   choices=BLEU_SMOOTH_METHODS, report="smooth-method")
+    bleu_smooth_value: float | None = _opt(None, "Value of floor / add-k smoothing (empty: "
+                                           "sacreBLEU's defaults 0.1 and 1).",
+                                           flag="bleu-smooth-value", section="3.1", group="bleu",
+                                           kind="optfloat", report="smooth-value")
+    bleu_effective_order: bool = _opt(False, "BLEU: average only over the orders that have "
+                                      "candidate m-grams (sacreBLEU use_effective_order).",
+                                      flag="bleu-effective-order", section="3.1", group="bleu",
+                                      kind="flag", report="effective-order")
     all_ngrams: bool = _opt(False, "Also report BLEU/NIST for each single maximum m-gram size "
                             "1..M.", flag="all-ngrams", section="A.1", group="bleu", kind="flag",
                             report="all-ngrams")
@@ -159,9 +188,40 @@ class EvalOptions:
                                   kind="int", report="exact-limit")
 
     # ---- TER, chrF (today's users)
+    ter_tokenization: str = _opt("run", "TER input: run = the run's tokens (tokenization, case); "
+                                 "tercom = sacreBLEU's TercomTokenizer on the raw text (its TER "
+                                 "default).", flag="ter-tokenization", section="-", group="ter",
+                                 choices=TER_TOKENIZATIONS, report="tokenization")
+    ter_case: str = _opt("run", "TER case: run (the run's case option), use, ignore (sacreBLEU's "
+                         "TER default is ignore).", flag="ter-case", section="-", group="ter",
+                         choices=MEASURE_CASES, report="case")
     ter_normalized: bool = _opt(False, "TER: apply tercom's normalisation (sacreBLEU "
-                                "normalized=True).", flag="ter-normalized", section="-",
-                                group="ter", kind="flag", report="normalized")
+                                "normalized=True; implies ter-tokenization tercom).",
+                                flag="ter-normalized", section="-", group="ter", kind="flag",
+                                report="normalized")
+    ter_no_punct: bool = _opt(False, "TER: remove punctuation (sacreBLEU no_punct=True; implies "
+                              "ter-tokenization tercom).", flag="ter-no-punct", section="-",
+                              group="ter", kind="flag", report="no-punct")
+    ter_asian_support: bool = _opt(False, "TER: split Asian characters (sacreBLEU "
+                                   "asian_support=True; implies ter-tokenization tercom).",
+                                   flag="ter-asian-support", section="-", group="ter",
+                                   kind="flag", report="asian-support")
+    chrf_char_order: int = _opt(6, "chrF character n-gram order.", flag="chrf-char-order",
+                                section="-", group="chrf", kind="int", report="char-order")
+    chrf_word_order: int = _opt(0, "chrF word n-gram order (2 = chrF++).", flag="chrf-word-order",
+                                section="-", group="chrf", kind="int", report="word-order")
+    chrf_beta: int = _opt(2, "chrF recall weight beta.", flag="chrf-beta", section="-",
+                          group="chrf", kind="int", report="beta")
+    chrf_eps_smoothing: bool = _opt(False, "chrF: eps smoothing of zero precisions/recalls "
+                                    "(sacreBLEU eps_smoothing=True, as chrF++.py and Moses).",
+                                    flag="chrf-eps-smoothing", section="-", group="chrf",
+                                    kind="flag", report="eps-smoothing")
+    chrf_whitespace: bool = _opt(False, "chrF: keep whitespace in character n-grams.",
+                                 flag="chrf-whitespace", section="-", group="chrf", kind="flag",
+                                 report="whitespace")
+    chrf_case: str = _opt("run", "chrF case: run (the run's case option), use, ignore.",
+                          flag="chrf-case", section="-", group="chrf", choices=MEASURE_CASES,
+                          report="case")
 
     # ---- general
     leaving_one_out: tuple[str, ...] = _opt((), "Ignore a reference identical to the candidate "
@@ -183,6 +243,9 @@ class EvalOptions:
             kind = f.metadata.get("kind")
             if kind == "int" and (not isinstance(v, int) or v < 0):
                 raise OptionError(f"--{f.metadata['flag']}: expected a non-negative integer, got {v!r}")
+            if kind == "optfloat" and v is not None and (not isinstance(v, (int, float))
+                                                         or v != v or v < 0):
+                raise OptionError(f"--{f.metadata['flag']}: expected a non-negative number, got {v!r}")
         if self.max_ngram < 1 or self.nist_max_ngram < 1 or self.nper_max_ngram < 1:
             raise OptionError("m-gram sizes must be at least 1")
         if len(self.transposition_costs) != 5 or self.transposition_costs[0] <= 0:
@@ -229,6 +292,10 @@ def parse_option_value(f: dataclasses.Field, v: Any) -> Any:
             return bool(v)
         if kind == "int":
             return int(v)
+        if kind == "optfloat":
+            if v is None or (isinstance(v, str) and v.strip().lower() in ("", "none", "default")):
+                return None
+            return float(v)
         if kind == "intlist":
             if isinstance(v, str):
                 return tuple(int(x) for x in v.split(",") if x.strip())
@@ -251,7 +318,11 @@ def option_fields() -> list[dataclasses.Field]:
 #: (Evaluator normalisation and score summation are correlation settings, not
 #: measure options; see engine.human.)
 PRESETS: dict[str, EvalOptions] = {
-    "sacrebleu-compatible": EvalOptions(),
+    "evaltrans default": EvalOptions(),
+    # sacreBLEU 2.x defaults of every metric it has: BLEU 13a, cased, exp smoothing; chrF
+    # 6/0/beta 2; TER on its tercom tokenizer, case-insensitive.
+    "sacrebleu": EvalOptions(bleu_smooth_method="exp", ter_tokenization="tercom",
+                             ter_case="ignore"),
     "thesis baseline": EvalOptions(
         tokenization="mteval", case="ignore", wer_ref_length_rule="average",
         cder_ref_length_rule="average", nper_ref_length_rule="average",

@@ -3,7 +3,7 @@
 Generated from :func:`evaltrans_qt.engine.options.option_fields`, so it always
 covers exactly the options of ``evaltrans batch`` and of the report. Each
 widget's tooltip is the option's help text with its thesis section. Presets
-are thesis Table 8.3's "baseline" and "default" (and sacreBLEU-compatible).
+are thesis Table 8.3's "baseline" and "default" (plus "evaltrans default" and "sacrebleu").
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from evaltrans_qt.errors import OptionError
 GROUP_TITLES = {
     "preprocessing": "Preprocessing", "wer": "WER / PER", "cder": "CDER", "nper": "m-PER",
     "sbper": "Skip-bigram PER", "bleu": "BLEU", "nist": "NIST", "invwer": "INVWER",
-    "ljwer": "LJWER", "ter": "TER", "general": "General",
+    "ljwer": "LJWER", "ter": "TER", "chrf": "chrF", "general": "General",
 }
 
 
@@ -48,8 +48,9 @@ class OptionsDialog(QDialog):
         self.preset = QComboBox(objectName="presetSelector")
         self.preset.addItem("(custom)")
         self.preset.addItems(list(PRESETS))
-        self.preset.setToolTip("Thesis Table 8.3: baseline and experimental default settings; "
-                               "sacreBLEU-compatible = the command line's defaults.")
+        self.preset.setToolTip("evaltrans default = the command line's defaults; sacrebleu = "
+                               "sacreBLEU's own defaults for BLEU, chrF and TER; thesis "
+                               "Table 8.3: baseline and experimental default settings.")
         self.preset.activated.connect(self._apply_preset)
         top.addWidget(self.preset, 1)
         layout.addLayout(top)
