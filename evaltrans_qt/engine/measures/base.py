@@ -156,16 +156,21 @@ class Measure(ABC):
 
 
 def error_rates(distance: np.ndarray, ref_len: np.ndarray) -> np.ndarray:
-    """Vectorised ``error_rate_details(...)["error-rate"]``: d / L; 0 for 0 / 0, inf for d / 0."""
+    """Vectorised ``error_rate_details(...)["error-rate"]``: d / L, and d itself for L = 0."""
     d = np.asarray(distance, dtype=float)
     n = np.asarray(ref_len, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(n > 0, d / np.where(n > 0, n, 1.0), np.where(d == 0, 0.0, np.inf))
+    return np.where(n > 0, d / np.where(n > 0, n, 1.0), d)
 
 
 def error_rate_details(distance: float, ref_len: float) -> dict[str, float]:
-    """The report elements of an error measure (Figure A.3 ``<wer>``)."""
-    rate = distance / ref_len if ref_len > 0 else (0.0 if distance == 0 else float("inf"))
+    """The report elements of an error measure (Figure A.3 ``<wer>``).
+
+    The rate is d / L. With an empty reference (L = 0) it is the distance itself -- for
+    WER the number of inserted words -- as jiwer 3/4 returns for an empty reference
+    (``process_words``: ``wer = num_insertions`` when there are no reference words), so
+    an error rate is never ``inf`` or NaN.
+    """
+    rate = distance / ref_len if ref_len > 0 else float(distance)
     return {"error-rate": rate, "error-rate-percent": 100.0 * rate,
             "reference-length": float(ref_len), "sum": float(distance)}
 

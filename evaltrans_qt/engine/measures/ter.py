@@ -1,12 +1,25 @@
 """TER: translation edit rate with shifts (Snover et al. 2006), result-identical to sacreBLEU's
-``TER(case_sensitive=True)`` on the tokens of the run (13a by default).
+``TER(normalized, no_punct, asian_support, case_sensitive)`` (``sacrebleu/metrics/ter.py``).
 
 Edits of the best reference over the *average* reference length (sacreBLEU,
-tercom); statistics ``[edits, average reference length]`` add up. An empty
-reference set length gives TER 1 (edits > 0) or 0, as in sacreBLEU.
-``--ter-normalized``: the raw texts are tokenised with tercom's normalisation
-(sacreBLEU ``TER(normalized=True)``, case per ``--case``) instead of
-``--tokenization``.
+tercom); statistics ``[edits, average reference length]`` add up.
+
+Input (``EvalOptions.ter_*``):
+
+* ``ter_tokenization run`` (default): the run's tokens (``--tokenization``), so with the
+  default options TER equals sacreBLEU's ``TER(case_sensitive=True)`` on 13a-tokenised
+  text. ``ter_case`` other than the run's case re-tokenises the raw texts with the run's
+  tokenisation and that case (lower-casing is per token, as ``preprocess.tokenize``).
+* ``ter_tokenization tercom``: sacreBLEU's ``TercomTokenizer`` on the raw texts (right
+  stripped, as sacreBLEU's ``TER._preprocess_segment``), sacreBLEU's TER default;
+  ``ter_normalized``, ``ter_no_punct`` and ``ter_asian_support`` imply it.
+* ``ter_case``: run (the run's ``--case``), use, ignore (sacreBLEU's default is ignore).
+
+Degenerate input, as sacreBLEU: an empty reference costs ``len(hyp)`` edits
+(``lib_ter.translation_edit_rate``); a zero total reference length gives TER 1 when
+there are edits and 0 otherwise (``TER._compute_score_from_stats``). A segment without
+any reference (sacreBLEU divides by zero there) has statistics ``[0, 0]`` and does not
+count. No value is ever NaN or inf.
 """
 
 from __future__ import annotations
@@ -22,12 +35,27 @@ from evaltrans_qt.engine.measures import register
 from evaltrans_qt.engine.measures._distance import DistanceMeasure, packed
 from evaltrans_qt.engine.measures.base import MeasureScore, Segment
 from evaltrans_qt.engine.preprocess import Vocabulary
+from evaltrans_qt.errors import ScoreError
 
 
-@lru_cache(maxsize=4)
-def _tercom_tokenizer(case_sensitive: bool):
+_CACHE_LIMIT = 200_000
+
+
+@lru_cache(maxsize=16)
+def tercom_tokenizer(normalized: bool, no_punct: bool, asian_support: bool, case_sensitive: bool):
+    """sacreBLEU's ``TercomTokenizer`` with these options (shared, it caches sentences)."""
     from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
-    return TercomTokenizer(normalized=True, case_sensitive=case_sensitive)
+    return TercomTokenizer(normalized=normalized, no_punct=no_punct,
+                           asian_support=asian_support, case_sensitive=case_sensitive)
+
+
+def ter_input(options) -> tuple[bool, str]:
+    """``(tercom, case)``: whether TER tokenises the raw text with sacreBLEU's tercom
+    tokenizer, and its effective case (``use``/``ignore``)."""
+    o = options
+    tercom = (o.ter_tokenization == "tercom" or o.ter_normalized or o.ter_no_punct
+              or o.ter_asian_support)
+    return tercom, (o.case if o.ter_case == "run" else o.ter_case)
 
 
 def ter_alignment(hyp: np.ndarray, ref: np.ndarray, hyp_words: Sequence[str],
@@ -89,19 +117,61 @@ class TER(DistanceMeasure):
     def __init__(self, options=None) -> None:
         super().__init__(options)
         self._norm_vocab = Vocabulary()
+        self._cache: dict[tuple[str, bool], np.ndarray] = {}
+        self.tercom, self.case = ter_input(self.options)
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_cache"] = {}              # not shipped to worker processes
+        return state
 
     @property
     def rule(self) -> str:
         return "average"
 
-    # -- tercom normalisation ---------------------------------------------------
+    # -- TER's own preprocessing -------------------------------------------------
+    @property
+    def own_tokens(self) -> bool:
+        """Whether TER tokenises the raw texts itself instead of using the run's tokens."""
+        return self.tercom or self.case != self.options.case
+
+    def tokens(self, text: str, reference: bool = False) -> list[str]:
+        """TER's words of one raw sentence (only when :attr:`own_tokens`).
+
+        With tercom tokenisation a *reference* passes the tokenizer twice, as in sacreBLEU
+        (``Metric._cache_references`` preprocesses the lines, then ``TER._extract_reference_info``
+        preprocesses them again); only ``normalized`` is not idempotent (e.g. "'s" before a
+        tab is split off in the second pass only).
+        """
+        o = self.options
+        if self.tercom:
+            tok = tercom_tokenizer(o.ter_normalized, o.ter_no_punct, o.ter_asian_support,
+                                   self.case == "use")
+            text = tok(text.rstrip())
+            if reference:
+                text = tok(text.rstrip())
+            return text.split()
+        from evaltrans_qt.engine.preprocess import tokenize
+        return tokenize(text, o.tokenization, self.case)
+
+    def _encode(self, text: str, reference: bool) -> np.ndarray:
+        key = (text, reference)
+        ids = self._cache.get(key)
+        if ids is None:
+            if len(self._cache) > _CACHE_LIMIT:
+                self._cache.clear()
+            ids = self._cache[key] = self._norm_vocab.encode(self.tokens(text, reference))
+        return ids
+
     def _normalize(self, seg: Segment) -> Segment:
-        if not self.options.ter_normalized or len(seg.ref_texts) != len(seg.refs):
+        if not self.own_tokens:
             return seg
-        tok = _tercom_tokenizer(self.options.case == "use")
-        enc = self._norm_vocab.encode
-        refs = tuple(enc(tok(t.rstrip()).split()) for t in seg.ref_texts)
-        return Segment(enc(tok(seg.hyp_text.rstrip()).split()), refs, seg.hyp_text, seg.ref_texts)
+        if len(seg.ref_texts) != len(seg.refs):
+            raise ScoreError("TER with its own tokenisation or case (--ter-tokenization, "
+                             "--ter-case) needs the raw reference texts of every segment")
+        return Segment(self._encode(seg.hyp_text, False),
+                       tuple(self._encode(t, True) for t in seg.ref_texts),
+                       seg.hyp_text, seg.ref_texts)
 
     def corpus_stats(self, segments: Sequence[Segment]) -> np.ndarray:
         return super().corpus_stats([self._normalize(s) for s in segments])
