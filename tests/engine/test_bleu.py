@@ -83,6 +83,7 @@ def test_length_penalty_and_reference_length_rules():
     assert s.details["score"] == pytest.approx(s.details["score-unpenalized"]
                                                * math.exp(1 - 6 / 5))
     assert length_penalty(0, 3) == 0.0 and length_penalty(3, 0) == 1.0
+    assert length_penalty(0, 0) == 1.0                     # sacreBLEU: bp = 1 unless I < L*
 
 
 @settings(max_examples=100, deadline=None)
@@ -105,7 +106,8 @@ def test_empty_hypothesis_and_empty_reference():
     empty_ref = bleu("a b c", "")
     assert empty_ref.value == 0.0 and empty_ref.details["length-penalty"] == 1.0
     assert empty_ref.columns["BLEU-S"] == 0.0
-    assert bleu("", "").value == 0.0
+    both_empty = bleu("", "")
+    assert both_empty.value == 0.0 and both_empty.details["length-penalty"] == 1.0
 
 
 words = st.lists(st.sampled_from("a b c d e".split()), min_size=1, max_size=12)
@@ -133,7 +135,8 @@ def test_statistics_add_up_and_rows_are_sentences(rows):
     stats = m.corpus_stats(segs)
     for i, s in enumerate(segs):
         assert np.array_equal(stats[i], m.sentence_stats(s))
-    assert m.score(stats.sum(axis=0)).value <= 1.0
+    # <= 1 up to sacreBLEU's rounding: exp(log(100)) = 100.00000000000004 for a perfect match
+    assert m.score(stats.sum(axis=0)).value <= 1.0 + 1e-15
 
 
 def test_boundary_ngrams_count():

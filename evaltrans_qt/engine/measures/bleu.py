@@ -1,17 +1,43 @@
-"""BLEU, BLEU-S and BLEU-S' (thesis section 3.1, eq. 3.1-3.7, T:382-435).
+"""BLEU, BLEU-S and BLEU-S' (thesis section 3.1, eq. 3.1-3.7), with sacreBLEU's, Moses' and
+NRC's smoothing of the headline score.
 
 Sufficient statistics per segment, which add up over segments (as sacreBLEU's):
 ``[hyp_len, ref_len, correct_1..M, total_1..M]`` with the clipped m-gram
 co-occurrence counts n∩_m (eq. 3.2, references pooled by eq. 3.1) and the
-candidate m-gram counts N_m. The smoothed variants need nothing more: their
-smoothing terms depend only on these counts, so a system score smooths the
-summed counts and a sentence score smooths one row.
+candidate m-gram counts N_m; with ``bleu-smooth-method nrc`` one more column,
+``correct_{M+1}`` (the order M+1 that Chen & Cherry's averaging needs). Every
+smoothing depends only on these counts, so a system score smooths the summed
+counts and a sentence score smooths one row: one code path (:func:`headline`).
 
-* genuine BLEU: s_m = 0 (eq. 3.4); if some N_m or n∩_m is 0 the score is 0
-  (sacreBLEU ``corpus_bleu`` without effective order);
-* BLEU-S: s_1 = 0, s_m>1 = 1 (eq. 3.6; = sacreBLEU ``add-k`` with k = 1);
-* BLEU-S': s'_1 = 0, s'_m>1 = 0.5 if n∩_m = 0 else 0 (eq. 3.7);
-* length penalty lp = min(1, exp(1 - L*/I)) (eq. 3.5), 0 for an empty candidate.
+Headline score (column "BLEU", report ``score``/``score-unpenalized``), by
+``bleu-smooth-method`` (value v = ``bleu-smooth-value``, default in brackets):
+
+* ``none`` -- genuine BLEU (eq. 3.4): 0 if some order has no match;
+* ``floor`` [0.1], ``add-k`` [1], ``exp`` -- sacreBLEU 2.x ``BLEU.compute_bleu``
+  (metrics/bleu.py; Chen & Cherry 2014 methods 1, 2, 3), the same float
+  operations in the same order (precisions in percent, ``utils.my_log``'s floor
+  -9999999999 for log 0, the score divided by 100 at the end); like sacreBLEU,
+  a row without any match scores 0 and orders from the first one without
+  candidate m-grams on have precision 0 (so the score is 0) unless
+  ``bleu-effective-order`` averages over the orders before it only;
+* ``moses`` [1] -- Moses' sentence-level BLEU (``mert/sentence-bleu``, ``BleuScorer``
+  ``smoothedSentenceBleu``; Macháček's thesis §4.2.3): p_m = (n∩_m + v) / (N_m + v)
+  on *every* order including unigrams, exp(mean log p_m) times the brevity
+  penalty; no early stop (a candidate without matches scores > 0; an empty
+  candidate with an empty reference scores 1, as Moses). Computed in double
+  precision (Moses uses float);
+* ``nrc`` [K = 5] -- BLEU-NRC (Chen & Cherry 2014 method 4 followed by method 5,
+  i.e. their method 7; Macháček §4.2.3): with invcnt = 1, for m = 1..M+1 an
+  order without match gets m'_m = 1/invcnt after invcnt *= K / ln(I) (I = candidate
+  length; for I <= 1 the factor is +inf, so m'_m = 0), other orders m'_m = n∩_m;
+  then m''_0 = m'_1 + 1, m''_m = (m''_{m-1} + m'_m + m'_{m+1}) / 3 for m = 1..M,
+  and p_m = m''_m / N_m. Orders without candidate m-grams and the effective order
+  as for sacreBLEU's methods; no early stop.
+
+BLEU-S (s_1 = 0, s_m>1 = 1, eq. 3.6) and BLEU-S' (s'_m>1 = 0.5 if n∩_m = 0, eq. 3.7)
+are always reported beside it, unsmoothed otherwise. Length penalty
+lp = min(1, exp(1 - L*/I)) (eq. 3.5), as sacreBLEU: 1 when I >= L* (also 0 = 0),
+0 for an empty candidate with a non-empty reference.
 
 Lengths are unpadded word counts; sentence boundaries (``bleu-pad-rule``)
 only add boundary m-grams. ``hyp_len``/``ref_len`` of a row: I_k and L*_k of
@@ -21,27 +47,38 @@ Report elements (Figure A.3, T:2060-2075): ``score-unpenalized``, ``score``,
 ``s-score-unpenalized``, ``s-score``, ``r-score-unpenalized``, ``r-score``,
 ``length-penalty``, plus ``candidate-length`` and ``reference-length``; one
 ``<n-gram n="m">`` per order with ``precision``, ``s-precision``,
-``r-precision`` (the m-gram parts of BLEU, BLEU-S, BLEU-S'), ``correct``
-(n∩_m) and ``total`` (N_m). With ``all-ngrams`` each ``<n-gram n="m">`` also
-holds the six ``score…`` elements of the same measure with maximum order M = m.
+``r-precision`` (the m-gram parts of BLEU, BLEU-S, BLEU-S'),
+``smoothed-precision`` (the headline method's p_m; sacreBLEU's ``precisions``
+divided by 100), ``correct`` (n∩_m) and ``total`` (N_m). With ``all-ngrams``
+each ``<n-gram n="m">`` also holds the six ``score…`` elements of the same
+measure with maximum order M = m.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from evaltrans_qt.engine.kernels.ngrams import clipped_counts, pad_flags
 from evaltrans_qt.engine.measures import register
 from evaltrans_qt.engine.measures.base import Measure, MeasureScore, Segment
-from evaltrans_qt.engine.options import EvalOptions
+from evaltrans_qt.engine.options import BLEU_SMOOTH_METHODS, EvalOptions
 from evaltrans_qt.engine.reflength import ngram_reference_length
+from evaltrans_qt.errors import OptionError
 
 #: Smoothing variants: genuine (eq. 3.4), BLEU-S (eq. 3.6), BLEU-S' (eq. 3.7).
 VARIANTS = ("genuine", "s", "r")
 _PREFIX = {"genuine": "", "s": "s-", "r": "r-"}
+#: Default ``bleu-smooth-value`` per method (sacreBLEU ``BLEU.SMOOTH_DEFAULTS``; Moses'
+#: +1; Chen & Cherry's K = 5).
+SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None,
+                                            "moses": 1.0, "nrc": 5.0}
+#: sacreBLEU's methods: a row without any match scores 0 (its issue #141 early stop).
+_SACREBLEU_METHODS = ("none", "floor", "add-k", "exp")
+#: sacreBLEU ``utils.my_log``: log 0 is floored to this.
+LOG_ZERO = -9999999999
 
 
 def precision(correct: float, total: float, m: int, variant: str) -> float:
@@ -70,12 +107,117 @@ def unpenalized(correct: Sequence[float], total: Sequence[float], variant: str,
 
 
 def length_penalty(hyp_len: float, ref_len: float) -> float:
-    """lp_BLEU = min(1, exp(1 - L*/I)) (eq. 3.5); 0 for an empty candidate."""
-    if hyp_len <= 0:
-        return 0.0
+    """lp_BLEU = min(1, exp(1 - L*/I)) (eq. 3.5) as sacreBLEU's brevity penalty: 1 when
+    I >= L* (also for I = L* = 0), 0 for an empty candidate with a non-empty reference."""
     if hyp_len >= ref_len:
         return 1.0
-    return math.exp(1.0 - ref_len / hyp_len)
+    return math.exp(1 - ref_len / hyp_len) if hyp_len > 0 else 0.0
+
+
+def _math_log(a: np.ndarray) -> np.ndarray:
+    return np.array([math.log(x) for x in np.ravel(a)], dtype=np.float64).reshape(np.shape(a))
+
+
+def _math_exp(a: np.ndarray) -> np.ndarray:
+    return np.array([math.exp(x) for x in np.ravel(a)], dtype=np.float64).reshape(np.shape(a))
+
+
+def smooth_value(method: str, value: float | None) -> float | None:
+    """``bleu-smooth-value`` or the method's default (:data:`SMOOTH_DEFAULTS`)."""
+    if method not in SMOOTH_DEFAULTS:
+        raise OptionError(f"unknown BLEU smoothing method '{method}' "
+                          f"(known: {', '.join(BLEU_SMOOTH_METHODS)})")
+    return SMOOTH_DEFAULTS[method] if value is None else value
+
+
+def nrc_counts(correct: np.ndarray, next_correct: np.ndarray, hyp_len: np.ndarray, k: float,
+               log: Callable[[np.ndarray], np.ndarray] = np.log) -> np.ndarray:
+    """Chen & Cherry 2014 method 4 then method 5 (Macháček §4.2.3): the smoothed counts
+    m''_1..M of each row from n∩_1..M, n∩_{M+1} and the candidate length I (see module doc)."""
+    rows, M = correct.shape
+    counts = np.concatenate([correct, np.reshape(next_correct, (rows, 1))], axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = np.where(hyp_len > 1, k / log(np.where(hyp_len > 1, hyp_len, 2.0)), np.inf)
+        invcnt = np.ones(rows)
+        first = np.empty((rows, M + 1))
+        for j in range(M + 1):                                  # method 4
+            zero = counts[:, j] == 0
+            invcnt = np.where(zero, invcnt * factor, invcnt)
+            first[:, j] = np.where(zero, 1.0 / invcnt, counts[:, j])
+    out = np.empty((rows, M))
+    prev = first[:, 0] + 1                                      # method 5: m''_0 = m'_1 + 1
+    for j in range(M):
+        prev = (prev + first[:, j] + first[:, j + 1]) / 3
+        out[:, j] = prev
+    return out
+
+
+def headline(hyp_len: np.ndarray, ref_len: np.ndarray, correct: np.ndarray, total: np.ndarray,
+             method: str = "none", value: float | None = None, effective_order: bool = False,
+             next_correct: np.ndarray | None = None,
+             log: Callable[[np.ndarray], np.ndarray] = np.log,
+             exp: Callable[[np.ndarray], np.ndarray] = np.exp
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The headline BLEU of many rows: ``(score %, unpenalized %, precisions %, bp)``.
+
+    sacreBLEU ``BLEU.compute_bleu`` (metrics/bleu.py) vectorised over rows, order by
+    order, with the same operations; plus ``moses`` and ``nrc`` (module doc). ``log``
+    and ``exp`` are numpy's by default; :meth:`BLEU.score` passes Python's ``math``
+    ones, which sacreBLEU uses, so a single row equals sacreBLEU bit for bit.
+    """
+    v = smooth_value(method, value)
+    hyp = np.asarray(hyp_len, dtype=np.float64)
+    ref = np.asarray(ref_len, dtype=np.float64)
+    cor = np.array(correct, dtype=np.float64, ndmin=2)
+    tot = np.array(total, dtype=np.float64, ndmin=2)
+    rows, M = cor.shape
+    any_match = (cor != 0).any(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        short = (hyp < ref) & (hyp > 0)
+        bp = np.where(hyp < ref, 0.0, 1.0)
+        if short.any():
+            bp[short] = exp(1 - ref[short] / hyp[short])
+        if method == "add-k":
+            cor[:, 1:] += v
+            tot[:, 1:] += v
+        elif method == "moses":
+            cor += v
+            tot += v
+        elif method == "nrc":
+            if next_correct is None:
+                raise ValueError("nrc smoothing needs the counts of order M+1")
+            cor = nrc_counts(cor, np.asarray(next_correct, dtype=np.float64), hyp, v, log)
+        prec = np.zeros((rows, M))
+        alive = np.ones(rows, dtype=bool)
+        eff = np.full(rows, M, dtype=np.int64)
+        mteval = np.ones(rows)
+        for j in range(M):
+            alive &= tot[:, j] != 0                    # sacreBLEU: stop at an order without m-grams
+            if effective_order:
+                eff = np.where(alive, j + 1, eff)
+            t = np.where(alive, tot[:, j], 1.0)
+            zero = cor[:, j] == 0
+            if method == "exp":
+                mteval = np.where(alive & zero, mteval * 2, mteval)
+                p_zero = 100. / (mteval * t)
+            elif method == "floor":
+                p_zero = 100. * v / t
+            else:
+                p_zero = np.zeros(rows)
+            prec[:, j] = np.where(alive, np.where(zero, p_zero, 100. * cor[:, j] / t), 0.0)
+        if method in _SACREBLEU_METHODS:
+            prec[~any_match] = 0.0
+        logs = np.zeros(rows)
+        for j in range(M):
+            p = prec[:, j]
+            lp = np.where(p == 0.0, float(LOG_ZERO), log(np.where(p == 0.0, 1.0, p)))
+            logs = np.where(j < eff, logs + lp, logs)
+        unpen = exp(logs / eff)
+        score = bp * unpen
+    if method in _SACREBLEU_METHODS:
+        score = np.where(any_match, score, 0.0)
+        unpen = np.where(any_match, unpen, 0.0)
+    return score, unpen, prec, bp
 
 
 def reference_lengths(hyps: Sequence[np.ndarray], refs: Sequence[Sequence[np.ndarray]],
@@ -122,62 +264,82 @@ class BLEU(Measure):
     long_name = "BLEU (BiLingual Evaluation Understudy)"
     report_element = "bleu"
     higher_is_better = True
-    source = "thesis section 3.1, eq. 3.1-3.7 (T:382-435); Tables A.4, A.5"
+    source = ("thesis section 3.1, eq. 3.1-3.7 (T:382-435); Tables A.4, A.5; sacreBLEU "
+              "metrics/bleu.py; Chen & Cherry 2014; Macháček §4.2.3")
 
     def __init__(self, options: EvalOptions | None = None) -> None:
         super().__init__(options)
-        self.max_order = self.options.max_ngram
-        self.pad_rule = self.options.bleu_pad_rule
-        self.ref_rule = self.options.bleu_ref_length_rule
-        self.all_ngrams = self.options.all_ngrams
+        o = self.options
+        self.max_order = o.max_ngram
+        self.pad_rule = o.bleu_pad_rule
+        self.ref_rule = o.bleu_ref_length_rule
+        self.all_ngrams = o.all_ngrams
+        self.smooth_method = o.bleu_smooth_method
+        self.smooth_value = smooth_value(o.bleu_smooth_method, o.bleu_smooth_value)
+        self.effective_order = o.bleu_effective_order
+        if self.smooth_method == "nrc" and not self.smooth_value > 0:
+            raise OptionError(f"--bleu-smooth-value: nrc smoothing needs K > 0, "
+                              f"got {self.smooth_value!r}")
         pad_flags(self.pad_rule)
+
+    @property
+    def _extra(self) -> int:
+        """1 if the statistics carry ``correct_{M+1}`` (nrc smoothing), else 0."""
+        return 1 if self.smooth_method == "nrc" else 0
 
     @property
     def stat_names(self) -> list[str]:
         M = self.max_order
-        return (["hyp_len", "ref_len"] + [f"correct_{m}" for m in range(1, M + 1)]
-                + [f"total_{m}" for m in range(1, M + 1)])
+        names = (["hyp_len", "ref_len"] + [f"correct_{m}" for m in range(1, M + 1)]
+                 + [f"total_{m}" for m in range(1, M + 1)])
+        return names + [f"correct_{M + 1}"] * self._extra
 
     def sentence_stats(self, seg: Segment) -> np.ndarray:
         return self.corpus_stats([seg])[0]
 
     def corpus_stats(self, segments: Sequence[Segment]) -> np.ndarray:
         M = self.max_order
-        out = np.zeros((len(segments), 2 + 2 * M), dtype=np.float64)
+        out = np.zeros((len(segments), 2 + 2 * M + self._extra), dtype=np.float64)
         if not segments:
             return out
-        hyp_len, ref_len, correct, total = ngram_stats(segments, M, self.pad_rule, self.ref_rule)
+        hyp_len, ref_len, correct, total = ngram_stats(segments, M + self._extra,
+                                                       self.pad_rule, self.ref_rule)
         out[:, 0] = hyp_len
         out[:, 1] = ref_len
-        out[:, 2:2 + M] = correct
-        out[:, 2 + M:] = total
+        out[:, 2:2 + M] = correct[:, :M]
+        out[:, 2 + M:2 + 2 * M] = total[:, :M]
+        if self._extra:
+            out[:, 2 + 2 * M] = correct[:, M]
         return out
 
-    def score_values(self, stats: np.ndarray) -> np.ndarray:
-        """Genuine BLEU (the headline) of many rows at once: lp_BLEU * exp(mean log p_m),
-        0 if some p_m is 0 (thesis eq. 3.4, 3.5; as :meth:`score`)."""
-        st = np.atleast_2d(np.asarray(stats, dtype=float))
+    def _headline(self, st: np.ndarray, order: int, scalar: bool):
+        """:func:`headline` of rows ``st`` with maximum order ``order`` <= M."""
         M = self.max_order
-        hyp, ref = st[:, 0], st[:, 1]
-        correct, total = st[:, 2:2 + M], st[:, 2 + M:2 + 2 * M]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            p = np.where(total > 0, correct / np.where(total > 0, total, 1.0), 0.0)
-            ok = (p > 0).all(axis=1)
-            logs = np.log(np.where(p > 0, p, 1.0)).sum(axis=1)
-            u = np.where(ok, np.exp(logs / M), 0.0)
-            lp = np.where(hyp <= 0, 0.0,
-                          np.where(hyp >= ref, 1.0, np.exp(1.0 - ref / np.where(hyp > 0, hyp, 1.0))))
-        return lp * u
+        correct = st[:, 2:2 + M]
+        nxt = None
+        if self.smooth_method == "nrc":
+            nxt = correct[:, order] if order < M else st[:, 2 + 2 * M]
+        funcs = {"log": _math_log, "exp": _math_exp} if scalar else {}
+        return headline(st[:, 0], st[:, 1], correct[:, :order], st[:, 2 + M:2 + M + order],
+                        self.smooth_method, self.smooth_value, self.effective_order, nxt,
+                        **funcs)
+
+    def score_values(self, stats: np.ndarray) -> np.ndarray:
+        """The headline BLEU of many rows at once (as :meth:`score`, numpy's log/exp)."""
+        st = np.array(stats, dtype=np.float64, ndmin=2)
+        return self._headline(st, self.max_order, scalar=False)[0] / 100
 
     def score(self, stats: np.ndarray) -> MeasureScore:
         M = self.max_order
-        st = np.asarray(stats, dtype=np.float64)
-        hyp_len, ref_len = float(st[0]), float(st[1])
-        correct = [float(x) for x in st[2:2 + M]]
-        total = [float(x) for x in st[2 + M:2 + 2 * M]]
+        st = np.array(stats, dtype=np.float64, ndmin=2)
+        hyp_len, ref_len = float(st[0, 0]), float(st[0, 1])
+        correct = [float(x) for x in st[0, 2:2 + M]]
+        total = [float(x) for x in st[0, 2 + M:2 + 2 * M]]
         lp = length_penalty(hyp_len, ref_len)
-        details: dict = {}
-        for v in VARIANTS:
+        score, unpen, prec, _ = self._headline(st, M, scalar=True)
+        details: dict = {"score-unpenalized": float(unpen[0]) / 100,
+                         "score": float(score[0]) / 100}
+        for v in VARIANTS[1:]:
             u = unpenalized(correct, total, v)
             details[f"{_PREFIX[v]}score-unpenalized"] = u
             details[f"{_PREFIX[v]}score"] = lp * u
@@ -188,10 +350,14 @@ class BLEU(Measure):
         for m in range(1, M + 1):
             part: dict = {f"{_PREFIX[v]}precision": precision(correct[m - 1], total[m - 1], m, v)
                           for v in VARIANTS}
+            part["smoothed-precision"] = float(prec[0, m - 1]) / 100
             part["correct"] = correct[m - 1]
             part["total"] = total[m - 1]
             if self.all_ngrams:
-                for v in VARIANTS:
+                s_m, u_m, _, _ = self._headline(st, m, scalar=True)
+                part["score-unpenalized"] = float(u_m[0]) / 100
+                part["score"] = float(s_m[0]) / 100
+                for v in VARIANTS[1:]:
                     u = unpenalized(correct, total, v, m)
                     part[f"{_PREFIX[v]}score-unpenalized"] = u
                     part[f"{_PREFIX[v]}score"] = lp * u
