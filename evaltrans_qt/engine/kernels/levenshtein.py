@@ -288,3 +288,37 @@ def lev_distance_py(hyp, ref, sub=None) -> float:
 def unit_sub_matrix(hyp: np.ndarray, ref: np.ndarray) -> np.ndarray:
     """Unit substitution costs (1 - delta) as an (I, L) float64 matrix."""
     return (np.asarray(hyp)[:, None] != np.asarray(ref)[None, :]).astype(np.float64)
+
+
+# ---------------------------------------------------------------- jiwer's alignment
+def hsdi_counts(hyps, refs, pair_hyp: np.ndarray, pair_ref: np.ndarray) -> np.ndarray:
+    """``[hits, substitutions, deletions, insertions]`` of each pair (hyps[pair_hyp[p]],
+    refs[pair_ref[p]]) from the alignment jiwer uses: rapidfuzz's
+    ``Levenshtein.editops(reference, hypothesis)`` (jiwer 3/4 ``process_words`` counts
+    rapidfuzz's ``opcodes`` of the same alignment). Among alignments of equal cost the
+    counts depend on rapidfuzz's backtrace, so they are taken from it, not from our kernels.
+
+    ``hyps``/``refs`` are sequences of hashables (lists of token ids, or strings for
+    characters). Returns an int64 array of shape (pairs, 4).
+    """
+    from rapidfuzz.distance import Levenshtein
+    out = np.zeros((len(pair_hyp), 4), dtype=np.int64)
+    for p, (h, r) in enumerate(zip(np.asarray(pair_hyp).tolist(), np.asarray(pair_ref).tolist())):
+        ref = refs[r]
+        sub = dele = ins = 0
+        for tag, _, _ in Levenshtein.editops(ref, hyps[h]).as_list():
+            if tag == "replace":
+                sub += 1
+            elif tag == "delete":
+                dele += 1
+            else:
+                ins += 1
+        out[p] = (len(ref) - sub - dele, sub, dele, ins)
+    return out
+
+
+def jiwer_opcodes(hyp, ref) -> list[tuple[str, int, int, int, int]]:
+    """rapidfuzz's ``Levenshtein.opcodes(reference, hypothesis)`` as jiwer's alignment chunks:
+    ``(tag, ref_start, ref_end, hyp_start, hyp_end)``, tag equal/replace/delete/insert."""
+    from rapidfuzz.distance import Levenshtein
+    return [tuple(op) for op in Levenshtein.opcodes(ref, hyp)]
