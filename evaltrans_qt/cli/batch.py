@@ -10,7 +10,8 @@ Every evaluation option (Tables A.1-A.8) is generated from
 :func:`~evaltrans_qt.engine.options.option_fields` with the thesis' flag names
 (``--wer-ref-length-rule lowestError``, ``--bleu-pad-rule both``...). With
 ``--database``, line ``i`` of ``--target`` is the translation of line ``i``
-of ``--source``, matched to the database's source *by text* (T:1971).
+of ``--source``, matched to the database's source by position when the database's
+sources have segment ids and are the source file line by line, else by text.
 
 Output: with ``--xml-mode`` the EvalTrans XML report (``io/report.py``); without
 it, as the original, a plain text summary, and by default only WER and BLEU
@@ -165,27 +166,49 @@ def _named(spec: str) -> tuple[str, str]:
     return Path(spec).name, spec
 
 
+def _squeezed(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _sources_by_line(db: Database, src_lines: Sequence[str]) -> list | None:
+    """The database's sources line by line, when they are positional (SPEC §3.1) and are
+    exactly the lines of the source file (same count, same texts up to whitespace)."""
+    if len(db.sources) != len(src_lines) or any(s.key is None for s in db.sources):
+        return None
+    if all(s.text == t or _squeezed(s.text) == _squeezed(t) for s, t in zip(db.sources, src_lines)):
+        return list(db.sources)
+    return None
+
+
 def match_targets(db: Database, source: str, targets: Sequence[str], encoding: str
                   ) -> dict[str, list[tuple[int, int]]]:
-    """Add each target file's lines to the sources of ``db`` with the same text.
+    """Add each target file's lines to the sources of ``db``: line ``i`` to the ``i``-th
+    source when the database's sources are positional and are the source file line by
+    line (a repeated sentence keeps its own line's references), else to the source with
+    the same text (T:1971; the first of a repeated sentence).
 
     Returns {system name: [(source index, target index) per line]}; names are
     the file names (or NAME=FILE), made unique against the database.
     """
     from evaltrans_qt.io.plaintext import check_same_length, read_lines
     src_lines = read_lines(source, encoding)
-    by_stripped = {" ".join(s.text.split()): s for s in db.sources}
     position = {id(s): i for i, s in enumerate(db.sources)}
-    sources = []
-    for i, text in enumerate(src_lines):
-        src = db.source_by_text(text) or by_stripped.get(" ".join(text.split()))
-        if src is None:
-            raise InputFormatError("source sentence is not in the database "
-                                   f"({text[:60]!r}); sources are matched by text", source, i + 1)
+    sources = _sources_by_line(db, src_lines)
+    if sources is None:
+        by_stripped: dict[str, object] = {}
+        for s in db.sources:
+            by_stripped.setdefault(_squeezed(s.text), s)
+        sources = []
+        for i, text in enumerate(src_lines):
+            src = db.source_by_text(text) or by_stripped.get(_squeezed(text))
+            if src is None:
+                raise InputFormatError("source sentence is not in the database "
+                                       f"({text[:60]!r}); sources are matched by text", source, i + 1)
+            sources.append(src)
+    for i, src in enumerate(sources):
         if not db.references(src):
             raise InputFormatError("the database has no reference for this source sentence",
                                    source, i + 1)
-        sources.append(src)
     taken = set(db.systems()) | set(db.reference_ids())
     names: dict[str, list[tuple[int, int]]] = {}
     for spec in targets:
@@ -210,7 +233,10 @@ def _load_inputs(args) -> tuple[Database, list[str], dict[str, list[tuple[int, i
         raise OptionError("give either --database or --reference, not both")
     if args.database:
         from evaltrans_qt.io.etdb import load_database
+        from evaltrans_qt.io.plaintext import repeated_source_warnings
         db = load_database(args.database)
+        for line in repeated_source_warnings(db):    # sentences merged by text (T:1971)
+            print(f"warning: {line}", file=sys.stderr)
         file_systems: dict[str, list[tuple[int, int]]] = {}
         if args.target:
             if not args.source:
@@ -234,20 +260,11 @@ def _load_inputs(args) -> tuple[Database, list[str], dict[str, list[tuple[int, i
     cands = dict(_named(t) for t in args.target)
     if len(cands) != len(args.target):
         raise OptionError("two --target files have the same name; use NAME=FILE")
+    # the positional import: source i is line i (seg = i + 1), so a repeated source line
+    # keeps its own references, as sacreBLEU, jiwer and Moses pair them (SPEC §3.1)
     db = database_from_files(args.source, args.reference, cands, args.encoding)
-    from evaltrans_qt.io.plaintext import repeated_source_warnings
-    for line in repeated_source_warnings(db):
-        print(f"warning: {line}", file=sys.stderr)
-    def line_of(key: tuple[int, int]) -> int:
-        # a target keeps its own line in ``seg`` when its source text repeated an earlier line
-        src = db.sources[key[0]]
-        t = src.targets[key[1]]
-        return int(t.seg or src.seg or 0)
-
-    lines = {}
-    for name in cands:        # rows in the target file's line order
-        lines[name] = sorted(((si, ti) for si, src in enumerate(db.sources)
-                              for ti, t in enumerate(src.targets) if t.system == name), key=line_of)
+    lines = {name: [(si, next(ti for ti, t in enumerate(src.targets) if t.system == name))
+                    for si, src in enumerate(db.sources)] for name in cands}
     return db, list(cands), lines
 
 

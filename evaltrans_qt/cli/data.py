@@ -26,12 +26,14 @@ def _start_db(args: argparse.Namespace) -> Database | None:
     return None
 
 
-def _write(db: Database, args: argparse.Namespace) -> None:
+def _write(db: Database, args: argparse.Namespace, imported: Database | None = None) -> None:
+    """Save ``db``; warn about sentences merged by text (T:1971) in ``imported`` (default
+    ``db``) -- positional imports never merge, so only Aachen text and old files can."""
     etdb.save_database(db, args.output)
     c = db.counts()
     print(f"{args.output}: {c['sources']} sources, {c['references']} references, "
           f"{c['candidates']} candidates of {len(c['systems'])} systems", file=sys.stderr)
-    for line in plaintext.repeated_source_warnings(db):
+    for line in plaintext.repeated_source_warnings(imported if imported is not None else db):
         print(f"warning: {line}", file=sys.stderr)
 
 
@@ -66,8 +68,7 @@ def _cmd_import_aachen(args: argparse.Namespace) -> int:
     start = _start_db(args)
     if start is not None:
         merge(start, new, "old")
-        new = start
-    _write(new, args)
+    _write(start if start is not None else new, args, new)
     return 0
 
 

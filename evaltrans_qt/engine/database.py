@@ -1,7 +1,11 @@
 """The evaluation database: sources, their targets, and human scores (Qt-free).
 
 Follows the EvalTrans database (thesis Appendix A.2, T:1881-1883, T:1971,
-Figure A.1): sources are identified by their *text*; each source has targets
+Figure A.1). Identity (SPEC §3.1, a deliberate deviation from T:1971): a source
+with a ``seg`` attribute (and optional ``doc``) is identified by (doc, seg), so a
+test set that repeats a sentence keeps one source per line; only sources without
+``seg`` (old EvalTrans files, Aachen text) are identified by their *text* and
+merged when it repeats, as the thesis says (T:1971). Each source has targets
 (reference or candidate translations) carrying scores of declared score
 classes (``<levels>``). References are not marked separately: a target whose
 value in the *last-defined* class is >= that class' ``perfect`` value is a
@@ -19,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from statistics import median
 
-from evaltrans_qt.errors import ScoreError
+from evaltrans_qt.errors import InputFormatError, ScoreError
 
 #: Name of the score class that imports add to mark references.
 REFERENCE_CLASS = "isReference"
@@ -129,9 +133,30 @@ class Target:
         return len(self.scores) != before
 
 
+#: Positional identity of a source: (doc, seg), doc ``""`` when the source has none.
+SourceKey = tuple[str, str]
+
+
+def source_key(doc: str | None, seg: str | None) -> SourceKey | None:
+    """The positional key of a source with these attributes; None without ``seg``
+    (then the source is identified by its text, T:1971)."""
+    return None if not seg else (doc or "", seg)
+
+
+def describe_key(key: SourceKey) -> str:
+    """``document d1 segment 3`` / ``segment 3`` for messages."""
+    return f"document {key[0]} segment {key[1]}" if key[0] else f"segment {key[1]}"
+
+
 @dataclass
 class Source:
-    """A source sentence with its targets. Identified by ``text`` (T:1971)."""
+    """A source sentence with its targets.
+
+    Identified by :attr:`key` = (doc, seg) when it has a ``seg`` attribute, else by
+    ``text`` (T:1971; see module doc). ``occurrences`` (not stored) counts the
+    ``<source>`` elements or import lines merged into it by the text rule (1 for a
+    positional source: a repeated (doc, seg) is the same segment, not a repeat).
+    """
 
     text: str
     doc: str | None = None
@@ -139,21 +164,36 @@ class Source:
     targets: list[Target] = field(default_factory=list)
     extra_attrs: dict[str, str] = field(default_factory=dict)
     extra_children: list[str] = field(default_factory=list)
+    occurrences: int = field(default=1, compare=False, repr=False)
+
+    @property
+    def key(self) -> SourceKey | None:
+        """(doc, seg) of a positional source; None for one identified by its text."""
+        return source_key(self.doc, self.seg)
+
+    @property
+    def positional(self) -> bool:
+        return bool(self.seg)
 
 
 class Database:
     """An EvalTrans evaluation database.
 
-    Sources keep their file order; ``source_by_text`` merges sources with the
-    same text (T:1971). References/candidates are derived from the last
-    ``Levels`` (see :meth:`is_reference`).
+    Sources keep their file order. :meth:`add_source` finds or creates a source
+    by its identity (module doc): (doc, seg) for positional sources, the text for
+    sources without ``seg`` (T:1971). References/candidates are derived from the
+    last ``Levels`` (see :meth:`is_reference`).
     """
 
     def __init__(self, levels: Iterable[Levels] = (), version_id: str = "") -> None:
         self.version_id = version_id
         self.levels: list[Levels] = list(levels)
         self.sources: list[Source] = []
-        self._by_text: dict[str, Source] = {}
+        #: text -> every source with that text (positional or not), in order
+        self._by_text: dict[str, list[Source]] = {}
+        #: text -> the source identified by that text (no seg; T:1971)
+        self._text_ids: dict[str, Source] = {}
+        self._by_key: dict[SourceKey, Source] = {}
         #: Unknown top-level children / root attributes, kept for round-trips.
         self.extra_children: list[str] = []
         self.extra_attrs: dict[str, str] = {}
@@ -210,16 +250,63 @@ class Database:
 
     # ----- sources and targets -------------------------------------------
     def add_source(self, text: str, doc: str | None = None, seg: str | None = None) -> Source:
-        """Return the source with ``text``, creating it if new (sources merge by text)."""
-        src = self._by_text.get(text)
-        if src is None:
-            src = Source(text, doc, seg)
-            self.sources.append(src)
-            self._by_text[text] = src
+        """The source with this identity, created if new (see module doc).
+
+        With ``seg``: the source at (doc, seg); :class:`InputFormatError` if that
+        position already holds another sentence. Without: the source identified
+        by ``text``, merged as the thesis does (T:1971).
+        """
+        key = source_key(doc, seg)
+        if key is None:
+            src = self._text_ids.get(text)
+            if src is not None:
+                src.occurrences += 1
+                return src
+        else:
+            src = self._by_key.get(key)
+            if src is not None:
+                if src.text != text:
+                    raise InputFormatError(
+                        f"{describe_key(key)} holds two different sentences: "
+                        f"{_short(src.text)} and {_short(text)} (a segment is identified "
+                        f"by its doc and seg ids)")
+                return src      # the same segment again (e.g. another system's file)
+        src = Source(text, doc, seg)
+        self.sources.append(src)
+        self._index(src)
         return src
 
+    def _index(self, src: Source) -> None:
+        self._by_text.setdefault(src.text, []).append(src)
+        key = src.key
+        if key is None:
+            self._text_ids.setdefault(src.text, src)
+        else:
+            self._by_key.setdefault(key, src)
+
     def source_by_text(self, text: str) -> Source | None:
-        return self._by_text.get(text)
+        """The first source with this text: the one identified by it if any (T:1971), else
+        the first positional one (a repeated sentence has several; see ``sources_by_text``)."""
+        return self._text_ids.get(text) or next(iter(self._by_text.get(text, ())), None)
+
+    def sources_by_text(self, text: str) -> list[Source]:
+        """Every source with this text, in database order."""
+        return list(self._by_text.get(text, ()))
+
+    def source_by_key(self, doc: str | None, seg: str | None) -> Source | None:
+        """The positional source at (doc, seg) (doc None and ``""`` are the same), if any."""
+        key = source_key(doc, seg)
+        return None if key is None else self._by_key.get(key)
+
+    def find_source(self, text: str, doc: str | None = None, seg: str | None = None) -> Source | None:
+        """The source :meth:`add_source` would return for these attributes, without adding
+        one: by (doc, seg) when ``seg`` is given (its text may differ), else by ``text``."""
+        key = source_key(doc, seg)
+        return self._text_ids.get(text) if key is None else self._by_key.get(key)
+
+    def source_index(self, source: Source) -> int | None:
+        """Position of ``source`` (this very object) in :attr:`sources`, None if absent."""
+        return next((i for i, s in enumerate(self.sources) if s is source), None)
 
     def add_target(self, source: Source, text: str, system: str | None = None,
                    reference: bool = False) -> Target:
@@ -264,18 +351,28 @@ class Database:
         return None
 
     def reindex(self) -> None:
-        """Rebuild the text index after sources were edited in place (merges duplicates)."""
-        merged: dict[str, Source] = {}
-        order: list[Source] = []
+        """Rebuild the indexes after sources were edited in place: sources with the same
+        identity are merged (targets appended to the first); two positional sources at
+        one (doc, seg) with different texts raise :class:`InputFormatError` (nothing
+        changed then)."""
+        firsts: dict[object, Source] = {}
         for src in self.sources:
-            first = merged.get(src.text)
+            ident = ("key", src.key) if src.key is not None else ("text", src.text)
+            first = firsts.setdefault(ident, src)
+            if first.text != src.text:
+                raise InputFormatError(f"{describe_key(src.key)} holds two different "
+                                       f"sentences: {_short(first.text)} and {_short(src.text)}")
+        sources, self.sources = self.sources, []
+        self._by_text, self._text_ids, self._by_key = {}, {}, {}
+        for src in sources:
+            first = self.find_source(src.text, src.doc, src.seg)
             if first is None:
-                merged[src.text] = src
-                order.append(src)
+                self.sources.append(src)
+                self._index(src)
             else:
                 first.targets.extend(src.targets)
-        self.sources = order
-        self._by_text = merged
+                if first.key is None:
+                    first.occurrences += src.occurrences
 
     # ----- references vs candidates (T:1971) ------------------------------
     def reference_test(self) -> Callable[[Target], bool]:
@@ -418,6 +515,10 @@ class Database:
 
     def __repr__(self) -> str:
         return f"<Database {len(self.sources)} sources, {len(self.levels)} score classes>"
+
+
+def _short(text: str, width: int = 50) -> str:
+    return repr(text if len(text) <= width else text[:width - 3] + "...")
 
 
 def c_ok(score: Score) -> bool:

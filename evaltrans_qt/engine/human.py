@@ -102,9 +102,10 @@ class HumanScores:
     """Per-candidate human values of one (possibly combined) class.
 
     ``values[(source_index, system, k)]`` is the aggregated value of the system's
-    k-th candidate of that source (k = 0 but where a source text occurs several times
-    in a test set and was merged, T:1971; see :func:`occurrence_keys`); ``lengths`` the
-    candidate length in words (whitespace tokens) used for weighting.
+    k-th candidate of that source: k = 0 for a positional source (one line, SPEC §3.1);
+    k counts the lines of a sentence that a source without ``seg`` merged by its text
+    (T:1971; see :func:`occurrence_keys`). ``lengths`` the candidate length in words
+    (whitespace tokens) used for weighting.
     """
 
     cls: str
@@ -144,9 +145,11 @@ class HumanScores:
 def occurrence_keys(segments: Iterable[int]) -> list[tuple[int, int]]:
     """``(source_index, k)`` for each row: k counts earlier rows with the same source.
 
-    A source text that occurs several times in a test set is one source (T:1971)
-    with several candidates per system; rows of a system are in target order, so
-    (source, k) names the k-th of them -- the same key human scores use.
+    A positional source (SPEC §3.1) is one line, so k = 0 and a repeated sentence's
+    lines are different sources. A source without ``seg`` that occurs several times in
+    a test set is one source (T:1971) with several candidates per system; rows of a
+    system are in target order, so (source, k) names the k-th of them -- the same key
+    human scores use.
     """
     seen: dict[int, int] = {}
     out = []

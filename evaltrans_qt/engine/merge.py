@@ -1,6 +1,13 @@
 """Merge another evaluation database into this one (issue 2, item 5; SPEC §7 File menu).
 
-* Sources are matched by text (T:1971), targets by (text, system id).
+* Sources are matched by their identity (SPEC §3.1): a source with ``seg`` by
+  (doc, seg) -- so two positional databases keep a repeated sentence's lines
+  apart, and the same (doc, seg) with different texts is an
+  :class:`InputFormatError`, not a silent merge -- or, when ours at that position
+  is missing, by a source of ours identified by the same text; a source without
+  ``seg`` (old EvalTrans files, Aachen text) by its text (T:1971): each of its
+  targets goes to the first of our sources with that text that has it, else to
+  the first with that text. Targets are matched by (text, system id).
   New sources and targets are added (copies; ``other`` is not changed).
 * Scores are keyed by (class, judge). A key only ``other`` has is added. A key
   both have with different values (or extrapolated flags) is a **conflict**,
@@ -12,8 +19,8 @@
   definition keeps ours (noted in the report); their scores must be valid under
   ours. References stay references: if ``other``'s reference-deciding class is
   not ours, its references are marked with ours instead (T:1971).
-* All of ``other``'s scores are checked first, so a merge that fails
-  (:class:`ScoreError`) leaves ``db`` unchanged.
+* All of ``other``'s sources and scores are checked first, so a merge that fails
+  (:class:`InputFormatError`, :class:`ScoreError`) leaves ``db`` unchanged.
 """
 
 from __future__ import annotations
@@ -23,8 +30,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple, Union
 
-from evaltrans_qt.engine.database import Database, Levels, Score, Source, Target
-from evaltrans_qt.errors import ScoreError
+from evaltrans_qt.engine.database import Database, Levels, Score, Source, Target, describe_key
+from evaltrans_qt.errors import InputFormatError, ScoreError
 
 Keep = Literal["old", "new"]
 
@@ -126,12 +133,39 @@ def _check_scores(db: Database, other: Database, add: list[Levels], skip: str | 
                 raise ScoreError(f"cannot merge: {exc.problem} (source {src.text[:40]!r})") from None
 
 
+def _matching_sources(db: Database, osrc: Source) -> list[Source]:
+    """Our sources that ``osrc`` merges into, the one new targets go to first (module doc)."""
+    if osrc.key is not None:
+        src = db.source_by_key(osrc.doc, osrc.seg)
+        if src is None:
+            src = db.find_source(osrc.text)     # ours follows the text rule for this sentence
+        return [] if src is None else [src]
+    first = db.source_by_text(osrc.text)
+    if first is None:
+        return []
+    return [first] + [s for s in db.sources_by_text(osrc.text) if s is not first]
+
+
+def _check_sources(db: Database, other: Database) -> None:
+    """Refuse a merge where one (doc, seg) holds different sentences in the two databases."""
+    for osrc in other.sources:
+        if osrc.key is None:
+            continue
+        mine = db.source_by_key(osrc.doc, osrc.seg)
+        if mine is not None and mine.text != osrc.text:
+            raise InputFormatError(
+                f"cannot merge: {describe_key(osrc.key)} is {mine.text[:50]!r} here but "
+                f"{osrc.text[:50]!r} in the other database (segments are identified by doc and "
+                f"seg; the databases number different test sets alike)")
+
+
 def merge(db: Database, other: Database, policy: Policy = "old") -> MergeReport:
     """Merge ``other`` into ``db`` in place; returns a :class:`MergeReport` (see module doc)."""
     if not callable(policy) and policy not in ("old", "new"):
         raise ValueError(f"policy must be 'old', 'new' or a callable, not {policy!r}")
     report = MergeReport()
     add, their_ref_name, translate = _plan_classes(db, other, report)
+    _check_sources(db, other)
     _check_scores(db, other, add, their_ref_name)
 
     if not db.levels:
@@ -144,8 +178,10 @@ def merge(db: Database, other: Database, policy: Policy = "old") -> MergeReport:
     for_all: Keep | None = None
 
     for osrc in other.sources:
-        src = db.source_by_text(osrc.text)
-        if src is None:
+        matches = _matching_sources(db, osrc)
+        if matches:
+            src = matches[0]
+        else:
             src = db.add_source(osrc.text, osrc.doc, osrc.seg)
             src.extra_attrs = dict(osrc.extra_attrs)
             src.extra_children = list(osrc.extra_children)
@@ -153,7 +189,8 @@ def merge(db: Database, other: Database, policy: Policy = "old") -> MergeReport:
         for ot in osrc.targets:
             is_ref = other.is_reference(ot)
             scores = [s for s in ot.scores if s.cls != their_ref_name]
-            tgt = db.find_target(src, ot.text, ot.system)
+            tgt = next((t for m in matches if (t := db.find_target(m, ot.text, ot.system))
+                        is not None), None)
             if tgt is None:
                 tgt = copy.deepcopy(ot)
                 tgt.scores = [copy.deepcopy(s) for s in scores]

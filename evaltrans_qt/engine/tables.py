@@ -37,7 +37,8 @@ class ResultTables:
 
 def _row_targets(db: Database | None, system: str, sr) -> list:
     """The candidate of each row: by the run's target index, else the system's k-th
-    candidate of the source (a repeated source text has several, T:1971)."""
+    candidate of the source (k > 0 only for a sentence merged by text, T:1971; a
+    positional source has one per system, SPEC §3.1)."""
     if db is None:
         return [None] * len(sr.segments)
     from evaltrans_qt.engine.human import occurrence_keys

@@ -39,8 +39,8 @@ def _tiny_database():
         ("Guten Morgen !", ["good morning !", "morning !"],
          {"A": ("good morning !", 5), "B": ("good day !", 3)}),
     ]
-    for src_text, refs, hyps in data:
-        src = db.add_source(src_text)
+    for i, (src_text, refs, hyps) in enumerate(data):
+        src = db.add_source(src_text, seg=str(i + 1))      # positional, as imports make them
         for k, r in enumerate(refs):
             db.add_target(src, r, f"ref-{k}", reference=True)
         for system, (text, score) in hyps.items():

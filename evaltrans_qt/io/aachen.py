@@ -18,6 +18,10 @@ reference marker):
   reference is written as ``10``, a candidate as its mean score over judges
   (``-`` if unscored). Candidate values must be below 10, otherwise they would
   read back as references. Importing an exported file gives back the same file.
+* The format has no segment positions, so imported sources are identified by
+  their text (T:1971): a SOURCE sentence that occurs twice is one source with
+  the targets of both (``plaintext.repeated_source_warnings`` reports it when
+  their references differ). Export writes one SOURCE block per source.
 * Lines are separated by ``\\n``; keyword and score are followed by one space or
   tab; blank lines are ignored. System ids are not part of the format.
 """

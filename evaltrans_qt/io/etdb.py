@@ -18,8 +18,13 @@ Our extensions (all optional, ignored by nothing we read):
   written back; unknown children of ``<targets>`` are written back under
   ``<source>``. Comments and processing instructions are not kept.
 
-Sentences are kept verbatim (no whitespace normalisation). Sources with the same
-``<s_sent>`` text are one source (T:1971): their targets are merged.
+Sentences are kept verbatim (no whitespace normalisation). Identity (SPEC §3.1):
+a ``<source>`` with a ``seg`` attribute (and optional ``doc``) is identified by them,
+so a repeated sentence keeps one source per position; two with the same doc/seg but
+different ``<s_sent>`` are an error naming the line. Sources without ``seg`` (old
+EvalTrans files) with the same ``<s_sent>`` text are one source (T:1971): their
+targets are merged. The original tool accepts the attributes (Figure A.1) and
+identifies sources by text.
 The writer is deterministic: load → save → load is equal and saving twice gives
 identical bytes.
 """
@@ -178,7 +183,8 @@ def _read_target(el, levels: dict[str, Levels], path) -> Target:
     return tgt
 
 
-def _read_source(el, db: Database, levels: dict[str, Levels], path) -> None:
+def _read_source(el, db: Database, levels: dict[str, Levels], path, lines: dict[int, int]) -> None:
+    """Add one ``<source>`` (``lines``: source id -> line of its first element, for messages)."""
     text = None
     targets: list[Target] = []
     extra: list[str] = []
@@ -196,7 +202,17 @@ def _read_source(el, db: Database, levels: dict[str, Levels], path) -> None:
             extra.append(_serialize(child))
     if text is None:
         raise InputFormatError("<source> has no <s_sent>", path, el.sourceline)
-    src = db.add_source(text, el.get("doc"), el.get("seg"))
+    doc, seg = el.get("doc"), el.get("seg")
+    src = db.find_source(text, doc, seg)
+    if src is not None and src.text != text:
+        where = f'doc="{doc}" seg="{seg}"' if doc else f'seg="{seg}"'
+        raise InputFormatError(
+            f"<source {where}> has the sentence {text[:50]!r}, but the <source> with the same "
+            f"doc and seg at line {lines.get(id(src), '?')} has {src.text[:50]!r}; a source "
+            f"with a seg attribute is identified by doc and seg, so each position needs its "
+            f"own ids", path, el.sourceline)
+    src = db.add_source(text, doc, seg)
+    lines.setdefault(id(src), el.sourceline)
     src.targets.extend(targets)
     src.extra_children.extend(extra)
     for k, v in el.attrib.items():
@@ -248,10 +264,11 @@ def loads(data: bytes, path: str | os.PathLike[str] | None = None) -> Database:
             levels[lv.name] = lv
             db.levels.append(lv)
     have_version = False
+    lines: dict[int, int] = {}
     for el in root:
         tag = el.tag
         if tag == "source":
-            _read_source(el, db, levels, where)
+            _read_source(el, db, levels, where, lines)
         elif tag == "levels":
             continue
         elif tag == "version_id" and not have_version:

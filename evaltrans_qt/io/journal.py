@@ -7,8 +7,10 @@ entries the save included). When a database is opened and its journal still
 holds entries, the previous session ended without saving (crash, ``kill -9``):
 :func:`replay` re-applies them and reports what was recovered.
 
-Entries identify a target by its source text, text and system id (sources are
-identified by text, T:1971), so a replay does not depend on positions. Setting
+Entries identify a target by its source -- (doc, seg) plus the source text for a
+positional source (SPEC §3.1), the text alone for a source without ``seg`` (T:1971;
+also every entry written before sources had positions) -- and its own text and
+system id, so a replay does not depend on list positions. Setting
 a score is idempotent, so replaying an entry that a concurrent autosave already
 captured is harmless. A torn last line (the process died while writing) is
 ignored. Qt-free.
@@ -23,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from evaltrans_qt.engine.database import Database, Target
+from evaltrans_qt.engine.database import Database, Source, Target
 from evaltrans_qt.io.atomic import atomic_write_bytes, fsync_dir
 
 FORMAT_VERSION = 1
@@ -44,6 +46,9 @@ class ScoreChange:
     #: Position of the target in its source when written (a hint for duplicates).
     target_index: int | None = None
     seq: int = 0
+    #: (doc, seg) of a positional source; None for a source identified by its text.
+    doc: str | None = None
+    seg: str | None = None
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), ensure_ascii=False, separators=(",", ":"))
@@ -57,7 +62,8 @@ class ScoreChange:
                    value=value,
                    judge=d.get("judge"), time=d.get("time"),
                    extrapolated=bool(d.get("extrapolated", False)),
-                   target_index=d.get("target_index"), seq=int(d.get("seq", 0)))
+                   target_index=d.get("target_index"), seq=int(d.get("seq", 0)),
+                   doc=d.get("doc"), seg=d.get("seg"))
 
 
 @dataclass
@@ -208,17 +214,37 @@ class Journal:
             self._fd = None
 
 
+def find_source(db: Database, change: ScoreChange) -> Source | None:
+    """The source an entry refers to: by (doc, seg) when the entry has a ``seg`` (None if
+    that position now holds another sentence), else the source with its text (T:1971)."""
+    if change.seg:
+        src = db.source_by_key(change.doc, change.seg)
+        return src if src is not None and src.text == change.source else None
+    return db.source_by_text(change.source)
+
+
 def find_target(db: Database, change: ScoreChange) -> Target | None:
-    """The target an entry refers to (source text, target text, system), if present."""
-    src = db.source_by_text(change.source)
-    if src is None:
-        return None
-    i = change.target_index
-    if i is not None and 0 <= i < len(src.targets):
-        t = src.targets[i]
-        if t.text == change.target and t.system == change.system:
+    """The target an entry refers to (its source, target text, system), if present.
+
+    An entry without ``seg`` (old journals) is looked for in every source with its text,
+    the one identified by the text first."""
+    if change.seg:
+        src = find_source(db, change)
+        sources = [] if src is None else [src]
+    else:
+        first = db.source_by_text(change.source)
+        sources = [first] + [s for s in db.sources_by_text(change.source) if s is not first] \
+            if first is not None else []
+    for src in sources:
+        i = change.target_index
+        if i is not None and 0 <= i < len(src.targets):
+            t = src.targets[i]
+            if t.text == change.target and t.system == change.system:
+                return t
+        t = db.find_target(src, change.target, change.system)
+        if t is not None:
             return t
-    return db.find_target(src, change.target, change.system)
+    return None
 
 
 def apply_change(target: Target, change: ScoreChange) -> None:
@@ -256,6 +282,8 @@ def change_for(db: Database, source_index: int, target_index: int, cls: str, val
     """A :class:`ScoreChange` for the target at (source_index, target_index)."""
     src = db.sources[source_index]
     t = src.targets[target_index]
+    positional = src.key is not None
     return ScoreChange(source=src.text, target=t.text, system=t.system, cls=cls, value=value,
                        judge=judge, time=time, extrapolated=extrapolated,
-                       target_index=target_index)
+                       target_index=target_index, doc=src.doc if positional else None,
+                       seg=src.seg if positional else None)

@@ -3,9 +3,10 @@
 
 A source file, one or more reference files and one file per system, all
 line-aligned. References get the ids ``ref-1``, ``ref-2`` … (or the names given)
-and are marked with the ``isReference`` class (T:1971). Sources are identified
-by text: two source lines with the same text become one source, and the targets
-of the later line keep that line as their ``seg``.
+and are marked with the ``isReference`` class (T:1971). Every line is its own
+source, identified by its position: ``seg`` = the 1-based line number (SPEC §3.1),
+so a test set that repeats a sentence keeps one source per line, as sacreBLEU,
+jiwer and Moses pair them.
 
 Also holds the line-reading helpers shared by the WMT and Aachen readers.
 """
@@ -83,16 +84,31 @@ def check_same_length(path: PathLike, lines: Sequence[str], expected: int, what:
             path, min(len(lines), expected) + 1)
 
 
+def merged_source(src: Source) -> bool:
+    """True if ``src`` holds several lines merged by the text rule (T:1971): a source
+    without ``seg`` that occurred more than once (old EvalTrans files, Aachen text), or
+    one whose targets carry other ``seg`` ids than it (written by imports that merged
+    repeated lines before sources were positional)."""
+    if src.key is None:
+        return src.occurrences > 1
+    return any(t.seg is not None and (t.seg, t.doc or src.doc) != (src.seg, src.doc)
+               for t in src.targets)
+
+
 def repeated_source_warnings(db: Database, limit: int = 3) -> list[str]:
-    """Warnings for sources whose reference sets give them *different* references -- a
-    source sentence that occurs on several lines of an import with a different reference
-    each time. Identical sources are one source (thesis T:1971), so every candidate of
-    that sentence is compared with all of its references, whereas tools that pair
-    references with candidates by line (sacreBLEU) compare each with its own line's.
+    """Warnings for sources merged by the text rule whose reference sets give them
+    *different* references -- a source sentence that occurs on several lines with a
+    different reference each time. Identical sources without position are one source
+    (thesis T:1971), so every candidate of that sentence is compared with all of its
+    references, whereas tools that pair references with candidates by line (sacreBLEU)
+    compare each with its own line's. Positional sources (every import with line or
+    segment ids) are never merged and never warned about.
     Empty when nothing is affected; at most one summary line and ``limit`` examples."""
     is_ref = db.reference_test()
     hits: list[tuple[Source, str, int]] = []
     for src in db.sources:
+        if not merged_source(src):
+            continue
         texts: dict[str | None, set[str]] = {}
         for t in src.targets:
             if is_ref(t):
@@ -103,9 +119,10 @@ def repeated_source_warnings(db: Database, limit: int = 3) -> list[str]:
                 break
     if not hits:
         return []
-    out = [f"{len(hits)} source sentence(s) occur more than once with different references; "
-           "identical sources are one source (thesis T:1971), so their candidates are "
-           "compared with the references of every occurrence (sacreBLEU pairs by line)"]
+    out = [f"{len(hits)} source sentence(s) without segment ids occur more than once with "
+           "different references; identical sources are one source (thesis T:1971), so their "
+           "candidates are compared with the references of every occurrence (sacreBLEU pairs "
+           "by line; a database with doc/seg ids keeps one source per line)"]
     for src, system, n in hits[:limit]:
         text = src.text if len(src.text) <= 60 else src.text[:57] + "..."
         where = f" (first line {src.seg})" if src.seg else ""
@@ -114,31 +131,33 @@ def repeated_source_warnings(db: Database, limit: int = 3) -> list[str]:
 
 
 def add_aligned(db: Database, source_lines: Sequence[str], doc: str | None = None,
-                seg_ids: Sequence[str] | None = None) -> list[tuple[Source, str | None]]:
-    """Add one source per line; returns (source, target seg) per line.
+                seg_ids: Sequence[str] | None = None, path: PathLike | None = None
+                ) -> list[Source]:
+    """Add one positional source per line (``seg`` = ``seg_ids[i]``, default the 1-based
+    line number); returns the sources in line order. A line whose (doc, seg) already holds
+    another sentence in ``db`` (e.g. ``--append`` of a different test set) raises
+    :class:`InputFormatError` naming ``path`` and the line, before ``db`` is changed."""
+    segs = list(seg_ids) if seg_ids is not None else [str(i + 1) for i in range(len(source_lines))]
+    for i, (text, seg) in enumerate(zip(source_lines, segs)):
+        old = db.source_by_key(doc, seg)
+        if old is not None and old.text != text:
+            where = f"document {doc} segment {seg}" if doc else f"segment {seg}"
+            raise InputFormatError(
+                f"{where} is {old.text[:50]!r} in the database, not {text[:50]!r}: the "
+                f"database holds another test set at these positions", path,
+                i + 1 if seg_ids is None else None)
+    return [db.add_source(text, doc, seg) for text, seg in zip(source_lines, segs)]
 
-    The target seg is None unless the line's text merged into an earlier source
-    with another seg id, so targets stay attributable to their line.
-    """
-    out = []
-    for i, text in enumerate(source_lines):
-        seg = seg_ids[i] if seg_ids is not None else str(i + 1)
-        src = db.add_source(text, doc, seg)
-        out.append((src, None if (src.seg == seg and src.doc == doc) else seg))
-    return out
 
-
-def add_line_targets(db: Database, rows: Sequence[tuple[Source, str | None]], lines: Sequence[str],
+def add_line_targets(db: Database, sources: Sequence[Source], lines: Sequence[str],
                      system: str, reference: bool = False) -> list[Target]:
-    """Add ``lines[i]`` as a target of ``rows[i]``'s source; returns the targets in line order."""
+    """Add ``lines[i]`` as a target of ``sources[i]``; returns the targets in line order."""
     out = []
     lv = db.marking_class() if reference else None
-    for (src, seg), text in zip(rows, lines):
+    for src, text in zip(sources, lines):
         t = db.add_target(src, text, system)
         if lv is not None:
             db.mark_reference(t, lv)
-        if seg is not None:
-            t.seg = seg
         out.append(t)
     return out
 
@@ -177,7 +196,7 @@ def import_text(source: PathLike, references: Sequence[PathLike | tuple[str, Pat
         check_same_length(path, lines, len(src_lines), "source file")
         hyps.append((name, path, lines))
     db = db if db is not None else Database()
-    rows = add_aligned(db, src_lines)
+    rows = add_aligned(db, src_lines, path=source)
     for name, _, lines in refs:
         add_line_targets(db, rows, lines, name, reference=True)
     for name, _, lines in hyps:

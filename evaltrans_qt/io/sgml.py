@@ -7,6 +7,8 @@
   ``.xml``) are parsed with the same safe lxml parser as databases (no network,
   no DTD, ``<!ENTITY`` refused).
 * Segments are matched by (docid, seg id); the source set decides the order.
+  Each becomes a source with those ``doc``/``seg`` ids (positional identity, SPEC
+  §3.1), so a sentence repeated in the source set keeps each segment's references.
   A reference/test set that lacks a source segment or has one the source does
   not, is an error naming file and line.
 * Reference ids: the ``sysid`` of the ``refset`` (on ``<doc>`` or on the set);
@@ -26,7 +28,7 @@ from lxml import etree
 
 from evaltrans_qt.engine.database import Database
 from evaltrans_qt.errors import InputFormatError
-from evaltrans_qt.io.plaintext import PathLike, add_aligned, read_input_bytes, read_text
+from evaltrans_qt.io.plaintext import PathLike, read_input_bytes, read_text
 
 _TAG = re.compile(r"<(/?)([A-Za-z]+)\b([^>]*)>", re.S)
 _ATTR = re.compile(r"""([A-Za-z_:][-\w:.]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
@@ -196,16 +198,17 @@ def import_sgml(source: PathLike, references: Sequence[PathLike] = (),
                             f"{missing[0][0]} segment {missing[0][1]}", f)
                     collected.append((name, kind == "refset", segs, Path(f)))
     db = db if db is not None else Database()
-    rows_by_doc: dict[tuple[str, str], tuple] = {}
-    for (doc, seg), (text, _) in order.items():
-        rows_by_doc[(doc, seg)] = add_aligned(db, [text], doc, [seg])[0]
+    for key in keys:                      # every position is checked before adding any
+        old = db.source_by_key(*key)
+        text, line = order[key]
+        if old is not None and old.text != text:
+            raise InputFormatError(f"document {key[0]} segment {key[1]} is {old.text[:50]!r} in "
+                                   f"the database, not {text[:50]!r}", source, line)
+    sources = {key: db.add_source(order[key][0], *key) for key in keys}
     lv = db.marking_class() if any(is_ref for _, is_ref, _, _ in collected) else None
     for name, is_ref, segs, _ in collected:
         for key in keys:
-            src, tseg = rows_by_doc[key]
-            t = db.add_target(src, segs[key][0], name)
-            if tseg is not None:
-                t.doc, t.seg = key
+            t = db.add_target(sources[key], segs[key][0], name)
             if is_ref:
                 db.mark_reference(t, lv)
     return db

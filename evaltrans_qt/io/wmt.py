@@ -3,6 +3,8 @@ segment scores from a TSV ``system<TAB>seg_id<TAB>score``.
 
 * References get system ids ``ref-X`` (e.g. ``ref-A``), as WMT score files
   name them; they are marked with the ``isReference`` class (T:1971).
+* Every line is its own source, ``seg`` = its 1-based line number (positional
+  identity, SPEC §3.1): a repeated source sentence keeps each line's references.
 * Systems are taken in sorted file-name order, references before systems.
 * Scores: ``seg_id`` is the 1-based line number; an empty score means
   "not rated" (no score stored); ``system`` may be a system or a reference id.
@@ -145,7 +147,7 @@ def import_wmt(folder: PathLike, scores: PathLike | None = None, score_class: st
                 raise ScoreError(f"{system} segment {seg}: {exc.problem}", scores, line) from None
 
     db = db if db is not None else Database()
-    rows = add_aligned(db, src_lines)
+    rows = add_aligned(db, src_lines, path=src_file)
     targets: dict[str, list[Target]] = {}
     for rid, lines in refs:
         targets[rid] = add_line_targets(db, rows, lines, rid, reference=True)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from evaltrans_qt.engine.database import REFERENCE_CLASS, Database, Levels, Score
-from evaltrans_qt.errors import ScoreError
+from evaltrans_qt.engine.database import REFERENCE_CLASS, Database, Levels, Score, Source
+from evaltrans_qt.errors import InputFormatError, ScoreError
 
 
 def fluency() -> Levels:
@@ -78,11 +78,53 @@ def test_counts():
     assert c["judges"] == ["anna", "ben"]
 
 
-def test_sources_identified_by_text():
+def test_sources_without_seg_are_identified_by_text():
+    """T:1971: sources without position merge by their text."""
+    db = Database()
+    a = db.add_source("same")
+    b = db.add_source("same", doc="d")          # a doc alone is no position
+    assert a is b and len(db.sources) == 1 and a.occurrences == 2 and a.key is None
+
+
+def test_sources_with_seg_are_identified_by_position():
+    """SPEC §3.1: (doc, seg) identifies a source; a repeated sentence keeps both lines."""
     db = Database()
     a = db.add_source("same", seg="1")
     b = db.add_source("same", seg="2")
-    assert a is b and len(db.sources) == 1 and a.seg == "1"
+    c = db.add_source("same", doc="d2", seg="1")
+    assert len({id(a), id(b), id(c)}) == 3 and len(db.sources) == 3
+    assert (a.key, b.key, c.key) == (("", "1"), ("", "2"), ("d2", "1"))
+    assert db.add_source("same", seg="2") is b and b.occurrences == 1   # same segment again
+    assert db.source_by_key(None, "2") is b and db.source_by_key("", "2") is b
+    assert db.source_by_key("d2", "2") is None
+    assert db.source_by_text("same") is a and db.sources_by_text("same") == [a, b, c]
+    assert db.source_index(c) == 2 and db.source_index(Source("same", seg="2")) is None
+    # a text-identified source with the same text is a third identity
+    t = db.add_source("same")
+    assert t.key is None and db.source_by_text("same") is t and len(db.sources) == 4
+
+
+def test_same_position_with_another_sentence_is_an_error():
+    db = Database()
+    db.add_source("eins", doc="d", seg="3")
+    with pytest.raises(InputFormatError, match="document d segment 3 holds two different"):
+        db.add_source("zwei", doc="d", seg="3")
+    assert len(db.sources) == 1
+
+
+def test_reindex_merges_by_identity():
+    db = Database()
+    a, b = db.add_source("x", seg="1"), db.add_source("x", seg="2")
+    db.add_target(a, "one", "A")
+    db.add_target(b, "two", "A")
+    b.seg = "1"                                  # edited in place: now the same position
+    db.reindex()
+    assert db.sources == [a] and [t.text for t in a.targets] == ["one", "two"]
+    a2 = db.add_source("y", seg="2")
+    a2.seg = "1"
+    with pytest.raises(InputFormatError, match="segment 1 holds two different"):
+        db.reindex()
+    assert db.sources == [a, a2]                 # nothing changed
 
 
 @pytest.mark.parametrize("value,ok", [(0, True), (5, True), (3, True), (6, False), (-1, False),

@@ -1,6 +1,7 @@
-"""A source text that occurs twice in a test set is one source with two candidates per
-system (T:1971). Human scores, correlation, significance and result tables must keep
-both candidates apart (found by review: they were keyed by (source, system))."""
+"""A source text without segment ids that occurs twice in a test set is one source with
+two candidates per system (T:1971; old EvalTrans files, Aachen text). Human scores,
+correlation, significance and result tables must keep both candidates apart (found by
+review: they were keyed by (source, system)). Positional sources: test_positional_identity."""
 
 import numpy as np
 import pytest

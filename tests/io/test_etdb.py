@@ -47,18 +47,49 @@ FIGURE_A1 = """<?xml version="1.0" encoding="utf-8" ?>
 """
 
 
-def test_figure_a1_references_by_last_class_and_sources_by_text():
+def test_figure_a1_references_by_last_class_and_sources_by_position():
+    """SPEC §3.1: <source> elements with seg attributes are identified by (doc, seg), so
+    the figure's repeated sentence stays two sources, one per position."""
     db = etdb.loads(FIGURE_A1.encode())
     assert db.version_id == "RCS version ID"
     assert [lv.name for lv in db.levels] == ["fluency", "isPerfect"]
-    # two <source> with the same s_sent are one source (T:1971)
+    assert [(s.doc, s.seg, s.text) for s in db.sources] == [
+        ("d1", "1", "Guten Morgen ."), ("d1", "2", "Guten Morgen .")]
+    src, second = db.sources
+    assert [t.system for t in src.targets] == ["human", "mt1"]
+    assert [t.system for t in db.references(src)] == ["human"]
+    assert [t.system for t in db.candidates(src)] == ["mt1"]
+    assert [t.system for t in second.targets] == ["mt2"] and db.references(second) == []
+    assert src.targets[1].value("fluency") == 3
+    assert etdb.loads(etdb.dumps(db)) == db and len(etdb.loads(etdb.dumps(db)).sources) == 2
+
+
+def test_old_file_without_seg_merges_sources_by_text():
+    """T:1971: an old EvalTrans file (no seg attributes): same <s_sent>, one source."""
+    old = FIGURE_A1.replace(' doc="d1" seg="1"', "").replace(' doc="d1" seg="2"', "")
+    db = etdb.loads(old.encode())
     assert len(db.sources) == 1
     src = db.sources[0]
-    assert (src.doc, src.seg) == ("d1", "1")
+    assert (src.doc, src.seg, src.key, src.occurrences) == (None, None, None, 2)
     assert [t.system for t in src.targets] == ["human", "mt1", "mt2"]
-    assert [t.system for t in db.references(src)] == ["human"]
     assert [t.system for t in db.candidates(src)] == ["mt1", "mt2"]
-    assert src.targets[1].value("fluency") == 3
+    assert b" seg=" not in etdb.dumps(db)
+
+
+def test_same_doc_and_seg_with_different_sentences_is_an_error():
+    bad = FIGURE_A1.replace('seg="2">\n    <s_sent>Guten Morgen .', 'seg="1">\n    <s_sent>Guten Tag .')
+    assert bad != FIGURE_A1
+    with pytest.raises(InputFormatError) as exc:
+        etdb.loads(bad.encode(), "x.etdb.xml")
+    first, second = [i + 1 for i, ln in enumerate(bad.splitlines()) if "<source" in ln]
+    assert exc.value.line == second and str(exc.value.path) == "x.etdb.xml"
+    assert 'doc="d1" seg="1"' in exc.value.problem and "'Guten Tag .'" in exc.value.problem
+    assert f"at line {first}" in exc.value.problem
+    assert "'Guten Morgen .'" in exc.value.problem
+    # the same doc/seg with the same sentence is the same segment: targets are joined
+    same = FIGURE_A1.replace('seg="2"', 'seg="1"')
+    db = etdb.loads(same.encode())
+    assert len(db.sources) == 1 and [t.system for t in db.sources[0].targets] == ["human", "mt1", "mt2"]
 
 
 def test_latin1_file_loads_and_is_saved_as_latin1(tmp_path):
@@ -98,7 +129,7 @@ def test_doctype_is_never_fetched(tmp_path, monkeypatch):
         path.write_text(FIGURE_A1.replace('SYSTEM "etdb.dtd"', f'SYSTEM "{system_id}"'))
         db = etdb.load_database(path)
         assert "fetched" not in db.extra_attrs
-        assert len(db.sources) == 1
+        assert len(db.sources) == 2
 
 
 XXE = """<?xml version="1.0"?>

@@ -33,14 +33,32 @@ def test_plaintext_import(text_files):
     f = text_files
     db = plaintext.import_text(f["src"], [f["r1"], f["r2"]], [("A", f["a"]), ("B", f["b"])])
     assert db.levels[-1].name == REFERENCE_CLASS
-    # line 3 repeats line 1's text: one source (T:1971); its targets keep line 3 as seg
-    assert [s.text for s in db.sources] == ["Guten Tag .", "Danke ."]
-    s1 = db.sources[0]
+    # line 3 repeats line 1's text: still its own source, seg = line number (SPEC §3.1)
+    assert [(s.text, s.doc, s.seg) for s in db.sources] == [
+        ("Guten Tag .", None, "1"), ("Danke .", None, "2"), ("Guten Tag .", None, "3")]
+    s1, _, s3 = db.sources
     assert [(t.system, t.text, t.seg) for t in db.references(s1)] == [
-        ("ref-1", "Good day .", None), ("ref-1", "Hello .", "3"),
-        ("ref-2", "Hello .", None), ("ref-2", "Good day .", "3")]
-    assert [t.text for _, t in db.candidates_by_system("B")] == ["Good day .", "Good tag .", ""]
+        ("ref-1", "Good day .", None), ("ref-2", "Hello .", None)]
+    assert [(t.system, t.text) for t in db.references(s3)] == [
+        ("ref-1", "Hello ."), ("ref-2", "Good day .")]
+    assert [t.text for _, t in db.candidates_by_system("B")] == ["Good day .", "", "Good tag ."]
     assert db.counts()["candidates"] == 6
+    assert plaintext.repeated_source_warnings(db) == []
+
+
+def test_plaintext_append_of_another_test_set_is_refused(tmp_path, text_files):
+    """Appending files whose line 2 is another sentence than the database's segment 2:
+    a clear error naming the file and line, and the database is unchanged."""
+    f = text_files
+    db = plaintext.import_text(f["src"], [f["r1"]], [("A", f["a"])])
+    plaintext.import_text(f["src"], [], [("B", f["b"])], db=db)      # same test set: joins
+    assert len(db.sources) == 3 and db.systems() == ["A", "B"]
+    before = etdb.dumps(db)
+    other = write(tmp_path / "other.de", "Guten Tag .\nBitte .\nGuten Tag .\n")
+    with pytest.raises(InputFormatError, match="segment 2 is 'Danke .' in the database") as exc:
+        plaintext.import_text(other, [f["r1"]], [("C", f["a"])], db=db)
+    assert exc.value.path == other and exc.value.line == 2
+    assert etdb.dumps(db) == before
 
 
 def test_plaintext_line_count_mismatch(tmp_path, text_files):
@@ -329,27 +347,49 @@ def test_no_import_changes_a_database_on_error(tmp_path, text_files):
     assert etdb.dumps(db) == before
 
 
+AACHEN_REPEATED = ("SOURCE Danke.\nTARGET 10 Thank you.\nTARGET 4 Thanks you.\n"
+                   "SOURCE Das Haus ist klein.\nTARGET 10 The house is small.\n"
+                   "SOURCE Danke.\nTARGET 10 Thanks.\nTARGET 7 Thank you.\n")
+
+
 def test_repeated_source_lines_with_different_references_are_reported(tmp_path):
-    """A test set where one source sentence occurs twice with different references: the
-    database merges the two lines (T:1971), which changes scores against per-line tools;
-    the import says so. Repeats with the same reference, or none, give no warning."""
+    """Aachen text has no positions: a source sentence that occurs twice with different
+    references is merged (T:1971), which changes scores against per-line tools; the
+    warning says so. The positional text import keeps the lines apart: no warning."""
     from evaltrans_qt.io.plaintext import import_text, repeated_source_warnings
+    db = aachen.import_aachen(write(tmp_path / "a.txt", AACHEN_REPEATED))
+    assert len(db.sources) == 2 and db.sources[0].occurrences == 2
+    notes = repeated_source_warnings(db)
+    assert len(notes) == 2 and notes[0].startswith("1 source sentence(s) without segment ids")
+    assert "'Danke.': 2 different references in (no id)" == notes[1]
+    # the same sentence twice with the same reference: merged, but nothing changes
+    same = AACHEN_REPEATED.replace("TARGET 10 Thanks.", "TARGET 10 Thank you.")
+    assert repeated_source_warnings(aachen.import_aachen(write(tmp_path / "b.txt", same))) == []
+    # several references of one sentence that occurs once are no repeat
+    multi = "SOURCE Danke.\nTARGET 10 Thank you.\nTARGET 10 Thanks.\n"
+    assert repeated_source_warnings(aachen.import_aachen(write(tmp_path / "c.txt", multi))) == []
     (tmp_path / "src.txt").write_text("Danke.\nDas Haus ist klein.\nDanke.\n", encoding="utf-8")
     (tmp_path / "ref.txt").write_text("Thank you.\nThe house is small.\nThanks.\n",
                                       encoding="utf-8")
-    (tmp_path / "same.txt").write_text("Thank you.\nThe house is small.\nThank you.\n",
-                                       encoding="utf-8")
-    (tmp_path / "hyp.txt").write_text("Thanks.\nThe house is little.\nThank you.\n",
-                                      encoding="utf-8")
-    db = import_text(tmp_path / "src.txt", [tmp_path / "ref.txt"], [("A", tmp_path / "hyp.txt")])
+    db = import_text(tmp_path / "src.txt", [tmp_path / "ref.txt"])
+    assert len(db.sources) == 3 and repeated_source_warnings(db) == []
+
+
+def test_warning_for_databases_written_before_positions(tmp_path):
+    """A database an earlier version wrote: a repeated line was merged into the first
+    line's source, its targets keeping their own line as <tgt seg>; still warned about."""
+    db = etdb.loads(b"""<database><levels class="isReference" count="2" perfect="1"/>
+      <source seg="1"><s_sent>Danke.</s_sent><targets>
+        <tgt sys="ref-1"><t_sent>Thank you.</t_sent><eval class="isReference" val="1"/></tgt>
+        <tgt sys="ref-1" seg="3"><t_sent>Thanks.</t_sent><eval class="isReference" val="1"/></tgt>
+      </targets></source></database>""")
+    from evaltrans_qt.io.plaintext import repeated_source_warnings
     notes = repeated_source_warnings(db)
-    assert len(notes) == 2 and notes[0].startswith("1 source sentence(s)")
-    assert "'Danke.' (first line 1): 2 different references in ref-1" == notes[1]
-    db = import_text(tmp_path / "src.txt", [tmp_path / "same.txt"], [("A", tmp_path / "hyp.txt")])
-    assert repeated_source_warnings(db) == []
+    assert len(notes) == 2 and notes[1] == "'Danke.' (first line 1): 2 different references in ref-1"
 
 
 def test_import_and_batch_commands_print_the_repeated_source_warning(tmp_path, capsys):
+    """Only for sentences merged by text (Aachen, old files); positional imports: none."""
     from evaltrans_qt.cli.main import main as cli_main
     (tmp_path / "src.txt").write_text("Danke.\nDanke.\n", encoding="utf-8")
     (tmp_path / "ref.txt").write_text("Thank you.\nThanks.\n", encoding="utf-8")
@@ -358,8 +398,22 @@ def test_import_and_batch_commands_print_the_repeated_source_warning(tmp_path, c
     assert cli_main(["import", "text", "--source", str(tmp_path / "src.txt"), "--reference",
                      str(tmp_path / "ref.txt"), "--system", f"A={tmp_path / 'hyp.txt'}",
                      "-o", str(out)]) == 0
-    assert "warning: 1 source sentence(s) occur more than once" in capsys.readouterr().err
+    assert "warning" not in capsys.readouterr().err
     assert cli_main(["batch", "--source", str(tmp_path / "src.txt"), "--reference",
                      str(tmp_path / "ref.txt"), "--target", str(tmp_path / "hyp.txt"),
                      "--measures", "wer", "--output-file", str(tmp_path / "r.xml")]) == 0
-    assert "warning: 1 source sentence(s) occur more than once" in capsys.readouterr().err
+    assert "warning" not in capsys.readouterr().err
+    merged = tmp_path / "aachen.etdb.xml"
+    assert cli_main(["import", "aachen", str(write(tmp_path / "a.txt", AACHEN_REPEATED)),
+                     "-o", str(merged)]) == 0
+    assert "warning: 1 source sentence(s) without segment ids" in capsys.readouterr().err
+    # an old EvalTrans file that lists the sentence twice, without seg: merged on loading
+    old = tmp_path / "old.etdb.xml"
+    old.write_text('<database><levels class="isPerfect" count="2" perfect="1"/>' + "".join(
+        f'<source><s_sent>Danke.</s_sent><targets><tgt sys="human"><t_sent>{r}</t_sent>'
+        f'<eval class="isPerfect" val="1"/></tgt><tgt sys="A"><t_sent>{h}</t_sent></tgt>'
+        f'</targets></source>' for r, h in (("Thank you.", "Thanks."), ("Thanks.", "Thank you.")))
+        + "</database>", encoding="utf-8")
+    assert cli_main(["batch", "--database", str(old), "--all-systems", "--measures", "wer",
+                     "--output-file", str(tmp_path / "m.xml")]) == 0
+    assert "warning: 1 source sentence(s) without segment ids" in capsys.readouterr().err
