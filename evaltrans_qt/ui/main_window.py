@@ -981,8 +981,9 @@ class MainWindow(QMainWindow):
         s = self.session
         if s is None:
             return
-        si = self.database.source_by_text(change.source)
-        idx = self.database.sources.index(si) if si is not None else None
+        from evaltrans_qt.io.journal import find_source   # (doc, seg) or text, SPEC §3.1
+        si = find_source(self.database, change)
+        idx = self.database.source_index(si) if si is not None else None
         if idx is not None and change.target_index is not None:
             self.source_model.refresh_source(idx)
             self.target_model.refresh_target(idx, change.target_index)
