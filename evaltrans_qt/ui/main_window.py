@@ -219,6 +219,7 @@ class MainWindow(QMainWindow):
         self.similar_panel = SimilarPanel()
         self.add_panel("Similar scored translations", self.similar_panel, Qt.RightDockWidgetArea)
         self.session_progress = self.score_panel.progress
+        self.score_panel.message.connect(lambda text: self.statusBar().showMessage(text, 4000))
 
         self.db_label = QLabel()
         self.db_label.setObjectName("databaseInfo")
@@ -951,6 +952,7 @@ class MainWindow(QMainWindow):
         else:
             self._session_moved(0)
         self.score_panel.setFocus()
+        self.score_panel.focus_current()   # a typed-entry class: its value editor
         return s
 
     def end_session(self) -> None:
@@ -991,7 +993,11 @@ class MainWindow(QMainWindow):
         self.scoreChanged.emit(change)
 
     def score_current(self, value: int) -> None:
-        if self.session is not None and not self.session.score(value):
+        """A digit key: scores the current class, or is typed into its value editor (continuous
+        classes and scales of more than ten levels: the value is committed with Enter)."""
+        if self.session is None or self.score_panel.type_text(str(value)):
+            return
+        if not self.session.score(value):
             self.statusBar().showMessage(f"{value} is not a level of '{self.session.current_class}'", 3000)
 
     def _next_unscored(self) -> None:

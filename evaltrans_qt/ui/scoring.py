@@ -16,12 +16,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import math
 import time
 from dataclasses import dataclass
 
-from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QColor, QPalette, QUndoCommand, QUndoStack
-from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout,
+from PySide6.QtCore import QEvent, QObject, QRegularExpression, Qt, Signal
+from PySide6.QtGui import QColor, QKeySequence, QPalette, QRegularExpressionValidator, QUndoCommand, QUndoStack
+from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QDialog, QDialogButtonBox, QFormLayout,
                                QGridLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
                                QSizePolicy, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
@@ -105,13 +107,15 @@ class ScoreCommand(QUndoCommand):
             self.applied_before_push = False
             return
         self.session.apply(self.item, self.cls, self.value, self.time)
+        self.session.focus(self.item, self.cls)
 
     def undo(self) -> None:
         if self.old is None:
             self.session.apply(self.item, self.cls, None, None)
         else:
             self.session.apply(self.item, self.cls, self.old.value, self.old.time, self.old.extrapolated)
-        self.session.go_to(self.session.index_of.get(self.item, self.session.pos))
+        # the cursor goes to the class just undone, so the corrected digit lands there
+        self.session.focus(self.item, self.cls)
 
 
 class ScoringSession(QObject):
@@ -119,6 +123,8 @@ class ScoringSession(QObject):
 
     currentChanged = Signal(int)
     classChanged = Signal(int)
+    #: The session's score classes changed (added, renamed, removed): rebuild the rows.
+    classesChanged = Signal()
     scoreChanged = Signal(object)  # ScoreChange (with sequence number when journalled)
     progressChanged = Signal(int, int)
 
@@ -140,7 +146,7 @@ class ScoringSession(QObject):
             if not db.is_reference(t) and (want is None or (t.system or "") in want)]
         self.index_of = {it: k for k, it in enumerate(self.items)}
         self.pos = 0
-        self.class_pos = 0
+        self.class_pos = self.first_unscored_class(self.items[0]) if self.items else 0
         self._spent: dict[Item, float] = {}
         self._shown_at = time.monotonic()
         self._scored = sum(self.is_scored(it) for it in self.items)
@@ -167,6 +173,11 @@ class ScoringSession(QObject):
         have = {s.cls for s in self.target(item).scores if s.judge == self.judge and not s.extrapolated}
         return all(c in have for c in self.classes)
 
+    def first_unscored_class(self, item: Item) -> int:
+        """Position of the first class this judge has not scored on ``item`` (0 if all are)."""
+        have = {s.cls for s in self.target(item).scores if s.judge == self.judge and not s.extrapolated}
+        return next((k for k, c in enumerate(self.classes) if c not in have), 0)
+
     def progress(self) -> tuple[int, int]:
         return self._scored, len(self.items)
 
@@ -182,6 +193,8 @@ class ScoringSession(QObject):
         self._shown_at = time.monotonic()
 
     def go_to(self, k: int) -> None:
+        """Show item ``k`` with the cursor on its first class not yet scored by this judge
+        (a half-scored item is resumed where it was left)."""
         if not self.items:
             return
         k = max(0, min(k, len(self.items) - 1))
@@ -189,9 +202,17 @@ class ScoringSession(QObject):
             return
         self._leave()
         self.pos = k
-        self.class_pos = 0
+        self.class_pos = self.first_unscored_class(self.items[k])
         self.currentChanged.emit(k)
-        self.classChanged.emit(0)
+        self.classChanged.emit(self.class_pos)
+
+    def focus(self, item: Item, cls: str) -> None:
+        """Put the cursor on ``item`` and class ``cls`` (after undo/redo changed that score)."""
+        k = self.index_of.get(item)
+        if k is not None:
+            self.go_to(k)
+        if cls in self.classes:
+            self.set_class(self.classes.index(cls))
 
     def next(self) -> None:
         self.go_to(self.pos + 1)
@@ -210,12 +231,16 @@ class ScoringSession(QObject):
         return False
 
     def first_unscored(self) -> None:
+        """Start at the first item not fully scored by this judge, on its first unscored class."""
         for k, it in enumerate(self.items):
             if not self.is_scored(it):
                 self.pos = k
                 break
+        if self.items:
+            self.class_pos = self.first_unscored_class(self.items[self.pos])
         self._shown_at = time.monotonic()
         self.currentChanged.emit(self.pos)
+        self.classChanged.emit(self.class_pos)
 
     def set_class(self, i: int) -> None:
         self.class_pos = i % len(self.classes)
@@ -328,6 +353,31 @@ class ScoringSession(QObject):
     def finish(self) -> None:
         self._leave()
 
+    def set_classes(self, classes: list[str]) -> None:
+        """Score ``classes`` from now on (the database's classes were edited): the candidates
+        are listed again (the reference class may have changed), the item is kept."""
+        if not classes:
+            raise ValueError("a scoring session needs at least one score class")
+        cur_item, cur_cls = self.current, (self.current_class if self.classes else None)
+        self.levels = [self.db.level(c) for c in classes]
+        self.classes = list(classes)
+        is_ref = self.db.reference_test()
+        want = {self.target(it).system or "" for it in self.items}
+        self.items = [(i, j) for i, src in enumerate(self.db.sources) for j, t in enumerate(src.targets)
+                      if not is_ref(t) and (t.system or "") in want]
+        self.index_of = {it: k for k, it in enumerate(self.items)}
+        self.pos = self.index_of.get(cur_item, min(self.pos, max(len(self.items) - 1, 0)))
+        self._scored = sum(self.is_scored(it) for it in self.items)
+        if cur_cls in self.classes:
+            self.class_pos = self.classes.index(cur_cls)
+        else:
+            self.class_pos = self.first_unscored_class(self.current) if self.current else 0
+        self.classesChanged.emit()
+        self.progressChanged.emit(*self.progress())
+        if self.current != cur_item:
+            self.currentChanged.emit(self.pos)
+        self.classChanged.emit(self.class_pos)
+
 
 # ----------------------------------------------------------------- widgets
 def level_colour(lv: Levels, value: float) -> QColor:
@@ -346,8 +396,88 @@ def level_values(lv: Levels) -> list[float]:
     return [float(v) for v in range(first, lv.count)]
 
 
+def typed_entry(lv: Levels) -> bool:
+    """Whether a class is scored by typing its value and Enter: continuous classes (DA,
+    MQM) and scales whose levels need two digits (SSER's 0-10, survey Table 4.2)."""
+    return lv.continuous or lv.count > 10
+
+
+def parse_value(text: str) -> float | None:
+    """A typed score: ``-7.5``, ``-7,5`` (decimal comma) or ``10``; None if not a number."""
+    t = text.strip().replace(",", ".")
+    try:
+        v = float(t)
+    except ValueError:
+        return None
+    return v if math.isfinite(v) else None
+
+
+#: Characters a typed score may contain; every other printable key goes to the window's
+#: shortcuts (N, P, U, I keep working while the value editor has the focus).
+_VALUE_CHARS = set("0123456789-+.,")
+
+
+class ValueEditor(QLineEdit):
+    """The keyboard entry of one typed-entry class: type the value, Enter commits.
+
+    Ctrl+Z / Ctrl+Shift+Z and letter keys are left to the window (undo the last score,
+    navigate), not taken as line-edit undo or text.
+    """
+
+    committed = Signal(str, float)
+    rejected = Signal(str)
+
+    def __init__(self, cls: str, lv: Levels, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.cls = cls
+        self.lv = lv
+        self.setObjectName(f"score_{cls}_value")
+        self.setValidator(QRegularExpressionValidator(QRegularExpression(r"[-+]?\d*([.,]\d*)?"), self))
+        lo, hi = value_range(lv)
+        self.setPlaceholderText(f"{lo:g} … {hi:g}, Enter")
+        self.setToolTip(f"Type the {cls} score ({lo:g} to {hi:g}) and press Enter")
+        self.setMaximumWidth(130)
+        self.returnPressed.connect(self.commit)
+
+    def commit(self) -> None:
+        v = parse_value(self.text())
+        if v is None:
+            self.rejected.emit(f"type a number for '{self.cls}', then Enter")
+            return
+        self.committed.emit(self.cls, v)
+
+    def event(self, ev: QEvent) -> bool:  # noqa: N802 - Qt API
+        if ev.type() == QEvent.ShortcutOverride:
+            ctrl = ev.modifiers() & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier)
+            if ev.matches(QKeySequence.Undo) or ev.matches(QKeySequence.Redo) or (
+                    ctrl and ev.key() in (Qt.Key_Z, Qt.Key_Y)) or (
+                    not ctrl and ev.text() and ev.text().isprintable() and ev.text() not in _VALUE_CHARS):
+                ev.ignore()
+                return False
+        if ev.type() == QEvent.KeyPress and ev.key() == Qt.Key_Escape:
+            self.clear()
+            return True
+        return super().event(ev)
+
+
+def value_range(lv: Levels) -> tuple[float, float]:
+    """The lowest and highest value a judge may give in class ``lv``."""
+    if lv.continuous:
+        return (lv.minimum if lv.minimum is not None else -math.inf,
+                lv.maximum if lv.maximum is not None else math.inf)
+    return max(0.0, float(lv.firstvalid)), float(lv.count - 1)
+
+
 class ScorePanel(QWidget):
-    """Rows of score buttons for the session's classes, the candidate, and the progress bar."""
+    """Rows of score buttons for the session's classes, the candidate, and the progress bar.
+
+    Classes with :func:`typed_entry` get a :class:`ValueEditor` (``score_<class>_value``):
+    it has the keyboard focus while its class is current, and shows the current item's
+    value or nothing -- never the previous item's.
+    """
+
+    #: A hint for the status bar (e.g. a typed value outside the class' range).
+    message = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -377,7 +507,8 @@ class ScorePanel(QWidget):
         self.grid = QGridLayout(self.rows_box)
         self.groups: dict[str, QButtonGroup] = {}
         self.labels: dict[str, QLabel] = {}
-        self.spins: dict[str, QDoubleSpinBox] = {}
+        self.editors: dict[str, ValueEditor] = {}
+        self._shown: dict[str, tuple[Item, float | None]] = {}
         self.nav = QHBoxLayout()
         self.buttons: dict[str, QPushButton] = {}
         for key, text in (("previous", "◀ Previous (P)"), ("next", "Next ▶ (N)"),
@@ -387,6 +518,9 @@ class ScorePanel(QWidget):
             b.setFocusPolicy(Qt.NoFocus)
             self.buttons[key] = b
             self.nav.addWidget(b)
+        self.buttons["previous"].clicked.connect(lambda: self.session and self.session.previous())
+        self.buttons["next"].clicked.connect(lambda: self.session and self.session.next())
+        self.buttons["next_unscored"].clicked.connect(lambda: self.session and self.session.next_unscored())
         lay = QVBoxLayout(self)
         lay.addWidget(self.header)
         lay.addWidget(self.progress)
@@ -403,16 +537,14 @@ class ScorePanel(QWidget):
             b.setEnabled(on)
 
     def set_session(self, session: ScoringSession | None) -> None:
-        # clear old rows
-        while self.grid.count():
-            w = self.grid.takeAt(0).widget()
-            if w is not None:
-                w.deleteLater()
-        self.groups.clear()
-        self.labels.clear()
-        self.spins.clear()
+        old = self.session
+        if old is not None and old is not session:
+            for sig in (old.currentChanged, old.classChanged, old.scoreChanged, old.classesChanged):
+                with contextlib.suppress(RuntimeError, TypeError):
+                    sig.disconnect(self._session_signal)
         self.session = session
         self._set_enabled(session is not None)
+        self._build_rows()
         if session is None:
             self.header.setText("No scoring session. Session → Start scoring session… (Ctrl+J)")
             self.candidate.clear()
@@ -422,6 +554,35 @@ class ScorePanel(QWidget):
             self.progress.setFormat("no scoring session")
             return
         self.progress.setFormat("%v / %m scored")
+        if old is not session:
+            session.currentChanged.connect(self._session_signal)
+            session.classChanged.connect(self._session_signal)
+            session.scoreChanged.connect(self._session_signal)
+            session.classesChanged.connect(self._session_signal)
+        self.refresh()
+
+    def _session_signal(self, *_args) -> None:
+        s = self.session
+        if s is not None and list(self.labels) != s.classes:
+            self._build_rows()
+        self.refresh()
+
+    def _build_rows(self) -> None:
+        """One row per class of the session (again after the classes were edited)."""
+        while self.grid.count():
+            w = self.grid.takeAt(0).widget()
+            if w is not None:
+                w.hide()
+                w.deleteLater()
+        for g in self.groups.values():
+            g.deleteLater()
+        self.groups.clear()
+        self.labels.clear()
+        self.editors.clear()
+        self._shown.clear()
+        session = self.session
+        if session is None:
+            return
         for r, (cls, lv) in enumerate(zip(session.classes, session.levels)):
             lab = QLabel(cls)
             self.labels[cls] = lab
@@ -429,47 +590,54 @@ class ScorePanel(QWidget):
             group = QButtonGroup(self)
             group.setExclusive(False)
             self.groups[cls] = group
-            if lv.continuous:
-                spin = QDoubleSpinBox()
-                spin.setRange(lv.minimum if lv.minimum is not None else -1e9,
-                              lv.maximum if lv.maximum is not None else 1e9)
-                spin.setObjectName(f"score_{cls}_value")
-                self.spins[cls] = spin
-                self.grid.addWidget(spin, r, 1)
-                setb = QPushButton("Set")
-                setb.setFocusPolicy(Qt.NoFocus)
-                setb.clicked.connect(lambda _c=False, c=cls, s=spin: self._clicked(c, s.value()))
-                self.grid.addWidget(setb, r, 2)
-                continue
-            for k, v in enumerate(level_values(lv)):
+            col = 1
+            if typed_entry(lv):
+                ed = ValueEditor(cls, lv)
+                ed.committed.connect(self._clicked)
+                ed.rejected.connect(self.message)
+                self.editors[cls] = ed
+                self.grid.addWidget(ed, r, col)
+                col += 1
+            for v in level_values(lv):
                 b = QPushButton(f"{v:g}")
                 b.setObjectName(f"score_{cls}_{v:g}")
                 b.setCheckable(True)
                 b.setFocusPolicy(Qt.NoFocus)
                 b.setMinimumWidth(34)
                 b.setSizePolicy(QSizePolicy.Minimum, QSizePolicy.Fixed)
-                col = level_colour(lv, v)
+                c = level_colour(lv, v)
                 b.setStyleSheet(
-                    f"QPushButton {{ border: 1px solid {col.darker(130).name()}; border-radius: 3px;"
-                    f" padding: 3px 6px; background: rgba({col.red()},{col.green()},{col.blue()},60); }}"
-                    f" QPushButton:checked {{ background: {col.name()}; color: white; font-weight: bold; }}")
-                b.setToolTip(f"{cls} = {v:g} (key {v:g} when '{cls}' is the current class)")
-                b.clicked.connect(lambda _c=False, c=cls, val=v: self._clicked(c, val))
+                    f"QPushButton {{ border: 1px solid {c.darker(130).name()}; border-radius: 3px;"
+                    f" padding: 3px 6px; background: rgba({c.red()},{c.green()},{c.blue()},60); }}"
+                    f" QPushButton:checked {{ background: {c.name()}; color: white; font-weight: bold; }}")
+                key = "type it, then Enter" if typed_entry(lv) else f"key {v:g}"
+                b.setToolTip(f"{cls} = {v:g} ({key} when '{cls}' is the current class)")
+                b.clicked.connect(lambda _c=False, c_=cls, val=v: self._clicked(c_, val))
                 group.addButton(b)
-                self.grid.addWidget(b, r, 1 + k)
+                self.grid.addWidget(b, r, col)
+                col += 1
         self.grid.setColumnStretch(self.grid.columnCount(), 1)
-        session.currentChanged.connect(lambda _k: self.refresh())
-        session.classChanged.connect(lambda _k: self.refresh())
-        session.scoreChanged.connect(lambda _c: self.refresh())
-        self.buttons["previous"].clicked.connect(session.previous)
-        self.buttons["next"].clicked.connect(session.next)
-        self.buttons["next_unscored"].clicked.connect(session.next_unscored)
-        self.refresh()
 
     def _clicked(self, cls: str, value: float) -> None:
-        if self.session is not None:
-            self.session.set_class(self.session.classes.index(cls))
-            self.session.score(value, cls)
+        s = self.session
+        if s is None or cls not in s.classes:
+            return
+        s.set_class(s.classes.index(cls))
+        if not s.score(value, cls):
+            lo, hi = value_range(s.db.level(cls))
+            self.message.emit(f"{value:g} is not a valid score of '{cls}' ({lo:g} to {hi:g})")
+
+    def type_text(self, text: str) -> bool:
+        """Keys typed while the window had the focus: into the current class' value editor.
+
+        Returns False when the current class is not scored by typing."""
+        s = self.session
+        ed = self.editors.get(s.current_class) if s is not None else None
+        if ed is None:
+            return False
+        ed.setFocus()
+        ed.insert(text)
+        return True
 
     def refresh(self, similar: list[SimilarTranslation] | None = None) -> None:
         s = self.session
@@ -489,7 +657,9 @@ class ScorePanel(QWidget):
         pal = self.palette()
         for k, cls in enumerate(s.classes):
             v = s.judge_value(item, cls)
-            lab = self.labels[cls]
+            lab = self.labels.get(cls)
+            if lab is None:
+                continue
             current = k == s.class_pos
             text = ("▶ " if current else "   ") + cls
             if lab.text() != text:  # restyle only on change (style sheets re-polish the row)
@@ -500,9 +670,23 @@ class ScorePanel(QWidget):
                 lab.setStyleSheet(f"color: {pal.color(QPalette.Highlight).name()};" if current else "")
             for b in self.groups[cls].buttons():
                 b.setChecked(v is not None and b.text() == f"{v:g}")
-            if cls in self.spins and v is not None:
-                self.spins[cls].setValue(v)
+            ed = self.editors.get(cls)
+            if ed is not None and self._shown.get(cls) != (item, v):
+                # a new item (or a changed value): its own value or nothing, never the last item's
+                self._shown[cls] = (item, v)
+                ed.setText("" if v is None else f"{v:g}")
+        self.focus_current()
         _set_text(self.time_label, f"Time on this item: {s.seconds_on(item):.0f} s")
+
+    def focus_current(self) -> None:
+        """The current class' value editor has the keyboard focus; otherwise none of them."""
+        s = self.session
+        ed = self.editors.get(s.current_class) if s is not None else None
+        if ed is not None:
+            if not ed.hasFocus() and self.isVisible():
+                ed.setFocus()
+        elif any(e.hasFocus() for e in self.editors.values()):
+            self.setFocus()
 
     def show_identical(self, vals: dict[str, float]) -> None:
         if vals:

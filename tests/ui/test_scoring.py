@@ -140,3 +140,78 @@ def test_session_dialog_defaults_and_unknown_class(qtbot, main_window, demo_copy
     # a session restricted to one system only visits that system's candidates
     s = w.start_session("eve", ["fluency"], systems=[db.systems()[0]])
     assert s.items and all(s.target(it).system == db.systems()[0] for it in s.items)
+
+
+# ------------------------------------------------------------ typed values (issue 11, item 7)
+def _typed_db(path):
+    """Three candidates of one source, one reference; an MQM (continuous) and an SSER class."""
+    from evaltrans_qt.engine.database import Database, Levels
+    from evaltrans_qt.io.etdb import save_database
+    db = Database([Levels("mqm", 0, -5, 0, 0, -25, True, -25.0, 0.0),
+                   Levels("sser", 11, 5, 9, 10, 0)])
+    db.ensure_reference_class()
+    src = db.add_source("ein kleiner Test", seg="1")
+    db.add_target(src, "a small test", "ref", reference=True)
+    for name, text in (("A", "a little test"), ("B", "one small test"), ("C", "a small check")):
+        db.add_target(src, text, name)
+    save_database(db, path)
+    return path
+
+
+def _type(qtbot, window, text):
+    """Type like a keyboard: each key goes to the widget that has the focus."""
+    from PySide6.QtWidgets import QApplication
+    for ch in text:
+        qtbot.keyClicks(QApplication.focusWidget() or window, ch)
+
+
+def _enter(qtbot, window):
+    from PySide6.QtWidgets import QApplication
+    qtbot.keyClick(QApplication.focusWidget() or window, Qt.Key_Return)
+
+
+def test_continuous_and_two_digit_classes_are_typed_and_committed_with_enter(qtbot, main_window, tmp_path):
+    from PySide6.QtWidgets import QApplication, QLineEdit
+    w = main_window
+    open_db(qtbot, w, _typed_db(tmp_path / "typed.etdb.xml"))
+    w.activateWindow()
+    s = w.start_session("tia", ["mqm", "sser"], start_unscored=False)
+    mqm = w.findChild(QLineEdit, "score_mqm_value")
+    sser = w.findChild(QLineEdit, "score_sser_value")
+    assert mqm is not None and sser is not None
+    first = s.current
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is mqm)
+    _type(qtbot, w, "-7,5")                         # decimal comma accepted
+    assert s.judge_value(first, "mqm") is None      # nothing counts before Enter
+    _enter(qtbot, w)
+    assert s.judge_value(first, "mqm") == -7.5
+    assert s.current == first and s.current_class == "sser"
+    assert QApplication.focusWidget() is sser
+    _type(qtbot, w, "10")                           # SSER 10 (perfect) needs two digits
+    _enter(qtbot, w)
+    assert s.judge_value(first, "sser") == 10.0
+    second = s.current
+    assert second != first and s.current_class == "mqm"
+    # the next item starts empty: nothing of the previous item is carried over
+    assert mqm.text() == "" and sser.text() == ""
+    _enter(qtbot, w)                                # Enter on an empty editor scores nothing
+    assert s.judge_value(second, "mqm") is None
+    _type(qtbot, w, "-30")                          # outside [-25, 0]: refused, stays
+    _enter(qtbot, w)
+    assert s.judge_value(second, "mqm") is None and s.current_class == "mqm"
+    mqm.clear()
+    # digits typed while the window (not the editor) has the focus go into the editor
+    w.source_list.setFocus()
+    qtbot.keyClick(w, Qt.Key_0)
+    assert mqm.text() == "0" and s.judge_value(second, "mqm") is None
+    _enter(qtbot, w)
+    assert s.judge_value(second, "mqm") == 0.0 and s.current_class == "sser"
+    # Ctrl+Z in the editor undoes the last score (not the editor's text) and goes back to it
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key_Z, Qt.ControlModifier)
+    assert s.judge_value(second, "mqm") is None and s.current_class == "mqm"
+    assert mqm.text() == ""
+    # going back shows the first item's own values
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key_P)
+    assert s.current == first and mqm.text() == "-7.5" and sser.text() == "10"
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key_N)
+    assert s.current == second and mqm.text() == "" and sser.text() == ""
