@@ -8,7 +8,7 @@ import pytest
 
 from evaltrans_qt.engine.database import REFERENCE_CLASS, Database, Levels, Score
 from evaltrans_qt.engine.merge import Choice, merge
-from evaltrans_qt.errors import ScoreError
+from evaltrans_qt.errors import InputFormatError, ScoreError
 
 
 def fl() -> Levels:
@@ -148,3 +148,61 @@ def test_merge_into_empty_database_copies_classes():
     db = Database()
     merge(db, new_db(), "old")
     assert db == new_db()
+
+
+# ------------------------------------------------------------ positional sources (SPEC §3.1)
+def positional(scores: dict[str, float], refs=("thanks .", "hello .", "thank you .")) -> Database:
+    """Lines 1 and 3 repeat a sentence with different references; A's candidates equal."""
+    db = Database([fl()])
+    for i, ref in enumerate(refs):
+        src = db.add_source("Hallo ." if i == 1 else "Danke .", doc="d", seg=str(i + 1))
+        db.add_target(src, ref, "ref-A", reference=True)
+        t = db.add_target(src, "thanks .", "A")
+        if str(i + 1) in scores:
+            t.set_score("fluency", scores[str(i + 1)], "anna")
+    return db
+
+
+def test_positional_databases_merge_by_doc_and_seg():
+    """Two databases with seg attributes: a repeated sentence's lines stay apart, each
+    line's scores land on its own candidate."""
+    db = positional({"1": 5})
+    rep = merge(db, positional({"3": 2}), "old")
+    assert [(s.seg, s.text) for s in db.sources] == [("1", "Danke ."), ("2", "Hallo ."),
+                                                    ("3", "Danke .")]
+    assert rep.added_sources == 0 and rep.added_targets == 0 and rep.added_scores == 1
+    assert [s.targets[1].value("fluency") for s in db.sources] == [5, None, 2]
+    assert [[t.text for t in db.references(s)] for s in db.sources] == [
+        ["thanks ."], ["hello ."], ["thank you ."]]
+
+
+def test_same_position_with_another_sentence_is_refused():
+    db = positional({"1": 5})
+    before = copy.deepcopy(db)
+    other = positional({})
+    other.sources[1].text = "Bitte ."
+    other.reindex()
+    with pytest.raises(InputFormatError, match="document d segment 2 is 'Hallo .' here but "
+                                               "'Bitte .' in the other"):
+        merge(db, other, "new")
+    assert db == before
+
+
+def test_old_files_without_seg_still_merge_identical_sources():
+    """T:1971: sources without seg are identified by text, also across the two files; a
+    text source of the other file finds the line of ours that has its target."""
+    db = Database([fl()])
+    for text in ("eins", "zwei", "eins"):
+        db.add_source(text)
+    assert len(db.sources) == 2 and db.sources[0].occurrences == 2
+    merge(db, old_db(), "old")
+    assert [s.text for s in db.sources] == ["eins", "zwei"]
+    pos = positional({"3": 4})
+    text_only = Database([fl()])
+    src = text_only.add_source("Danke .")
+    text_only.add_target(src, "thanks .", "A").set_score("fluency", 1, "ben")
+    text_only.add_target(src, "danke .", "B")
+    rep = merge(pos, text_only, "old")
+    assert rep.added_sources == 0 and rep.added_targets == 1
+    assert pos.sources[0].targets[1].value("fluency") == 1       # first line with A's text
+    assert [t.system for t in pos.sources[0].targets] == ["ref-A", "A", "B"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -108,3 +109,51 @@ def test_clearing_an_already_cleared_journal_leaves_no_file(tmp_path):
     assert not j.path.exists()
     j.append(change_for(db, 0, 1, "fluency", 5, "kim"))
     assert [e.value for e in j.entries()] == [5.0]
+
+
+# ------------------------------------------------------------ positional sources (SPEC §3.1)
+def _repeated_db() -> Database:
+    """One sentence on lines 1 and 3 (positional: two sources), each with its own candidate
+    of system A -- the same text on both lines, so only the position tells them apart."""
+    db = Database([Levels("fluency", count=6, gray=2, green=5, perfect=5, firstvalid=1)])
+    for line, ref in (("1", "thanks ."), ("2", "hello ."), ("3", "thank you .")):
+        src = db.add_source("Hallo ." if line == "2" else "Danke .", seg=line)
+        db.add_target(src, ref, "ref-1", reference=True)
+        db.add_target(src, "thanks .", "A")
+    return db
+
+
+def test_entries_of_a_repeated_sentence_replay_on_their_own_line(tmp_path):
+    db = _repeated_db()
+    j = Journal(tmp_path / "x.journal")
+    j.append(change_for(db, 2, 1, "fluency", 4, "kim"))     # line 3 only
+    j.close()
+    (entry,) = Journal(j.path).entries()
+    assert (entry.source, entry.doc, entry.seg) == ("Danke .", None, "3")
+    fresh = _repeated_db()
+    rep = replay(fresh, [entry])
+    assert len(rep.applied) == 1
+    assert fresh.sources[2].targets[1].value("fluency") == 4
+    assert fresh.sources[0].targets[1].scores == []          # line 1 untouched
+    # the position now holds another sentence: the entry is missing, never misapplied
+    other = _repeated_db()
+    other.sources[2].text = "Bitte ."
+    other.reindex()
+    assert replay(other, [entry]).missing == [entry]
+
+
+def test_old_entries_without_position_still_replay(tmp_path):
+    """A journal written before sources had positions identifies the source by text only."""
+    db = _repeated_db()
+    j = Journal(tmp_path / "old.journal")
+    j.path.write_text('{"evaltrans-journal": 1}\n' + json.dumps(
+        {"source": "Hallo .", "target": "thanks .", "system": "A", "cls": "fluency",
+         "value": 3, "judge": "kim", "target_index": 1, "seq": 1}) + "\n", encoding="utf-8")
+    (entry,) = j.entries()
+    assert entry.seg is None and entry.doc is None
+    rep = replay(db, [entry])
+    assert len(rep.applied) == 1 and db.sources[1].targets[1].value("fluency") == 3
+    # a text source (old EvalTrans file) gets entries without position
+    ch = change_for(_db(), 0, 1, "fluency", 2)
+    assert (ch.doc, ch.seg) == (None, None)
+    assert '"seg":null' in ch.to_json()
