@@ -59,6 +59,13 @@ def test_import_reports_repeated_sources_with_different_references(qtbot, main_w
     dlg.fields["source"].set_path(tmp_path / "src.txt")
     dlg.fields["references"].set_paths([tmp_path / "ref.txt"])
     db = _run(qtbot, w, dlg)
+    assert len(db.sources) == 2 and shown == []     # positional: one source per line
+    # Aachen text has no positions: the repeated sentence is merged (T:1971) and reported
+    (tmp_path / "a.txt").write_text("SOURCE Danke.\nTARGET 10 Thank you.\n"
+                                    "SOURCE Danke.\nTARGET 10 Thanks.\n", encoding="utf-8")
+    dlg = ImportDialog("aachen", False, w)
+    dlg.fields["file"].set_path(tmp_path / "a.txt")
+    db = _run(qtbot, w, dlg)
     assert len(db.sources) == 1
     assert len(shown) == 1 and "repeated source" in shown[0][0]
     assert "T:1971" in shown[0][1] and "'Danke.'" in shown[0][1]
