@@ -138,3 +138,32 @@ def test_console_entry_point_runs():
     assert r.returncode == 0
     info = json.loads(r.stdout)
     assert INFO_KEYS <= set(info) and info["sources"] == 20
+
+
+def test_append_keeps_positions_and_refuses_another_test_set(capsys, tmp_path, files):
+    """SPEC §3.1: ``--append`` of the same source file joins its lines; a file with another
+    sentence at a position is refused naming file and line, and DB is left as it was;
+    an appended Aachen file (no positions) is warned about when it merged a sentence."""
+    out = tmp_path / "t.etdb.xml"
+    assert run(capsys, "import", "text", "--source", files["src"], "--reference", files["ref"],
+               "--system", f"A={files['a']}", "-o", out)[0] == 0
+    assert run(capsys, "import", "text", "--source", files["src"], "--system", f"B={files['b']}",
+               "--append", "-o", out)[0] == 0
+    info = info_json(capsys, out)
+    assert (info["sources"], info["systems"]) == (2, ["A", "B"])
+    before = out.read_bytes()
+    other = tmp_path / "other.txt"
+    other.write_text("eins\ndrei\n", encoding="utf-8")
+    rc, _, err = run(capsys, "import", "text", "--source", other, "--reference", files["ref"],
+                     "--append", "-o", out)
+    assert rc == 2 and f"{other}:2" in err and "segment 2 is 'zwei' in the database" in err
+    assert out.read_bytes() == before
+    aachen = tmp_path / "rep.aachen"
+    aachen.write_text("SOURCE eins\nTARGET 10 one\nSOURCE eins\nTARGET 10 first\n", encoding="utf-8")
+    rc, _, err = run(capsys, "import", "aachen", aachen, "--append", "-o", out)
+    assert rc == 0 and "warning: 1 source sentence(s) without segment ids" in err
+    db = etdb.load_database(out)
+    assert [(s.seg, s.text) for s in db.sources] == [("1", "eins"), ("2", "zwei")]
+    # the Aachen sentence joins line 1 by text (T:1971); its references have no system id
+    assert [(t.system, t.text) for t in db.references(db.sources[0])] == [
+        ("ref-1", "one"), (None, "one"), (None, "first")]
