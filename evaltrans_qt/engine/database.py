@@ -516,6 +516,35 @@ class Database:
     def __repr__(self) -> str:
         return f"<Database {len(self.sources)} sources, {len(self.levels)} score classes>"
 
+    # ----- editing score classes (issue 11; the rules live in engine/schemes.py) -----
+    def class_score_count(self, name: str) -> int:
+        """Number of stored scores of class ``name`` (every judge, extrapolations too)."""
+        from evaltrans_qt.engine import schemes
+        return schemes.score_count(self, name)
+
+    def define_class(self, lv: Levels) -> Levels:
+        """Declare a checked class; the reference-deciding class stays last (T:1971)."""
+        from evaltrans_qt.engine import schemes
+        return schemes.add_class(self, lv)
+
+    def define_template_class(self, template: str, name: str | None = None) -> Levels:
+        """Declare the class of a template (``fluency5``, ``adequacy5``, ``sser``, ``mqm``,
+        ``reference``), optionally under another name."""
+        from evaltrans_qt.engine import schemes
+        return schemes.add_template(self, template, name)
+
+    def edit_class(self, name: str, new: Levels, force: bool = False) -> int:
+        """Redefine (or rename) class ``name``; refused if existing scores would become
+        invalid unless ``force`` (which deletes them). Returns the number deleted."""
+        from evaltrans_qt.engine import schemes
+        return schemes.edit_class(self, name, new, force)
+
+    def remove_class(self, name: str, force: bool = False) -> int:
+        """Remove class ``name``; refused if it has scores unless ``force``, and while it
+        decides references for other classes. Returns the number of scores deleted."""
+        from evaltrans_qt.engine import schemes
+        return schemes.remove_class(self, name, force)
+
 
 def _short(text: str, width: int = 50) -> str:
     return repr(text if len(text) <= width else text[:width - 3] + "...")
