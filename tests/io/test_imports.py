@@ -417,3 +417,26 @@ def test_import_and_batch_commands_print_the_repeated_source_warning(tmp_path, c
     assert cli_main(["batch", "--database", str(old), "--all-systems", "--measures", "wer",
                      "--output-file", str(tmp_path / "m.xml")]) == 0
     assert "warning: 1 source sentence(s) without segment ids" in capsys.readouterr().err
+
+
+def test_sgml_repeated_segment_keeps_its_own_references(tmp_path):
+    """NIST sets: each (docid, seg id) is a source (SPEC §3.1), also when the sentence
+    repeats; appending a set with another sentence at a known position is refused."""
+    src = write(tmp_path / "src.sgm", "<srcset><doc docid=d1><seg id=1>Danke</seg>"
+                                      "<seg id=2>Hallo</seg></doc><doc docid=d2><seg id=1>Danke"
+                                      "</seg></doc></srcset>")
+    ref = write(tmp_path / "ref.sgm", "<refset sysid=h><doc docid=d1><seg id=1>Thanks</seg>"
+                                      "<seg id=2>Hello</seg></doc><doc docid=d2><seg id=1>Thank you"
+                                      "</seg></doc></refset>")
+    db = sgml.import_sgml(src, [ref])
+    assert [(s.doc, s.seg) for s in db.sources] == [("d1", "1"), ("d1", "2"), ("d2", "1")]
+    assert [[t.text for t in db.references(s)] for s in db.sources] == [
+        ["Thanks"], ["Hello"], ["Thank you"]]
+    before = etdb.dumps(db)
+    other = write(tmp_path / "other.sgm", "<srcset><doc docid=d2>\n<seg id=1>Bitte</seg>"
+                                          "</doc></srcset>")
+    with pytest.raises(InputFormatError, match="document d2 segment 1 is 'Danke' in the "
+                                               "database") as exc:
+        sgml.import_sgml(other, [], [], db=db)
+    assert exc.value.path == other and exc.value.line == 2
+    assert etdb.dumps(db) == before
