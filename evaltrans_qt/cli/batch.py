@@ -298,7 +298,14 @@ def text_summary(run: RunResult, system: str) -> str:
             continue
         cols = ", ".join(f"{k} {_fmt(v)}" for k, v in sc.columns.items())
         lines.append(f"{name}: {_fmt(sc.value)}" + (f"  ({cols})" if cols else ""))
+    lines += _signature_lines(run, [m for m in run.measures if m in sr.scores])
     return "\n".join(lines) + "\n"
+
+
+def _signature_lines(run: RunResult, measures: Sequence[str]) -> list[str]:
+    """``signature NAME: ...`` for each measure (every option that changes its numbers)."""
+    sigs = run.signatures()
+    return [f"signature {m}: {sigs[m]}" for m in measures if m in sigs]
 
 
 def _fmt(v: float) -> str:
@@ -312,22 +319,26 @@ def summary_table(run: RunResult) -> str:
     for s, sr in run.systems.items():
         out.append((s or "(no id)").ljust(width) + "".join(
             f"{_fmt(sr.scores[h].value) if h in sr.scores else '-':>10}" for h in heads))
+    out += _signature_lines(run, heads)
     return "\n".join(out) + "\n"
 
 
 def json_summary(run: RunResult, paths: dict[str, Path | None]) -> dict[str, Any]:
     def num(v):
         return None if v is None or (isinstance(v, float) and not math.isfinite(v)) else v
+    signatures = run.signatures()
     return {
         "options": run.options.to_dict(),
         "measures": list(run.measures),
+        "signatures": signatures,
         "warnings": list(run.meta.get("warnings", ())),
         "seconds": run.meta.get("seconds"),
         "systems": {
             s: {"candidates": len(sr.segments),
                 "report": str(paths[s]) if paths.get(s) else None,
                 "scores": {m: {"value": num(sc.value),
-                               "columns": {k: num(v) for k, v in sc.columns.items()}}
+                               "columns": {k: num(v) for k, v in sc.columns.items()},
+                               "signature": signatures.get(m)}
                            for m, sc in sr.scores.items()}}
             for s, sr in run.systems.items()},
     }

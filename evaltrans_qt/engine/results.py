@@ -110,6 +110,45 @@ class RunResult:
             out[i] = sc.value if column is None else sc.columns[column]
         return out
 
+    def nrefs(self) -> int | str:
+        """References per candidate over the run (sacreBLEU's ``nrefs``): the common count,
+        or ``"var"`` when candidates have different numbers of references."""
+        counts = {len(refs) for sr in self.systems.values() for refs in sr.reference_texts}
+        if not counts:
+            return self.meta.get("nrefs", 1)
+        return counts.pop() if len(counts) == 1 else "var"
+
+    def signature(self, measure: str, short: bool = False, **extra) -> str:
+        """The signature of ``measure``'s numbers in this run (``engine/signature.py``):
+        sacreBLEU's own for BLEU/chrF/TER, an extended one for our measures. A run read
+        from a report keeps the signature the report recorded."""
+        saved = (self.meta.get("signatures") or {}).get(measure)
+        if saved and not short and not extra:
+            return saved
+        from evaltrans_qt.engine.signature import signature_for
+        return signature_for(measure, self.options, self.nrefs(), **extra).format(short)
+
+    def signatures(self, short: bool = False) -> dict[str, str]:
+        """{measure: signature} for every measure of the run."""
+        out = {}
+        for m in self.measures:
+            try:
+                out[m] = self.signature(m, short)
+            except Exception:  # noqa: BLE001 - a measure unknown here (foreign report)
+                continue
+        return out
+
+    def column_signatures(self, short: bool = False) -> dict[str, str]:
+        """{table column: signature of the measure it comes from} (tooltips, exports)."""
+        sigs = self.signatures(short)
+        out: dict[str, str] = {}
+        for sr in self.systems.values():
+            for m, sc in sr.scores.items():
+                if m in sigs:
+                    for col in sc.columns:
+                        out.setdefault(col, sigs[m])
+        return out
+
     def system_table(self) -> dict[str, dict[str, float]]:
         """{system: {column: value}} over all measures' columns (for tables/CSV)."""
         out: dict[str, dict[str, float]] = {}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -79,18 +80,37 @@ def to_json(frame: pd.DataFrame) -> str:
     return json.dumps(rows, ensure_ascii=False, indent=1)
 
 
-def write_table(frame: pd.DataFrame, path: str | Path, decimals: int = 4, **latex_kw) -> Path:
-    """Write ``frame`` as .csv, .tsv, .json or .tex (booktabs), by the suffix of ``path``."""
+def signature_comments(signatures: Mapping[str, str] | None, prefix: str) -> str:
+    """One comment line per measure, ``# signature bleu: nrefs:3|...`` (``prefix`` = ``#``
+    for CSV/TSV, ``%`` for LaTeX): every exported number names the options behind it."""
+    if not signatures:
+        return ""
+    return "".join(f"{prefix} signature {m}: {sig}\n" for m, sig in signatures.items())
+
+
+def write_table(frame: pd.DataFrame, path: str | Path, decimals: int = 4,
+                signatures: Mapping[str, str] | None = None, **latex_kw) -> Path:
+    """Write ``frame`` as .csv, .tsv, .json or .tex (booktabs), by the suffix of ``path``.
+
+    ``signatures`` ({measure: signature}) go first as comment lines (CSV/TSV ``#``, read
+    back with ``pandas.read_csv(comment="#")``; LaTeX ``%``), or, in JSON, as
+    ``{"signatures": ..., "rows": [...]}``.
+    """
     p = Path(path)
     suffix = p.suffix.lower()
     if suffix == ".csv":
-        text = frame.to_csv(index=False, float_format=f"%.{max(decimals, 6)}g")
+        text = signature_comments(signatures, "#") + frame.to_csv(
+            index=False, float_format=f"%.{max(decimals, 6)}g")
     elif suffix == ".tsv":
-        text = frame.to_csv(index=False, sep="\t", float_format=f"%.{max(decimals, 6)}g")
+        text = signature_comments(signatures, "#") + frame.to_csv(
+            index=False, sep="\t", float_format=f"%.{max(decimals, 6)}g")
     elif suffix == ".json":
         text = to_json(frame)
+        if signatures:
+            text = ('{"signatures": ' + json.dumps(dict(signatures), ensure_ascii=False)
+                    + ',\n "rows": ' + text + "}")
     elif suffix in (".tex", ".latex"):
-        text = to_latex(frame, decimals, **latex_kw)
+        text = signature_comments(signatures, "%") + to_latex(frame, decimals, **latex_kw)
     else:
         raise SaveError(f"cannot export a table as '{suffix or p.name}': use .csv, .tsv, .json "
                         "or .tex", p)

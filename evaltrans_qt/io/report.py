@@ -37,7 +37,11 @@ Element names (Figures A.2/A.3 where they name one; otherwise by the rules below
   ``stats`` (the measure's sufficient statistics, space separated, exact
   ``repr`` floats; ``stat-names`` at system level) -- the reader rebuilds the
   exact numbers from them; ``flags`` on a sentence's measure element lists the
-  measure's raised per-sentence flags (e.g. ``flags="approximated"`` for LJWER).
+  measure's raised per-sentence flags (e.g. ``flags="approximated"`` for LJWER);
+  ``signature`` on a system-level measure element names every option that
+  changes its numbers (sacreBLEU's own signature for BLEU/chrF/TER, an extended
+  one for our measures, ``engine/signature.py``); the reader keeps it in
+  ``RunResult.meta["signatures"]``.
 * ``<candidate-statistics>``: ``<system>``, ``<candidates>``,
   ``<candidate-words>``, ``<reference-sentences>``, ``<reference-words>``,
   ``<references-per-candidate>`` (minimum/maximum as attributes ``min``/``max``);
@@ -77,7 +81,7 @@ from evaltrans_qt.io.atomic import atomic_write_bytes
 DOCTYPE = '<!DOCTYPE etreport SYSTEM "etreport.dtd">'
 SOFTWARE = f"evaltrans_qt {__version__}"
 FLAG_PREFIX = "flag:"
-_RESERVED_ATTRS = ("stats", "stat-names", "flags")
+_RESERVED_ATTRS = ("stats", "stat-names", "flags", "signature")
 
 
 # --------------------------------------------------------------------------- values
@@ -298,11 +302,14 @@ def build_report(run: RunResult, system: str, *, author: str | None = None,
     w.close(2, "report-options")
     w.close(1, "evaluation-options")
     w.open(1, "evaluation")
+    signatures = run.signatures()
     for name in run.measures:
         if name not in sr.scores:
             continue
         m = run.measure(name)
         attrs = {"stat-names": " ".join(m.stat_names)}
+        if name in signatures:
+            attrs["signature"] = signatures[name]
         if name in sr.stats and len(sr.stats[name]):
             attrs["stats"] = _format_stats(sr.stats[name].sum(axis=0))
         w.open(2, m.report_element, attrs)
@@ -439,11 +446,14 @@ def loads_report(data: bytes, path: str | os.PathLike[str] | None = None) -> Run
     scores: dict[str, MeasureScore] = {}
     elements: dict[str, str] = {}
     tmp = RunResult(options, (), {})
+    signatures: dict[str, str] = {}
     for el in (ev if ev is not None else []):
         if not isinstance(el.tag, str):
             continue
         name = by_element.get(el.tag, el.tag)
         measures.append(name)
+        if el.get("signature"):
+            signatures[name] = el.get("signature")
         elements[el.tag] = name
         scores[name] = _score_of(tmp, name, el, name in registry, path)
     rows = root.findall("candidate-evaluation/candidate")
@@ -508,6 +518,7 @@ def loads_report(data: bytes, path: str | os.PathLike[str] | None = None) -> Run
         meta["sentences-in-detail"] = (ro.findtext("sentences-in-detail") or "") == "true"
         meta["include-sentences"] = (ro.findtext("include-sentences") or "") == "true"
     meta["unknown-measures"] = tuple(m for m in measures if m not in registry)
+    meta["signatures"] = signatures
     db = (meta.get("files") or {}).get("database-file") or None
     return RunResult(options=options, measures=tuple(measures), systems={system: sr},
                      database_path=db, meta=meta)

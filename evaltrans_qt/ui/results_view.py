@@ -567,7 +567,9 @@ class ResultsView(QWidget):
     def _show_analysis(self, a: Analysis) -> None:
         self.analysis = a
         t = a.tables
+        sigs = self.run.column_signatures() if self.run is not None else {}
         tips = {c: ("higher is better" if d > 0 else "lower is better")
+                + (f"\nsignature: {sigs[c]}" if c in sigs else "")
                 for c, d in t.directions.items()}
         self.system_model.set_frame(t.systems, tips)
         self.sentence_model.set_frame(t.sentences, tips)
@@ -775,7 +777,7 @@ class ResultsView(QWidget):
         from evaltrans_qt.io.export import write_table
         frame = {"systems": self.system_model.frame, "sentences": self.sentence_model.frame,
                  "correlations": self.corr_model.frame}[which]
-        write_table(frame, path)
+        write_table(frame, path, signatures=self.run.signatures() if self.run else None)
 
     def export_plot(self, path: str) -> None:
         plots.export_plot(self.current_plot(), path)
