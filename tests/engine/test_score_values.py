@@ -52,3 +52,34 @@ def test_vectorised_where_it_matters(name):
     """These override the row-by-row default (the measures significance tests use most)."""
     from evaltrans_qt.engine.measures.base import Measure
     assert get(name).score_values is not Measure.score_values
+
+
+@pytest.mark.parametrize("eff", [False, True], ids=["", "eff"])
+@pytest.mark.parametrize("method, value", [("none", None), ("floor", None), ("floor", 0.0),
+                                           ("add-k", None), ("add-k", 0.0), ("exp", None),
+                                           ("moses", None), ("moses", 0.0), ("nrc", None),
+                                           ("nrc", 0.5)])
+def test_bleu_score_values_equal_score_for_every_smoothing(method, value, eff):
+    """BLEU's vectorised headline = score(row).value for every smoothing method and value,
+    on the demo database's sentence rows, system sums, resampled sums and degenerate rows."""
+    options = EvalOptions(bleu_smooth_method=method, bleu_smooth_value=value,
+                          bleu_effective_order=eff, bleu_pad_rule="none")
+    run = evaluate(load_database(demo_database_path()), options, ["bleu"],
+                   executor=SerialExecutor())
+    m = run.measure("bleu")
+    rng = np.random.default_rng(1)
+    rows = []
+    for s in run.systems.values():
+        st = np.asarray(s.stats["bleu"], dtype=float)
+        rows += [st, st.sum(axis=0)[None, :], rng.multinomial(
+            len(st), np.full(len(st), 1.0 / len(st)), size=10) @ st]
+    width = rows[0].shape[1]
+    degenerate = np.zeros((4, width))
+    degenerate[1, :2] = (3.0, 5.0)                       # candidate words, no m-gram counted
+    degenerate[2, :2] = (0.0, 4.0)                       # empty candidate
+    degenerate[3, 2:] = 1.0                              # matches, zero lengths
+    rows = np.vstack(rows + [degenerate])
+    expected = np.array([m.score(r).value for r in rows])
+    got = m.score_values(rows)
+    assert np.isfinite(expected).all()
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-300)

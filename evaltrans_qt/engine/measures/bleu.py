@@ -57,7 +57,7 @@ measure with maximum order M = m.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -114,14 +114,6 @@ def length_penalty(hyp_len: float, ref_len: float) -> float:
     return math.exp(1 - ref_len / hyp_len) if hyp_len > 0 else 0.0
 
 
-def _math_log(a: np.ndarray) -> np.ndarray:
-    return np.array([math.log(x) for x in np.ravel(a)], dtype=np.float64).reshape(np.shape(a))
-
-
-def _math_exp(a: np.ndarray) -> np.ndarray:
-    return np.array([math.exp(x) for x in np.ravel(a)], dtype=np.float64).reshape(np.shape(a))
-
-
 def smooth_value(method: str, value: float | None) -> float | None:
     """``bleu-smooth-value`` or the method's default (:data:`SMOOTH_DEFAULTS`)."""
     if method not in SMOOTH_DEFAULTS:
@@ -130,14 +122,14 @@ def smooth_value(method: str, value: float | None) -> float | None:
     return SMOOTH_DEFAULTS[method] if value is None else value
 
 
-def nrc_counts(correct: np.ndarray, next_correct: np.ndarray, hyp_len: np.ndarray, k: float,
-               log: Callable[[np.ndarray], np.ndarray] = np.log) -> np.ndarray:
+def nrc_counts(correct: np.ndarray, next_correct: np.ndarray, hyp_len: np.ndarray, k: float
+               ) -> np.ndarray:
     """Chen & Cherry 2014 method 4 then method 5 (Macháček §4.2.3): the smoothed counts
     m''_1..M of each row from n∩_1..M, n∩_{M+1} and the candidate length I (see module doc)."""
     rows, M = correct.shape
     counts = np.concatenate([correct, np.reshape(next_correct, (rows, 1))], axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        factor = np.where(hyp_len > 1, k / log(np.where(hyp_len > 1, hyp_len, 2.0)), np.inf)
+        factor = np.where(hyp_len > 1, k / np.log(np.where(hyp_len > 1, hyp_len, 2.0)), np.inf)
         invcnt = np.ones(rows)
         first = np.empty((rows, M + 1))
         for j in range(M + 1):                                  # method 4
@@ -152,19 +144,73 @@ def nrc_counts(correct: np.ndarray, next_correct: np.ndarray, hyp_len: np.ndarra
     return out
 
 
+def _my_log(x: float) -> float:
+    """sacreBLEU ``utils.my_log``: log, with log 0 floored to :data:`LOG_ZERO`."""
+    return LOG_ZERO if x == 0.0 else math.log(x)
+
+
+def headline_row(hyp_len: float, ref_len: float, correct: Sequence[float],
+                 total: Sequence[float], method: str = "none", value: float | None = None,
+                 effective_order: bool = False, next_correct: float = 0.0
+                 ) -> tuple[float, float, list[float], float]:
+    """The headline BLEU of one row: ``(score %, unpenalized %, precisions %, bp)``.
+
+    sacreBLEU ``BLEU.compute_bleu`` (metrics/bleu.py) statement by statement (so the
+    same value bit for bit), plus ``moses`` and ``nrc`` (module doc). :func:`headline`
+    is the same computation vectorised over rows.
+    """
+    v = smooth_value(method, value)
+    M = len(correct)
+    bp = 1.0
+    if hyp_len < ref_len:
+        bp = math.exp(1 - ref_len / hyp_len) if hyp_len > 0 else 0.0
+    precisions = [0.0] * M
+    if method in _SACREBLEU_METHODS and not any(correct):
+        return 0.0, 0.0, precisions, bp
+    cor, tot = [float(c) for c in correct], [float(t) for t in total]
+    if method == "moses":
+        cor, tot = [c + v for c in cor], [t + v for t in tot]
+    elif method == "nrc":
+        factor = v / math.log(hyp_len) if hyp_len > 1 else math.inf
+        invcnt, first = 1.0, []
+        for c in cor + [float(next_correct)]:               # method 4
+            if c == 0:
+                invcnt *= factor
+                first.append(1.0 / invcnt)
+            else:
+                first.append(c)
+        prev = first[0] + 1                                 # method 5
+        for j in range(M):
+            prev = (prev + first[j] + first[j + 1]) / 3
+            cor[j] = prev
+    smooth_mteval = 1.
+    eff_order = M
+    for n in range(1, M + 1):
+        if method == "add-k" and n > 1:
+            cor[n - 1] += v
+            tot[n - 1] += v
+        if tot[n - 1] == 0:
+            break
+        if effective_order:
+            eff_order = n
+        if cor[n - 1] == 0:
+            if method == "exp":
+                smooth_mteval *= 2
+                precisions[n - 1] = 100. / (smooth_mteval * tot[n - 1])
+            elif method == "floor":
+                precisions[n - 1] = 100. * v / tot[n - 1]
+        else:
+            precisions[n - 1] = 100. * cor[n - 1] / tot[n - 1]
+    unpen = math.exp(sum([_my_log(p) for p in precisions[:eff_order]]) / eff_order)
+    return bp * unpen, unpen, precisions, bp
+
+
 def headline(hyp_len: np.ndarray, ref_len: np.ndarray, correct: np.ndarray, total: np.ndarray,
              method: str = "none", value: float | None = None, effective_order: bool = False,
-             next_correct: np.ndarray | None = None,
-             log: Callable[[np.ndarray], np.ndarray] = np.log,
-             exp: Callable[[np.ndarray], np.ndarray] = np.exp
+             next_correct: np.ndarray | None = None
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The headline BLEU of many rows: ``(score %, unpenalized %, precisions %, bp)``.
-
-    sacreBLEU ``BLEU.compute_bleu`` (metrics/bleu.py) vectorised over rows, order by
-    order, with the same operations; plus ``moses`` and ``nrc`` (module doc). ``log``
-    and ``exp`` are numpy's by default; :meth:`BLEU.score` passes Python's ``math``
-    ones, which sacreBLEU uses, so a single row equals sacreBLEU bit for bit.
-    """
+    """:func:`headline_row` of many rows at once, order by order with the same operations
+    (numpy's log and exp may differ from Python's in the last bit)."""
     v = smooth_value(method, value)
     hyp = np.asarray(hyp_len, dtype=np.float64)
     ref = np.asarray(ref_len, dtype=np.float64)
@@ -176,7 +222,7 @@ def headline(hyp_len: np.ndarray, ref_len: np.ndarray, correct: np.ndarray, tota
         short = (hyp < ref) & (hyp > 0)
         bp = np.where(hyp < ref, 0.0, 1.0)
         if short.any():
-            bp[short] = exp(1 - ref[short] / hyp[short])
+            bp[short] = np.exp(1 - ref[short] / hyp[short])
         if method == "add-k":
             cor[:, 1:] += v
             tot[:, 1:] += v
@@ -186,7 +232,7 @@ def headline(hyp_len: np.ndarray, ref_len: np.ndarray, correct: np.ndarray, tota
         elif method == "nrc":
             if next_correct is None:
                 raise ValueError("nrc smoothing needs the counts of order M+1")
-            cor = nrc_counts(cor, np.asarray(next_correct, dtype=np.float64), hyp, v, log)
+            cor = nrc_counts(cor, np.asarray(next_correct, dtype=np.float64), hyp, v)
         prec = np.zeros((rows, M))
         alive = np.ones(rows, dtype=bool)
         eff = np.full(rows, M, dtype=np.int64)
@@ -210,9 +256,9 @@ def headline(hyp_len: np.ndarray, ref_len: np.ndarray, correct: np.ndarray, tota
         logs = np.zeros(rows)
         for j in range(M):
             p = prec[:, j]
-            lp = np.where(p == 0.0, float(LOG_ZERO), log(np.where(p == 0.0, 1.0, p)))
+            lp = np.where(p == 0.0, float(LOG_ZERO), np.log(np.where(p == 0.0, 1.0, p)))
             logs = np.where(j < eff, logs + lp, logs)
-        unpen = exp(logs / eff)
+        unpen = np.exp(logs / eff)
         score = bp * unpen
     if method in _SACREBLEU_METHODS:
         score = np.where(any_match, score, 0.0)
@@ -312,33 +358,39 @@ class BLEU(Measure):
             out[:, 2 + 2 * M] = correct[:, M]
         return out
 
-    def _headline(self, st: np.ndarray, order: int, scalar: bool):
-        """:func:`headline` of rows ``st`` with maximum order ``order`` <= M."""
+    def _next_correct(self, st: np.ndarray, order: int) -> np.ndarray | None:
+        """n∩_{order+1} of rows ``st`` for nrc smoothing (None otherwise)."""
+        if self.smooth_method != "nrc":
+            return None
         M = self.max_order
-        correct = st[:, 2:2 + M]
-        nxt = None
-        if self.smooth_method == "nrc":
-            nxt = correct[:, order] if order < M else st[:, 2 + 2 * M]
-        funcs = {"log": _math_log, "exp": _math_exp} if scalar else {}
-        return headline(st[:, 0], st[:, 1], correct[:, :order], st[:, 2 + M:2 + M + order],
-                        self.smooth_method, self.smooth_value, self.effective_order, nxt,
-                        **funcs)
+        return st[..., 2 + order] if order < M else st[..., 2 + 2 * M]
+
+    def _row(self, st: np.ndarray, order: int) -> tuple[float, float, list[float], float]:
+        """:func:`headline_row` of one row with maximum order ``order`` <= M."""
+        M = self.max_order
+        nxt = self._next_correct(st, order)
+        return headline_row(float(st[0]), float(st[1]), st[2:2 + order].tolist(),
+                            st[2 + M:2 + M + order].tolist(), self.smooth_method,
+                            self.smooth_value, self.effective_order,
+                            0.0 if nxt is None else float(nxt))
 
     def score_values(self, stats: np.ndarray) -> np.ndarray:
-        """The headline BLEU of many rows at once (as :meth:`score`, numpy's log/exp)."""
+        """The headline BLEU of many rows at once (:func:`headline`, as :meth:`score`)."""
         st = np.array(stats, dtype=np.float64, ndmin=2)
-        return self._headline(st, self.max_order, scalar=False)[0] / 100
+        M = self.max_order
+        return headline(st[:, 0], st[:, 1], st[:, 2:2 + M], st[:, 2 + M:2 + 2 * M],
+                        self.smooth_method, self.smooth_value, self.effective_order,
+                        self._next_correct(st, M))[0] / 100
 
     def score(self, stats: np.ndarray) -> MeasureScore:
         M = self.max_order
-        st = np.array(stats, dtype=np.float64, ndmin=2)
-        hyp_len, ref_len = float(st[0, 0]), float(st[0, 1])
-        correct = [float(x) for x in st[0, 2:2 + M]]
-        total = [float(x) for x in st[0, 2 + M:2 + 2 * M]]
+        st = np.asarray(stats, dtype=np.float64)
+        hyp_len, ref_len = float(st[0]), float(st[1])
+        correct = st[2:2 + M].tolist()
+        total = st[2 + M:2 + 2 * M].tolist()
         lp = length_penalty(hyp_len, ref_len)
-        score, unpen, prec, _ = self._headline(st, M, scalar=True)
-        details: dict = {"score-unpenalized": float(unpen[0]) / 100,
-                         "score": float(score[0]) / 100}
+        score, unpen, prec, _ = self._row(st, M)
+        details: dict = {"score-unpenalized": unpen / 100, "score": score / 100}
         for v in VARIANTS[1:]:
             u = unpenalized(correct, total, v)
             details[f"{_PREFIX[v]}score-unpenalized"] = u
@@ -350,13 +402,13 @@ class BLEU(Measure):
         for m in range(1, M + 1):
             part: dict = {f"{_PREFIX[v]}precision": precision(correct[m - 1], total[m - 1], m, v)
                           for v in VARIANTS}
-            part["smoothed-precision"] = float(prec[0, m - 1]) / 100
+            part["smoothed-precision"] = prec[m - 1] / 100
             part["correct"] = correct[m - 1]
             part["total"] = total[m - 1]
             if self.all_ngrams:
-                s_m, u_m, _, _ = self._headline(st, m, scalar=True)
-                part["score-unpenalized"] = float(u_m[0]) / 100
-                part["score"] = float(s_m[0]) / 100
+                s_m, u_m, _, _ = self._row(st, m)
+                part["score-unpenalized"] = u_m / 100
+                part["score"] = s_m / 100
                 for v in VARIANTS[1:]:
                     u = unpenalized(correct, total, v, m)
                     part[f"{_PREFIX[v]}score-unpenalized"] = u
