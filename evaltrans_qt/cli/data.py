@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -87,7 +88,50 @@ def _cmd_merge(args: argparse.Namespace) -> int:
     return 0
 
 
+def _is_report(path: str) -> bool:
+    """True if the XML file's root element is an EvalTrans ``<report>`` (Figure A.2)."""
+    import re
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False
+    head = re.sub(rb"<\?.*?\?>|<!--.*?-->|<!DOCTYPE[^>]*>", b"", head, flags=re.S)
+    m = re.search(rb"<([A-Za-z_][\w.-]*)", head)
+    return bool(m) and m.group(1) == b"report"
+
+
+def _report_info(args: argparse.Namespace) -> int:
+    """``evaltrans info REPORT.xml``: the report's system, date, software, and each
+    measure's value with the signature it was computed under."""
+    from evaltrans_qt.io.report import read_report
+    run = read_report(args.database)
+    (system, sr), = run.systems.items()
+    sigs = run.signatures()
+    meta = run.meta
+    info = {"report": str(args.database), "system": system, "date": meta.get("date", ""),
+            "software": meta.get("software", ""),
+            "candidates": int((meta.get("candidate-statistics") or {}).get("candidates")
+                              or len(sr.segments)),
+            "measures": {m: {"value": sc.value if math.isfinite(sc.value) else None,
+                             "signature": sigs.get(m)} for m, sc in sr.scores.items()}}
+    if args.json:
+        print(json.dumps(info, ensure_ascii=False))
+        return 0
+    print(f"report      {args.database}")
+    print(f"system      {system or '(no id)'}")
+    print(f"date        {info['date']}")
+    print(f"software    {info['software']}")
+    print(f"candidates  {info['candidates'] or '-'}")
+    for m, d in info["measures"].items():
+        value = "nan" if d["value"] is None else f"{d['value']:.6f}"
+        print(f"{m:<11} {value}  {d['signature'] or '(no signature: written by another tool)'}")
+    return 0
+
+
 def _cmd_info(args: argparse.Namespace) -> int:
+    if _is_report(args.database):
+        return _report_info(args)
     db = etdb.load_database(args.database)
     c = db.counts()
     if args.json:
@@ -181,8 +225,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _output(p, "merged database to write")
     p.set_defaults(func=_cmd_merge)
 
-    p = subparsers.add_parser("info", help="counts of a database")
-    p.add_argument("database", metavar="DB")
+    p = subparsers.add_parser("info", help="counts of a database, or a report's values and "
+                                           "signatures")
+    p.add_argument("database", metavar="FILE", help="an EvalTrans database or report")
     p.add_argument("--json", action="store_true",
                    help="one JSON object: sources, targets, references, candidates, systems, scored, ...")
     p.set_defaults(func=_cmd_info)

@@ -820,8 +820,8 @@ def database_from_files(source: str | Path, references: Sequence[str | Path],
     """A database from line-aligned plain text files (SPEC §3.4), via ``io.plaintext``.
 
     References are named ``ref-1``, ``ref-2``...; candidates by the mapping's keys.
-    Sources are identified by text as in the thesis (T:1971): repeated source
-    lines share their references. Raises :class:`InputFormatError` naming the
+    Sources are identified by their line (``seg``, SPEC §3.1): a repeated source
+    line keeps its own references, as in sacreBLEU, jiwer and Moses. Raises :class:`InputFormatError` naming the
     file and line for unreadable or misaligned files.
     """
     if not references:

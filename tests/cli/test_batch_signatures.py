@@ -123,3 +123,21 @@ def _write(tmp: Path, name: str, lines: list[str]) -> Path:
     p = tmp / f"{name}.txt"
     p.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return p
+
+
+def test_info_of_a_report_shows_values_and_signatures(files, capsys):
+    report = files["dir"] / "r.xml"
+    assert main(["batch", "--source", str(files["src"]), "--reference", str(files["refA"]),
+                 "--target", f"mine={files['hyp']}", "--measures", "bleu,wer", "--jobs", "1",
+                 "--xml-mode", "--output-file", str(report)]) == 0
+    capsys.readouterr()
+    assert main(["info", str(report), "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    run = read_report(report)
+    assert info["system"] == "mine" and info["candidates"] == len(HYPS)
+    assert info["measures"]["bleu"]["value"] == pytest.approx(
+        run.systems["mine"].scores["bleu"].value, abs=1e-15)
+    assert info["measures"]["bleu"]["signature"] == run.meta["signatures"]["bleu"]
+    assert main(["info", str(report)]) == 0
+    text = capsys.readouterr().out
+    assert f"wer         " in text and run.meta["signatures"]["wer"] in text
