@@ -219,7 +219,8 @@ class EvalOptions:
     chrf_whitespace: bool = _opt(False, "chrF: keep whitespace in character n-grams.",
                                  flag="chrf-whitespace", section="-", group="chrf", kind="flag",
                                  report="whitespace")
-    chrf_case: str = _opt("run", "chrF case: run (the run's case option), use, ignore.",
+    chrf_case: str = _opt("run", "chrF case: run (the run's case option), use, ignore "
+                          "(sacreBLEU lowercase=True).",
                           flag="chrf-case", section="-", group="chrf", choices=MEASURE_CASES,
                           report="case")
 
@@ -248,6 +249,9 @@ class EvalOptions:
                 raise OptionError(f"--{f.metadata['flag']}: expected a non-negative number, got {v!r}")
         if self.max_ngram < 1 or self.nist_max_ngram < 1 or self.nper_max_ngram < 1:
             raise OptionError("m-gram sizes must be at least 1")
+        if self.chrf_char_order + self.chrf_word_order < 1:
+            raise OptionError("--chrf-char-order plus --chrf-word-order must be at least 1 "
+                              "(chrF needs some n-grams)")
         if len(self.transposition_costs) != 5 or self.transposition_costs[0] <= 0:
             raise OptionError("--transposition-costs: expected 5 integers "
                               "denominator,c_SUB,c_DEL,c_INS,c_INV with denominator > 0")
