@@ -76,9 +76,13 @@ class EvalOptions:
     tokenization: str = _opt("mteval", "Tokenisation: none (split on spaces), remove-punctuation, "
                              "mteval (= mteval-v13a / sacreBLEU 13a), mteval-contractions "
                              "(mteval + English contractions, \"we'd\" -> \"we would\"), intl "
-                             "(sacreBLEU intl).", flag="tokenization", section="5.1, Fig. 5.1",
+                             "(sacreBLEU intl), char (every character a word), zh (Chinese "
+                             "characters split off, 13a otherwise), ja-mecab / ko-mecab (MeCab; "
+                             "pip install 'evaltrans_qt[ja]' / '[ko]'): sacreBLEU's tokenizers.",
+                             flag="tokenization", section="5.1, Fig. 5.1",
                              group="preprocessing", choices=TOKENIZATIONS)
-    case: str = _opt("use", "Use or ignore case (Unicode lower-casing).", flag="case",
+    case: str = _opt("use", "Use or ignore case (Unicode lower-casing of the text before "
+                     "tokenising, as sacreBLEU -lc).", flag="case",
                      section="5.2", group="preprocessing", choices=CASES)
 
     # ---- WER, PER, MSDER, skip-bigram PER, INVWER, LJWER (Table A.3)
@@ -143,12 +147,14 @@ class EvalOptions:
                                      report="reference-length-rule")
     bleu_smooth_method: str = _opt("none", "BLEU smoothing of the headline score: none (genuine "
                                    "BLEU, eq. 3.4), floor, add-k, exp (sacreBLEU's methods), moses "
-                                   "(sentBLEU: +1 on every order), nrc (Chen & Cherry's method 3). "
+                                   "(sentBLEU: +1 on every order), nrc (BLEU-NRC: Chen & Cherry's "
+                                   "methods 4 then 5). "
                                    "BLEU-S and BLEU-S' are reported beside it.",
                                    flag="bleu-smooth-method", section="3.1", group="bleu",
                                    choices=BLEU_SMOOTH_METHODS, report="smooth-method")
-    bleu_smooth_value: float | None = _opt(None, "Value of floor / add-k smoothing (empty: "
-                                           "sacreBLEU's defaults 0.1 and 1).",
+    bleu_smooth_value: float | None = _opt(None, "Value of floor / add-k smoothing, the "
+                                           "constant moses adds, nrc's K (empty: defaults "
+                                           "0.1, 1 as sacreBLEU; 1; 5).",
                                            flag="bleu-smooth-value", section="3.1", group="bleu",
                                            kind="optfloat", report="smooth-value")
     bleu_effective_order: bool = _opt(False, "BLEU: average only over the orders that have "
