@@ -9,8 +9,9 @@ merged by text. References come as sacreBLEU's list of *streams*
 ``nrefs:var``), an empty string is an empty reference.
 
 The engine's measures do the work: each distinct text is tokenised once with
-the measure's ``tokenization`` (lower-cased first when ``case`` is ignore, as
-sacreBLEU's ``BLEU._preprocess_segment``), :class:`Segment` s are built, the
+the measure's ``tokenization`` and ``case`` (``preprocess.tokenize``, which
+lower-cases before tokenising, as sacreBLEU's ``BLEU._preprocess_segment``),
+:class:`Segment` s are built, the
 measure is fitted on the references (``Measure.fit``) and scored with
 ``corpus_stats`` / ``score`` -- sacreBLEU's flow (STYLE: statistics add up;
 corpus = score of the summed rows, sentence = score of one row).
@@ -37,7 +38,7 @@ from evaltrans_qt.errors import InputFormatError, OptionError
 #: Measures whose headline is not a rate: printed as is, not in percent.
 UNBOUNDED = {"nist"}
 #: Measures that read only the raw texts (no word tokens needed).
-_RAW_TEXT = {"chrf"}
+_RAW_TEXT = {"chrf", "cer"}
 _EMPTY = np.zeros(0, dtype=np.int32)
 
 
@@ -140,14 +141,14 @@ class _Tokens:
         self.vocab = Vocabulary()
         self._tokenize = tokenize
         self.method = tokenization
-        self.lower = ignore_case
+        self.case = "ignore" if ignore_case else "use"
         self._cache: dict[str, np.ndarray] = {}
 
     def __call__(self, text: str) -> np.ndarray:
         ids = self._cache.get(text)
         if ids is None:
-            src = text.lower() if self.lower else text
-            ids = self._cache[text] = self.vocab.encode(self._tokenize(src, self.method, "use"))
+            ids = self._cache[text] = self.vocab.encode(self._tokenize(text, self.method,
+                                                                       self.case))
         return ids
 
 

@@ -354,3 +354,25 @@ def test_startup_does_not_import_heavy_modules():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        cwd=ROOT, timeout=120)
     assert "evaltrans_qt.engine.scoring" not in r.stdout and "tabulate" not in r.stdout
+
+
+def test_jiwer_measures_equal_jiwer(corpus_dir, capsys, monkeypatch):
+    """``-m wer mer wil wip cer`` equal jiwer's corpus values to 1e-12. (jiwer splits words
+    on " " only, ``-tok none`` on any whitespace as sacreBLEU: no tabs or NBSP here.)"""
+    jiwer = pytest.importorskip("jiwer")
+
+    def plain(t: str) -> str:
+        return t.replace("\t", " ").replace("\u00a0", " ")
+    refs = [plain(r) for r in CORPORA["edge.ref1"] if r.strip()]
+    hyps = [plain(h) if h.strip() else "x" for h in CORPORA["edge.hyp"][:len(refs)]]
+    (corpus_dir / "j.ref").write_text("\n".join(refs) + "\n", encoding="utf-8")
+    (corpus_dir / "j.hyp").write_text("\n".join(hyps) + "\n", encoding="utf-8")
+    out, rc = ours(["j.ref", "-i", "j.hyp", "-m", "wer", "mer", "wil", "wip", "cer",
+                    "-tok", "none", "-w", "15"], corpus_dir, capsys, monkeypatch)
+    assert rc == 0
+    got = {d["name"]: d["score"] / 100 for d in json.loads(out)}
+    refs = [r.rstrip() for r in refs]
+    hyps = [h.rstrip() for h in hyps]
+    for name, fn in (("WER", jiwer.wer), ("MER", jiwer.mer), ("WIL", jiwer.wil),
+                     ("WIP", jiwer.wip), ("CER", jiwer.cer)):
+        assert got[name] == pytest.approx(fn(refs, hyps), abs=1e-12), name
