@@ -216,7 +216,7 @@ class CHRF(Measure):
 
     def score(self, stats: np.ndarray) -> MeasureScore:
         st = np.asarray(stats, dtype=np.float64)
-        value = self._sacre._compute_f_score(list(st)) / 100.0
+        value = float(self._sacre._compute_f_score([float(x) for x in st])) / 100.0
         parts, word_parts = [], []
         for i in range(self.order):
             hyp, ref, match = (float(x) for x in st[3 * i:3 * i + 3])
