@@ -1,6 +1,6 @@
 """Preprocessing: tokenisation, case, sentence boundaries, integer token ids (thesis ch. 5).
 
-Tokenisation methods (thesis Figure 5.1, T:1024-1030):
+Tokenisation methods (thesis section 5.1, Figure 5.1):
 
 * ``none``: split on whitespace only;
 * ``remove-punctuation``: punctuation separates words and is dropped;

@@ -1,4 +1,4 @@
-"""Tokenisation (thesis Figure 5.1, T:1024-1030), case, boundaries (Figure 5.2)."""
+"""Tokenisation (thesis Figure 5.1), case, boundaries (Figure 5.2)."""
 
 import pytest
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a

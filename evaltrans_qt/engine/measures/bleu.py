@@ -43,7 +43,7 @@ Lengths are unpadded word counts; sentence boundaries (``bleu-pad-rule``)
 only add boundary m-grams. ``hyp_len``/``ref_len`` of a row: I_k and L*_k of
 Table A.4 (``bleu-ref-length-rule``).
 
-Report elements (Figure A.3, T:2060-2075): ``score-unpenalized``, ``score``,
+Report elements (thesis Figure A.3): ``score-unpenalized``, ``score``,
 ``s-score-unpenalized``, ``s-score``, ``r-score-unpenalized``, ``r-score``,
 ``length-penalty``, plus ``candidate-length`` and ``reference-length``; one
 ``<n-gram n="m">`` per order with ``precision``, ``s-precision``,
@@ -310,7 +310,7 @@ class BLEU(Measure):
     long_name = "BLEU (BiLingual Evaluation Understudy)"
     report_element = "bleu"
     higher_is_better = True
-    source = ("thesis section 3.1, eq. 3.1-3.7 (T:382-435); Tables A.4, A.5; sacreBLEU "
+    source = ("thesis section 3.1, eq. 3.1-3.7; Tables A.4, A.5; sacreBLEU "
               "metrics/bleu.py; Chen & Cherry 2014; Macháček §4.2.3")
 
     def __init__(self, options: EvalOptions | None = None) -> None:
