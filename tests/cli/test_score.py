@@ -376,3 +376,44 @@ def test_jiwer_measures_equal_jiwer(corpus_dir, capsys, monkeypatch):
     for name, fn in (("WER", jiwer.wer), ("MER", jiwer.mer), ("WIL", jiwer.wil),
                      ("WIP", jiwer.wip), ("CER", jiwer.cer)):
         assert got[name] == pytest.approx(fn(refs, hyps), abs=1e-12), name
+
+
+def test_wmt21_against_sacrebleu(wmt_dir, tmp_path, capsys, monkeypatch):
+    """Real WMT21 en-de data: BLEU/chrF of 3 systems with 3 references (scores to 1e-9,
+    signatures equal), paired bootstrap and randomisation tables (same p-values and
+    markers), and TER on the first 60 lines (sacreBLEU's TER is slow)."""
+    refs = [str(wmt_dir / f"newstest2021.en-de.ref.{r}.de") for r in "ACD"]
+    hyps = [str(wmt_dir / f"newstest2021.en-de.hyp.{s}.de")
+            for s in ("Online-B", "Facebook-AI", "nuclear_trans")]
+    short = []
+    for k, p in enumerate(refs + hyps[:1]):
+        lines = Path(p).read_text(encoding="utf-8").split("\n")[:60]
+        q = tmp_path / f"short{k}"
+        q.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        short.append(str(q))
+    cases = {
+        "wmt-json": refs + ["-i", hyps[0], "-m", "bleu", "chrf", "-w", "12"],
+        "wmt-ter": short[:3] + ["-i", short[3], "-m", "ter", "bleu", "-w", "12"],
+        "wmt-bs": refs + ["-i", *hyps, "-m", "bleu", "--paired-bs", "-f", "text", "-w", "3"],
+        "wmt-ar": refs + ["-i", *hyps, "-m", "bleu", "--paired-ar", "-parn", "2000", "-f",
+                          "text", "-w", "3"],
+    }
+    spec = tmp_path / "cases.json"
+    spec.write_text(json.dumps([{"cwd": str(tmp_path), "out": str(tmp_path / f"s.{k}"),
+                                 "args": a} for k, a in cases.items()]), encoding="utf-8")
+    env = dict(os.environ, NO_COLOR="1")
+    env.pop("SACREBLEU_SEED", None)
+    env.pop("SACREBLEU_FORMAT", None)
+    subprocess.run([sys.executable, "-c", _SACRE_DRIVER, str(spec)], check=True, env=env,
+                   timeout=300, stderr=subprocess.DEVNULL)
+    for k, args in cases.items():
+        theirs = (tmp_path / f"s.{k}").read_text(encoding="utf-8")
+        assert (tmp_path / f"s.{k}.rc").read_text() == "0"
+        mine, rc = ours(args, tmp_path, capsys, monkeypatch)
+        assert rc == 0
+        if "-f" in args:
+            assert mine.splitlines() == theirs.splitlines(), k
+        else:
+            _close(json.loads(theirs), json.loads(mine), k, 1e-12)
+            for d in json.loads(mine):
+                assert d["signature"].startswith("nrefs:3|") and "evaltrans" not in d["signature"]
