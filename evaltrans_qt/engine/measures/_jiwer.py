@@ -78,6 +78,9 @@ class JiwerMeasure(Measure):
 
     #: Headline column, e.g. "MER".
     column: ClassVar[str] = ""
+    #: Opt-in (``--measures mer,wil,wip,cer``, the options dialog's Measures tab): speech
+    #: recognition measures, kept out of the default run so the result tables stay readable.
+    default_enabled: ClassVar[bool] = False
 
     @property
     def stat_names(self) -> list[str]:
