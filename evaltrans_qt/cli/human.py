@@ -141,34 +141,60 @@ def _cmd_correlate(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------ significance
+_SIG_TITLES = {"bootstrap": "Paired bootstrap resampling (sacreBLEU paired_bs)",
+               "randomization": "Approximate randomization (sacreBLEU paired_ar)",
+               "bootstrap-centred": "Centred paired bootstrap (|d_b - mean d| >= |d|)"}
+
+
+def _seed_text(res) -> str:
+    return str(res.seed) if res.seed is not None else f"none (drawn: {res.meta.get('entropy')})"
+
+
 def _cmd_significance(args: argparse.Namespace) -> int:
     from evaltrans_qt.engine import significance as sig
     db = load_db(args.database)
+    seed = "env" if args.seed is None else args.seed
+    common = dict(method=args.method, samples=args.samples, seed=seed)
+    systems = _list(args.systems)
+    baseline = None if args.baseline is None else (args.baseline or None)
     if args.human:
         hs = _scores(db, args.human, args, options_from_args(args).extrapolate)
-        res = sig.human_significance(hs, _list(args.systems), weighted=not args.unweighted,
-                                     method=args.method, samples=args.samples, seed=args.seed)
         what = f"human '{args.human}'"
+        if args.baseline is not None:
+            res = sig.human_vs_baseline(hs, systems, baseline=baseline,
+                                        weighted=not args.unweighted, **common)
+        else:
+            res = sig.human_significance(hs, systems, weighted=not args.unweighted, **common)
     else:
         measure = args.measure or "bleu"
         run = _run(db, args, [measure])
-        res = sig.run_significance(run, run.measures[0], method=args.method,
-                                   samples=args.samples, seed=args.seed)
         what = f"measure '{run.measures[0]}'"
+        if args.baseline is not None:
+            res = sig.run_vs_baseline(run, run.measures[0], baseline=baseline, **common)
+        else:
+            res = sig.run_significance(run, run.measures[0], **common)
     if args.json:
-        json.dump(res.to_dict(), sys.stdout, indent=1)
+        json.dump({**res.to_dict(), **res.meta}, sys.stdout, indent=1)
         sys.stdout.write("\n")
         return 0
-    print(f"{'Paired bootstrap' if res.method == 'bootstrap' else 'Approximate randomisation'} "
-          f"on {what}: {res.n_sentences} common sentences, {res.samples} samples, seed {res.seed}")
+    print(f"{_SIG_TITLES[res.method]} on {what}: {res.n_sentences} common sentences, "
+          f"{res.samples} {'trials' if res.method == 'randomization' else 'resamples'}, "
+          f"seed {_seed_text(res)}")
+    if args.baseline is not None:
+        label = args.human or run.measures[0]
+        print(sig.baseline_table({label: res}, width=4))
+        print()
+        print(sig.baseline_notes(res.method, res.samples, res.baseline))
+        return 0
     names = res.systems
     width = max(8, max(len(s) for s in names))
     order = np.argsort(-res.scores if res.higher_is_better else res.scores, kind="stable")
-    print(f"{'system':<{width}}  {'score':>9}" + ("  95% interval" if res.intervals is not None else ""))
+    has_ci = res.means is not None and res.ci is not None
+    print(f"{'system':<{width}}  {'score':>9}" + ("  mean ± 95% CI" if has_ci else ""))
     for i in order:
         line = f"{names[i]:<{width}}  {res.scores[i]:9.4f}"
-        if res.intervals is not None:
-            line += f"  [{res.intervals[i, 0]:.4f}, {res.intervals[i, 1]:.4f}]"
+        if has_ci:
+            line += f"  {res.means[i]:.4f} ± {res.ci[i]:.4f}"
         print(line)
     print("\np-values (row vs column; * p < 0.05):")
     print(f"{'':<{width + 4}}" + "".join(f"{k + 1:>8}" for k in range(len(order))))
@@ -351,15 +377,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_cmd_correlate, csv=False)
 
     p = subparsers.add_parser("significance", help="paired bootstrap / approximate "
-                              "randomisation between every pair of systems")
+                              "randomisation between systems, as sacreBLEU computes them",
+                              description="p-values between every pair of systems (or, with "
+                              "--baseline, of every system against one, printed as sacreBLEU's "
+                              "--paired-bs / --paired-ar table). bootstrap and randomization "
+                              "are sacreBLEU's paired_bs and paired_ar (same statistic, same "
+                              "draws for the same seed); bootstrap-centred is the earlier "
+                              "centred statistic.")
     p.add_argument("database", metavar="DB")
     what = p.add_mutually_exclusive_group()
     what.add_argument("--measure", metavar="M", help="automatic measure (default bleu)")
     what.add_argument("--human", metavar="CLASS", help="human score class instead of a measure")
     p.add_argument("--systems", metavar="S[,S]")
-    p.add_argument("--method", choices=("bootstrap", "randomization"), default="bootstrap")
-    p.add_argument("--samples", type=int, default=1000, metavar="N")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--method", choices=("bootstrap", "randomization", "bootstrap-centred"),
+                   default="bootstrap")
+    p.add_argument("--samples", type=int, default=None, metavar="N",
+                   help="resamples / trials (default as sacreBLEU: 1000 bootstrap, "
+                        "10000 randomization)")
+    p.add_argument("--seed", default=None, metavar="SEED",
+                   help="random seed: an integer or 'none' (random); default as sacreBLEU: "
+                        "$SACREBLEU_SEED, else 12345")
+    p.add_argument("--baseline", nargs="?", const="", default=None, metavar="SYSTEM",
+                   help="compare every system with SYSTEM (no value: the first system) and "
+                        "print sacreBLEU's table: score (mean ± 95%% CI), p-value")
     p.add_argument("--normalize-evaluators", action="store_true")
     p.add_argument("--aggregate", choices=("mean", "median"), default="mean")
     p.add_argument("--unweighted", action="store_true",
