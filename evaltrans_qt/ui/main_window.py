@@ -49,6 +49,9 @@ APPLICATION = "evaltrans-qt"
 MAX_RECENT = 10
 #: Milliseconds between a change and its autosave.
 AUTOSAVE_MS = 5000
+#: Shown above the score classes dialog when a session is started without classes.
+NO_CLASSES_INTRO = ("This database declares no score classes yet. Add the classes to judge -- e.g. "
+                    "fluency5 and adequacy5, or sser -- then close this dialog to start the session.")
 
 
 def make_settings() -> QSettings:
@@ -317,6 +320,8 @@ class MainWindow(QMainWindow):
         self.act_redo.setObjectName("action_redo")
         self.addAction(self.act_undo)
         self.addAction(self.act_redo)
+        self.act_classes = a("Score &classes…", "Ctrl+Shift+K", lambda: self.classes_dialog(),
+                             "Define, edit and remove the score classes of the database")
         self.act_find = a("&Find source", QKeySequence.Find, self._focus_filter)
         self.act_next_source = a("Next source", "Ctrl+Down", lambda: self._step_source(1))
         self.act_prev_source = a("Previous source", "Ctrl+Up", lambda: self._step_source(-1))
@@ -385,6 +390,8 @@ class MainWindow(QMainWindow):
         m = mb.addMenu("&Edit")
         m.setObjectName("editMenu")
         m.addActions([self.act_undo, self.act_redo])
+        m.addSeparator()
+        m.addAction(self.act_classes)
         m.addSeparator()
         m.addActions([self.act_find, self.act_next_source, self.act_prev_source])
         self.edit_menu = m
@@ -902,7 +909,16 @@ class MainWindow(QMainWindow):
     def start_session_dialog(self) -> None:
         if self.database is None:
             return
+        if not self.database.human_classes:
+            # e.g. right after a text import: define the classes first, then start
+            self.classes_dialog(NO_CLASSES_INTRO, modal=True)
+            if self.database is None or not self.database.human_classes:
+                self.statusBar().showMessage("A scoring session needs at least one score class.", 5000)
+                return
         dlg = SessionDialog(self.database, str(self.settings.value("session/judge", "")), self)
+        dlg.classes_button.clicked.connect(
+            lambda: (self.classes_dialog(modal=True), dlg.set_classes(self.database.human_classes)))
+        self.last_session_dialog = dlg
         if dlg.exec() != SessionDialog.Accepted:
             return
         if not dlg.classes():
@@ -1010,6 +1026,62 @@ class MainWindow(QMainWindow):
             return
         if not s.take_identical(self.similar_panel.similar):
             self.statusBar().showMessage("No identical scored translation for this candidate.", 3000)
+
+    # ================================================================ score classes
+    def classes_dialog(self, intro: str = "", modal: bool = False):
+        """Edit → Score classes…: list, add (templates), edit and remove classes."""
+        from evaltrans_qt.ui.classes_dialog import ClassesDialog
+        if self.database is None:
+            return None
+        dlg = ClassesDialog(self, intro)
+        dlg.setAttribute(Qt.WA_DeleteOnClose)
+        self.last_classes_dialog = dlg
+        if modal:
+            dlg.exec()
+        else:
+            dlg.open()
+        return dlg
+
+    def change_classes(self, text: str, change, touches: list[str]) -> bool:
+        """Apply ``change(database)`` (a class edit of :mod:`evaltrans_qt.engine.schemes`) as one
+        undoable step; errors (:class:`EvalTransError`) propagate and change nothing."""
+        from evaltrans_qt.ui.classes_dialog import ClassCommand
+        if self.database is None:
+            return False
+        self.wait_for_save()                 # never change classes under a running serialiser
+        cmd = ClassCommand(self, text, change, touches)
+        cmd.apply_first()
+        self.undo_stack.push(cmd)
+        return True
+
+    def classes_changed(self, before: list[str]) -> None:
+        """After the classes changed (or an undo/redo of that): tables, session rows, and an
+        immediate save -- the journal of a session must only name classes the file declares."""
+        db = self.database
+        if db is None:
+            return
+        cur = self._current
+        self.source_model.set_database(db)
+        self.target_model.set_database(db)
+        if self.all_targets.isChecked():
+            self.target_model.show_all()
+        s = self.session
+        if s is not None:
+            human = db.human_classes
+            keep = [c for c in s.classes if c in human] + [c for c in human if c not in before
+                                                           and c not in s.classes]
+            if keep:
+                s.set_classes(keep)
+            else:   # later: ending clears the undo stack, which may be running this change
+                QTimer.singleShot(0, lambda: self.session is s and self.end_session())
+                self.statusBar().showMessage("Scoring session ended: none of its classes is left.", 8000)
+        if cur is not None and cur[0] < len(db.sources) and cur[1] < len(db.sources[cur[0]].targets):
+            self.open_in_compare(*cur)
+        self._update_counts()
+        self._mark_changed()
+        if self.database_path is not None:
+            self.save(wait=True)
+        self.databaseChanged.emit()
 
     # ================================================================ import, merge, help
     def import_dialog(self, kind: str) -> None:

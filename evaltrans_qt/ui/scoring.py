@@ -751,18 +751,21 @@ class SessionDialog(QDialog):
         self.judge = QLineEdit(judge)
         self.judge.setObjectName("judgeName")
         self.judge.setPlaceholderText("your name or initials")
-        self.class_boxes = []
+        self.class_boxes: list[QCheckBox] = []
         form = QFormLayout(self)
         form.addRow("Judge:", self.judge)
-        box = QVBoxLayout()
-        for c in db.human_classes:
-            cb = QCheckBox(c)
-            cb.setChecked(True)
-            self.class_boxes.append(cb)
-            box.addWidget(cb)
-        if not self.class_boxes:
-            box.addWidget(QLabel("The database declares no score classes (<levels>)."))
-        form.addRow("Score classes:", box)
+        self.class_box = QVBoxLayout()
+        self.no_classes = QLabel("No score classes yet: add them with “Score classes…”.")
+        self.class_box.addWidget(self.no_classes)
+        #: Opens Edit → Score classes (connected by the window); then :meth:`set_classes`.
+        self.classes_button = QPushButton("Score classes…")
+        self.classes_button.setObjectName("sessionClassesButton")
+        self.classes_button.setAutoDefault(False)
+        outer = QVBoxLayout()
+        outer.addLayout(self.class_box)
+        outer.addWidget(self.classes_button, 0, Qt.AlignLeft)
+        form.addRow("Score classes:", outer)
+        self.set_classes(db.human_classes)
         self.system_boxes = []
         sysbox = QVBoxLayout()
         for s in db.systems():
@@ -779,6 +782,20 @@ class SessionDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
+
+    def set_classes(self, names: list[str]) -> None:
+        """One check box per class (again after the classes were edited; choices are kept)."""
+        was = {cb.text(): cb.isChecked() for cb in self.class_boxes}
+        for cb in self.class_boxes:
+            self.class_box.removeWidget(cb)
+            cb.deleteLater()
+        self.class_boxes = []
+        for c in names:
+            cb = QCheckBox(c)
+            cb.setChecked(was.get(c, True))
+            self.class_boxes.append(cb)
+            self.class_box.addWidget(cb)
+        self.no_classes.setVisible(not names)
 
     def classes(self) -> list[str]:
         return [cb.text() for cb in self.class_boxes if cb.isChecked()]

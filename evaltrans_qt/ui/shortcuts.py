@@ -50,6 +50,8 @@ WIDGET_KEYS = [
     ("Compare view", "Click a word", "pin / unpin the highlight"),
     ("Tables", "Up / Down, Page Up / Page Down", "move through sources and translations"),
     ("Tables", "Click a column header", "sort (again: reverse)"),
+    ("Scoring", "Type a value, Enter", "score a continuous class (DA, MQM) or a scale over ten "
+                                       "levels (SSER 0-10); Esc clears the typed value"),
 ]
 
 

@@ -1,0 +1,312 @@
+"""Edit → Score classes…: define, edit and remove the score classes (``<levels>``) of the database.
+
+* :class:`ClassesModel` lists the classes (a ``QAbstractTableModel`` over
+  :func:`evaltrans_qt.engine.schemes.describe`); the last one decides references
+  (T:1971) and is marked so.
+* :class:`ClassCommand` is one change on the window's undo stack: it snapshots
+  the classes and the scores it touches (:mod:`evaltrans_qt.engine.schemes`)
+  so Ctrl+Z restores both.
+* :class:`ClassesDialog` (``classesDialog``) adds classes from a template or a
+  form, edits the selected class, removes it -- asking first when scores would
+  be deleted. Every change goes through ``window.change_classes`` (the window's
+  undo stack, dirty state and an immediate save, so a session journal never
+  refers to a class the file does not declare).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtGui import QFont, QUndoCommand
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox,
+                               QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
+                               QMessageBox, QPushButton, QSpinBox, QTableView, QVBoxLayout, QWidget)
+
+from evaltrans_qt.engine import schemes
+from evaltrans_qt.engine.database import Database, Levels
+from evaltrans_qt.errors import EvalTransError
+
+
+# ----------------------------------------------------------------- model
+class ClassesModel(QAbstractTableModel):
+    """The classes of a database in file order: name, scale, perfect, gray, green, scores, role."""
+
+    headers = ["Class", "Scale", "Perfect", "Gray", "Green", "Scores", "Role"]
+
+    def __init__(self, db: Database | None = None, parent=None) -> None:
+        super().__init__(parent)
+        self.db = db
+        self.rows: list[dict] = []
+        self._bold = QFont()
+        self._bold.setBold(True)
+        self.reload()
+
+    def reload(self) -> None:
+        self.beginResetModel()
+        self.rows = schemes.describe(self.db) if self.db is not None else []
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt API
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self.headers)
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):  # noqa: N802
+        if orientation == Qt.Horizontal and role == Qt.DisplayRole:
+            return self.headers[section]
+        return None
+
+    def level(self, row: int) -> Levels:
+        return self.db.level(self.rows[row]["name"])
+
+    def data(self, index, role=Qt.DisplayRole):
+        if not index.isValid():
+            return None
+        r = self.rows[index.row()]
+        c = index.column()
+        if role == Qt.DisplayRole:
+            lv = self.db.level(r["name"])
+            return [r["name"], schemes.scale_text(lv), f"{lv.perfect:g}", f"{lv.gray:g}", f"{lv.green:g}",
+                    str(r["scores"]), "decides references" if r["decides_references"] else ""][c]
+        if role == Qt.UserRole:
+            return r["name"]
+        if role == Qt.FontRole and r["decides_references"]:
+            return self._bold
+        if role == Qt.ToolTipRole and r["decides_references"]:
+            return ("The last class decides which targets are references (T:1971): a target whose "
+                    "value here is at least 'perfect' is a reference. It always stays last.")
+        if role == Qt.TextAlignmentRole and c >= 2:
+            return int(Qt.AlignRight | Qt.AlignVCenter)
+        return None
+
+
+# ----------------------------------------------------------------- undoable change
+class ClassCommand(QUndoCommand):
+    """One change of the classes (and the scores it deletes or renames); undoable.
+
+    :meth:`apply_first` runs ``change(db)`` once (raising on bad input, then nothing
+    changed and nothing is pushed); redo/undo restore the snapshots after/before.
+    """
+
+    def __init__(self, window, text: str, change: Callable[[Database], object],
+                 touches: list[str]) -> None:
+        super().__init__(text)
+        self.main = window
+        self.change = change
+        self.touches = touches
+        self.before: schemes.Snapshot | None = None
+        self.after: schemes.Snapshot | None = None
+        self._pushed = False
+
+    def apply_first(self) -> None:
+        db = self.main.database
+        targets = schemes.touched_targets(db, self.touches) if self.touches else []
+        self.before = schemes.snapshot(db, targets)
+        try:
+            self.change(db)
+        except BaseException:
+            schemes.restore(db, self.before)
+            raise
+        self.after = schemes.snapshot(db, targets)
+        self._human_before = [lv.name for lv in self.before.levels]
+        self.main.classes_changed(self._human_before)
+
+    def redo(self) -> None:
+        if not self._pushed:             # QUndoStack.push calls redo(): already applied
+            self._pushed = True
+            return
+        schemes.restore(self.main.database, self.after)
+        self.main.classes_changed([lv.name for lv in self.before.levels])
+
+    def undo(self) -> None:
+        schemes.restore(self.main.database, self.before)
+        self.main.classes_changed([lv.name for lv in self.after.levels])
+
+
+# ----------------------------------------------------------------- dialog
+class ClassesDialog(QDialog):
+    """Score classes: list (model/view), add from a template or the form, edit, remove."""
+
+    def __init__(self, window, intro: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent or window)
+        self.main = window
+        self.setObjectName("classesDialog")
+        self.setWindowTitle("Score classes")
+        self.model = ClassesModel(window.database, self)
+        self.table = QTableView()
+        self.table.setObjectName("classesTable")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.selectionModel().currentRowChanged.connect(lambda cur, _p: self._fill(cur.row()))
+
+        # templates
+        self.template_box = QComboBox()
+        self.template_box.setObjectName("classTemplate")
+        for t in schemes.TEMPLATES.values():
+            self.template_box.addItem(f"{t.name} — {t.description}", t.name)
+        self.add_template_button = QPushButton("Add from template")
+        self.add_template_button.setObjectName("addTemplateButton")
+        self.add_template_button.clicked.connect(lambda: self.add_template(self.template_box.currentData()))
+        trow = QHBoxLayout()
+        trow.addWidget(self.template_box, 1)
+        trow.addWidget(self.add_template_button)
+
+        # form
+        self.name = QLineEdit()
+        self.name.setObjectName("className")
+        self.kind = QComboBox()
+        self.kind.setObjectName("classKind")
+        self.kind.addItem("levels 0 … count−1", False)
+        self.kind.addItem("continuous (minimum … maximum)", True)
+        self.count = QSpinBox()
+        self.count.setObjectName("classCount")
+        self.count.setRange(2, schemes.MAX_LEVELS)
+        self.count.setValue(6)
+        self.spins: dict[str, QDoubleSpinBox] = {}
+        for key, default in (("firstvalid", 1), ("perfect", 5), ("gray", 2), ("green", 5),
+                             ("minimum", 0), ("maximum", 100)):
+            sp = QDoubleSpinBox()
+            sp.setObjectName(f"class_{key}")
+            sp.setRange(-1e9, 1e9)
+            sp.setDecimals(3)
+            sp.setValue(default)
+            self.spins[key] = sp
+        self.kind.currentIndexChanged.connect(lambda _i: self._kind_changed())
+        form_box = QGroupBox("Class")
+        form = QFormLayout(form_box)
+        form.addRow("Name:", self.name)
+        form.addRow("Kind:", self.kind)
+        form.addRow("Count (levels incl. 0):", self.count)
+        form.addRow("First valid level:", self.spins["firstvalid"])
+        form.addRow("Minimum:", self.spins["minimum"])
+        form.addRow("Maximum:", self.spins["maximum"])
+        form.addRow("Perfect (reference level):", self.spins["perfect"])
+        form.addRow("Gray from:", self.spins["gray"])
+        form.addRow("Green from:", self.spins["green"])
+        self.form = form
+        self.add_button = QPushButton("Add")
+        self.add_button.setObjectName("addClassButton")
+        self.add_button.clicked.connect(self.add_from_form)
+        self.edit_button = QPushButton("Apply to selected")
+        self.edit_button.setObjectName("editClassButton")
+        self.edit_button.clicked.connect(self.edit_selected)
+        self.remove_button = QPushButton("Remove selected")
+        self.remove_button.setObjectName("removeClassButton")
+        self.remove_button.clicked.connect(self.remove_selected)
+        brow = QHBoxLayout()
+        for b in (self.add_button, self.edit_button, self.remove_button):
+            b.setAutoDefault(False)
+            brow.addWidget(b)
+        self.add_template_button.setAutoDefault(False)
+        buttons = QDialogButtonBox(QDialogButtonBox.Close)
+        buttons.rejected.connect(self.accept)
+        buttons.accepted.connect(self.accept)
+
+        lay = QVBoxLayout(self)
+        if intro:
+            lab = QLabel(intro)
+            lab.setObjectName("classesIntro")
+            lab.setWordWrap(True)
+            lay.addWidget(lab)
+        lay.addWidget(self.table, 1)
+        lay.addLayout(trow)
+        lay.addWidget(form_box)
+        lay.addLayout(brow)
+        lay.addWidget(buttons)
+        self._kind_changed()
+        self.resize(640, 560)
+
+    # ---- form
+    def _kind_changed(self) -> None:
+        cont = bool(self.kind.currentData())
+        for w, on in ((self.count, not cont), (self.spins["firstvalid"], not cont),
+                      (self.spins["minimum"], cont), (self.spins["maximum"], cont)):
+            w.setEnabled(on)
+
+    def _fill(self, row: int) -> None:
+        if not 0 <= row < self.model.rowCount():
+            return
+        lv = self.model.level(row)
+        self.name.setText(lv.name)
+        self.kind.setCurrentIndex(1 if lv.continuous else 0)
+        if not lv.continuous:
+            self.count.setValue(lv.count)
+        for key in ("firstvalid", "perfect", "gray", "green"):
+            self.spins[key].setValue(getattr(lv, key))
+        if lv.continuous:
+            self.spins["minimum"].setValue(lv.minimum if lv.minimum is not None else 0)
+            self.spins["maximum"].setValue(lv.maximum if lv.maximum is not None else 0)
+
+    def form_levels(self, base: Levels | None = None) -> Levels:
+        """The class the form describes (keeping ``base``'s unknown attributes)."""
+        v = {k: sp.value() for k, sp in self.spins.items()}
+        extra = dict(base.extra_attrs) if base is not None else {}
+        name = self.name.text()
+        if self.kind.currentData():
+            return Levels(name, count=0, gray=v["gray"], green=v["green"], perfect=v["perfect"],
+                          firstvalid=v["minimum"], continuous=True, minimum=v["minimum"],
+                          maximum=v["maximum"], extra_attrs=extra)
+        return Levels(name, count=self.count.value(), gray=v["gray"], green=v["green"],
+                      perfect=v["perfect"], firstvalid=v["firstvalid"], extra_attrs=extra)
+
+    def selected(self) -> str | None:
+        idx = self.table.currentIndex()
+        return self.model.rows[idx.row()]["name"] if idx.isValid() else None
+
+    def select(self, name: str) -> None:
+        for k, r in enumerate(self.model.rows):
+            if r["name"] == name:
+                self.table.selectRow(k)
+                return
+
+    # ---- actions
+    def ask(self, question: str) -> bool:
+        """Ask before deleting scores (tests replace this method)."""
+        return QMessageBox.question(self, "Score classes", question,
+                                    QMessageBox.Yes | QMessageBox.No, QMessageBox.No) == QMessageBox.Yes
+
+    def _run(self, text: str, change: Callable[[Database, bool], object], touches: list[str],
+             select: str | None = None) -> bool:
+        """Apply a change through the window; when scores are affected ask, then force."""
+        from evaltrans_qt.ui import errors
+        try:
+            try:
+                ok = self.main.change_classes(text, lambda db: change(db, False), touches)
+            except schemes.ClassInUseError as exc:
+                if not self.ask(f"{exc.problem}.\n\nDo it anyway?"):
+                    return False
+                ok = self.main.change_classes(text, lambda db: change(db, True), touches)
+        except EvalTransError as exc:
+            errors.show_error(exc, self)
+            return False
+        self.model.reload()
+        if select:
+            self.select(select)
+        return ok
+
+    def add_template(self, template: str, class_name: str | None = None) -> bool:
+        lv = schemes.template(template, class_name)
+        return self._run(f"add class '{lv.name}'", lambda db, _f: db.define_class(lv), [], lv.name)
+
+    def add_from_form(self) -> bool:
+        lv = self.form_levels()
+        return self._run(f"add class '{lv.name}'", lambda db, _f: db.define_class(lv), [], lv.name)
+
+    def edit_selected(self) -> bool:
+        name = self.selected()
+        if name is None:
+            return False
+        new = self.form_levels(self.main.database.level(name))
+        return self._run(f"edit class '{name}'", lambda db, f: db.edit_class(name, new, f), [name], new.name)
+
+    def remove_selected(self) -> bool:
+        name = self.selected()
+        if name is None:
+            return False
+        return self._run(f"remove class '{name}'", lambda db, f: db.remove_class(name, f), [name])
