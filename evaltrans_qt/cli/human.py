@@ -150,6 +150,23 @@ def _seed_text(res) -> str:
     return str(res.seed) if res.seed is not None else f"none (drawn: {res.meta.get('entropy')})"
 
 
+def _significance_signature(res, run, human: str | None, weighted: bool) -> str:
+    """The tested numbers' signature with sacreBLEU's ``bs``/``ar`` and ``seed`` fields
+    (``engine/signature.py``); human scores get an extended one of the same style."""
+    from evaltrans_qt.engine.signature import Signature, evaltrans_version
+    kind = "ar" if res.method == "randomization" else "bs"
+    seed = res.seed if res.seed is not None else "none"
+    if run is not None:
+        sig = run.signature(run.measures[0], **{kind: res.samples, "seed": seed})
+    else:
+        sig = Signature("human", {"human": human, "weighted": "yes" if weighted else "no",
+                                  kind: res.samples, "seed": seed,
+                                  "evaltrans": evaltrans_version()}).format()
+    if res.method == "bootstrap-centred":
+        sig += "|statistic:centred"
+    return sig
+
+
 def _cmd_significance(args: argparse.Namespace) -> int:
     from evaltrans_qt.engine import significance as sig
     db = load_db(args.database)
@@ -173,13 +190,16 @@ def _cmd_significance(args: argparse.Namespace) -> int:
             res = sig.run_vs_baseline(run, run.measures[0], baseline=baseline, **common)
         else:
             res = sig.run_significance(run, run.measures[0], **common)
+    signature = _significance_signature(res, None if args.human else run,
+                                        args.human, not args.unweighted)
     if args.json:
-        json.dump({**res.to_dict(), **res.meta}, sys.stdout, indent=1)
+        json.dump({**res.to_dict(), **res.meta, "signature": signature}, sys.stdout, indent=1)
         sys.stdout.write("\n")
         return 0
     print(f"{_SIG_TITLES[res.method]} on {what}: {res.n_sentences} common sentences, "
           f"{res.samples} {'trials' if res.method == 'randomization' else 'resamples'}, "
           f"seed {_seed_text(res)}")
+    print(f"signature: {signature}")
     if args.baseline is not None:
         label = args.human or run.measures[0]
         print(sig.baseline_table({label: res}, width=4))

@@ -145,3 +145,33 @@ def test_text_table_seed_and_methods(demo, capsys, monkeypatch):
 def test_bad_arguments_are_clear_errors(demo, capsys, argv, message):
     rc, _, err = _run(capsys, "significance", demo, *argv)
     assert rc == 2 and message in err
+
+
+@pytest.mark.parametrize("method,kind", [("bootstrap", "bs"), ("randomization", "ar")])
+def test_signature_names_the_test_like_sacrebleu(wmt_slice, capsys, method, kind):
+    """The tested numbers carry sacreBLEU's signature with its bs/ar and seed fields."""
+    from sacrebleu.metrics import CHRF
+    from sacrebleu.significance import PairedTest
+    db, refs, hyps = wmt_slice
+    rc, out, err = _run(capsys, "significance", db, "--measure", "chrf", "--method", method,
+                        "--samples", 200, "--baseline", "UEdin", "--json")
+    assert rc == 0, err
+    sigs, _ = PairedTest([(s, hyps[s]) for s in ["UEdin", "HuaweiTSC"]], {"chrF2": CHRF()},
+                         refs, test_type=kind, n_samples=200)()
+    (theirs,) = sigs.values()
+    assert json.loads(out)["signature"] == theirs.format()
+    assert f"|{kind}:200|seed:12345|" in json.loads(out)["signature"]
+    rc, out, err = _run(capsys, "significance", db, "--measure", "chrf", "--samples", 200,
+                        "--method", method)
+    assert rc == 0 and f"signature: {theirs.format()}\n" in out
+
+
+def test_human_significance_has_an_extended_signature(capsys, tmp_path):
+    db = tmp_path / "demo.etdb.xml"
+    shutil.copy(demo_database_path(), db)
+    rc, out, err = _run(capsys, "significance", db, "--human", "fluency", "--samples", 100,
+                        "--method", "bootstrap-centred", "--json")
+    assert rc == 0, err
+    sig = json.loads(out)["signature"]
+    assert sig.startswith("human:fluency|weighted:yes|bs:100|seed:12345|evaltrans:")
+    assert sig.endswith("|statistic:centred")
