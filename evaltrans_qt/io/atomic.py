@@ -5,6 +5,12 @@ one, never a partial write (SPEC §3.1 "Save is atomic"). If anything fails
 before the rename, the temp file is removed and the old file is untouched;
 the failure is raised as :class:`~evaltrans_qt.errors.SaveError`.
 
+Temp files are named ``.NAME.<pid>.<random>.tmp``. A process killed mid-save
+(SIGKILL, power loss) cannot remove its temp file; the next save of the same
+``NAME`` removes every such leftover whose process is gone (or that this
+process no longer writes), and older ``.NAME.<random>.tmp`` files without a pid
+once they are :data:`STALE_SECONDS` old (:func:`clean_stale_temps`).
+
 Usage::
 
     atomic_write_bytes(path, data)
@@ -15,13 +21,76 @@ Usage::
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
+import re
 import tempfile
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from evaltrans_qt.errors import SaveError
+
+_log = logging.getLogger(__name__)
+#: Age after which a temp file without a pid in its name counts as a crash's leftover.
+STALE_SECONDS = 600.0
+_active: set[str] = set()          # temp files this process is writing right now
+_active_lock = threading.Lock()
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:                # e.g. EPERM: it exists, owned by someone else
+        return True
+    return True
+
+
+def clean_stale_temps(path: str | os.PathLike[str]) -> list[Path]:
+    """Remove temp files left beside ``path`` by saves that died (see module doc).
+
+    Returns the removed files; files that cannot be removed are left alone.
+    """
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    prefix = f".{target.name}."
+    pattern = re.compile(re.escape(prefix) + r"(?:(?P<pid>[0-9]+)\.)?[a-z0-9_]{8}\.tmp")
+    removed: list[Path] = []
+    try:
+        names = [e.name for e in os.scandir(directory) if e.name.startswith(prefix)]
+    except OSError:
+        return removed
+    now = time.time()
+    for name in names:
+        m = pattern.fullmatch(name)
+        if m is None:
+            continue
+        tmp = directory / name
+        with _active_lock:
+            if str(tmp) in _active:
+                continue
+        pid = m["pid"]
+        if pid is not None:
+            stale = int(pid) == os.getpid() or not _pid_alive(int(pid))
+        else:
+            try:
+                stale = now - tmp.stat().st_mtime > STALE_SECONDS
+            except OSError:
+                continue
+        if stale:
+            try:
+                tmp.unlink()
+            except OSError:
+                continue
+            removed.append(tmp)
+            _log.warning("removed %s, left behind by an interrupted save", tmp)
+    return removed
 
 
 def fsync_dir(directory: Path) -> None:
@@ -50,11 +119,15 @@ def atomic_writer(path: str | os.PathLike[str], mode: str = "wb", *,
         raise ValueError(f"atomic_writer mode must be 'w' or 'wb', not {mode!r}")
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
+    clean_stale_temps(target)
     try:
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp",
+                                        dir=directory)
     except OSError as exc:
         raise SaveError(f"cannot create a file in {directory}: {exc.strerror or exc}", target) from exc
     tmp = Path(tmp_name)
+    with _active_lock:
+        _active.add(str(tmp))
     try:
         with open(fd, mode, encoding=encoding, newline=newline) as fh:
             yield fh
@@ -77,6 +150,9 @@ def atomic_writer(path: str | os.PathLike[str], mode: str = "wb", *,
             raise SaveError(f"cannot write: {exc.strerror or exc}; the previous file is unchanged",
                             target) from exc
         raise
+    finally:
+        with _active_lock:
+            _active.discard(str(tmp))
     fsync_dir(directory)
 
 
