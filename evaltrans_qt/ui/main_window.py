@@ -90,23 +90,15 @@ def load_with_journal(path: str | Path) -> tuple[Database, ReplayReport | None]:
 
 
 def save_job(db: Database, path: str | Path) -> Path:
-    """Save on a worker thread: serialise, check that the bytes load back, then replace.
+    """Save on a worker thread through the one validated write path of ``io/etdb.py``
+    (serialise, check that the bytes load back, atomic replace), as the command line does.
 
     The UI thread may change the database meanwhile (scores; merges wait for the save,
     see ``wait_for_save``); the check guarantees that whatever was serialised is a
     loadable database before it replaces the file on disk.
     """
-    from evaltrans_qt.errors import EvalTransError, SaveError
-    from evaltrans_qt.io.atomic import atomic_write_bytes
-    from evaltrans_qt.io.etdb import dumps, loads
-    try:
-        db.validate_scores()
-        data = dumps(db)
-        loads(data, path)
-    except EvalTransError as exc:
-        raise SaveError(f"not saved (the database changed while it was being saved, or is "
-                        f"invalid): {exc.problem}", path) from None
-    atomic_write_bytes(path, data)
+    from evaltrans_qt.io.etdb import save_database
+    save_database(db, path)
     return Path(path)
 
 
