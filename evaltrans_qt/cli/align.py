@@ -10,8 +10,8 @@ Tokenises the candidate and the reference(s) with the run options (all
 evaluation options are accepted, e.g. ``--cder-pad-rule``,
 ``--substitution-cost-rule``, ``--tokenization``, ``--case``), asks the
 measure for its alignment to the reference that counts
-(``get(name)(options).align(segment)``, so every measure with an ``align``
-works) and prints a tercom-``.pra``-like view: aligned REF/HYP rows, the
+(``engine.alignment.explain_segment``, the compare view's path too, so every
+measure with an ``align`` works) and prints a tercom-``.pra``-like view: aligned REF/HYP rows, the
 operation row (blank = match, S, I = candidate word without reference word,
 D = reference word missing) and the block row (block numbers), followed by
 the blocks. ``--json`` prints :meth:`Alignment.to_dict` (``distance``,
@@ -24,13 +24,8 @@ import argparse
 import json
 import sys
 
-import numpy as np
-
 from evaltrans_qt.cli.batch import add_option_arguments, options_from_args
-from evaltrans_qt.engine.alignment import Alignment, OpKind
-from evaltrans_qt.engine.measures import get as get_measure
-from evaltrans_qt.engine.measures.base import Segment
-from evaltrans_qt.engine.preprocess import Vocabulary, tokenize
+from evaltrans_qt.engine.alignment import Alignment, OpKind, explain_segment
 from evaltrans_qt.errors import OptionError
 
 GAP = "***"
@@ -54,17 +49,9 @@ def register(subparsers) -> None:
 
 
 def compute(measure: str, candidate: str, references: list[str], options) -> Alignment:
-    """Tokenise, fit the measure on the references and return its alignment."""
-    vocab = Vocabulary()
-
-    def enc(text: str) -> np.ndarray:
-        return vocab.encode(tokenize(text, options.tokenization, options.case))
-
-    refs = tuple(enc(r) for r in references)
-    seg = Segment(enc(candidate), refs, candidate, tuple(references))
-    m = get_measure(measure)(options)
-    m.fit([Segment(np.zeros(0, np.int32), refs, "", tuple(references))], vocab)
-    a = m.align(seg)
+    """The measure's alignment under ``options`` (:func:`engine.alignment.explain_segment`,
+    the same path as the application's compare view)."""
+    a = explain_segment(measure, candidate, references, options).alignment
     if a is None:
         raise OptionError(f"measure '{measure}' has no alignment to show")
     return a

@@ -1,0 +1,304 @@
+"""The application's state in one Qt-free model (issue 12 item 1; STYLE.md, napari's ``ViewerModel``).
+
+A :class:`Workspace` holds what the application works on -- the open
+database, its path and score journal, the dirty state and the autosave
+policy, the one current :class:`EvalOptions` and the chosen measures, the last
+run (and whether it is still current for those options and that data), and
+the session file beside the database. It emits psygnal signals; the main
+window, the compare view, the results view, the scoring panel and the
+live-correlation panel connect to them and read the workspace when they draw.
+No view keeps a copy of any of it, so opening another database, importing,
+changing options or scores reaches every view by construction.
+
+The model never imports Qt (saving on a worker thread and the autosave timer
+belong to the window; the workspace only counts changes and says what is due).
+The command line opens databases through :meth:`Workspace.open` (load, then
+replay a left-over journal of an interrupted scoring session).
+
+Signals (all emitted in the thread that changes the workspace -- the UI thread):
+
+* ``database_changed()`` -- another database (or none) is open: views reset;
+* ``database_modified(affects_results: bool)`` -- the open database changed
+  (import into it, merge, score classes);
+* ``score_changed(change)`` -- a human score changed (:class:`ScoreChange`);
+* ``dirty_changed(dirty: bool)``, ``path_changed(path)``;
+* ``options_changed()`` -- options or chosen measures;
+* ``run_changed()`` -- a run (or report) was set or cleared;
+* ``currency_changed(current: bool)`` -- the run became current or out of date.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from psygnal import Signal
+
+from evaltrans_qt.engine.database import Database
+from evaltrans_qt.engine.options import EvalOptions
+from evaltrans_qt.engine.results import RunResult
+from evaltrans_qt.errors import EvalTransError
+from evaltrans_qt.io.journal import Journal, ReplayReport, ScoreChange, journal_path, replay
+
+#: Milliseconds between a change and its autosave (the window's timer reads it).
+AUTOSAVE_MS = 5000
+
+RUN, REPORT = "run", "report"
+#: ``Workspace.set_options(options, KEEP)``: leave the chosen measures as they are.
+KEEP = object()
+
+
+def load_with_journal(path: str | Path) -> tuple[Database, ReplayReport | None]:
+    """Load a database and replay its left-over journal, if any (safe on a worker thread)."""
+    from evaltrans_qt.io.etdb import load_database
+    db = load_database(path)
+    entries = Journal(journal_path(path)).entries()
+    report = replay(db, entries) if entries else None
+    return db, report
+
+
+def skipped_measures(measures: Sequence[str], options: EvalOptions) -> dict[str, str]:
+    """Chosen measures the options leave out, each with what it needs (shown, never silent)."""
+    from evaltrans_qt.engine.measures import get
+    needs = {"invwer": "allow-transpositions", "ljwer": "allow-long-jumps"}
+    out = {}
+    for name in measures:
+        if not get(name).enabled(options):
+            out[name] = needs.get(name, "a substitution-cost-rule other than none"
+                                  if name in ("wwer", "wper", "wcder") else "its option")
+    return out
+
+
+class Workspace:
+    """Database, journal, dirty state, options, measures, last run, session file (module doc)."""
+
+    database_changed = Signal()
+    database_modified = Signal(bool)
+    score_changed = Signal(object)
+    dirty_changed = Signal(bool)
+    path_changed = Signal(object)
+    options_changed = Signal()
+    run_changed = Signal()
+    currency_changed = Signal(bool)
+    #: A note for the user (e.g. the session file was damaged and kept aside).
+    message = Signal(str)
+
+    def __init__(self, *, autosave: bool = True, autosave_ms: int = AUTOSAVE_MS) -> None:
+        self.database: Database | None = None
+        self.path: Path | None = None
+        self.journal: Journal | None = None
+        self.recovered: ReplayReport | None = None
+        #: Changes made / included in the last successful save (dirty when they differ).
+        self.changes = 0
+        self.saved_changes = 0
+        self.autosave = autosave
+        self.autosave_ms = autosave_ms
+        self.options = EvalOptions()
+        #: Chosen measures; None = the defaults for the options.
+        self.measures: list[str] | None = None
+        self.run: RunResult | None = None
+        #: Where the run came from: RUN (computed here) or REPORT (read from a file).
+        self.run_origin: str | None = None
+        self.report_path: Path | None = None
+        #: Bumped whenever the candidates or references may have changed.
+        self.data_version = 0
+        self._run_data_version = -1
+
+    # ------------------------------------------------------------ opening
+    @classmethod
+    def open(cls, path: str | Path, **kw) -> Workspace:
+        """A workspace with the database at ``path`` loaded and its journal replayed
+        (``recovered`` tells what the replay did); options from its session file."""
+        ws = cls(**kw)
+        db, report = load_with_journal(path)
+        ws.set_database(db, path, report)
+        return ws
+
+    def set_database(self, db: Database | None, path: str | Path | None = None,
+                     recovered: ReplayReport | None = None) -> None:
+        """Make ``db`` (already loaded) the open database; every view resets."""
+        if self.journal is not None:
+            self.journal.close()
+        self.database = db
+        self.path = Path(path) if path is not None else None
+        self.journal = Journal(journal_path(self.path)) if self.path is not None else None
+        self.recovered = recovered
+        self.changes = self.saved_changes = 0
+        if recovered is not None and recovered.applied:
+            self.changes = 1          # the replayed scores are not in the file yet
+        self.data_version += 1
+        self.run, self.run_origin, self.report_path = None, None, None
+        self.load_session_options()
+        self.path_changed.emit(self.path)
+        self.dirty_changed.emit(self.is_dirty)
+        self.database_changed.emit()
+        self.options_changed.emit()
+        self.run_changed.emit()
+        self.currency_changed.emit(False)
+
+    def set_path(self, path: str | Path, journal: Journal | None = None) -> None:
+        """The database now lives at ``path`` (after Save As), with ``journal``."""
+        self.path = Path(path)
+        self.journal = journal if journal is not None else Journal(journal_path(self.path))
+        self.path_changed.emit(self.path)
+
+    def modified(self, affects_results: bool = True) -> None:
+        """The open database changed outside a scoring session (import, merge, classes).
+
+        ``affects_results``: candidates or references may differ, so a run is out of date."""
+        if affects_results:
+            self.data_version += 1
+        self.mark_changed()
+        self.database_modified.emit(affects_results)
+        if affects_results and self.run is not None:
+            self.currency_changed.emit(self.run_is_current)
+
+    def record_score(self, change: ScoreChange) -> None:
+        """A score changed (already journalled and applied): dirty, and tell the views."""
+        self.mark_changed()
+        self.score_changed.emit(change)
+
+    # ------------------------------------------------------------ dirty state
+    @property
+    def is_dirty(self) -> bool:
+        return self.changes != self.saved_changes
+
+    def mark_changed(self) -> None:
+        self.changes += 1
+        self.dirty_changed.emit(True)
+
+    def mark_saved(self, count: int) -> None:
+        """A save that included the first ``count`` changes succeeded."""
+        self.saved_changes = count
+        self.dirty_changed.emit(self.is_dirty)
+
+    def discard_changes(self) -> None:
+        """Forget unsaved changes (the journal too: they must not come back on next start)."""
+        if self.journal is not None:
+            self.journal.clear()
+        self.mark_saved(self.changes)
+
+    @property
+    def autosave_due(self) -> bool:
+        """Whether the policy asks for an autosave now (the window's timer decides when)."""
+        return self.autosave and self.database is not None and self.path is not None \
+            and self.is_dirty
+
+    # ------------------------------------------------------------ options
+    def set_options(self, options: EvalOptions, measures: list[str] | None | object = KEEP,
+                    persist: bool = True) -> None:
+        """The one current options (and measures; :data:`KEEP` keeps them), saved in the
+        session file."""
+        self.options = options
+        if measures is not KEEP:
+            self.measures = None if measures is None else list(measures)
+        if persist and self.path is not None:
+            sess = self.session_or_none()
+            if sess is not None:
+                sess.options, sess.measures = self.options, self.measures
+                self._save_session(sess, "Options not saved with the database")
+        self.options_changed.emit()
+        if self.run is not None:
+            self.currency_changed.emit(self.run_is_current)
+
+    def load_session_options(self) -> None:
+        """Options and measures from the database's session file, if there is one."""
+        if self.path is None:
+            return
+        from evaltrans_qt.io.session import load_session, session_path
+        if not session_path(self.path).exists():
+            return
+        try:
+            sess = load_session(self.path)
+        except EvalTransError as exc:
+            self.message.emit(f"Session file ignored: {exc}")
+            return
+        self.options, self.measures = sess.options, sess.measures
+
+    def run_measures(self) -> list[str]:
+        """The measures a run computes now: the chosen ones the options enable."""
+        from evaltrans_qt.engine.evaluate import default_measures
+        from evaltrans_qt.engine.measures import get
+        if self.measures is None:
+            return default_measures(self.options)
+        return [m for m in self.measures if get(m).enabled(self.options)]
+
+    def skipped(self) -> dict[str, str]:
+        """Chosen measures a run would leave out, with the option each needs."""
+        return skipped_measures(self.measures or [], self.options)
+
+    # ------------------------------------------------------------ runs
+    def set_run(self, run: RunResult | None, origin: str = RUN,
+                report_path: str | Path | None = None) -> None:
+        """The results shown: a run computed on this data (RUN) or read from a report."""
+        self.run = run
+        self.run_origin = origin if run is not None else None
+        self.report_path = Path(report_path) if report_path is not None else None
+        self._run_data_version = self.data_version
+        self.run_changed.emit()
+        self.currency_changed.emit(self.run_is_current)
+
+    @property
+    def run_is_current(self) -> bool:
+        return self.run is not None and not self.stale_reason()
+
+    def stale_reason(self) -> str:
+        """Why the results are not those of the current options and data ("" if they are)."""
+        run = self.run
+        if run is None:
+            return ""
+        if self.run_origin == REPORT:
+            name = self.report_path.name if self.report_path else "a report"
+            return f"read from {name}, not computed on this database"
+        if self._run_data_version != self.data_version:
+            return "the database changed since this run"
+        if run.options != self.options:
+            return "the evaluation options changed since this run"
+        if set(run.measures) != set(self.run_measures()):
+            return "the chosen measures changed since this run"
+        return ""
+
+    # ------------------------------------------------------------ session file
+    def session_or_none(self):
+        """The database's session; a damaged session file is kept aside as ``.bad`` (never
+        overwritten) and a fresh session started; None without a path or if even that fails."""
+        if self.path is None:
+            return None
+        from evaltrans_qt.io.session import Session, load_session, session_path
+        try:
+            return load_session(self.path)
+        except EvalTransError as exc:
+            sp = session_path(self.path)
+            bad = sp.with_name(sp.name + ".bad")
+            try:
+                os.replace(sp, bad)
+            except OSError:
+                self.message.emit(f"Session file damaged and cannot be moved aside: {exc}")
+                return None
+            self.message.emit(f"Session file damaged ({exc}); kept as {bad.name}")
+            return Session()
+
+    def record_run(self, run: RunResult, seconds: float) -> None:
+        """Append the run (with its options) to the session file's log."""
+        sess = self.session_or_none()
+        if sess is None:
+            return
+        sess.record_run(run.options, list(run.measures), list(run.systems),
+                        time.strftime("%Y-%m-%dT%H:%M:%S"), seconds)
+        self._save_session(sess, "Could not record the run")
+
+    def _save_session(self, sess, what: str) -> None:
+        from evaltrans_qt.io.session import save_session
+        try:
+            save_session(self.path, sess)
+        except (OSError, EvalTransError) as exc:
+            self.message.emit(f"{what}: {exc}")
+
+    def close(self) -> None:
+        if self.journal is not None:
+            self.journal.close()
+
+
+__all__ = ["Workspace", "load_with_journal", "skipped_measures", "AUTOSAVE_MS", "RUN", "REPORT", "KEEP"]
