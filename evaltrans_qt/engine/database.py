@@ -90,6 +90,34 @@ class Score:
     extra_attrs: dict[str, str] = field(default_factory=dict)
 
 
+#: Marks of one information item (survey §4.4.16): OK, or the kind of error.
+ITEM_MARKS = ("OK", "error", "syntax", "meaning", "other")
+
+
+@dataclass
+class PostEdit:
+    """A judge's post-edited candidate: its targeted reference for HTER (survey §4.4.17).
+
+    Our extension, ``<postedit judge seconds>text</postedit>`` inside ``<tgt>``;
+    ``seconds`` is the editing time, None when not measured.
+    """
+
+    text: str
+    judge: str | None = None
+    seconds: float | None = None
+    extra_attrs: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class ItemMarks:
+    """One judge's marks of a candidate's information items (survey §4.4.16): one of
+    :data:`ITEM_MARKS` per item of the source, in item order (``<marks judge>``)."""
+
+    marks: tuple[str, ...]
+    judge: str | None = None
+    extra_attrs: dict[str, str] = field(default_factory=dict)
+
+
 @dataclass
 class Target:
     """A translation of a source: a reference or a candidate (see module doc)."""
@@ -104,6 +132,13 @@ class Target:
     #: or the line of a duplicate source line); ``<tgt doc seg>`` on disk.
     doc: str | None = None
     seg: str | None = None
+    #: Human-evaluation protocols (issue 11; engine/protocols.py): post-edits (HTER) and
+    #: information-item marks (IER) per judge; ``added_by`` names the judge who added this
+    #: reference (aWER, survey §4.4.4), ``<tgt added="1" judge="…">`` on disk.
+    postedits: list[PostEdit] = field(default_factory=list)
+    item_marks: list[ItemMarks] = field(default_factory=list)
+    added: bool = False
+    added_by: str | None = None
 
     def scores_of(self, cls: str) -> list[Score]:
         """All scores of class ``cls`` (several judges possible)."""
@@ -125,6 +160,14 @@ class Target:
         score = Score(cls, float(value), judge, time, extrapolated)
         self.scores.append(score)
         return score
+
+    def postedit_by(self, judge: str | None) -> PostEdit | None:
+        """The post-edit of this candidate by ``judge``, if any (survey §4.4.17)."""
+        return next((p for p in self.postedits if p.judge == judge), None)
+
+    def marks_by(self, judge: str | None) -> ItemMarks | None:
+        """The information-item marks of this candidate by ``judge``, if any (survey §4.4.16)."""
+        return next((m for m in self.item_marks if m.judge == judge), None)
 
     def remove_score(self, cls: str, judge: str | None = None) -> bool:
         """Remove the score of ``cls`` by ``judge``; True if one was removed."""
@@ -165,6 +208,11 @@ class Source:
     extra_attrs: dict[str, str] = field(default_factory=dict)
     extra_children: list[str] = field(default_factory=list)
     occurrences: int = field(default=1, compare=False, repr=False)
+    #: Information items (survey §4.4.16): word spans ``(start, end)``, 0-based, end
+    #: exclusive, over the source's words tokenised by ``items_tokenization``
+    #: (engine/protocols.py); ``<items>`` on disk.
+    items: list[tuple[int, int]] = field(default_factory=list)
+    items_tokenization: str = "mteval"
 
     @property
     def key(self) -> SourceKey | None:
