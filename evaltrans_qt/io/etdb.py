@@ -14,6 +14,9 @@ Our extensions (all optional, ignored by nothing we read):
 * ``<eval evaluator="judge" time="…" extrapolated="1">`` and non-integer ``val``;
 * ``<levels continuous="1" minimum="…" maximum="…">`` for real-valued scales;
 * ``<tgt doc="…" seg="…">`` target ids;
+* the human-evaluation protocols (issue 11): ``<items>`` of a source, ``<postedit>``
+  and ``<marks>`` of a target, ``<tgt added="1" judge="…">`` for a reference a judge
+  added -- documented and read/written by :mod:`evaltrans_qt.io.etdb_protocols`;
 * unknown elements/attributes are kept (``extra_attrs``/``extra_children``) and
   written back; unknown children of ``<targets>`` are written back under
   ``<source>``. Comments and processing instructions are not kept. A namespaced
@@ -51,6 +54,7 @@ from lxml import etree
 from evaltrans_qt.engine.database import Database, Levels, Score, Source, Target
 from evaltrans_qt.errors import EvalTransError, InputFormatError, SaveError, ScoreError
 from evaltrans_qt.io.atomic import atomic_write_bytes
+from evaltrans_qt.io import etdb_protocols as _protocols  # issue 11 extensions
 from evaltrans_qt.io.limits import MAX_TEXT_CHARS, parse_number, too_long_message
 
 DOCTYPE = '<!DOCTYPE etdb SYSTEM "etdb.dtd">'
@@ -222,10 +226,13 @@ def _read_target(el, levels: dict[str, Levels], path) -> Target:
         elif tag == "t_sent" and not seen_text:
             tgt.text = child.text or "" if not len(child) else _text(child)
             seen_text = True
+        elif tag in _protocols.TARGET_TAGS:
+            _protocols.read_target_child(tgt, child, path)
         elif isinstance(tag, str):
             tgt.extra_children.append(_serialize(child))
     if not seen_text:
         raise InputFormatError("<tgt> has no <t_sent>", path, el.sourceline)
+    _protocols.read_target_attrs(tgt)
     return tgt
 
 
@@ -234,10 +241,13 @@ def _read_source(el, db: Database, levels: dict[str, Levels], path, lines: dict[
     text = None
     targets: list[Target] = []
     extra: list[str] = []
+    protocol_children: list = []
     for child in el:
         tag = child.tag
         if tag == "s_sent" and text is None:
             text = _text(child)
+        elif tag in _protocols.SOURCE_TAGS:
+            protocol_children.append(child)
         elif tag == "targets":
             for t in child:
                 if t.tag == "tgt":
@@ -264,6 +274,7 @@ def _read_source(el, db: Database, levels: dict[str, Levels], path, lines: dict[
     src.extra_children.extend(extra)
     for k, v in attrs.items():
         src.extra_attrs.setdefault(k, v)
+    _protocols.read_source_children(src, protocol_children, path)
 
 
 def loads(data: bytes, path: str | os.PathLike[str] | None = None) -> Database:
@@ -412,6 +423,8 @@ def dumps(db: Database) -> bytes:
             _check_length(src.text, f"source sentence {src.text[:30]!r}...")
         add(f"  <source{_attrs((('doc', src.doc), ('seg', src.seg)))}{_attrs(src.extra_attrs.items())}>\n"
             f"    <s_sent>{_esc_text(src.text)}</s_sent>\n")
+        if src.items:
+            out.extend(_protocols.source_xml(src))
         for x in src.extra_children:
             add(f"    {x}\n")
         add("    <targets>\n")
@@ -419,7 +432,8 @@ def dumps(db: Database) -> bytes:
             if len(t.text) > MAX_TEXT_CHARS:
                 _check_length(t.text, f"target {t.text[:30]!r}... of source {src.text[:30]!r}")
             add(f"      <tgt{_attrs((('sys', t.system), ('doc', t.doc), ('seg', t.seg)))}"
-                f"{_attrs(t.extra_attrs.items())}>\n        <t_sent>{_esc_text(t.text)}</t_sent>\n")
+                f"{_attrs(t.extra_attrs.items())}{_attrs(_protocols.target_attrs(t))}>\n"
+                f"        <t_sent>{_esc_text(t.text)}</t_sent>\n")
             for s in t.scores:
                 a = f' class="{_esc_attr(s.cls)}" val="{format_number(s.value)}"'
                 if s.judge is not None:
@@ -431,6 +445,8 @@ def dumps(db: Database) -> bytes:
                 if s.extra_attrs:
                     a += _attrs(s.extra_attrs.items())
                 add(f"        <eval{a}/>\n")
+            if t.postedits or t.item_marks:
+                out.extend(_protocols.target_xml(t))
             for x in t.extra_children:
                 add(f"        {x}\n")
             add("      </tgt>\n")
