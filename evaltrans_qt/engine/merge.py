@@ -9,11 +9,20 @@
   targets goes to the first of our sources with that text that has it, else to
   the first with that text. Targets are matched by (text, system id).
   New sources and targets are added (copies; ``other`` is not changed).
-* Scores are keyed by (class, judge). A key only ``other`` has is added. A key
-  both have with different values (or extrapolated flags) is a **conflict**,
-  resolved by ``policy``: ``"old"`` keeps ours, ``"new"`` takes theirs, or a
-  callback ``f(conflict) -> "old" | "new" | Choice`` is asked per conflict;
+* Scores are keyed by (class, judge); a key may hold several scores (anonymous
+  judges of an original EvalTrans file), so the two sides' scores of a key are
+  matched as multisets: equal ones (value and extrapolated flag) pair up and
+  change nothing, theirs left over are added when we have none left over, and the
+  remaining pairs (in file order) are **conflicts**, resolved by ``policy``:
+  ``"old"`` keeps ours, ``"new"`` takes theirs, or a callback
+  ``f(conflict) -> "old" | "new" | Choice`` is asked per conflict;
   ``Choice(keep, apply_to_all=True)`` answers all later conflicts the same way.
+  Merging a database with an identical copy changes nothing and reports nothing.
+* Nothing either side has is dropped: for the database, the sources and targets
+  (and scores) both have, unknown attributes and unknown child elements
+  (``<comment>``, notes, top-level elements) of ``other`` are added; an attribute
+  both have with different values keeps ours (``"new"``: theirs) and is listed in
+  :attr:`MergeReport.attribute_conflicts`.
 * Score classes ``other`` declares and we do not are added before our
   reference-deciding last class. A class both declare with a different
   definition keeps ours (noted in the report); their scores must be valid under
@@ -75,6 +84,10 @@ class MergeReport:
     added_classes: list[str] = field(default_factory=list)
     conflicts: list[Resolved] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: Unknown attributes / child elements taken from ``other`` into things both have.
+    added_extras: int = 0
+    #: "where: attribute 'x' differs (kept ours|took theirs)", one per differing attribute.
+    attribute_conflicts: list[str] = field(default_factory=list)
 
     @property
     def kept_old(self) -> int:
@@ -91,6 +104,11 @@ class MergeReport:
                  f"{self.took_new} took new)"]
         if self.added_classes:
             parts.append("new score classes: " + ", ".join(self.added_classes))
+        if self.added_extras:
+            parts.append(f"{self.added_extras} unknown attributes/elements added")
+        if self.attribute_conflicts:
+            parts.append(f"{len(self.attribute_conflicts)} attributes differ (first: "
+                         f"{self.attribute_conflicts[0]})")
         return "; ".join(parts + self.notes)
 
 
@@ -146,6 +164,10 @@ def _matching_sources(db: Database, osrc: Source) -> list[Source]:
     return [first] + [s for s in db.sources_by_text(osrc.text) if s is not first]
 
 
+def _where(src: Source) -> str:
+    return describe_key(src.key) if src.key is not None else f"source {src.text[:40]!r}"
+
+
 def _check_sources(db: Database, other: Database) -> None:
     """Refuse a merge where one (doc, seg) holds different sentences in the two databases."""
     for osrc in other.sources:
@@ -157,6 +179,86 @@ def _check_sources(db: Database, other: Database) -> None:
                 f"cannot merge: {describe_key(osrc.key)} is {mine.text[:50]!r} here but "
                 f"{osrc.text[:50]!r} in the other database (segments are identified by doc and "
                 f"seg; the databases number different test sets alike)")
+
+
+class _Resolver:
+    """Answers conflicts by ``policy`` (module doc), remembering "apply to all"."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+        self.for_all: Keep | None = None
+
+    def decide(self, conflict: Conflict) -> tuple[Keep, str]:
+        if self.for_all is not None:
+            return self.for_all, "apply-to-all"
+        if callable(self.policy):
+            ans = self.policy(conflict)
+            choice = ans if isinstance(ans, Choice) else Choice(ans)
+            if choice.keep not in ("old", "new"):
+                raise ValueError(f"merge callback answered {choice.keep!r}, not 'old'/'new'")
+            if choice.apply_to_all:
+                self.for_all = choice.keep
+            return choice.keep, "callback"
+        return self.policy, "policy"
+
+
+def _merge_extras(mine, theirs, where: str, prefer_new: bool, report: MergeReport) -> None:
+    """Add ``theirs``' unknown attributes and child elements to ``mine`` (module doc)."""
+    for k, v in theirs.extra_attrs.items():
+        have = mine.extra_attrs.get(k)
+        if have is None:
+            mine.extra_attrs[k] = v
+            report.added_extras += 1
+        elif have != v:
+            if prefer_new:
+                mine.extra_attrs[k] = v
+            report.attribute_conflicts.append(
+                f"{where}: attribute '{k}' is {have!r} here, {v!r} there "
+                f"({'took theirs' if prefer_new else 'kept ours'})")
+    children = getattr(theirs, "extra_children", None)
+    if children:
+        present = set(mine.extra_children)
+        for x in children:
+            if x not in present:
+                mine.extra_children.append(x)
+                present.add(x)
+                report.added_extras += 1
+
+
+def _same_score(a: Score, b: Score) -> bool:
+    return a.value == b.value and a.extrapolated == b.extrapolated
+
+
+def _merge_scores(src: Source, tgt: Target, scores: list[Score], resolver: _Resolver,
+                  prefer_new: bool, report: MergeReport) -> None:
+    """Merge ``scores`` (theirs) into ``tgt``'s as multisets per (class, judge) (module doc)."""
+    theirs_by_key: dict[tuple[str, str | None], list[Score]] = {}
+    for s in scores:
+        theirs_by_key.setdefault((s.cls, s.judge), []).append(s)
+    for (cls, judge), theirs in theirs_by_key.items():
+        mine = [x for x in tgt.scores if x.cls == cls and x.judge == judge]
+        left_mine = list(mine)
+        left_theirs: list[Score] = []
+        for s in theirs:
+            twin = next((x for x in left_mine if _same_score(x, s)), None)
+            if twin is None:
+                left_theirs.append(s)
+                continue
+            left_mine.remove(twin)
+            for k, v in s.extra_attrs.items():
+                if k not in twin.extra_attrs:
+                    twin.extra_attrs[k] = v
+                    report.added_extras += 1
+        for i, s in enumerate(left_theirs):
+            if i >= len(left_mine):
+                tgt.scores.append(copy.deepcopy(s))
+                report.added_scores += 1
+                continue
+            old = left_mine[i]
+            keep, by = resolver.decide(Conflict(src, tgt, cls, judge, old, s))
+            if keep == "new":
+                tgt.scores[next(j for j, x in enumerate(tgt.scores) if x is old)] = copy.deepcopy(s)
+            report.conflicts.append(Resolved(Conflict(src, tgt, cls, judge, old, s), keep, by))
 
 
 def merge(db: Database, other: Database, policy: Policy = "old") -> MergeReport:
@@ -175,12 +277,18 @@ def merge(db: Database, other: Database, policy: Policy = "old") -> MergeReport:
             db.add_class(copy.deepcopy(lv))
     report.added_classes = [lv.name for lv in add]
     mark_lv = db.marking_class() if translate else None
-    for_all: Keep | None = None
+    resolver = _Resolver(policy)
+    prefer_new = policy == "new"
+    _merge_extras(db, other, "database", prefer_new, report)
+    for olv in other.levels:
+        if db.has_class(olv.name) and olv.name not in report.added_classes:
+            _merge_extras(db.level(olv.name), olv, f"class '{olv.name}'", prefer_new, report)
 
     for osrc in other.sources:
         matches = _matching_sources(db, osrc)
         if matches:
             src = matches[0]
+            _merge_extras(src, osrc, _where(osrc), prefer_new, report)
         else:
             src = db.add_source(osrc.text, osrc.doc, osrc.seg)
             src.extra_attrs = dict(osrc.extra_attrs)
@@ -199,30 +307,9 @@ def merge(db: Database, other: Database, policy: Policy = "old") -> MergeReport:
                     db.mark_reference(tgt, mark_lv)
                 report.added_targets += 1
                 continue
-            for s in scores:
-                mine = next((x for x in tgt.scores if x.cls == s.cls and x.judge == s.judge), None)
-                if mine is None:
-                    tgt.scores.append(copy.deepcopy(s))
-                    report.added_scores += 1
-                    continue
-                if mine.value == s.value and mine.extrapolated == s.extrapolated:
-                    continue
-                conflict = Conflict(src, tgt, s.cls, s.judge, mine, s)
-                if for_all is not None:
-                    keep, by = for_all, "apply-to-all"
-                elif callable(policy):
-                    ans = policy(conflict)
-                    choice = ans if isinstance(ans, Choice) else Choice(ans)
-                    if choice.keep not in ("old", "new"):
-                        raise ValueError(f"merge callback answered {choice.keep!r}, not 'old'/'new'")
-                    keep, by = choice.keep, "callback"
-                    if choice.apply_to_all:
-                        for_all = choice.keep
-                else:
-                    keep, by = policy, "policy"
-                if keep == "new":
-                    tgt.scores[tgt.scores.index(mine)] = copy.deepcopy(s)
-                report.conflicts.append(Resolved(conflict, keep, by))
+            _merge_extras(tgt, ot, f"{_where(osrc)} target {ot.system or ''!s}".rstrip(),
+                          prefer_new, report)
+            _merge_scores(src, tgt, scores, resolver, prefer_new, report)
             if is_ref and mark_lv is not None:
                 db.mark_reference(tgt, mark_lv)
     return report

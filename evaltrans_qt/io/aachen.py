@@ -22,8 +22,9 @@ reference marker):
   their text (T:1971): a SOURCE sentence that occurs twice is one source with
   the targets of both (``plaintext.repeated_source_warnings`` reports it when
   their references differ). Export writes one SOURCE block per source.
-* Lines are separated by ``\\n``; keyword and score are followed by one space or
-  tab; blank lines are ignored. System ids are not part of the format.
+* Lines end with ``\\n``, ``\\r\\n`` or ``\\r`` alone (old Mac files); keyword and score
+  are followed by one space or tab; blank lines are ignored. Scores are plain decimal
+  numbers (``io/limits.py``). System ids are not part of the format.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ from evaltrans_qt.engine.database import Database, Levels, Score, Source
 from evaltrans_qt.errors import InputFormatError, ScoreError
 from evaltrans_qt.io.atomic import atomic_write_bytes
 from evaltrans_qt.io.etdb import format_number
-from evaltrans_qt.io.plaintext import PathLike, read_text
+from evaltrans_qt.io.limits import parse_number
+from evaltrans_qt.io.plaintext import PathLike, check_line_lengths, read_text, split_lines
 
 SCORE_CLASS = "score"
 PERFECT = 10.0
@@ -57,10 +59,10 @@ def _split(line: str) -> tuple[str, str]:
 
 def import_aachen(path: PathLike, encoding: str = "utf-8") -> Database:
     """Read an Aachen text file into a new database (one class ``score``, see module doc)."""
-    text = read_text(path, encoding)
+    lines = split_lines(read_text(path, encoding))
+    check_line_lengths(path, lines)
     rows: list[tuple[str, list[tuple[float | None, str]]]] = []
-    for no, raw in enumerate(text.split("\n"), 1):
-        line = raw[:-1] if raw.endswith("\r") else raw
+    for no, line in enumerate(lines, 1):
         if not line.strip():
             continue
         key, rest = _split(line)
@@ -74,7 +76,7 @@ def import_aachen(path: PathLike, encoding: str = "utf-8") -> Database:
                 value = None
             else:
                 try:
-                    value = float(score_text)
+                    value = parse_number(score_text)
                 except ValueError:
                     raise InputFormatError(f"expected 'TARGET <score> <sentence>'; {score_text!r} is "
                                            f"not a score (a number 0..10 or '-')", path, no) from None

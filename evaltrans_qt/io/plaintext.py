@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from evaltrans_qt.engine.database import Database, Source, Target
-from evaltrans_qt.errors import InputFormatError
+from evaltrans_qt.errors import InputFormatError, OptionError
+from evaltrans_qt.io.limits import MAX_TEXT_CHARS, too_long_message
 
 PathLike = str | os.PathLike[str]
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -74,6 +75,35 @@ def read_lines(path: PathLike, encoding: str = "utf-8") -> list[str]:
     if lines and lines[-1] == "":
         lines.pop()
     return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines of ``text`` split at ``\\r\\n``, ``\\r`` or ``\\n`` (files from old Macs end
+    lines with CR alone; Python's universal newlines); a final line end is optional."""
+    lines = _LINE_END.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def check_line_lengths(path: PathLike, lines: Sequence[str], first_line: int = 1) -> None:
+    """:class:`InputFormatError` naming the first line longer than ``MAX_TEXT_CHARS``
+    (``io/limits.py``: a database could not hold it)."""
+    if not lines or max(map(len, lines)) <= MAX_TEXT_CHARS:
+        return
+    i = next(i for i, ln in enumerate(lines) if len(ln) > MAX_TEXT_CHARS)
+    raise InputFormatError(too_long_message(len(lines[i])), path, first_line + i)
+
+
+def read_import_lines(path: PathLike, encoding: str = "utf-8") -> list[str]:
+    """Lines of a file imported into a database: any line end (:func:`split_lines`) and
+    at most ``MAX_TEXT_CHARS`` characters a line (clear error naming the line)."""
+    lines = split_lines(read_text(path, encoding))
+    check_line_lengths(path, lines)
+    return lines
 
 
 def check_same_length(path: PathLike, lines: Sequence[str], expected: int, what: str) -> None:
@@ -179,11 +209,11 @@ def import_text(source: PathLike, references: Sequence[PathLike | tuple[str, Pat
     ``systems``: ``(name, path)``. All files are read and checked before ``db``
     is changed, so a bad file leaves ``db`` untouched.
     """
-    src_lines = read_lines(source, encoding)
+    src_lines = read_import_lines(source, encoding)
     refs: list[tuple[str, PathLike, list[str]]] = []
     for i, r in enumerate(references):
         name, path = r if isinstance(r, tuple) else (f"ref-{i + 1}", r)
-        lines = read_lines(path, encoding)
+        lines = read_import_lines(path, encoding)
         check_same_length(path, lines, len(src_lines), "source file")
         refs.append((name, path, lines))
     hyps: list[tuple[str, PathLike, list[str]]] = []
@@ -192,7 +222,7 @@ def import_text(source: PathLike, references: Sequence[PathLike | tuple[str, Pat
         if name in seen:
             raise InputFormatError(f"system name '{name}' is used twice", path)
         seen.add(name)
-        lines = read_lines(path, encoding)
+        lines = read_import_lines(path, encoding)
         check_same_length(path, lines, len(src_lines), "source file")
         hyps.append((name, path, lines))
     db = db if db is not None else Database()
@@ -202,3 +232,20 @@ def import_text(source: PathLike, references: Sequence[PathLike | tuple[str, Pat
     for name, _, lines in hyps:
         add_line_targets(db, rows, lines, name)
     return db
+
+
+def database_from_files(source: PathLike, references: Sequence[PathLike],
+                        candidates: Mapping[str, PathLike], encoding: str = "utf-8") -> Database:
+    """A new database from line-aligned plain text files, as EvalTransBatchEval's
+    ``--source``/``--target`` (thesis Appendix A.1, SPEC §3.4); :func:`import_text`
+    with at least one reference.
+
+    References are named ``ref-1``, ``ref-2``...; candidates by the mapping's keys.
+    Sources are identified by their line (``seg``, SPEC §3.1): a repeated source
+    line keeps its own references, as in sacreBLEU, jiwer and Moses. Raises
+    :class:`InputFormatError` naming the file and line for unreadable or misaligned
+    files, :class:`OptionError` without references.
+    """
+    if not references:
+        raise OptionError("at least one reference file is needed")
+    return import_text(source, list(references), list(candidates.items()), encoding=encoding)

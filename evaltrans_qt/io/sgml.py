@@ -28,6 +28,7 @@ from lxml import etree
 
 from evaltrans_qt.engine.database import Database
 from evaltrans_qt.errors import InputFormatError
+from evaltrans_qt.io.limits import MAX_TEXT_CHARS, too_long_message
 from evaltrans_qt.io.plaintext import PathLike, read_input_bytes, read_text
 
 _TAG = re.compile(r"<(/?)([A-Za-z]+)\b([^>]*)>", re.S)
@@ -67,20 +68,25 @@ def _add(sets: list[SegSet], path: Path, kind: str | None, sysid: str, doc: str 
     key = (doc, seg_id)
     if key in segs:
         raise InputFormatError(f"segment id {seg_id} appears twice in document {doc}", path, line)
+    if len(text) > MAX_TEXT_CHARS:
+        raise InputFormatError(too_long_message(len(text), "segment"), path, line)
     segs[key] = (text, line)
 
 
 def parse_sgml(path: PathLike, encoding: str = "utf-8") -> list[SegSet]:
-    """Parse an mteval SGML file the tolerant way mteval does."""
+    """Parse an mteval SGML file the tolerant way mteval does (one pass, linear time:
+    line numbers are counted between consecutive tags, not from the file start)."""
     p = Path(path)
     text = read_text(p, encoding)
     sets: list[SegSet] = []
     kind: str | None = None
     set_sys = doc = doc_sys = None
     seg_open: tuple[int, str | None, int] | None = None  # (text start, id, line)
+    line, counted = 1, 0
     for m in _TAG.finditer(text):
         closing, name = m[1] == "/", m[2].lower()
-        line = text.count("\n", 0, m.start()) + 1
+        line += text.count("\n", counted, m.start())
+        counted = m.start()
         if name == "seg":
             if not closing:
                 if seg_open is not None:

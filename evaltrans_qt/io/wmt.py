@@ -13,7 +13,12 @@ segment scores from a TSV ``system<TAB>seg_id<TAB>score``.
   ``minimum``/``maximum`` = the given range or else the observed range widened
   to whole numbers (MQM on WMT21: [-25, 0]); ``perfect``/``green`` = maximum,
   ``gray``/``firstvalid`` = minimum. The class is inserted before ``isReference``,
-  which stays last. A header line (non-numeric ``seg_id``) is skipped.
+  which stays last. A header line (non-numeric ``seg_id``) is skipped. Scores are
+  plain decimal numbers (``io/limits.py``: no ``1_0``, ``٣``, spaces or ``inf``);
+  a given range must be finite.
+* A hypothesis file whose system id is a reference id (``*.hyp.ref-A.*`` beside
+  ``*.ref.A.*``) or two files with one id are refused: TSV scores name systems and
+  references alike and could not be told apart.
 """
 
 from __future__ import annotations
@@ -24,11 +29,13 @@ from pathlib import Path
 
 from evaltrans_qt.engine.database import Database, Levels, Score, Target
 from evaltrans_qt.errors import InputFormatError, ScoreError
+from evaltrans_qt.io.limits import parse_number
 from evaltrans_qt.io.plaintext import (PathLike, add_aligned, add_line_targets, check_same_length,
-                                       read_lines, read_text)
+                                       read_import_lines, read_text, split_lines)
 
 _SRC = re.compile(r"^(?P<prefix>.+?)\.src\.(?P<lang>[^.]+)$")
 _REF = re.compile(r"^(?P<prefix>.+?)\.ref\.(?P<id>.+)\.(?P<lang>[^.]+)$")
+_DIGITS = re.compile("[0-9]+")
 _HYP = re.compile(r"^(?P<prefix>.+?)\.hyp\.(?P<sys>.+)\.(?P<lang>[^.]+)$")
 
 
@@ -54,6 +61,14 @@ def scan_folder(folder: PathLike) -> tuple[Path, list[tuple[str, Path]], list[tu
                                + "; put one test set per folder", d)
     if not refs and not hyps:
         raise InputFormatError("no *.ref.X.* or *.hyp.SYSTEM.* files in this folder", d)
+    first: dict[str, Path] = {}
+    for name, f in refs + hyps:
+        if name in first:
+            raise InputFormatError(
+                f"{f.name} and {first[name].name} both give the id '{name}'; scores name "
+                f"systems and references by id, so each id must be one file (rename the "
+                f"hypothesis file)", d)
+        first[name] = f
     return srcs[0], refs, hyps
 
 
@@ -64,34 +79,30 @@ def read_scores(path: PathLike, n_lines: int, known: set[str]) -> dict[tuple[str
     """
     text = read_text(path)
     out: dict[tuple[str, int], tuple[float, int]] = {}
-    lines = text.split("\n")
-    for no, raw in enumerate(lines, 1):
-        line = raw.rstrip("\r")
+    lines = split_lines(text)
+    for no, line in enumerate(lines, 1):
         if not line.strip():
             continue
         cols = line.split("\t")
         if len(cols) != 3:
             raise InputFormatError(f"expected 3 tab-separated columns (system, seg_id, score), "
                                    f"found {len(cols)}", path, no)
-        system, seg_text, score_text = cols[0].strip(), cols[1].strip(), cols[2].strip()
-        try:
-            seg = int(seg_text)
-        except ValueError:
+        system, seg_text, score_text = cols[0].strip(), cols[1].strip(), cols[2]
+        if not _DIGITS.fullmatch(seg_text):
             if no == 1 or all(not x.strip() for x in lines[:no - 1]):
                 continue  # header line
-            raise InputFormatError(f"seg_id must be a line number, not {seg_text!r}", path, no, None) from None
+            raise InputFormatError(f"seg_id must be a line number, not {seg_text!r}", path, no, None)
+        seg = int(seg_text)
         if system not in known:
             raise InputFormatError(f"unknown system '{system}' (not a *.hyp.* system or ref-X)", path, no)
         if not 1 <= seg <= n_lines:
             raise InputFormatError(f"seg_id {seg} is outside 1..{n_lines}", path, no)
-        if not score_text:
+        if not score_text.strip():
             continue
         try:
-            value = float(score_text)
-        except ValueError:
-            raise InputFormatError(f"score must be a number or empty, not {score_text!r}", path, no) from None
-        if not math.isfinite(value):
-            raise InputFormatError(f"score must be finite, not {score_text!r}", path, no)
+            value = parse_number(score_text, "score (a number, or empty for 'not rated')")
+        except ValueError as exc:
+            raise InputFormatError(str(exc), path, no) from None
         key = (system, seg)
         if key in out:
             raise InputFormatError(f"second score for {system} segment {seg} "
@@ -104,6 +115,10 @@ def score_levels(name: str, values, minimum: float | None = None,
                  maximum: float | None = None) -> Levels:
     """A continuous class for real-valued segment scores (see module doc)."""
     vals = list(values)
+    for what, v in (("minimum", minimum), ("maximum", maximum)):
+        if v is not None and not math.isfinite(v):
+            raise InputFormatError(f"the {what} score of class '{name}' must be a finite "
+                                   f"number, not {v!r}")
     lo = minimum if minimum is not None else (math.floor(min(vals)) if vals else 0.0)
     hi = maximum if maximum is not None else (math.ceil(max(vals)) if vals else 0.0)
     if lo > hi:
@@ -121,15 +136,15 @@ def import_wmt(folder: PathLike, scores: PathLike | None = None, score_class: st
     Everything is read and checked before ``db`` is changed.
     """
     src_file, ref_files, hyp_files = scan_folder(folder)
-    src_lines = read_lines(src_file, encoding)
+    src_lines = read_import_lines(src_file, encoding)
     refs = []
     for rid, f in ref_files:
-        lines = read_lines(f, encoding)
+        lines = read_import_lines(f, encoding)
         check_same_length(f, lines, len(src_lines), f"source file {src_file.name}")
         refs.append((rid, lines))
     hyps = []
     for name, f in hyp_files:
-        lines = read_lines(f, encoding)
+        lines = read_import_lines(f, encoding)
         check_same_length(f, lines, len(src_lines), f"source file {src_file.name}")
         hyps.append((name, lines))
     values: dict[tuple[str, int], tuple[float, int]] = {}
