@@ -49,6 +49,9 @@ BLEU_SMOOTH_METHODS = ("none", "floor", "add-k", "exp", "moses", "nrc")
 MEASURE_CASES = ("run", "use", "ignore")
 #: TER input: the run's tokens, or sacreBLEU's tercom tokenizer on the raw text.
 TER_TOKENIZATIONS = ("run", "tercom")
+#: Largest m-gram / character n-gram order (BLEU, NIST, m-PER, chrF): every order is a
+#: statistics column of every sentence, and no test set has useful 100-grams.
+MAX_ORDER = 100
 #: Table A.8: word-dependent substitution costs.
 SUBSTITUTION_COST_RULES = ("none", "prefix", "levenshtein")
 
@@ -185,6 +188,13 @@ class EvalOptions:
                                                 "integers).", flag="transposition-costs",
                                                 section="4.4.4", group="invwer", kind="intlist",
                                                 report="transposition-costs")
+    invwer_memory_budget: int = _opt(0, "Memory budget (MiB) of one exact d_inv search; 0 = "
+                                     "automatic, min(2048, 25 % of the physical memory). "
+                                     "Pairs whose search needs more get a bounded upper bound "
+                                     "(exact pieces, straight-concatenated) and are flagged "
+                                     "approximated.", flag="invwer-memory-budget",
+                                     section="4.4.4", group="invwer", kind="int",
+                                     report="memory-budget")
     allow_long_jumps: bool = _opt(False, "Calculate LJWER (exact up to ljwer-exact-limit words, "
                                   "approximated and flagged beyond).", flag="allow-long-jumps",
                                   section="4.4.1", group="ljwer", kind="flag", report="enabled")
@@ -255,6 +265,14 @@ class EvalOptions:
                 raise OptionError(f"--{f.metadata['flag']}: expected a non-negative number, got {v!r}")
         if self.max_ngram < 1 or self.nist_max_ngram < 1 or self.nper_max_ngram < 1:
             raise OptionError("m-gram sizes must be at least 1")
+        for name in ("max_ngram", "nist_max_ngram", "nper_max_ngram", "chrf_char_order",
+                     "chrf_word_order"):
+            if getattr(self, name) > MAX_ORDER:
+                flag = self.__dataclass_fields__[name].metadata["flag"]
+                raise OptionError(f"--{flag}: {getattr(self, name)} is above the largest "
+                                  f"supported order {MAX_ORDER} (statistics take one column "
+                                  "per order; an order above the longest sentence adds only "
+                                  "zeros)")
         if self.chrf_char_order + self.chrf_word_order < 1:
             raise OptionError("--chrf-char-order plus --chrf-word-order must be at least 1 "
                               "(chrF needs some n-grams)")

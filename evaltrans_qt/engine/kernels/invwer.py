@@ -71,8 +71,9 @@ the agenda and the final items.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from numba import njit
@@ -86,6 +87,10 @@ OP_MATCH, OP_SUB, OP_CAND, OP_REF = 0, 1, 2, 3
 _T_SEED, _T_EXT, _T_STRAIGHT, _T_INV, _T_LEAD = 0, 1, 2, 3, 4
 _MAX_COST = 32000
 _CH = 16  # entries per chunk of a corner list
+_OVER_BUDGET = -2   # _astar's result when it stopped at its memory or pop budget
+# bytes per element of the growing arrays: agenda entry (ekey, eg, enext, etype, ea, eb),
+# final item (xi0, xi1, xl0, xl1, xtype, xa, xb), chunk of a corner list (pool, cnext, cfill)
+_E_BYTES, _X_BYTES, _C_BYTES = 33, 33, 8 * _CH + 8
 
 
 @njit(cache=True, nogil=True)
@@ -250,11 +255,13 @@ def _prefix_bags(c, r, V, c_sub, c_del, c_ins):
 
 
 @njit(cache=True, nogil=True)
-def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree, bh, NONE):
+def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree, bh, NONE, max_dyn, max_pops):
     """Core of :func:`inv_distance` on local ids (0..V-1). Returns (d, ops, invs, expanded).
 
     ``bh``: uninitialised table of 2 entries per bispan (int8 or int16), ``NONE``
-    its largest value (= not queued)."""
+    its largest value (= not queued). ``max_dyn`` > 0 caps the bytes of the growing
+    arrays (agenda, final items, corner lists) and ``max_pops`` > 0 the items popped:
+    beyond either the search stops and returns d = ``_OVER_BUDGET``."""
     I = c.size
     L = r.size
     NC = I * (I + 1) // 2
@@ -377,6 +384,8 @@ def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree, bh, NONE):
     f = 0
     if I * L + 8 > cap:
         cap = 2 * (I * L + 8)
+        if max_dyn > 0 and _E_BYTES * cap + _X_BYTES * xcap + _C_BYTES * ccap > max_dyn:
+            return _OVER_BUDGET, np.empty((0, 3), np.int32), np.empty((0, 8), np.int32), 0
         ekey = grow(ekey, cap)
         eg = grow(eg, cap)
         enext = grow(enext, cap)
@@ -415,8 +424,15 @@ def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree, bh, NONE):
         i1 = chi[ci]
         l0 = rlo[ri]
         l1 = rhi[ri]
+        if max_pops > 0 and expanded > max_pops:
+            result = _OVER_BUDGET
+            break
         if nx == xi0.size:
             n2 = 2 * xi0.size
+            if max_dyn > 0 and (_E_BYTES * ekey.size + _X_BYTES * (n2 + xi0.size)
+                                + _C_BYTES * cnext.size > max_dyn):
+                result = _OVER_BUDGET
+                break
             xi0 = grow(xi0, n2)
             xi1 = grow(xi1, n2)
             xl0 = grow(xl0, n2)
@@ -447,6 +463,10 @@ def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree, bh, NONE):
             need += lcount[kSS]
         if ne + need > ekey.size:
             n2 = 2 * (ne + need)
+            if max_dyn > 0 and (_E_BYTES * (n2 + ekey.size) + _X_BYTES * xi0.size
+                                + _C_BYTES * cnext.size > max_dyn):
+                result = _OVER_BUDGET
+                break
             ekey = grow(ekey, n2)
             eg = grow(eg, n2)
             enext = grow(enext, n2)
@@ -480,6 +500,10 @@ def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree, bh, NONE):
         # ---- file this item in the four corner lists (other corner, g)
         if nch + 4 > cnext.size:
             n2 = 2 * (nch + 4)
+            if max_dyn > 0 and (_E_BYTES * ekey.size + _X_BYTES * xi0.size
+                                + _C_BYTES * (n2 + cnext.size) > max_dyn):
+                result = _OVER_BUDGET
+                break
             cnext = grow(cnext, n2)
             cfill = grow(cfill, n2)
             pool = grow(pool, n2 * _CH)
@@ -608,6 +632,45 @@ def _check_costs(c_sub: int, c_del: int, c_ins: int, c_inv: int) -> None:
             raise ValueError("d_inv costs must be non-negative integers")
 
 
+class OverBudget(Exception):
+    """The exact search of a pair needs more than its memory (or pop) budget."""
+
+    def __init__(self, needed: int, budget: int) -> None:
+        super().__init__(f"d_inv: the exact search needs more than {needed} bytes "
+                         f"(budget {budget})")
+        self.needed = needed
+        self.budget = budget
+
+
+@dataclass(frozen=True)
+class InvResult:
+    """d_inv of one pair (cost units) with the tree's leaves and inversions (see
+    :func:`inv_search`); ``exact`` is False when it is the bounded approximation."""
+
+    distance: int
+    ops: np.ndarray
+    invs: np.ndarray
+    expanded: int
+    exact: bool = True
+
+
+def table_bytes(I: int, L: int, ub: int, want_tree: bool = False) -> int:
+    """Bytes the exact search allocates before its first pop: the g/h table (int8 below
+    120 cost units, else int16), the tree's item index (with ``want_tree``), the per-corner
+    lists, the prefix/suffix bags and the first agenda and item blocks."""
+    nb = I * (I + 1) * L * (L + 1) // 2                  # two entries per bispan
+    per = 1 if ub < 120 else 2
+    tree = 2 * nb if want_tree else 0                     # int32 per bispan
+    cells = (I + 1) * (L + 1)
+    first = _E_BYTES * max(1 << 14, 2 * (I * L + 8)) + _X_BYTES * (1 << 12) + _C_BYTES * (1 << 10)
+    return nb * per + tree + 48 * cells + first
+
+
+def _unaligned(I: int, L: int, c_del: int, c_ins: int) -> tuple[int, np.ndarray]:
+    ops = [(OP_CAND, i, -1) for i in range(I)] + [(OP_REF, -1, l) for l in range(L)]
+    return I * c_del + L * c_ins, np.asarray(ops, np.int32).reshape(-1, 3)
+
+
 def inv_distance(cand: np.ndarray, ref: np.ndarray, c_sub: int = 1, c_del: int = 1,
                  c_ins: int = 1, c_inv: int = 1) -> int:
     """Exact d_inv(cand, ref) (eq. 4.20) in cost units (not divided by the denominator)."""
@@ -615,38 +678,226 @@ def inv_distance(cand: np.ndarray, ref: np.ndarray, c_sub: int = 1, c_del: int =
 
 
 def inv_search(cand: np.ndarray, ref: np.ndarray, c_sub: int = 1, c_del: int = 1, c_ins: int = 1,
-               c_inv: int = 1, want_tree: bool = False):
-    """d_inv with the optimal tree's leaves and inversions.
+               c_inv: int = 1, want_tree: bool = False, max_bytes: int | None = None,
+               max_pops: int = 0):
+    """Exact d_inv with the optimal tree's leaves and inversions.
 
     Returns ``(distance, ops, invs, expanded)``: ``ops`` rows ``(code, i, l)`` in
     reference order of the tree (OP_* codes; -1 = no word on that side);
     ``invs`` rows ``(i0, i1, l0, l1, i_split, l_split, n, 0)`` for every inverted
     node ``<A B>`` with A = cand [i0, i_split) / ref [l_split, l1) and
     B = cand [i_split, i1) / ref [l0, l_split); ``expanded`` = items popped.
+    ``max_bytes`` (default: no limit) caps the search's memory and ``max_pops`` > 0 the
+    items popped; :class:`OverBudget` is raised beyond them, before the table is
+    allocated when the table alone does not fit.
     """
     _check_costs(c_sub, c_del, c_ins, c_inv)
     I, L = len(cand), len(ref)
     if I == 0 or L == 0:
-        ops = [(OP_CAND, i, -1) for i in range(I)] + [(OP_REF, -1, l) for l in range(L)]
-        return (I * c_del + L * c_ins, np.asarray(ops, np.int32).reshape(-1, 3),
-                np.zeros((0, 8), np.int32), 0)
+        d, ops = _unaligned(I, L, c_del, c_ins)
+        return d, ops, np.zeros((0, 8), np.int32), 0
     c, r, V = _local_ids(cand, ref)
     ub = int(lev_costs(c, r, int(c_sub), int(c_del), int(c_ins)))
     if ub > _MAX_COST:
         raise ValueError(f"d_inv: costs too large for the int16 tables (upper bound {ub})")
+    fixed = table_bytes(I, L, ub, want_tree)
+    dyn = 0
+    if max_bytes is not None:
+        if fixed > max_bytes:
+            raise OverBudget(fixed, max_bytes)
+        dyn = max(1, max_bytes - fixed)
     nb = I * (I + 1) * L * (L + 1) // 2   # two entries per bispan
     if ub < 120:  # g and h fit in int8 (values > ub are never queued): half the memory traffic
         bh, none = np.empty(nb, np.int8), 127
     else:
         bh, none = np.empty(nb, np.int16), 32767
     d, ops, invs, expanded = _astar(c, r, V, int(c_sub), int(c_del), int(c_ins), int(c_inv), ub,
-                                    bool(want_tree), bh, none)
-    unaligned = I * c_del + L * c_ins  # the only tree without an aligned pair (not in the agenda)
+                                    bool(want_tree), bh, none, dyn, int(max_pops))
+    del bh
+    if d == _OVER_BUDGET:
+        raise OverBudget(fixed + dyn if max_bytes is not None else fixed, max_bytes or 0)
+    unaligned, uops = _unaligned(I, L, c_del, c_ins)  # the only tree without an aligned pair
     if d < 0 or unaligned < d:
-        ops = [(OP_CAND, i, -1) for i in range(I)] + [(OP_REF, -1, l) for l in range(L)]
-        return (unaligned, np.asarray(ops, np.int32).reshape(-1, 3), np.zeros((0, 8), np.int32),
-                int(expanded))
+        return unaligned, uops, np.zeros((0, 8), np.int32), int(expanded)
     return int(d), ops, invs, int(expanded)
+
+
+# ---------------------------------------------------------------- bounded approximation
+#: Longest side (words) of a piece of the approximation, and the most items one piece may
+#: pop (about a second) before it is split again.
+PIECE_WORDS = 40
+PIECE_POPS = 1_000_000
+
+
+@njit(cache=True, nogil=True)
+def _lev_cuts(c, r, c_sub, c_del, c_ins, width):
+    """Cut points (i, l) on one Levenshtein path (eq. 4.26's ub_total) such that no piece
+    between two cuts has more than ``width`` words on either side; a cut is put right after
+    the last identical pair of the piece when there is one in its second half."""
+    I = c.size
+    L = r.size
+    row = np.empty(L + 1, np.int64)
+    mv = np.empty((I + 1) * (L + 1), np.int8)   # 0 diagonal, 1 candidate word, 2 ref word
+    for l in range(L + 1):
+        row[l] = l * c_ins
+        mv[l] = 2
+    for i in range(1, I + 1):
+        diag = row[0]
+        row[0] = i * c_del
+        mv[i * (L + 1)] = 1
+        for l in range(1, L + 1):
+            up = row[l]
+            best = diag + (0 if c[i - 1] == r[l - 1] else c_sub)
+            m = 0
+            if up + c_del < best:
+                best = up + c_del
+                m = 1
+            if row[l - 1] + c_ins < best:
+                best = row[l - 1] + c_ins
+                m = 2
+            row[l] = best
+            mv[i * (L + 1) + l] = m
+            diag = up
+    # the path backwards, then forwards with the cuts
+    n = I + L + 1
+    pi = np.empty(n, np.int64)
+    pl = np.empty(n, np.int64)
+    pm = np.zeros(n, np.bool_)           # node reached by an identical pair
+    k = n - 1
+    i = I
+    l = L
+    while True:
+        pi[k] = i
+        pl[k] = l
+        if i == 0 and l == 0:
+            break
+        m = mv[i * (L + 1) + l] if (i > 0 and l > 0) else (1 if l == 0 else 2)
+        if m == 0:
+            pm[k] = c[i - 1] == r[l - 1]
+            i -= 1
+            l -= 1
+        elif m == 1:
+            i -= 1
+        else:
+            l -= 1
+        k -= 1
+    cuts_i = np.empty(n, np.int64)
+    cuts_l = np.empty(n, np.int64)
+    nc = 0
+    si = 0
+    sl = 0
+    last = -1
+    for q in range(k + 1, n):
+        if pi[q] - si > width or pl[q] - sl > width:
+            p = q - 1
+            if last > 0 and 2 * max(pi[last] - si, pl[last] - sl) >= width:
+                p = last
+            cuts_i[nc] = pi[p]
+            cuts_l[nc] = pl[p]
+            nc += 1
+            si = pi[p]
+            sl = pl[p]
+            last = -1
+        if pm[q]:
+            last = q
+    cuts_i[nc] = I
+    cuts_l[nc] = L
+    return cuts_i[:nc + 1].copy(), cuts_l[:nc + 1].copy()
+
+
+def _pieces(c: np.ndarray, r: np.ndarray, costs: tuple[int, int, int, int], max_bytes: int,
+            width: int) -> list[tuple[int, int, int, int]]:
+    """(i0, i1, l0, l1) of the pieces of at most ``width`` words a side, in order (see
+    :func:`inv_bounded`): cut on a Levenshtein path, or proportionally when the path's move
+    table does not fit the budget."""
+    I, L = len(c), len(r)
+    c_sub, c_del, c_ins, _ = costs
+    if (I + 1) * (L + 1) + 32 * (I + L + 1) <= max_bytes:
+        ci, cl = _lev_cuts(c, r, c_sub, c_del, c_ins, width)
+    else:
+        k = max(1, -(-max(I, L) // width))
+        ci = np.asarray([I * j // k for j in range(1, k + 1)])
+        cl = np.asarray([L * j // k for j in range(1, k + 1)])
+    out = []
+    i0 = l0 = 0
+    for i1, l1 in zip(ci.tolist(), cl.tolist()):
+        if i1 > i0 or l1 > l0:
+            out.append((i0, i1, l0, l1))
+        i0, l0 = i1, l1
+    return out
+
+
+def _piece(c: np.ndarray, r: np.ndarray, costs: tuple[int, int, int, int], want_tree: bool,
+           max_bytes: int) -> tuple[int, np.ndarray, np.ndarray, int, bool]:
+    """Exact d_inv of one piece within the budget and ``PIECE_POPS``, else the sum over
+    pieces of half its size (a single word pair is always searched: its table is tiny)."""
+    I, L = len(c), len(r)
+    single = max(I, L) <= 1
+    try:
+        d, ops, invs, ex = inv_search(c, r, *costs, want_tree=want_tree,
+                                      max_bytes=None if single else max_bytes,
+                                      max_pops=0 if single else PIECE_POPS)
+        return d, ops, invs, ex, True
+    except OverBudget:
+        pass
+    parts = _pieces(c, r, costs, max_bytes, -(-max(I, L) // 2))
+    d, ops, invs, ex = _concat([(p, _piece(c[p[0]:p[1]], r[p[2]:p[3]], costs, want_tree,
+                                           max_bytes)) for p in parts], want_tree)
+    return d, ops, invs, ex, False
+
+
+def _concat(results, want_tree: bool) -> tuple[int, np.ndarray, np.ndarray, int]:
+    """Straight concatenation of pieces' trees: distances add, positions shift."""
+    d = sum(int(x[0]) for _, x in results)
+    expanded = sum(int(x[3]) for _, x in results)
+    if not want_tree:
+        return d, np.zeros((0, 3), np.int32), np.zeros((0, 8), np.int32), expanded
+    ops, invs = [], []
+    nv = 0
+    for (i0, _, l0, _), (_, o, v, _, *_) in results:
+        o = np.array(o, np.int32).reshape(-1, 3)
+        o[:, 1] = np.where(o[:, 1] >= 0, o[:, 1] + i0, -1)
+        o[:, 2] = np.where(o[:, 2] >= 0, o[:, 2] + l0, -1)
+        ops.append(o)
+        v = np.array(v, np.int32).reshape(-1, 8)
+        v[:, [0, 1, 4]] += i0
+        v[:, [2, 3, 5]] += l0
+        v[:, 6] = np.arange(nv, nv + len(v))
+        nv += len(v)
+        invs.append(v)
+    return (d, np.concatenate(ops) if ops else np.zeros((0, 3), np.int32),
+            np.concatenate(invs) if invs else np.zeros((0, 8), np.int32), expanded)
+
+
+def inv_bounded(cand: np.ndarray, ref: np.ndarray, c_sub: int = 1, c_del: int = 1,
+                c_ins: int = 1, c_inv: int = 1, want_tree: bool = False,
+                max_bytes: int | None = None) -> InvResult:
+    """d_inv within a memory budget: exact when the search fits ``max_bytes`` (default: the
+    automatic budget of :mod:`~evaltrans_qt.engine.kernels.budget`), else an upper bound.
+
+    The bound: the pair is cut into pieces at points of one Levenshtein path (ub_total,
+    eq. 4.26), each at most ``PIECE_WORDS`` words a side and ended right after an
+    identical pair where possible; each piece gets its exact d_inv (a piece that exceeds
+    the budget or ``PIECE_POPS`` pops is halved again). The straight concatenation of the
+    pieces' optimal trees is a BTG tree of the whole pair (eq. 4.20), so the sum is >= d_inv;
+    each piece's d_inv is <= its part of the path, so the sum is <= the Levenshtein
+    distance (halved pieces are cut on their own Levenshtein path, which costs no more).
+    Inversions across cuts are lost. ``exact`` is False then; memory stays within
+    ``max_bytes`` (a single word pair's search, ~1 MB, excepted).
+    """
+    from evaltrans_qt.engine.kernels.budget import auto_budget
+    budget = auto_budget() if max_bytes is None else int(max_bytes)
+    try:
+        d, ops, invs, ex = inv_search(cand, ref, c_sub, c_del, c_ins, c_inv, want_tree, budget)
+        return InvResult(d, ops, invs, ex, True)
+    except OverBudget:
+        pass
+    costs = (int(c_sub), int(c_del), int(c_ins), int(c_inv))
+    c, r, _ = _local_ids(cand, ref)
+    parts = _pieces(c, r, costs, budget, PIECE_WORDS)
+    done = [(p, _piece(c[p[0]:p[1]], r[p[2]:p[3]], costs, want_tree, budget)) for p in parts]
+    d, ops, invs, ex = _concat(done, want_tree)
+    return InvResult(d, ops, invs, ex, False)
 
 
 @njit(cache=True, nogil=True)
