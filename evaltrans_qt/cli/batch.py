@@ -18,7 +18,8 @@ it, as the original, a plain text summary, and by default only WER and BLEU
 (Table A.2: XML mode is needed for anything beyond them) unless ``--measures``
 says otherwise. ``--json`` prints a machine-readable summary on stdout and, with
 ``--output-file R.xml``, also writes it beside the reports as ``R.summary.json``.
-Several systems (``--all-systems``) get one report each, ``R.<system>.xml``,
+Several systems (``--all-systems``) get one report each, ``R.<system>.xml`` (see
+``output_paths``: characters other than ASCII letters, digits and ``-`` as ``_HH``),
 and a summary table on stdout.
 Nothing is written unless the whole run succeeded; files are written atomically.
 """
@@ -36,13 +37,13 @@ from pathlib import Path
 from typing import Any
 
 from evaltrans_qt.engine.database import Database
-from evaltrans_qt.engine.evaluate import (
-    LocalProcessExecutor, Progress, SerialExecutor, database_from_files, default_measures,
-    evaluate)
+from evaltrans_qt.engine.driver import Progress, default_measures, evaluate
+from evaltrans_qt.engine.executors import LocalProcessExecutor, SerialExecutor
 from evaltrans_qt.engine.measures import get as get_measure
 from evaltrans_qt.engine.options import PRESETS, EvalOptions, option_fields, parse_option_value
 from evaltrans_qt.engine.results import RunResult
 from evaltrans_qt.errors import EvalTransError, InputFormatError, OptionError
+from evaltrans_qt.io.plaintext import database_from_files
 
 #: Measures of the original tool's text (non-XML) mode (Table A.2, "xml-mode").
 TEXT_MODE_MEASURES = ("wer", "bleu")
@@ -278,15 +279,37 @@ def _measures(args) -> list[str]:
 
 
 # --------------------------------------------------------------------------- output
+def _name_part(system: str) -> str:
+    """``system`` as a file-name part: ASCII letters, digits and ``-`` stay, every other
+    character (``_`` and ``.`` too) becomes ``_HH`` per UTF-8 byte, so different ids never
+    give the same name (``A/B`` -> ``A_2FB``, ``A_B`` -> ``A_5FB``); ``_`` for no id; longer
+    than 100 characters: cut, with ``~`` and 12 hex digits of its SHA-1."""
+    enc = "".join(c if (c.isascii() and c.isalnum()) or c == "-"
+                  else "".join(f"_{b:02X}" for b in c.encode("utf-8")) for c in system) or "_"
+    if len(enc) > 100:
+        enc = enc[:87] + "~" + __import__("hashlib").sha1(system.encode("utf-8")).hexdigest()[:12]
+    return enc
+
+
 def output_paths(output: str | None, systems: Sequence[str]) -> dict[str, Path | None]:
+    """Report file of each system: ``R.xml`` for one system, else ``R.<name>.xml`` with
+    :func:`_name_part`'s collision-free name (it depends only on the system id). Names
+    equal but for case (``A``, ``a``: one file on macOS/Windows) get ``~`` and 8 hex
+    digits of the id's SHA-1 as well."""
+    import hashlib
     if output is None:
         return {s: None for s in systems}
     p = Path(output)
     if len(systems) == 1:
         return {systems[0]: p}
-    safe = {s: "".join(c if c.isalnum() or c in "-_." else "_" for c in (s or "noid"))
-            for s in systems}
-    return {s: p.with_name(f"{p.stem}.{safe[s]}{p.suffix}") for s in systems}
+    parts = {s: _name_part(s or "") for s in systems}
+    folded: dict[str, int] = {}
+    for part in parts.values():
+        folded[part.casefold()] = folded.get(part.casefold(), 0) + 1
+    for s, part in parts.items():
+        if folded[part.casefold()] > 1:
+            parts[s] = f"{part}~{hashlib.sha1((s or '').encode('utf-8')).hexdigest()[:8]}"
+    return {s: p.with_name(f"{p.stem}.{parts[s]}{p.suffix}") for s in systems}
 
 
 def text_summary(run: RunResult, system: str) -> str:
@@ -372,7 +395,7 @@ class ProgressBar:
 def run_correlations(db: Database, run: RunResult, samples: int) -> list:
     """The report's ``<correlation>`` rows: every measure against every human class of the
     database that has scores, at sentence level and (with at least 3 systems) system level."""
-    from evaltrans_qt.engine.correlation import correlate_run
+    from evaltrans_qt.engine.metaeval import correlate_run
     from evaltrans_qt.errors import ScoreError
     rows = []
     levels = ["sentence"] + (["system"] if len(run.systems) >= 3 else [])

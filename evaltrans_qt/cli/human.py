@@ -61,7 +61,7 @@ def _human_classes(db: Database, requested: list[str] | None) -> list[str]:
 
 
 def _run(db: Database, args: argparse.Namespace, measures: list[str] | None):
-    from evaltrans_qt.engine.evaluate import evaluate
+    from evaltrans_qt.engine.driver import evaluate
     opts = options_from_args(args)
     systems = _list(getattr(args, "systems", None))
     return evaluate(db, opts, measures, systems)
@@ -90,8 +90,9 @@ def _scores(db: Database, cls: str, args: argparse.Namespace, extrapolate: bool)
 
 # ------------------------------------------------------------ correlate
 def _cmd_correlate(args: argparse.Namespace) -> int:
-    from evaltrans_qt.engine.correlation import correlate_run, format_table
-    from evaltrans_qt.engine.evaluate import evaluate
+    from evaltrans_qt.engine.correlation_format import format_table
+    from evaltrans_qt.engine.driver import evaluate
+    from evaltrans_qt.engine.metaeval import correlate_run
     t0 = time.perf_counter()
     db = load_db(args.database)
     classes = _human_classes(db, _list(args.human))

@@ -23,7 +23,7 @@ from itertools import combinations
 
 import numpy as np
 
-from evaltrans_qt.engine.correlation import pearson
+from evaltrans_qt.engine.statistics.coefficients import pearson
 from evaltrans_qt.engine.database import Database
 from evaltrans_qt.engine.human import check_class, normalizer
 from evaltrans_qt.engine.ranking import RANK_CLASS, rankings

@@ -50,7 +50,8 @@ def _tiny_database():
 
 
 def _warm() -> None:
-    from evaltrans_qt.engine.evaluate import SerialExecutor, evaluate
+    from evaltrans_qt.engine.driver import evaluate
+    from evaltrans_qt.engine.executors import SerialExecutor
     from evaltrans_qt.engine.measures import load_all
     from evaltrans_qt.engine.options import EvalOptions
     db = _tiny_database()
@@ -91,7 +92,7 @@ def _warm() -> None:
         return
     # correlation and significance (results view, live correlation)
     try:
-        from evaltrans_qt.engine.correlation import correlate_run
+        from evaltrans_qt.engine.metaeval import correlate_run
         for level in ("sentence", "system"):
             correlate_run(db, run, "fluency", level=level, n_boot=20)
     except Exception as exc:  # noqa: BLE001

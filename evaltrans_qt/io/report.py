@@ -317,7 +317,7 @@ def build_report(run: RunResult, system: str, *, author: str | None = None,
         w.close(2, m.report_element)
     w.close(1, "evaluation")
     if correlation:
-        from evaltrans_qt.engine.correlation import correlation_report_elements
+        from evaltrans_qt.engine.correlation_format import correlation_report_elements
         w.open(1, "correlation")
         details_into(w, 2, {"coefficients": correlation_report_elements(correlation)["correlation"]})
         w.close(1, "correlation")

@@ -219,7 +219,7 @@ def test_process_executor_starts_in_order_and_nothing_after_cancel(tmp_path):
 
 
 def test_expensive_measures_get_all_cores(monkeypatch):
-    from evaltrans_qt.engine import evaluate as ev
+    from evaltrans_qt.engine import executors as ev
     monkeypatch.setattr(ev.os, "cpu_count", lambda: 2)
     assert isinstance(ev.choose_executor(10, 1), SerialExecutor)
     ex = ev.choose_executor(10, 1, expensive=True)

@@ -12,14 +12,26 @@ import pkgutil
 from evaltrans_qt.engine.measures.base import Measure, MeasureScore, Segment
 
 MEASURES: dict[str, type[Measure]] = {}
+#: Lower-case alias -> registry name (from each registered ``Measure.aliases``).
+ALIASES: dict[str, str] = {}
 _loaded = False
 
 
 def register(cls: type[Measure]) -> type[Measure]:
-    """Class decorator: add a measure to :data:`MEASURES` under ``cls.name``."""
+    """Class decorator: add a measure to :data:`MEASURES` under ``cls.name`` and its
+    ``aliases`` to :data:`ALIASES`; a name or alias that already names another measure
+    is an error."""
     if cls.name in MEASURES and MEASURES[cls.name] is not cls:
         raise ValueError(f"measure name '{cls.name}' registered twice")
+    if ALIASES.get(cls.name, cls.name) != cls.name:
+        raise ValueError(f"measure name '{cls.name}' is an alias of '{ALIASES[cls.name]}'")
+    for alias in cls.aliases:
+        key = alias.lower()
+        other = key if key in MEASURES else ALIASES.get(key, cls.name)
+        if other != cls.name:
+            raise ValueError(f"alias '{alias}' of measure '{cls.name}' already names '{other}'")
     MEASURES[cls.name] = cls
+    ALIASES.update((a.lower(), cls.name) for a in cls.aliases)
     return cls
 
 
@@ -34,13 +46,29 @@ def load_all() -> dict[str, type[Measure]]:
     return MEASURES
 
 
-def get(name: str) -> type[Measure]:
+def resolve(name: str) -> str | None:
+    """The registry name meant by ``name`` (case-insensitive), or None: a measure's name,
+    one of its ``aliases``, or ``m`` + its name -- the thesis' naming of the
+    multi-reference measures (``mWER`` = ``wer``, Table A.1)."""
     reg = load_all()
-    key = name.lower()
-    if key not in reg:
+    key = name.strip().lower()
+    if key in reg:
+        return key
+    if key in ALIASES:
+        return ALIASES[key]
+    if key.startswith("m") and key[1:] in reg:
+        return key[1:]
+    return None
+
+
+def get(name: str) -> type[Measure]:
+    """The measure class :func:`resolve` finds for ``name``; :class:`OptionError` if none."""
+    key = resolve(name)
+    if key is None:
         from evaltrans_qt.errors import OptionError
-        raise OptionError(f"unknown measure '{name}' (known: {', '.join(sorted(reg))})")
-    return reg[key]
+        raise OptionError(f"unknown measure '{name}' (known: {', '.join(sorted(MEASURES))})")
+    return MEASURES[key]
 
 
-__all__ = ["MEASURES", "Measure", "MeasureScore", "Segment", "register", "load_all", "get"]
+__all__ = ["ALIASES", "MEASURES", "Measure", "MeasureScore", "Segment", "register", "load_all", "get",
+           "resolve"]

@@ -89,8 +89,6 @@ class DistanceMeasure(Measure):
     ref_length_option: ClassVar[str] = "wer_ref_length_rule"
     #: Headline column name, e.g. "WER".
     column: ClassVar[str] = ""
-    #: Other names of the measure (e.g. the thesis' "mWER"), for documentation.
-    aliases: ClassVar[tuple[str, ...]] = ()
 
     @property
     def stat_names(self) -> list[str]:
@@ -120,7 +118,7 @@ class DistanceMeasure(Measure):
         """Indices of the references compared with the candidate: all of them.
 
         ``leaving-one-out`` is applied once, by the driver
-        (:func:`evaltrans_qt.engine.evaluate.compute_chunk`), before segments reach a measure.
+        (:func:`evaltrans_qt.engine.work.compute_chunk`), before segments reach a measure.
         """
         return list(range(len(seg.refs)))
 

@@ -11,7 +11,7 @@ summed distances over summed reference lengths) plus optional extra columns.
 Per-sentence flags (e.g. LJWER "approximated"): a stat column named
 ``flag:<name>`` holding 0/1. It adds up like any column (its system sum counts
 the flagged sentences); ``score()`` should ignore it; the driver
-(``engine/evaluate.py``) copies it to ``SystemResult.flags[measure][<name>]``
+(``engine/driver.py``) copies it to ``SystemResult.flags[measure][<name>]``
 and the report marks flagged sentences.
 
 ``fit()`` is called once per run with one segment per source of the test set
@@ -81,6 +81,9 @@ class Measure(ABC):
     source: ClassVar[str] = ""
     #: Computed unless the user asks otherwise.
     default_enabled: ClassVar[bool] = True
+    #: Other names accepted wherever a measure is named (``--measures``,
+    #: ``--leaving-one-out``), e.g. the thesis' "mWER" (Table A.1), lower case.
+    aliases: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, options: EvalOptions | None = None) -> None:
         self.options = options or EvalOptions()

@@ -1,0 +1,255 @@
+"""The evaluation driver: database -> tokenised corpus -> fitted measures -> statistics.
+
+Flow (SPEC §4.5, issue 3 item 4):
+
+1. :func:`~evaltrans_qt.engine.corpus.build_corpus` tokenises every distinct
+   sentence once and builds one row per candidate and system;
+2. each measure is fitted once on the test set (one segment per source with
+   references; NIST information weights, thesis eq. 3.8);
+3. *pair phase*, for measures with a non-zero :meth:`Measure.pair_cost`
+   (INVWER): the pairs they need are computed first, most expensive first
+   (:mod:`evaltrans_qt.engine.schedule`), into the measure's ``pair_cache``;
+4. statistics are computed in independent row chunks
+   (:class:`~evaltrans_qt.engine.work.Chunk`) by an executor
+   (:mod:`evaltrans_qt.engine.executors`, chosen automatically unless given);
+5. per system, the rows are assembled and scored: ``score(stats.sum(0))``.
+
+``leaving-one-out`` (thesis Table A.1): for the listed measures a reference
+whose tokens equal the candidate's is dropped (:func:`~evaltrans_qt.engine.work.drop_identical`).
+Names are matched case-insensitively to measure names, their aliases (the
+thesis' ``mWER`` is ``wer``) or report elements.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from evaltrans_qt.engine.corpus import SystemRows, build_corpus
+from evaltrans_qt.engine.database import Database
+from evaltrans_qt.engine.executors import CancelFlag, Executor, choose_executor
+from evaltrans_qt.engine.measures import load_all
+from evaltrans_qt.engine.measures import get as get_measure
+from evaltrans_qt.engine.measures import resolve as resolve_measure
+from evaltrans_qt.engine.measures.base import Measure, MeasureScore
+from evaltrans_qt.engine.options import EvalOptions
+from evaltrans_qt.engine.results import RunResult, SystemResult
+from evaltrans_qt.engine.schedule import chunk_size as default_chunk_size
+from evaltrans_qt.engine.schedule import has_expensive_pairs, pair_batches
+from evaltrans_qt.engine.work import Chunk, PairBatch
+from evaltrans_qt.errors import Cancelled, OptionError
+
+#: Statistics columns named ``flag:<name>`` become ``SystemResult.flags[measure][<name>]``.
+FLAG_PREFIX = "flag:"
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A progress event of :func:`iter_evaluate`: ``done`` of ``total`` units of work
+    (the sentence pairs of the pair phase, then the candidate rows)."""
+
+    done: int
+    total: int
+    message: str = ""
+    warnings: tuple[str, ...] = ()
+
+
+def default_measures(options: EvalOptions) -> list[str]:
+    """Registered measures whose ``enabled(options)`` is true, in registry order."""
+    return [name for name, cls in load_all().items() if cls.enabled(options)]
+
+
+def _resolve_measures(measures: Iterable[str] | None, options: EvalOptions) -> list[str]:
+    if measures is None:
+        names = default_measures(options)
+    else:
+        names = []
+        for m in measures:
+            name = get_measure(m).name
+            if name not in names:
+                names.append(name)
+    if not names:
+        raise OptionError("no measure to compute (none registered or enabled)")
+    return names
+
+
+def leave_one_out_measures(options: EvalOptions, names: Sequence[str]) -> frozenset[str]:
+    """Map the ``leaving-one-out`` list (e.g. ``BLEU, mWER``, thesis Table A.1) to measure
+    names of this run: what :func:`~evaltrans_qt.engine.measures.resolve` accepts, or a
+    report element."""
+    reg = load_all()
+    elements = {str(getattr(cls, "report_element", n)).lower(): n for n, cls in reg.items()}
+    out = set()
+    for raw in options.leaving_one_out:
+        name = resolve_measure(raw) or elements.get(raw.strip().lower())
+        if name is None:
+            raise OptionError(f"--leaving-one-out: unknown measure '{raw}' "
+                              f"(known: {', '.join(sorted(reg))})")
+        if name in names:
+            out.add(name)
+    return frozenset(out)
+
+
+def iter_evaluate(db: Database, options: EvalOptions, measures: Iterable[str] | None = None,
+                  systems: Sequence[str] | None = None, executor: Executor | None = None,
+                  cancel: CancelFlag | None = None, *, reference_distances: bool = False,
+                  chunk_size: int | None = None) -> Iterator[Progress | SystemResult]:
+    """Evaluate ``systems`` (default: all candidate systems) of ``db``.
+
+    Yields :class:`Progress` events and each finished :class:`SystemResult`
+    (in completion order). Raises :class:`Cancelled` promptly when
+    ``cancel.is_set()``. ``reference_distances`` also fills
+    ``SystemResult.ref_distances`` (for ``--sentences-in-detail`` reports).
+    """
+    def check() -> None:
+        if cancel is not None and cancel.is_set():
+            raise Cancelled()
+
+    check()
+    names = _resolve_measures(measures, options)
+    loo = leave_one_out_measures(options, names)
+    yield Progress(0, 0, "tokenising")
+    own_executor = executor is None
+    if executor is None:
+        want = None if systems is None else {x or None for x in systems}
+        n_rows = sum(1 for src in db.sources for t in src.targets
+                     if (t.system or None) in want) if want is not None else \
+            sum(1 for _ in db.iter_candidates())
+        executor = choose_executor(n_rows, len(names), has_expensive_pairs(names))
+    try:
+        yield from _run(db, options, names, loo, systems, executor, cancel, reference_distances,
+                        chunk_size, check)
+    finally:
+        if own_executor:
+            executor.close()
+
+
+def _run(db, options, names, loo, systems, executor, cancel, reference_distances, chunk_size,
+         check) -> Iterator[Progress | SystemResult]:
+    vocab, rows, fit_segments, warnings = build_corpus(db, options, systems, cancel, executor)
+    total = sum(len(r.segments) for r in rows)
+    check()
+    yield Progress(0, total, f"fitting {len(names)} measure(s)", tuple(warnings))
+    fitted: dict[str, Measure] = {}
+    for name in names:
+        m = get_measure(name)(options)
+        m.fit(fit_segments, vocab)
+        fitted[name] = m
+        check()
+    workers = getattr(executor, "max_workers", 1)
+    batches, keys, counts = pair_batches(fitted, rows, loo, workers)
+    n_pairs = sum(counts.values())
+    if batches:
+        yield from _pair_phase(fitted, batches, keys, counts, executor, cancel, total, check)
+    size = chunk_size or default_chunk_size(total, workers)
+    chunks: list[Chunk] = []
+    for r in rows:
+        n = len(r.segments)
+        for a in range(0, n, size):
+            b = min(n, a + size)
+            chunks.append(Chunk(r.system, a, b, tuple(r.segments[a:b]), loo, reference_distances))
+    by_system = {r.system: r for r in rows}
+    stats = {r.system: {m: np.zeros((len(r.segments), len(fitted[m].stat_names)))
+                        for m in names} for r in rows}
+    rdist: dict[str, dict[str, np.ndarray]] = {r.system: {} for r in rows}
+    remaining = {r.system: 0 for r in rows}
+    for c in chunks:
+        remaining[c.system] += 1
+    done = 0
+    # Systems without rows finish immediately.
+    for r in rows:
+        if not r.segments:
+            yield _system_result(r, fitted, stats[r.system], {})
+    for idx, res in executor.run(fitted, chunks, cancel):
+        c = chunks[idx]
+        for m, arr in res.stats.items():
+            stats[c.system][m][c.start:c.stop] = arr
+        for m, arr in res.ref_distances.items():
+            full = rdist[c.system].get(m)
+            if full is None:
+                width = max(len(s.refs) for s in by_system[c.system].segments)
+                full = rdist[c.system][m] = np.full((len(by_system[c.system].segments),
+                                                     width), np.nan)
+            full[c.start:c.stop, :arr.shape[1]] = arr
+        done += c.stop - c.start
+        remaining[c.system] -= 1
+        yield Progress(n_pairs + done, n_pairs + total,
+                       f"{c.system or '(no id)'}: rows {c.start + 1}-{c.stop}")
+        if remaining[c.system] == 0:
+            yield _system_result(by_system[c.system], fitted, stats[c.system],
+                                 rdist[c.system])
+        check()
+
+
+def _pair_phase(fitted: dict[str, Measure], batches: Sequence[PairBatch],
+                keys: Sequence[Sequence[tuple[bytes, bytes]]], counts: Mapping[str, int],
+                executor: Executor, cancel, rows_total: int, check
+                ) -> Iterator[Progress]:
+    """Compute the expensive pairs (most expensive first) into each measure's ``pair_cache``."""
+    n_pairs = sum(counts.values())
+    total = n_pairs + rows_total
+    caches: dict[str, dict] = {name: {} for name in counts}
+    got = dict.fromkeys(counts, 0)
+    done = 0
+    yield Progress(0, total, " + ".join(f"{n.upper()}: {c} sentence pairs" for n, c in
+                                        counts.items()))
+    for idx, values in executor.run({n: fitted[n] for n in counts}, batches, cancel):
+        name = batches[idx].measure
+        caches[name].update(zip(keys[idx], values))
+        got[name] += len(values)
+        done += len(values)
+        yield Progress(done, total, f"{name.upper()}: {got[name]} of {counts[name]} sentence pairs")
+        check()
+    for name, cache in caches.items():
+        fitted[name].pair_cache = cache
+
+
+def _system_result(rows: SystemRows, measures: Mapping[str, Measure],
+                   stats: Mapping[str, np.ndarray], rdist: Mapping[str, np.ndarray]) -> SystemResult:
+    scores = {}
+    flags: dict[str, dict[str, np.ndarray]] = {}
+    for name, m in measures.items():
+        arr = stats[name]
+        # a system whose candidates were all skipped has no rows: NaN, not a 0/0 error
+        scores[name] = m.score(arr.sum(axis=0)) if len(arr) else MeasureScore(name, math.nan)
+        for j, col in enumerate(m.stat_names):
+            if col.startswith(FLAG_PREFIX):
+                flags.setdefault(name, {})[col[len(FLAG_PREFIX):]] = arr[:, j] != 0
+    return SystemResult(
+        system=rows.system, segments=tuple(rows.source_index), scores=scores, stats=dict(stats),
+        target_texts=tuple(s.hyp_text for s in rows.segments), flags=flags,
+        target_indices=tuple(rows.target_index), source_texts=tuple(rows.source_texts),
+        reference_texts=tuple(s.ref_texts for s in rows.segments), ref_distances=dict(rdist))
+
+
+def evaluate(db: Database, options: EvalOptions, measures: Iterable[str] | None = None,
+             systems: Sequence[str] | None = None, executor: Executor | None = None,
+             cancel: CancelFlag | None = None,
+             progress: Callable[[Progress], None] | None = None, *,
+             reference_distances: bool = False, chunk_size: int | None = None) -> RunResult:
+    """Run :func:`iter_evaluate` to the end and collect a :class:`RunResult`.
+
+    ``systems`` keep the requested order (default: ``db.systems()``).
+    """
+    t0 = time.perf_counter()
+    names = _resolve_measures(measures, options)
+    got: dict[str, SystemResult] = {}
+    warnings: list[str] = []
+    for ev in iter_evaluate(db, options, names, systems, executor, cancel,
+                            reference_distances=reference_distances, chunk_size=chunk_size):
+        if isinstance(ev, Progress):
+            warnings.extend(ev.warnings)
+            if progress is not None:
+                progress(ev)
+        else:
+            got[ev.system] = ev
+    order = list(systems) if systems is not None else db.systems()
+    return RunResult(options=options, measures=tuple(names),
+                     systems={s: got[s] for s in order if s in got},
+                     database_path=getattr(db, "path", None),
+                     meta={"warnings": tuple(warnings),
+                           "seconds": round(time.perf_counter() - t0, 3)})

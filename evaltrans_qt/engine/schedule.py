@@ -1,0 +1,119 @@
+"""Scheduling a run's work: the pair phase's tasks and the size of row chunks.
+
+Measures with a non-zero :meth:`Measure.pair_cost` (INVWER: microseconds to a
+minute per sentence pair) have every distinct (candidate, reference) pair they
+need computed first, as :class:`~evaltrans_qt.engine.work.PairBatch` tasks,
+most expensive first (:func:`schedule_pairs`: each expensive pair alone, cheap
+ones batched), so that the cores stay busy until the end. Row chunks then only
+read the measure's ``pair_cache``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from evaltrans_qt.engine.measures import get as get_measure
+from evaltrans_qt.engine.measures.base import Measure, pair_key
+from evaltrans_qt.engine.work import PairBatch, drop_identical
+
+if TYPE_CHECKING:
+    from evaltrans_qt.engine.corpus import SystemRows
+
+#: Pair batches hold at least this many (and at most :data:`BATCH_MAX_SECONDS`) estimated
+#: seconds; a pair costing more than a batch's bound is a task of its own.
+BATCH_MIN_SECONDS = 0.05
+BATCH_MAX_SECONDS = 1.0
+
+
+def _has_pair_cost(cls: type[Measure]) -> bool:
+    return cls.pair_cost is not Measure.pair_cost
+
+
+def costly_measures(measures: Mapping[str, Measure]) -> list[str]:
+    """Measures that override :meth:`Measure.pair_cost` (candidates for the pair phase)."""
+    return [n for n, m in measures.items() if _has_pair_cost(type(m))]
+
+
+def has_expensive_pairs(names: Iterable[str]) -> bool:
+    """True if one of the measures ``names`` has a pair cost (a pair phase, e.g. INVWER)."""
+    return any(_has_pair_cost(get_measure(n)) for n in names)
+
+
+def collect_pairs(measure: Measure, name: str, rows: Sequence[SystemRows],
+                  leave_one_out: frozenset[str]) -> dict[tuple[bytes, bytes], tuple]:
+    """The distinct pairs with a non-zero cost that ``measure`` needs for ``rows``:
+    ``{pair_key: (hyp, ref, cost)}`` -- the references
+    :func:`~evaltrans_qt.engine.work.compute_chunk` gives it (leaving-one-out applied the
+    same way, :func:`~evaltrans_qt.engine.work.drop_identical`)."""
+    out: dict[tuple[bytes, bytes], tuple] = {}
+    loo = name in leave_one_out
+    for r in rows:
+        for seg in r.segments:
+            if loo:
+                seg = drop_identical(seg)[0]
+            for ref in seg.refs:
+                key = pair_key(seg.hyp, ref)
+                if key in out:
+                    continue
+                cost = float(measure.pair_cost(len(seg.hyp), len(ref)))
+                if cost > 0:
+                    out[key] = (seg.hyp, ref, cost)
+    return out
+
+
+def schedule_pairs(costs: Sequence[float], workers: int) -> list[list[int]]:
+    """Group pair indices into tasks, most expensive task first (longest-processing-time
+    list scheduling: a free worker takes the next task).
+
+    The bound is ``total / (16 workers)`` within [:data:`BATCH_MIN_SECONDS`,
+    :data:`BATCH_MAX_SECONDS`]: a pair at or above it is a task alone, cheaper
+    pairs are packed (in decreasing cost) into tasks of at most the bound, so
+    that the task overhead stays small and the last tasks are short.
+    """
+    order = sorted(range(len(costs)), key=lambda k: (-costs[k], k))
+    total = float(sum(costs))
+    bound = min(BATCH_MAX_SECONDS, max(BATCH_MIN_SECONDS, total / (16 * max(1, workers))))
+    tasks: list[tuple[float, list[int]]] = []
+    cur: list[int] = []
+    cur_cost = 0.0
+    for k in order:
+        c = float(costs[k])
+        if c >= bound:
+            tasks.append((c, [k]))
+            continue
+        if cur and cur_cost + c > bound:
+            tasks.append((cur_cost, cur))
+            cur, cur_cost = [], 0.0
+        cur.append(k)
+        cur_cost += c
+    if cur:
+        tasks.append((cur_cost, cur))
+    tasks.sort(key=lambda t: -t[0])      # stable: ties keep the order built above
+    return [t[1] for t in tasks]
+
+
+def pair_batches(fitted: Mapping[str, Measure], rows: Sequence[SystemRows],
+                 leave_one_out: frozenset[str], workers: int
+                 ) -> tuple[list[PairBatch], list[list[tuple[bytes, bytes]]], dict[str, int]]:
+    """The pair phase's tasks, in the order to run them: ``(batches, the pair keys of each
+    batch, pairs per measure)``; no tasks if no measure has a non-zero pair cost."""
+    tasks: list[tuple[PairBatch, list[tuple[bytes, bytes]]]] = []
+    counts: dict[str, int] = {}
+    for name in costly_measures(fitted):
+        pairs = list(collect_pairs(fitted[name], name, rows, leave_one_out).items())
+        if not pairs:
+            continue
+        counts[name] = len(pairs)
+        for group in schedule_pairs([c for _, (_, _, c) in pairs], workers):
+            chosen = [pairs[g] for g in group]
+            tasks.append((PairBatch(name, tuple((h, r) for _, (h, r, _) in chosen),
+                                    sum(c for _, (_, _, c) in chosen)),
+                          [key for key, _ in chosen]))
+    tasks.sort(key=lambda t: -t[0].cost)   # several measures: merged by cost (stable)
+    return [t[0] for t in tasks], [t[1] for t in tasks], counts
+
+
+def chunk_size(total: int, workers: int) -> int:
+    """Rows per chunk: about four chunks per worker, within [64, 1024]."""
+    return int(max(64, min(1024, -(-total // max(1, 4 * workers)))))

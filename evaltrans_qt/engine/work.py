@@ -1,0 +1,112 @@
+"""Units of work of an evaluation run and the pure function that computes them.
+
+A :class:`Chunk` is a row range of one system (statistics of every measure);
+a :class:`PairBatch` is a group of (candidate, reference) pairs of one costly
+measure (INVWER). :func:`compute` turns either into its result and runs
+anywhere -- in-process or in a worker process (everything here pickles).
+
+``leaving-one-out`` (thesis Table A.1): for the listed measures a reference
+whose tokens equal the candidate's is dropped, unless it is the only
+reference left (:func:`drop_identical`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from evaltrans_qt.engine.measures.base import Measure, Segment
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Independent unit of work: rows ``[start, stop)`` of one system."""
+
+    system: str
+    start: int
+    stop: int
+    segments: tuple[Segment, ...]
+    #: Measures for which a reference identical to the candidate is dropped.
+    leave_one_out: frozenset[str] = frozenset()
+    #: Also compute each reference's absolute distance (report detail).
+    reference_distances: bool = False
+
+
+@dataclass
+class ChunkResult:
+    """Statistics (rows x ``stat_names``) and optional per-reference distances per measure."""
+
+    stats: dict[str, np.ndarray]
+    ref_distances: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PairBatch:
+    """Unit of work of the pair phase: ``pair_value`` of (candidate, reference) pairs of one
+    measure; ``cost`` is their summed :meth:`Measure.pair_cost` (rough seconds)."""
+
+    measure: str
+    pairs: tuple[tuple[np.ndarray, np.ndarray], ...]
+    cost: float = 0.0
+
+
+def drop_identical(seg: Segment) -> tuple[Segment, list[int]]:
+    """Leaving-one-out: drop references equal to the candidate (keep all if none would remain).
+
+    Returns the segment and the indices of the references it kept.
+    """
+    keep = [r for r, ref in enumerate(seg.refs)
+            if not (len(ref) == len(seg.hyp) and np.array_equal(ref, seg.hyp))]
+    if not keep or len(keep) == len(seg.refs):
+        return seg, list(range(len(seg.refs)))
+    texts = tuple(seg.ref_texts[r] for r in keep) if seg.ref_texts else ()
+    return Segment(seg.hyp, tuple(seg.refs[r] for r in keep), seg.hyp_text, texts), keep
+
+
+def compute_chunk(measures: Mapping[str, Measure], chunk: Chunk) -> ChunkResult:
+    """Statistics of one chunk for every measure (a pure function: runs anywhere)."""
+    out = ChunkResult({})
+    base = chunk.segments
+    dropped: list[tuple[Segment, list[int]]] | None = None
+    if chunk.leave_one_out:
+        dropped = [drop_identical(s) for s in base]
+    n = len(base)
+    max_refs = max((len(s.refs) for s in base), default=0)
+    for name, m in measures.items():
+        if dropped is not None and name in chunk.leave_one_out:
+            segs = [d[0] for d in dropped]
+            keeps = [d[1] for d in dropped]
+        else:
+            segs, keeps = list(base), None
+        stats = np.asarray(m.corpus_stats(segs), dtype=np.float64)
+        if stats.shape != (n, len(m.stat_names)):
+            raise ValueError(f"measure {name}: corpus_stats returned shape {stats.shape}, "
+                             f"expected {(n, len(m.stat_names))}")
+        out.stats[name] = stats
+        if chunk.reference_distances:
+            rd = np.full((n, max_refs), np.nan)
+            for i, seg in enumerate(segs):
+                d = m.reference_distances(seg)
+                if d is None:
+                    continue
+                cols = keeps[i] if keeps is not None else range(len(d))
+                for c, v in zip(cols, d):
+                    rd[i, c] = v
+            if not np.all(np.isnan(rd)):
+                out.ref_distances[name] = rd
+    return out
+
+
+def compute_pairs(measures: Mapping[str, Measure], batch: PairBatch) -> list:
+    """The values of one pair batch (a pure function: runs anywhere)."""
+    m = measures[batch.measure]
+    return [m.pair_value(hyp, ref) for hyp, ref in batch.pairs]
+
+
+def compute(measures: Mapping[str, Measure], work: Chunk | PairBatch) -> ChunkResult | list:
+    """The pure unit of work of every executor: a row chunk or a pair batch."""
+    if isinstance(work, PairBatch):
+        return compute_pairs(measures, work)
+    return compute_chunk(measures, work)
