@@ -14,6 +14,11 @@ system id, so a replay does not depend on list positions. Setting
 a score is idempotent, so replaying an entry that a concurrent autosave already
 captured is harmless. A torn last line (the process died while writing) is
 ignored. Qt-free.
+
+Besides scores the journal holds the human-evaluation protocols' changes (issue 11;
+:mod:`evaltrans_qt.io.protocol_changes`): post-edits, item marks, information items and
+references, each a JSON line with a ``type`` field; entries without one are score
+changes (every journal written before). They replay in the same order as scores.
 """
 
 from __future__ import annotations
@@ -22,11 +27,14 @@ import json
 import math
 import os
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import Union
 
 from evaltrans_qt.engine.database import Database, Source, Target
+from evaltrans_qt.io import protocol_changes
 from evaltrans_qt.io.atomic import atomic_write_bytes, fsync_dir
+from evaltrans_qt.io.protocol_changes import ProtocolChange
 
 FORMAT_VERSION = 1
 
@@ -66,18 +74,23 @@ class ScoreChange:
                    doc=d.get("doc"), seg=d.get("seg"))
 
 
+#: Anything the journal holds: a score change or a protocol change.
+Change = Union[ScoreChange, ProtocolChange]
+
+
 @dataclass
 class ReplayReport:
     """What :func:`replay` did: changes applied, and those whose target is gone."""
 
-    applied: list[ScoreChange] = field(default_factory=list)
-    missing: list[ScoreChange] = field(default_factory=list)
+    applied: list[Change] = field(default_factory=list)
+    missing: list[Change] = field(default_factory=list)
     #: Changes this database cannot hold (undeclared class, value outside its levels),
     #: e.g. a journal left behind by another database at the same path.
-    rejected: list[tuple[ScoreChange, str]] = field(default_factory=list)
+    rejected: list[tuple[Change, str]] = field(default_factory=list)
 
     def summary(self) -> str:
-        text = f"{len(self.applied)} score change(s) recovered from the journal"
+        kind = "score " if all(isinstance(c, ScoreChange) for c in self.applied) else ""
+        text = f"{len(self.applied)} {kind}change(s) recovered from the journal"
         if self.missing:
             text += f"; {len(self.missing)} could not be applied (their sentence is not in the database)"
         if self.rejected:
@@ -143,14 +156,14 @@ class Journal:
         if last != b"\n":
             os.write(self._fd, b"\n")
 
-    def append(self, change: ScoreChange) -> ScoreChange:
+    def append(self, change: Change) -> Change:
         """Write one change durably (``fsync``) and return it with its sequence number.
 
         All bytes are written or none count: on a short or failed write (disk full)
         the file is cut back to where the entry began and the error is raised.
         """
         fd = self._open()
-        data = (ScoreChange(**{**asdict(change), "seq": self._seq + 1}).to_json() + "\n").encode("utf-8")
+        data = (replace(change, seq=self._seq + 1).to_json() + "\n").encode("utf-8")
         start = os.lseek(fd, 0, os.SEEK_END)
         try:
             view = memoryview(data)
@@ -167,13 +180,13 @@ class Journal:
                 pass
             raise
         self._seq += 1
-        return ScoreChange(**{**asdict(change), "seq": self._seq})
+        return replace(change, seq=self._seq)
 
-    def entries(self) -> list[ScoreChange]:
+    def entries(self) -> list[Change]:
         """All complete entries, in order; a torn or garbled line is skipped."""
         if not self.path.exists():
             return []
-        out: list[ScoreChange] = []
+        out: list[Change] = []
         with open(self.path, "rb") as f:
             for raw in f:
                 if not raw.endswith(b"\n"):
@@ -182,7 +195,12 @@ class Journal:
                     d = json.loads(raw.decode("utf-8"))
                 except (ValueError, UnicodeDecodeError):
                     continue
-                if isinstance(d, dict) and "cls" in d and "source" in d:
+                if isinstance(d, dict) and d.get("type") in protocol_changes.TYPES:
+                    try:
+                        out.append(protocol_changes.from_dict(d))
+                    except (KeyError, TypeError, ValueError):
+                        continue
+                elif isinstance(d, dict) and "cls" in d and "source" in d:
                     try:
                         out.append(ScoreChange.from_dict(d))
                     except (KeyError, TypeError, ValueError):
@@ -255,11 +273,22 @@ def apply_change(target: Target, change: ScoreChange) -> None:
         target.set_score(change.cls, change.value, change.judge, change.time, change.extrapolated)
 
 
-def replay(db: Database, changes: Iterable[ScoreChange]) -> ReplayReport:
+def replay(db: Database, changes: Iterable[Change]) -> ReplayReport:
     """Re-apply journal entries to a freshly loaded database, in order."""
     report = ReplayReport()
     from evaltrans_qt.errors import ScoreError
     for ch in changes:
+        if not isinstance(ch, ScoreChange):
+            try:
+                protocol_changes.apply_protocol_change(db, ch)
+            except LookupError:
+                report.missing.append(ch)
+                continue
+            except ScoreError as exc:
+                report.rejected.append((ch, exc.problem))
+                continue
+            report.applied.append(ch)
+            continue
         t = find_target(db, ch)
         if t is None:
             report.missing.append(ch)

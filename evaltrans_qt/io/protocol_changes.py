@@ -1,0 +1,267 @@
+"""Journal entries of the human-evaluation protocols: post-edits, item marks, information
+items and references (issue 11), crash-proof and undoable like score changes.
+
+Each change is a frozen dataclass that names its source and target the way a
+:class:`~evaltrans_qt.io.journal.ScoreChange` does (text, system, (doc, seg), target
+index hint), so a replay after a crash does not depend on list positions. The journal
+(:mod:`evaltrans_qt.io.journal`) writes them as JSON lines with a ``type`` field and
+replays them in order; applying one is idempotent.
+
+How a session uses them (the application's post-edit, item and reference modes)::
+
+    ch = postedit_change(db, source_index, target_index, judge, text, seconds)
+    ch = journal.append(ch)                 # fsync first
+    undo = apply_protocol_change(db, ch)    # then change the database
+    ...
+    for u in undo:                          # Ctrl+Z: the inverse changes, journaled too
+        apply_protocol_change(db, journal.append(u))
+
+:func:`apply_protocol_change` checks the change (engine/protocols.py) and returns the
+changes that undo it; it raises :class:`LookupError` when the source or target is not
+in the database and :class:`ScoreError` when the change is invalid for it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, replace
+from typing import Any, ClassVar, Union
+
+from evaltrans_qt.engine import protocols
+from evaltrans_qt.engine.database import Database, Source, Target
+
+
+@dataclass(frozen=True)
+class _Where:
+    """Fields shared by all protocol changes: which source (and target)."""
+
+    source: str
+    doc: str | None
+    seg: str | None
+
+    def to_json(self) -> str:
+        d = {"type": self.kind, **asdict(self)}
+        return json.dumps(d, ensure_ascii=False, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class PostEditChange(_Where):
+    """Set (``text``) or remove (``text is None``) ``judge``'s post-edit of a candidate."""
+
+    kind: ClassVar[str] = "postedit"
+    target: str
+    system: str | None
+    judge: str | None
+    text: str | None
+    seconds: float | None = None
+    target_index: int | None = None
+    seq: int = 0
+
+
+@dataclass(frozen=True)
+class MarksChange(_Where):
+    """Set (``marks``) or remove (``marks is None``) ``judge``'s item marks of a candidate."""
+
+    kind: ClassVar[str] = "marks"
+    target: str
+    system: str | None
+    judge: str | None
+    marks: tuple[str, ...] | None
+    target_index: int | None = None
+    seq: int = 0
+
+
+@dataclass(frozen=True)
+class ItemsChange(_Where):
+    """Define the information items of a source (0-based half-open spans; empty: none).
+    Marks made against other items are deleted (their undo restores them)."""
+
+    kind: ClassVar[str] = "items"
+    items: tuple[tuple[int, int], ...]
+    tokenization: str = protocols.ITEM_TOKENIZATION
+    seq: int = 0
+
+
+@dataclass(frozen=True)
+class ReferenceChange(_Where):
+    """``mark`` (promote) / ``unmark`` a target as reference, ``add`` a judge's reference
+    text ``target`` named ``system``, or ``remove`` such an added reference."""
+
+    kind: ClassVar[str] = "reference"
+    target: str
+    system: str | None
+    action: str
+    judge: str | None = None
+    target_index: int | None = None
+    seq: int = 0
+
+
+ProtocolChange = Union[PostEditChange, MarksChange, ItemsChange, ReferenceChange]
+TYPES: dict[str, type] = {c.kind: c for c in (PostEditChange, MarksChange, ItemsChange,
+                                               ReferenceChange)}
+ACTIONS = ("mark", "unmark", "add", "remove")
+
+
+def from_dict(d: dict[str, Any]) -> ProtocolChange:
+    """A change from its JSON object (``ValueError``/``KeyError``/``TypeError`` if garbled)."""
+    cls = TYPES[d["type"]]
+    kw = {k: v for k, v in d.items() if k != "type"}
+    if cls is MarksChange and kw.get("marks") is not None:
+        kw["marks"] = tuple(str(m) for m in kw["marks"])
+    if cls is ItemsChange:
+        kw["items"] = tuple((int(a), int(b)) for a, b in kw.get("items", ()))
+    if cls is PostEditChange and kw.get("seconds") is not None:
+        kw["seconds"] = float(kw["seconds"])
+    if cls is ReferenceChange and kw.get("action") not in ACTIONS:
+        raise ValueError(f"unknown reference action {kw.get('action')!r}")
+    if "seq" in kw:
+        kw["seq"] = int(kw["seq"])
+    return cls(**kw)
+
+
+def with_seq(change: ProtocolChange, seq: int) -> ProtocolChange:
+    return replace(change, seq=seq)
+
+
+# ------------------------------------------------------------------ building changes
+def _where(db: Database, source_index: int) -> dict[str, Any]:
+    src = db.sources[source_index]
+    positional = src.key is not None
+    return {"source": src.text, "doc": src.doc if positional else None,
+            "seg": src.seg if positional else None}
+
+
+def _tgt(db: Database, source_index: int, target_index: int) -> dict[str, Any]:
+    t = db.sources[source_index].targets[target_index]
+    return {"target": t.text, "system": t.system, "target_index": target_index}
+
+
+def postedit_change(db: Database, source_index: int, target_index: int, judge: str | None,
+                    text: str | None, seconds: float | None = None) -> PostEditChange:
+    """A change setting (or, ``text=None``, removing) a post-edit of the target at
+    (source_index, target_index) -- 0-based positions in ``db``."""
+    return PostEditChange(**_where(db, source_index), **_tgt(db, source_index, target_index),
+                          judge=judge, text=text, seconds=seconds)
+
+
+def marks_change(db: Database, source_index: int, target_index: int, judge: str | None,
+                 marks: tuple[str, ...] | None) -> MarksChange:
+    return MarksChange(**_where(db, source_index), **_tgt(db, source_index, target_index),
+                       judge=judge, marks=None if marks is None else protocols.parse_marks(marks))
+
+
+def items_change(db: Database, source_index: int, items) -> ItemsChange:
+    src = db.sources[source_index]
+    return ItemsChange(**_where(db, source_index),
+                       items=tuple((int(a), int(b)) for a, b in items),
+                       tokenization=src.items_tokenization)
+
+
+def reference_change(db: Database, source_index: int, target_index: int | None, action: str,
+                     text: str | None = None, name: str | None = None,
+                     judge: str | None = None) -> ReferenceChange:
+    """``mark``/``unmark`` the target at ``target_index``, or ``add`` ``text`` as a new
+    reference named ``name`` (default ``added-N``) by ``judge``."""
+    if action not in ACTIONS:
+        raise ValueError(f"action must be one of {ACTIONS}, not {action!r}")
+    if action == "add":
+        src = db.sources[source_index]
+        return ReferenceChange(**_where(db, source_index), target=text or "",
+                               system=name if name is not None else protocols.next_added_name(src),
+                               action="add", judge=judge)
+    assert target_index is not None
+    return ReferenceChange(**_where(db, source_index), **_tgt(db, source_index, target_index),
+                           action=action, judge=judge)
+
+
+# ------------------------------------------------------------------ applying
+def find_source(db: Database, ch: ProtocolChange) -> Source:
+    """The source a change names; LookupError if it is not in ``db``."""
+    if ch.seg:
+        src = db.source_by_key(ch.doc, ch.seg)
+        if src is not None and src.text == ch.source:
+            return src
+    else:
+        src = db.source_by_text(ch.source)
+        if src is not None:
+            return src
+    raise LookupError(f"source {ch.source[:50]!r} is not in the database")
+
+
+def find_target(src: Source, text: str, system: str | None, index: int | None) -> Target:
+    """The target of ``src`` with this text and system (``index`` tried first)."""
+    if index is not None and 0 <= index < len(src.targets):
+        t = src.targets[index]
+        if t.text == text and t.system == system:
+            return t
+    for t in src.targets:
+        if t.text == text and t.system == system:
+            return t
+    raise LookupError(f"target {text[:50]!r} of system {system!r} is not in the database")
+
+
+def _index(src: Source, t: Target) -> int:
+    return next(i for i, x in enumerate(src.targets) if x is t)
+
+
+def apply_protocol_change(db: Database, ch: ProtocolChange) -> list[ProtocolChange]:
+    """Apply ``ch`` to ``db``; returns the changes that undo it (module doc)."""
+    src = find_source(db, ch)
+    base = {"source": ch.source, "doc": ch.doc, "seg": ch.seg}
+    if isinstance(ch, ItemsChange):
+        old_items = tuple(src.items)
+        old_tok = src.items_tokenization
+        dropped = [(t, m) for t in src.targets for m in t.item_marks]
+        src.items_tokenization = ch.tokenization
+        try:
+            protocols.define_items(src, ch.items, force=True)
+        except Exception:
+            src.items_tokenization = old_tok
+            raise
+        undo: list[ProtocolChange] = [ItemsChange(**base, items=old_items, tokenization=old_tok)]
+        undo += [MarksChange(**base, target=t.text, system=t.system, judge=m.judge,
+                             marks=m.marks, target_index=_index(src, t))
+                 for t, m in dropped if not any(x is m for x in t.item_marks)]
+        return undo
+    if isinstance(ch, ReferenceChange) and ch.action == "add":
+        existing = next((t for t in src.targets if t.text == ch.target and t.system == ch.system
+                         and t.added), None)
+        if existing is None:                       # idempotent on replay
+            existing = protocols.add_reference(db, src, ch.target, ch.system, ch.judge)
+        return [replace(ch, action="remove", seq=0, target_index=_index(src, existing))]
+    t = find_target(src, ch.target, ch.system, ch.target_index)
+    where = {**base, "target": t.text, "system": t.system, "target_index": _index(src, t)}
+    if isinstance(ch, PostEditChange):
+        old = t.postedit_by(ch.judge)
+        inverse = PostEditChange(**where, judge=ch.judge, text=old.text if old else None,
+                                 seconds=old.seconds if old else None)
+        if ch.text is None:
+            protocols.remove_postedit(t, ch.judge)
+        else:
+            protocols.set_postedit(db, t, ch.text, ch.judge, ch.seconds)
+        return [inverse]
+    if isinstance(ch, MarksChange):
+        old = t.marks_by(ch.judge)
+        inverse = MarksChange(**where, judge=ch.judge, marks=old.marks if old else None)
+        if ch.marks is None:
+            protocols.remove_marks(t, ch.judge)
+        else:
+            protocols.set_marks(db, src, t, ch.marks, ch.judge)
+        return [inverse]
+    # ReferenceChange: mark / unmark / remove
+    if ch.action == "mark":
+        if db.is_reference(t):
+            return [ReferenceChange(**where, action="unmark", judge=ch.judge)]
+        protocols.promote(db, t)
+        return [ReferenceChange(**where, action="unmark", judge=ch.judge)]
+    if ch.action == "remove" or (ch.action == "unmark" and t.added):
+        if not t.added:
+            from evaltrans_qt.errors import ScoreError
+            raise ScoreError(f"'{t.system or ''}' was not added by a judge; it is not removed")
+        protocols.remove_target(src, t)
+        return [ReferenceChange(**base, target=t.text, system=t.system, action="add",
+                                judge=t.added_by)]
+    if not db.is_reference(t):                     # unmark, already a candidate
+        return [ReferenceChange(**where, action="mark", judge=ch.judge)]
+    protocols.unmark(db, src, t)
+    return [ReferenceChange(**where, action="mark", judge=ch.judge)]
