@@ -19,7 +19,7 @@ it, as the original, a plain text summary, and by default only WER and BLEU
 says otherwise. ``--json`` prints a machine-readable summary on stdout and, with
 ``--output-file R.xml``, also writes it beside the reports as ``R.summary.json``.
 Several systems (``--all-systems``) get one report each, ``R.<system>.xml`` (see
-``output_paths``: characters other than ASCII letters, digits and ``-`` as ``_HH``),
+``output_paths``: characters other than ASCII letters, digits, ``-._`` as ``%HH``),
 and a summary table on stdout.
 Nothing is written unless the whole run succeeded; files are written atomically.
 """
@@ -280,14 +280,16 @@ def _measures(args) -> list[str]:
 
 # --------------------------------------------------------------------------- output
 def _name_part(system: str) -> str:
-    """``system`` as a file-name part: ASCII letters, digits and ``-`` stay, every other
-    character (``_`` and ``.`` too) becomes ``_HH`` per UTF-8 byte, so different ids never
-    give the same name (``A/B`` -> ``A_2FB``, ``A_B`` -> ``A_5FB``); ``_`` for no id; longer
-    than 100 characters: cut, with ``~`` and 12 hex digits of its SHA-1."""
-    enc = "".join(c if (c.isascii() and c.isalnum()) or c == "-"
-                  else "".join(f"_{b:02X}" for b in c.encode("utf-8")) for c in system) or "_"
+    """``system`` as a file-name part, percent-encoded as in URLs (RFC 3986 §2.1): ASCII
+    letters, digits, ``-``, ``.`` and ``_`` stay, every other character becomes ``%HH`` per
+    UTF-8 byte, ``%`` and ``~`` too -- so different ids never give the same name (``A/B``
+    -> ``A%2FB``, ``A_B`` stays); ``%`` for no id; longer than 100 characters: cut, with
+    ``~`` and 12 hex digits of the id's SHA-1."""
+    import hashlib
+    from urllib.parse import quote
+    enc = quote(system, safe="").replace("~", "%7E") or "%"
     if len(enc) > 100:
-        enc = enc[:87] + "~" + __import__("hashlib").sha1(system.encode("utf-8")).hexdigest()[:12]
+        enc = enc[:87] + "~" + hashlib.sha1(system.encode("utf-8")).hexdigest()[:12]
     return enc
 
 
