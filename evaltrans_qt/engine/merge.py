@@ -28,6 +28,9 @@
   definition keeps ours (noted in the report); their scores must be valid under
   ours. References stay references: if ``other``'s reference-deciding class is
   not ours, its references are marked with ours instead (T:1971).
+* Post-edits, item marks, information items and added references (issue 11): both
+  sides kept, differing ones resolved like score conflicts and listed in
+  :attr:`MergeReport.protocol_conflicts` -- :mod:`evaltrans_qt.engine.merge_protocols`.
 * All of ``other``'s sources and scores are checked first, so a merge that fails
   (:class:`InputFormatError`, :class:`ScoreError`) leaves ``db`` unchanged.
 """
@@ -39,6 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple, Union
 
+from evaltrans_qt.engine import merge_protocols
 from evaltrans_qt.engine.database import Database, Levels, Score, Source, Target, describe_key
 from evaltrans_qt.errors import InputFormatError, ScoreError
 
@@ -88,6 +92,8 @@ class MergeReport:
     added_extras: int = 0
     #: "where: attribute 'x' differs (kept ours|took theirs)", one per differing attribute.
     attribute_conflicts: list[str] = field(default_factory=list)
+    #: Differing post-edits, item marks or information items (engine/merge_protocols.py).
+    protocol_conflicts: list[str] = field(default_factory=list)
 
     @property
     def kept_old(self) -> int:
@@ -109,6 +115,9 @@ class MergeReport:
         if self.attribute_conflicts:
             parts.append(f"{len(self.attribute_conflicts)} attributes differ (first: "
                          f"{self.attribute_conflicts[0]})")
+        if self.protocol_conflicts:
+            parts.append(f"{len(self.protocol_conflicts)} conflicting post-edits/marks/items "
+                         f"(first: {self.protocol_conflicts[0]})")
         return "; ".join(parts + self.notes)
 
 
@@ -294,6 +303,7 @@ def merge(db: Database, other: Database, policy: Policy = "old") -> MergeReport:
             src.extra_attrs = dict(osrc.extra_attrs)
             src.extra_children = list(osrc.extra_children)
             report.added_sources += 1
+        outcome = merge_protocols.merge_items(src, osrc, prefer_new, report)
         for ot in osrc.targets:
             is_ref = other.is_reference(ot)
             scores = [s for s in ot.scores if s.cls != their_ref_name]
@@ -302,6 +312,7 @@ def merge(db: Database, other: Database, policy: Policy = "old") -> MergeReport:
             if tgt is None:
                 tgt = copy.deepcopy(ot)
                 tgt.scores = [copy.deepcopy(s) for s in scores]
+                merge_protocols.new_target(tgt, outcome)
                 src.targets.append(tgt)
                 if is_ref and mark_lv is not None:
                     db.mark_reference(tgt, mark_lv)
@@ -310,6 +321,7 @@ def merge(db: Database, other: Database, policy: Policy = "old") -> MergeReport:
             _merge_extras(tgt, ot, f"{_where(osrc)} target {ot.system or ''!s}".rstrip(),
                           prefer_new, report)
             _merge_scores(src, tgt, scores, resolver, prefer_new, report)
+            merge_protocols.merge_target(tgt, ot, outcome, report)
             if is_ref and mark_lv is not None:
                 db.mark_reference(tgt, mark_lv)
     return report
