@@ -56,12 +56,13 @@ from evaltrans_qt.errors import EvalTransError, InputFormatError, SaveError, Sco
 from evaltrans_qt.io.atomic import atomic_write_bytes
 from evaltrans_qt.io import etdb_protocols as _protocols  # issue 11 extensions
 from evaltrans_qt.io.limits import MAX_TEXT_CHARS, parse_number, too_long_message
+from evaltrans_qt.io.xmltext import INVALID_XML_CHARS, escape_attr, escape_text
 
 DOCTYPE = '<!DOCTYPE etdb SYSTEM "etdb.dtd">'
 _LEVEL_KNOWN = ("class", "count", "gray", "green", "perfect", "firstvalid",
                 "continuous", "minimum", "maximum")
 _EVAL_KNOWN = ("class", "val", "evaluator", "time", "extrapolated")
-_INVALID_XML_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+_INVALID_XML_CHARS = INVALID_XML_CHARS
 
 
 def demo_database_path() -> Path:
@@ -349,29 +350,13 @@ def load_database(path: str | os.PathLike[str]) -> Database:
 
 
 # --------------------------------------------------------------------------- writing
-def _esc_text(s: str) -> str:
-    if "&" in s:
-        s = s.replace("&", "&amp;")
-    if "<" in s:
-        s = s.replace("<", "&lt;")
-    if ">" in s:
-        s = s.replace(">", "&gt;")
-    if "\r" in s:
-        s = s.replace("\r", "&#13;")
-    return s
+_esc_text = escape_text      # the one escaper of database and report (io/xmltext.py)
 
 
 def _esc_attr(s: str) -> str:
     if len(s) > MAX_TEXT_CHARS:
         raise SaveError(too_long_message(len(s), f"attribute value {s[:30]!r}..."))
-    s = _esc_text(s)
-    if '"' in s:
-        s = s.replace('"', "&quot;")
-    if "\n" in s:
-        s = s.replace("\n", "&#10;")
-    if "\t" in s:
-        s = s.replace("\t", "&#9;")
-    return s
+    return escape_attr(s)
 
 
 _ATTR_NAME = re.compile(r"(?:xmlns:)?[^\W\d][\w.-]*(?::[^\W\d][\w.-]*)?")

@@ -61,7 +61,6 @@ import dataclasses
 import getpass
 import math
 import os
-import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -77,6 +76,7 @@ from evaltrans_qt.engine.options import EvalOptions, option_fields, parse_option
 from evaltrans_qt.engine.results import RunResult, SystemResult
 from evaltrans_qt.errors import InputFormatError, OptionError
 from evaltrans_qt.io.atomic import atomic_write_bytes
+from evaltrans_qt.io.xmltext import escape_attr, escape_text, replace_invalid
 
 DOCTYPE = '<!DOCTYPE etreport SYSTEM "etreport.dtd">'
 SOFTWARE = f"evaltrans_qt {__version__}"
@@ -114,22 +114,15 @@ def _format_stats(row: np.ndarray) -> str:
     return " ".join(format_value(x) for x in row.tolist())
 
 
-_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-
-
 def _esc(text: str) -> str:
-    """Escape element text / attribute values; characters XML 1.0 cannot hold become U+FFFD."""
-    if _INVALID_XML.search(text):
-        text = _INVALID_XML.sub("\ufffd", text)
-    if "&" in text:
-        text = text.replace("&", "&amp;")
-    if "<" in text:
-        text = text.replace("<", "&lt;")
-    if ">" in text:
-        text = text.replace(">", "&gt;")
-    if '"' in text:
-        text = text.replace('"', "&quot;")
-    return text
+    """Element text (:mod:`evaltrans_qt.io.xmltext`); characters XML 1.0 cannot hold become
+    U+FFFD."""
+    return escape_text(replace_invalid(text))
+
+
+def _esc_attr(text: str) -> str:
+    """An attribute value, as :func:`_esc`."""
+    return escape_attr(replace_invalid(text))
 
 
 class _Writer:
@@ -142,7 +135,7 @@ class _Writer:
     def _attrs(attrs: Mapping[str, Any] | None) -> str:
         if not attrs:
             return ""
-        return "".join(f' {k}="{_esc(format_value(v))}"' for k, v in attrs.items())
+        return "".join(f' {k}="{_esc_attr(format_value(v))}"' for k, v in attrs.items())
 
     def leaf(self, depth: int, tag: str, value: Any, attrs: Mapping[str, Any] | None = None) -> None:
         text = _esc(value) if isinstance(value, str) else format_value(value)
@@ -362,7 +355,7 @@ def _candidates(w: _Writer, run: RunResult, sr: SystemResult, include_sentences:
     measures = [(n, run.measure(n)) for n in run.measures if n in sr.stats]
     flag_cols = {n: [(j, c[len(FLAG_PREFIX):]) for j, c in enumerate(m.stat_names)
                      if c.startswith(FLAG_PREFIX)] for n, m in measures}
-    sys_attr = _esc(sr.system)
+    sys_attr = _esc_attr(sr.system)
     for i, si in enumerate(sr.segments):
         w.parts.append(f'    <candidate nr="{i}">\n')
         ti = sr.target_indices[i] if sr.target_indices else -1
