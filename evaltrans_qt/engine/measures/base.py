@@ -82,7 +82,8 @@ class Measure(ABC):
     #: Computed unless the user asks otherwise.
     default_enabled: ClassVar[bool] = True
     #: Other names accepted wherever a measure is named (``--measures``,
-    #: ``--leaving-one-out``), e.g. the thesis' "mWER" (Table A.1), lower case.
+    #: ``--leaving-one-out``), lower case, e.g. "m-per" for m-gram PER. ``m`` + the
+    #: name (the thesis' "mWER", Table A.1) is accepted for every measure without one.
     aliases: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, options: EvalOptions | None = None) -> None:
