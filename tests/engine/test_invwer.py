@@ -206,7 +206,7 @@ def test_measure_alignment_thesis_example():
     r = m.vocab.encode(THESIS_REF.split())
     seg = Segment(h, (r,))
     stats = m.sentence_stats(seg)
-    assert stats.tolist() == [3.0, 9.0]
+    assert stats.tolist() == [3.0, 9.0, 0.0]
     assert m.score(stats).value == pytest.approx(3 / 9)
     al = m.align(seg)
     assert al.distance == 3.0 and al.operation_cost() == pytest.approx(3.0)
@@ -239,7 +239,7 @@ def test_reference_length_rules(rule):
     seg = Segment(h, refs)
     dists = [inv_distance(h, r) for r in refs]
     d, L, _ = choose(dists, [len(r) for r in refs], rule)
-    assert m.sentence_stats(seg).tolist() == [d, L]
+    assert m.sentence_stats(seg).tolist() == [d, L, 0.0]
     al = m.align(seg)
     assert al.operation_cost() == pytest.approx(al.distance)
     assert al.ref_index == m.best_reference(seg) and al.distance == dists[al.ref_index]
@@ -256,14 +256,18 @@ def test_alignment_searches_each_reference_once(monkeypatch):
     seg = Segment(h, refs)
     expected = m.best_reference(seg)                 # by the rule, from plain distances
     calls = []
-    real = inv_module.inv_search
-    monkeypatch.setattr(inv_module, "inv_search", lambda *a, **k: (calls.append(1), real(*a, **k))[1])
-    monkeypatch.setattr(inv_module, "inv_distance", lambda *a, **k: pytest.fail("searched twice"))
+    real = inv_module.inv_bounded
+
+    def counted(*a, **k):
+        calls.append(bool(a[6] if len(a) > 6 else k.get("want_tree")))
+        return real(*a, **k)
+
+    monkeypatch.setattr(inv_module, "inv_bounded", counted)
     al = m.align(seg)
-    assert len(calls) == 3 and al.ref_index == expected and al.distance == 3.0
+    assert calls == [True] * 3 and al.ref_index == expected and al.distance == 3.0
     calls.clear()
-    m.pair_cache = {pair_key(h, r): float(real(h, r)[0]) for r in refs}
-    assert m.align(seg).ref_index == expected and len(calls) == 1
+    m.pair_cache = {pair_key(h, r): (float(real(h, r).distance), True) for r in refs}
+    assert m.align(seg).ref_index == expected and calls == [True]
 
 
 def test_real_sentences_agree_with_cyk(wmt_dir):

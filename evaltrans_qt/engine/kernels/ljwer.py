@@ -90,10 +90,11 @@ def _h(c, r, mask, i, l, I, L, c_lj, cnt):
 
 
 @njit(cache=True, nogil=True)
-def _search(c, r, V, c_lj, ub, beam, max_states):
+def _search(c, r, V, c_lj, ub, beam, max_states, max_total):
     """Layered search over t = |mask| + l (vertical/horizontal moves advance t by 1, diagonal
     ones by 2). beam > 0: expand only the best ``beam`` states of a layer (restricted jumps).
     beam == 0: exact search for a path cheaper than ub (pruning g + h >= ub).
+    ``max_total`` > 0 caps the states kept over all layers (memory): beyond it ok = False.
     Returns (cost, moves, positions, jumps, ok); cost -1 if no path was kept."""
     I = c.size
     L = r.size
@@ -126,6 +127,7 @@ def _search(c, r, V, c_lj, ub, beam, max_states):
     idx2 = Dict.empty(key_type=types.int64, value_type=types.int64)  # layer t+2
     final_best = -1
     final_cost = np.int64(1) << 60
+    stop = False
     for t in range(T + 1):
         # states of layer t
         m = lsize[t]
@@ -218,6 +220,10 @@ def _search(c, r, V, c_lj, ub, beam, max_states):
                         continue
                     if n == skey.size:
                         m2 = 2 * n
+                        if max_total > 0 and m2 > max_total:
+                            ok = False
+                            stop = True
+                            break
                         skey = grow(skey, m2)
                         sg = grow(sg, m2)
                         sf = grow(sf, m2)
@@ -237,6 +243,12 @@ def _search(c, r, V, c_lj, ub, beam, max_states):
                     lsize[lt] += 1
                     index[nkey] = n
                     n += 1
+                if stop:
+                    break
+            if stop:
+                break
+        if stop:
+            break
         idx1 = idx2
         idx2 = Dict.empty(key_type=types.int64, value_type=types.int64)
     if not ok or final_best < 0:
@@ -266,31 +278,82 @@ def _local(c: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     return inv[:len(c)].copy(), inv[len(c):].copy(), int(uniq.size)
 
 
-def _lev_path(c: np.ndarray, r: np.ndarray):
-    """Levenshtein path as LJ moves (no jumps): (cost, moves, pos, jumps)."""
-    I, L = len(c), len(r)
-    q = np.zeros((I + 1, L + 1), np.int64)
-    q[:, 0] = np.arange(I + 1)
-    q[0, :] = np.arange(L + 1)
+@njit(cache=True, nogil=True)
+def _lev_moves(c, r):
+    """Levenshtein path as LJ moves (no jumps): (cost, moves, pos); one int8 per cell."""
+    I = c.size
+    L = r.size
+    row = np.empty(L + 1, np.int64)
+    mv = np.empty((I + 1) * (L + 1), np.int8)
+    for l in range(L + 1):
+        row[l] = l
+        mv[l] = MV_VER
     for i in range(1, I + 1):
+        diag = row[0]
+        row[0] = i
+        mv[i * (L + 1)] = MV_HOR
         for l in range(1, L + 1):
-            q[i, l] = min(q[i - 1, l - 1] + (c[i - 1] != r[l - 1]), q[i - 1, l] + 1, q[i, l - 1] + 1)
-    moves, pos = [], []
-    i, l = I, L
+            up = row[l]
+            best = diag + (0 if c[i - 1] == r[l - 1] else 1)
+            m = MV_DIAG
+            if up + 1 < best:
+                best = up + 1
+                m = MV_HOR
+            if row[l - 1] + 1 < best:
+                best = row[l - 1] + 1
+                m = MV_VER
+            row[l] = best
+            mv[i * (L + 1) + l] = m
+            diag = up
+    moves = np.empty(I + L, np.int8)
+    pos = np.empty(I + L, np.int32)
+    k = I + L
+    i = I
+    l = L
     while i > 0 or l > 0:
-        if i > 0 and l > 0 and q[i, l] == q[i - 1, l - 1] + (c[i - 1] != r[l - 1]):
-            moves.append(MV_DIAG); pos.append(i - 1); i -= 1; l -= 1
-        elif i > 0 and q[i, l] == q[i - 1, l] + 1:
-            moves.append(MV_HOR); pos.append(i - 1); i -= 1
+        m = mv[i * (L + 1) + l]
+        k -= 1
+        moves[k] = m
+        if m == MV_DIAG:
+            pos[k] = i - 1
+            i -= 1
+            l -= 1
+        elif m == MV_HOR:
+            pos[k] = i - 1
+            i -= 1
         else:
-            moves.append(MV_VER); pos.append(-1); l -= 1
-    moves.reverse()
-    pos.reverse()
-    return int(q[I, L]), np.asarray(moves, np.int8), np.asarray(pos, np.int32), np.zeros(len(moves), np.int8)
+            pos[k] = -1
+            l -= 1
+    return row[L], moves[k:].copy(), pos[k:].copy()
+
+
+def _lev_path(c: np.ndarray, r: np.ndarray, want_path: bool, max_bytes: int | None):
+    """Levenshtein distance as an LJ path (no jumps): (cost, moves, pos, jumps). Without
+    ``want_path`` only the cost (linear memory); a path whose move table does not fit
+    ``max_bytes`` is refused with a clear error."""
+    I, L = len(c), len(r)
+    if not want_path:
+        from evaltrans_qt.engine.kernels.levenshtein import lev_distance
+        return (int(lev_distance(c, r)), np.zeros(0, np.int8), np.zeros(0, np.int32),
+                np.zeros(0, np.int8))
+    need = (I + 1) * (L + 1)
+    if max_bytes is not None and need > max_bytes:
+        from evaltrans_qt.engine.kernels.budget import describe
+        from evaltrans_qt.errors import InputFormatError
+        raise InputFormatError(f"LJWER: the path of a {I} x {L}-word sentence pair needs "
+                               f"{describe(need)}, above the memory budget of "
+                               f"{describe(max_bytes)}")
+    d, moves, pos = _lev_moves(c, r)
+    return int(d), moves, pos, np.zeros(len(moves), np.int8)
+
+
+#: Bytes per kept search state (seven arrays plus the layer's hash entry), for the budget.
+STATE_BYTES = 128
 
 
 def lj_search(cand: np.ndarray, ref: np.ndarray, exact_limit: int = 25, beam: int = 16,
-              max_states: int = 200_000, c_lj: int = 1):
+              max_states: int = 200_000, c_lj: int = 1, max_bytes: int | None = None,
+              want_path: bool = True):
     """d_LJ of candidate ``cand`` and reference ``ref`` (unit edit costs, c_LJ).
 
     Returns ``(distance, exact, moves, positions, jumps)``: the path's covering
@@ -298,20 +361,25 @@ def lj_search(cand: np.ndarray, ref: np.ndarray, exact_limit: int = 25, beam: in
     each covers (-1 for vertical), and whether a long jump precedes it. The final
     jump to (I, L), if any, is implied (last covered position + 1 != I).
     ``exact`` is False for approximated sentences (see the module doc).
+    ``max_bytes`` (default: no limit) caps the states both searches keep
+    (``STATE_BYTES`` each): a beam search beyond it gives way to the Levenshtein path,
+    an exact one to the approximation. Without ``want_path`` the moves are empty (the
+    distance needs linear memory only).
     """
     I, L = len(cand), len(ref)
     limit = min(int(exact_limit), MAX_EXACT_WORDS)
     c, r, V = _local(cand, ref)
-    lev = _lev_path(c, r)
+    lev = _lev_path(c, r, want_path, max_bytes)
+    total = 0 if max_bytes is None else max(1, int(max_bytes) // STATE_BYTES)
     if I == 0 or L == 0:
         return lev[0], True, lev[1], lev[2], lev[3]
-    b = _search(c, r, V, c_lj, lev[0], beam, max_states) if I <= 62 else (-1,)
+    b = _search(c, r, V, c_lj, lev[0], beam, max_states, total) if I <= 62 else (-1,)
     best = lev if b[0] < 0 or b[0] >= lev[0] else (b[0], b[1], b[2], b[3])
     if I > limit:
         return best[0], False, best[1], best[2], best[3]
     if best[0] == 0:
         return 0, True, best[1], best[2], best[3]
-    e = _search(c, r, V, c_lj, best[0], 0, max_states)
+    e = _search(c, r, V, c_lj, best[0], 0, max_states, total)
     if not e[4]:
         return best[0], False, best[1], best[2], best[3]
     if e[0] >= 0 and e[0] < best[0]:

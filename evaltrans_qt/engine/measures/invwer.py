@@ -14,6 +14,15 @@ INVERSION block per inverted node <A B>: the block's spans are those of A (the
 part that comes first in the candidate and last in the reference), cost c_INV;
 ``notes["inversions"]`` also gives B. Ties between equally cheap trees: the
 first tree completed by the best-first search (deterministic; see the kernel).
+
+Memory: each pair's exact search must fit ``invwer-memory-budget`` (MiB; 0 =
+min(2 GiB, 25 % of the physical memory), per search, i.e. per worker process).
+A pair above it gets the kernel's bounded approximation -- exact pieces of at
+most 40 words a side cut on a Levenshtein path, straight-concatenated, an upper
+bound of d_inv and at most the Levenshtein distance
+(:func:`~evaltrans_qt.engine.kernels.invwer.inv_bounded`) -- and its segment is
+flagged like LJWER's: a ``flag:approximated`` statistics column, the report's
+``flags="approximated"``, ``notes["approximated"]`` in the alignment.
 """
 
 from __future__ import annotations
@@ -23,9 +32,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from evaltrans_qt.engine.alignment import Alignment, Block, BlockKind, EditOp, OpKind
-from evaltrans_qt.engine.kernels.invwer import (OP_CAND, OP_MATCH, OP_REF, OP_SUB, inv_distance,
-                                                inv_search)
+from evaltrans_qt.engine.kernels.budget import budget_bytes
+from evaltrans_qt.engine.kernels.invwer import OP_CAND, OP_MATCH, OP_REF, OP_SUB, inv_bounded
 from evaltrans_qt.engine.measures import register
+from evaltrans_qt.engine.measures._approx import ApproximatedDistance
 from evaltrans_qt.engine.measures._distance import DistanceMeasure, select
 from evaltrans_qt.engine.measures.base import Segment, pair_key
 from evaltrans_qt.engine.options import EvalOptions
@@ -46,7 +56,7 @@ def transposition_costs(options: EvalOptions) -> tuple[int, int, int, int, int]:
 
 
 @register
-class INVWER(DistanceMeasure):
+class INVWER(ApproximatedDistance):
     """Inversion word error rate (block inversions within a BTG, exact)."""
 
     name = "invwer"
@@ -66,18 +76,30 @@ class INVWER(DistanceMeasure):
         words, rank correlation 0.98; the longest pairs cost more, each is its own task)."""
         return PAIR_SECONDS * float(hyp_len * ref_len) ** 2
 
-    def pair_value(self, hyp: np.ndarray, ref: np.ndarray) -> float:
-        """d_inv(hyp, ref) / denominator (eq. 4.20)."""
-        den, cs, cd, ci, cv = transposition_costs(self.options)
-        return inv_distance(np.asarray(hyp, np.int32), np.asarray(ref, np.int32),
-                            cs, cd, ci, cv) / den
+    @property
+    def max_bytes(self) -> int:
+        """The memory budget of one search in bytes (``invwer-memory-budget``)."""
+        return budget_bytes(int(self.options.invwer_memory_budget))
 
-    def pair_distances(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
-                       pair_hyp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def search(self, hyp: np.ndarray, ref: np.ndarray, want_tree: bool = False):
+        """:func:`inv_bounded` of one pair with the run's costs and budget."""
+        _, cs, cd, ci, cv = transposition_costs(self.options)
+        return inv_bounded(np.asarray(hyp, np.int32), np.asarray(ref, np.int32), cs, cd, ci, cv,
+                           want_tree, self.max_bytes)
+
+    def pair_value(self, hyp: np.ndarray, ref: np.ndarray) -> tuple[float, bool]:
+        """(d_inv(hyp, ref) / denominator (eq. 4.20), exact)."""
+        res = self.search(hyp, ref)
+        return res.distance / transposition_costs(self.options)[0], res.exact
+
+    def pair_results(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
+                     pair_hyp: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         d = np.empty(len(refs), dtype=np.float64)
+        exact = np.ones(len(refs), dtype=bool)
         for p, ref in enumerate(refs):
-            d[p] = self.cached_pair_value(hyps[int(pair_hyp[p])], ref)
-        return d, np.asarray([len(r) for r in refs], dtype=np.float64)
+            v = self.cached_pair_value(hyps[int(pair_hyp[p])], ref)
+            d[p], exact[p] = v if isinstance(v, tuple) else (v, True)
+        return d, np.asarray([len(r) for r in refs], dtype=np.float64), exact
 
     def align(self, seg: Segment) -> Alignment | None:
         """The optimal tree to the reference the reference-length rule chooses. Without
@@ -87,28 +109,29 @@ class INVWER(DistanceMeasure):
         if not idx:
             return None
         costs = transposition_costs(self.options)
-        den, cs, cd, ci, cv = costs
+        den = costs[0]
         hyp = np.asarray(seg.hyp, np.int32)
         refs = [np.asarray(seg.refs[r], np.int32) for r in idx]
         cache = self.pair_cache or {}
         if all(pair_key(hyp, ref) in cache for ref in refs):
             r = self.best_reference(seg)
-            d, ops, invs, _ = inv_search(hyp, np.asarray(seg.refs[r], np.int32), cs, cd, ci, cv,
-                                         want_tree=True)
-            return build_alignment(self, seg, r, d, ops, invs, costs)
-        trees = [inv_search(hyp, ref, cs, cd, ci, cv, want_tree=True) for ref in refs]
-        dist = np.array([t[0] / den for t in trees], dtype=np.float64)
+            res = self.search(hyp, seg.refs[r], want_tree=True)
+            return build_alignment(self, seg, r, res.distance, res.ops, res.invs, costs,
+                                   not res.exact)
+        trees = [self.search(hyp, ref, want_tree=True) for ref in refs]
+        dist = np.array([t.distance / den for t in trees], dtype=np.float64)
         rlen = np.array([len(ref) for ref in refs], dtype=np.float64)
         best, _ = select(dist[None, :], rlen[None, :], np.ones((1, len(idx)), bool), self.rule)
         k = int(best[0])
-        d, ops, invs, _ = trees[k]
-        return build_alignment(self, seg, idx[k], d, ops, invs, costs)
+        t = trees[k]
+        return build_alignment(self, seg, idx[k], t.distance, t.ops, t.invs, costs, not t.exact)
 
 
 def build_alignment(measure: DistanceMeasure, seg: Segment, ref_index: int, d: int,
-                    ops: np.ndarray, invs: np.ndarray,
-                    costs: tuple[int, int, int, int, int]) -> Alignment:
-    """Alignment from the kernel's tree (:func:`inv_search` with ``want_tree``)."""
+                    ops: np.ndarray, invs: np.ndarray, costs: tuple[int, int, int, int, int],
+                    approximated: bool = False) -> Alignment:
+    """Alignment from the kernel's tree (:func:`inv_bounded` with ``want_tree``);
+    ``notes["approximated"]`` says whether the tree is the bounded approximation."""
     den, cs, cd, ci, cv = costs
     out: list[EditOp] = []
     for code, i, l in np.asarray(ops).tolist():
@@ -127,4 +150,5 @@ def build_alignment(measure: DistanceMeasure, seg: Segment, ref_index: int, d: i
         notes.append({"number": n, "first": {"hyp_span": [i0, isp], "ref_span": [lsp, l1]},
                       "second": {"hyp_span": [isp, i1], "ref_span": [l0, lsp]}})
     return Alignment(measure.name, measure.words(seg.hyp), measure.words(seg.refs[ref_index]),
-                     d / den, tuple(out), tuple(blocks), ref_index, {"inversions": notes})
+                     d / den, tuple(out), tuple(blocks), ref_index,
+                     {"inversions": notes, "approximated": bool(approximated)})

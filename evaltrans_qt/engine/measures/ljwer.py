@@ -25,17 +25,18 @@ from collections.abc import Sequence
 import numpy as np
 
 from evaltrans_qt.engine.alignment import Alignment, Block, BlockKind, EditOp, OpKind
+from evaltrans_qt.engine.kernels.budget import auto_budget
 from evaltrans_qt.engine.kernels.ljwer import MV_DIAG, MV_HOR, MV_VER, lj_search
 from evaltrans_qt.engine.measures import register
-from evaltrans_qt.engine.measures._distance import DistanceMeasure, select
-from evaltrans_qt.engine.measures.base import MeasureScore, Segment, error_rate_details
+from evaltrans_qt.engine.measures._approx import FLAG, ApproximatedDistance
+from evaltrans_qt.engine.measures.base import Segment
 from evaltrans_qt.engine.options import EvalOptions
 
-FLAG = "flag:approximated"
+__all__ = ["FLAG", "LJWER", "path_to_alignment"]
 
 
 @register
-class LJWER(DistanceMeasure):
+class LJWER(ApproximatedDistance):
     """Long jump word error rate (block movements with complete, disjoint coverage)."""
 
     name = "ljwer"
@@ -51,10 +52,6 @@ class LJWER(DistanceMeasure):
         return bool(options.allow_long_jumps)
 
     @property
-    def stat_names(self) -> list[str]:
-        return ["distance", "reference_length", FLAG]
-
-    @property
     def exact_limit(self) -> int:
         return int(self.options.ljwer_exact_limit)
 
@@ -63,38 +60,14 @@ class LJWER(DistanceMeasure):
         """Distances, reference lengths and exactness of pairs (hyps[pair_hyp[p]], refs[p])."""
         d = np.empty(len(refs), dtype=np.float64)
         exact = np.ones(len(refs), dtype=bool)
+        budget = auto_budget()
         for p, ref in enumerate(refs):
             dist, ex, *_ = lj_search(np.asarray(hyps[int(pair_hyp[p])], np.int32),
-                                     np.asarray(ref, np.int32), self.exact_limit)
+                                     np.asarray(ref, np.int32), self.exact_limit,
+                                     max_bytes=budget, want_path=False)
             d[p] = dist
             exact[p] = ex
         return d, np.asarray([len(r) for r in refs], dtype=np.float64), exact
-
-    def pair_distances(self, hyps, refs, pair_hyp):
-        d, rlen, _ = self.pair_results(hyps, refs, pair_hyp)
-        return d, rlen
-
-    def corpus_stats(self, segments: Sequence[Segment]) -> np.ndarray:
-        hyps, refs, pair_hyp, slots = self._pairs(segments)
-        dist, rlen, exact = self.pair_results(hyps, refs, pair_hyp)
-        (d, L, ap), valid = self._grid(len(segments), slots, [dist, rlen, (~exact).astype(float)])
-        best, w = select(d, L, valid, self.rule)
-        out = np.zeros((len(segments), 3), dtype=np.float64)
-        ok = best >= 0
-        out[ok, 0] = d[np.nonzero(ok)[0], best[ok]]
-        out[:, 1] = (w * L).sum(axis=1)
-        if ap.shape[1]:
-            out[:, 2] = ap.max(axis=1)
-        return out
-
-    def sentence_flags(self, seg: Segment) -> dict[str, bool]:
-        """{"approximated": True} if the segment's LJWER is an upper bound, not exact."""
-        return {"approximated": bool(self.sentence_stats(seg)[2] != 0)}
-
-    def score(self, stats: np.ndarray) -> MeasureScore:
-        det = dict(error_rate_details(float(stats[0]), float(stats[1])))
-        det["approximated-sentences"] = float(stats[2]) if len(stats) > 2 else 0.0
-        return MeasureScore(self.name, det["error-rate"], {self.column: det["error-rate"]}, det)
 
     def align(self, seg: Segment) -> Alignment | None:
         r = self.best_reference(seg)
@@ -102,7 +75,8 @@ class LJWER(DistanceMeasure):
             return None
         hyp = np.asarray(seg.hyp, np.int32)
         ref = np.asarray(seg.refs[r], np.int32)
-        d, exact, moves, pos, jumps = lj_search(hyp, ref, self.exact_limit)
+        d, exact, moves, pos, jumps = lj_search(hyp, ref, self.exact_limit,
+                                                max_bytes=auto_budget())
         ops, blocks = path_to_alignment(hyp, ref, moves, pos, jumps)
         return Alignment(self.name, self.words(seg.hyp), self.words(seg.refs[r]), float(d),
                          tuple(ops), tuple(blocks), r, {"approximated": not exact})
