@@ -13,7 +13,11 @@ also every entry written before sources had positions) -- and its own text and
 system id, so a replay does not depend on list positions. Setting
 a score is idempotent, so replaying an entry that a concurrent autosave already
 captured is harmless. A torn last line (the process died while writing) is
-ignored. Qt-free.
+ignored. Every entry is checked on load (:func:`check_entry`: strings are strings,
+``value`` a finite number or null, ``seq``/``target_index`` whole numbers...); an
+entry that fails is skipped like a garbled line and listed in
+:attr:`Journal.skipped` with its line number (and logged), so a hand-edited or
+foreign journal can neither crash loading nor make later saves fail. Qt-free.
 
 Besides scores the journal holds the human-evaluation protocols' changes (issue 11;
 :mod:`evaltrans_qt.io.protocol_changes`): post-edits, item marks, information items and
@@ -24,6 +28,7 @@ changes (every journal written before). They replay in the same order as scores.
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 from collections.abc import Iterable
@@ -37,6 +42,41 @@ from evaltrans_qt.io.atomic import atomic_write_bytes, fsync_dir
 from evaltrans_qt.io.protocol_changes import ProtocolChange
 
 FORMAT_VERSION = 1
+_log = logging.getLogger(__name__)
+#: Fields every entry may have (score and protocol changes): strings or null.
+_OPT_STR = ("source", "target", "system", "judge", "time", "doc", "seg", "cls")
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def check_entry(d: dict) -> str | None:
+    """Why the decoded journal line ``d`` is not a valid entry, or None if it may be.
+
+    Checks the fields shared by all entries; a score change (no ``type``) must also
+    have string ``source``/``target``/``cls`` and a finite number or null ``value``."""
+    for k in _OPT_STR:
+        if d.get(k) is not None and not isinstance(d[k], str):
+            return f"'{k}' must be a string or null, not {d[k]!r}"[:200]
+    ti = d.get("target_index")
+    if ti is not None and not (_is_int(ti) and ti >= 0):
+        return f"'target_index' must be a whole number >= 0 or null, not {ti!r}"[:200]
+    seq = d.get("seq", 0)
+    if not (_is_int(seq) and seq >= 0):
+        return f"'seq' must be a whole number >= 0, not {seq!r}"[:200]
+    if "type" in d:
+        return None
+    for k in ("source", "target", "cls"):
+        if not isinstance(d.get(k), str):
+            return f"'{k}' must be a string, not {d.get(k)!r}"[:200]
+    v = d.get("value")
+    if v is not None and (not isinstance(v, (int, float)) or isinstance(v, bool)
+                          or not math.isfinite(v)):
+        return f"'value' must be a finite number or null, not {v!r}"[:200]
+    if "extrapolated" in d and not isinstance(d["extrapolated"], bool):
+        return f"'extrapolated' must be true or false, not {d['extrapolated']!r}"[:200]
+    return None
 
 
 @dataclass(frozen=True)
@@ -63,6 +103,11 @@ class ScoreChange:
 
     @classmethod
     def from_dict(cls, d: dict) -> ScoreChange:
+        """A change from a decoded journal line; :class:`ValueError` naming the field if
+        :func:`check_entry` finds a wrong type."""
+        problem = check_entry(d)
+        if problem is not None:
+            raise ValueError(problem)
         value = None if d.get("value") is None else float(d["value"])
         if value is not None and not math.isfinite(value):
             raise ValueError(f"journal value {value!r} is not a finite number")
@@ -111,6 +156,8 @@ class Journal:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._fd: int | None = None
+        #: (line number, problem) of each entry the last :meth:`entries` skipped.
+        self.skipped: list[tuple[int, str]] = []
         entries = self.entries()
         self._seq = entries[-1].seq if entries else 0
 
@@ -183,29 +230,47 @@ class Journal:
         return replace(change, seq=self._seq)
 
     def entries(self) -> list[Change]:
-        """All complete entries, in order; a torn or garbled line is skipped."""
+        """All complete, valid entries, in order. A torn last line is ignored; a garbled
+        line or an entry with wrong types (:func:`check_entry`) is skipped, recorded in
+        :attr:`skipped` with its line number and logged."""
+        self.skipped = []
         if not self.path.exists():
             return []
         out: list[Change] = []
         with open(self.path, "rb") as f:
-            for raw in f:
+            for no, raw in enumerate(f, 1):
                 if not raw.endswith(b"\n"):
                     break  # torn last line: the process died mid-write
                 try:
                     d = json.loads(raw.decode("utf-8"))
-                except (ValueError, UnicodeDecodeError):
+                except (ValueError, UnicodeDecodeError, RecursionError):
+                    if raw.strip():
+                        self._skip(no, "not a JSON line")
                     continue
-                if isinstance(d, dict) and d.get("type") in protocol_changes.TYPES:
-                    try:
+                if not isinstance(d, dict):
+                    self._skip(no, "not a JSON object")
+                    continue
+                if "evaltrans-journal" in d and "cls" not in d and "type" not in d:
+                    continue                                    # the header line
+                problem = check_entry(d)
+                if problem is not None:
+                    self._skip(no, problem)
+                    continue
+                try:
+                    if "type" in d:
+                        if d["type"] not in protocol_changes.TYPES:
+                            raise ValueError(f"unknown entry type {d['type']!r}"[:200])
                         out.append(protocol_changes.from_dict(d))
-                    except (KeyError, TypeError, ValueError):
-                        continue
-                elif isinstance(d, dict) and "cls" in d and "source" in d:
-                    try:
+                    else:
                         out.append(ScoreChange.from_dict(d))
-                    except (KeyError, TypeError, ValueError):
-                        continue
+                except (KeyError, TypeError, ValueError, OverflowError) as exc:
+                    problem = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
+                    self._skip(no, problem[:200])
         return out
+
+    def _skip(self, line: int, problem: str) -> None:
+        self.skipped.append((line, problem))
+        _log.warning("%s:%d: journal entry skipped: %s", self.path, line, problem)
 
     def __len__(self) -> int:
         return len(self.entries())
