@@ -35,8 +35,17 @@ def split_class(name: str) -> list[str]:
 
 
 def check_class(db: Database, name: str) -> None:
-    """Raise :class:`ScoreError` unless every part of ``name`` is a declared class."""
+    """Raise :class:`ScoreError` unless every part of ``name`` is a declared class, or
+    ``name`` is a protocol (``hter``, ``ier``, ``awer``, ``ser``, ``sser:<class>``; see
+    :func:`protocol_human_scores`), which cannot be combined with ``+``."""
+    from evaltrans_qt.engine.protocol_scores import is_protocol, protocol_result
+    if is_protocol(name) and not db.has_class(name):
+        if name.startswith("sser:"):
+            protocol_result(db, name)          # checks the class and its scale
+        return
     for part in split_class(name):
+        if is_protocol(part) and not db.has_class(part):
+            raise ScoreError(f"protocol '{part}' cannot be combined with other classes ('{name}')")
         if not db.has_class(part):
             known = ", ".join(db.human_classes) or "none"
             raise ScoreError(f"unknown score class '{part}' (database has: {known})")
@@ -183,6 +192,9 @@ def human_scores(db: Database, cls: str, how: str = "mean", normalize: bool = Fa
     References are never included (they are the yardstick, not candidates).
     Candidates without a system id are keyed by ``""``.
     """
+    from evaltrans_qt.engine.protocol_scores import is_protocol
+    if is_protocol(cls) and not db.has_class(cls):
+        return protocol_human_scores(db, cls, how)
     check_class(db, cls)
     parts = split_class(cls)
     norms = {p: normalizer(db, p, include_extrapolated) if normalize else None for p in parts}
@@ -206,3 +218,17 @@ def human_scores(db: Database, cls: str, how: str = "mean", normalize: bool = Fa
                 values[key] = -total if parts == [RANK_CLASS] else total
                 lengths[key] = word_length(t.text)
     return HumanScores(cls, values, lengths, normalize, how)
+
+
+def protocol_human_scores(db: Database, name: str, how: str = "mean", options=None) -> HumanScores:
+    """A protocol's sentence values as human scores: ``hter``, ``ier``, ``awer``, ``ser`` or
+    ``sser:<class>`` (engine/protocol_scores.py), each *negated* so that higher is better,
+    as correlations expect of human scores (the ``rank`` class is negated alike).
+    ``lengths`` are the candidates' word counts (system level: T:1125's length-weighted
+    mean of the sentence values, as for every human score). ``options`` (the run's
+    :class:`~evaltrans_qt.engine.options.EvalOptions`) choose TER's and WER's preprocessing
+    for HTER and aWER."""
+    from evaltrans_qt.engine.protocol_scores import protocol_result
+    res = protocol_result(db, name, options, how=how)
+    values = {k: -v for k, v in res.sentence_values().items()}
+    return HumanScores(name, values, dict(res.lengths), False, how)

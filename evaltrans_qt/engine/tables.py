@@ -59,9 +59,20 @@ def _row_targets(db: Database | None, system: str, sr) -> list:
 
 def build_tables(run: RunResult, db: Database | None = None,
                  human_classes: list[str] | None = None, how: str = "mean") -> ResultTables:
-    """Tabulate a run; human scores come from ``db`` (mean or median over judges)."""
+    """Tabulate a run; human scores come from ``db`` (mean or median over judges).
+
+    Without ``human_classes``: the database's classes, then the protocols its judges'
+    work defines (``sser:<class>``, ``ier``, ``hter``, ``awer``; see
+    :func:`protocol_columns`). Protocol columns hold the error rates themselves
+    (direction -1)."""
+    from evaltrans_qt.engine.protocol_scores import is_protocol
     classes = list(human_classes if human_classes is not None
                    else (db.human_classes if db is not None else []))
+    if human_classes is None and db is not None:
+        classes += [p for p in protocol_columns(db) if p not in classes]
+    protocols = {c: _protocol(db, c, run, how) for c in classes
+                 if db is not None and is_protocol(c) and not db.has_class(c)}
+    classes = [c for c in classes if c not in protocols]
     directions: dict[str, int] = {}
     measure_cols: list[str] = []
     sys_rows = []
@@ -108,25 +119,64 @@ def build_tables(run: RunResult, db: Database | None = None,
             w = hum_lengths[ok]
             sys_row[f"human:{cls}"] = (float(np.average(vals[ok], weights=w))
                                        if ok.any() and w.sum() > 0 else np.nan)
+        for cls, res in protocols.items():
+            data[f"human:{cls}"], sys_row[f"human:{cls}"] = _protocol_column(res, name, sr)
         frames.append(pd.DataFrame(data))
         sys_rows.append(sys_row)
     human_cols = [f"human:{c}" for c in classes]
     for c in human_cols:
         directions[c] = 1
+    for c in protocols:
+        human_cols.append(f"human:{c}")
+        directions[f"human:{c}"] = -1
     sentences = (pd.concat(frames, ignore_index=True) if frames
                  else pd.DataFrame(columns=["system", "segment", "candidate"]))
     systems = pd.DataFrame(sys_rows, columns=["system", *measure_cols, *human_cols])
     return ResultTables(systems, sentences, tuple(measure_cols), tuple(human_cols), directions)
 
 
-def disagreement(frame: pd.DataFrame, measure_col: str, human_col: str, direction: int) -> np.ndarray:
+def protocol_columns(db: Database) -> list[str]:
+    """Protocol human columns the database's judges' work defines (engine/protocol_scores.py
+    ``protocol_names(only_with_data=True)``): ``sser:<class>``, ``ier``, ``hter``, ``awer``."""
+    from evaltrans_qt.engine.protocol_scores import protocol_names
+    return protocol_names(db, only_with_data=True)
+
+
+def human_direction(column: str) -> int:
+    """+1 for a human score column (higher is better), -1 for a protocol's error rate
+    (``human:hter``, ``human:ier``, ``human:awer``, ``human:ser``, ``human:sser:<class>``)."""
+    from evaltrans_qt.engine.protocol_scores import is_protocol
+    return -1 if is_protocol(column.removeprefix("human:")) else 1
+
+
+def _protocol(db: Database, name: str, run: RunResult, how: str):
+    from evaltrans_qt.engine.protocol_scores import protocol_result
+    return protocol_result(db, name, run.options, how=how)
+
+
+def _protocol_column(res, system: str, sr) -> tuple[np.ndarray, float]:
+    """A protocol's sentence values for a system's rows and its system value over those
+    rows (sum of numerators over sum of denominators, survey §4.4)."""
+    from evaltrans_qt.engine.human import occurrence_keys
+    from evaltrans_qt.engine.protocol_scores import rate
+    keys = [(i, system, k) for i, k in occurrence_keys(sr.segments)]
+    vals = np.array([res.sentence(k) for k in keys], dtype=float)
+    rows = [res.stats[k] for k in keys if k in res.stats]
+    value = rate(sum(r[0] for r in rows), sum(r[1] for r in rows)) if rows else np.nan
+    return vals, value
+
+
+def disagreement(frame: pd.DataFrame, measure_col: str, human_col: str, direction: int,
+                 human_sign: int | None = None) -> np.ndarray:
     """|z(measure) - z(human)| per sentence, measure sign-adjusted so both mean 'better'.
 
     Large values mark sentences where the metric and the judges disagree most.
-    NaN where the human score is missing.
+    NaN where the human score is missing. ``human_sign`` defaults to
+    :func:`human_direction` of the column (-1 for protocol error rates such as HTER).
     """
     m = direction * frame[measure_col].to_numpy(dtype=float)
-    h = frame[human_col].to_numpy(dtype=float)
+    hd = human_sign if human_sign is not None else human_direction(human_col)
+    h = hd * frame[human_col].to_numpy(dtype=float)
     ok = ~(np.isnan(m) | np.isnan(h))
     out = np.full(len(frame), np.nan)
     if ok.sum() < 2:
