@@ -30,6 +30,11 @@ from evaltrans_qt.errors import OptionError
 
 GAP = "***"
 WIDTH = 100
+#: What an approximated alignment means (LJWER beyond its exact limit, INVWER beyond its
+#: memory budget).
+APPROXIMATED = ("the distance is an upper bound from a real alignment, not the exact "
+                "minimum (LJWER: longer than --ljwer-exact-limit; INVWER: the exact search "
+                "exceeds --invwer-memory-budget)")
 
 
 def register(subparsers) -> None:
@@ -142,12 +147,17 @@ def text_view(a: Alignment, width: int = WIDTH) -> str:
     for k, v in a.notes.items():
         if isinstance(v, (int, float, bool, str)):
             lines.append(f"  {k}: {v}")
+    if a.notes.get("approximated"):
+        lines.append(f"Approximated: {APPROXIMATED}.")
     return "\n".join(lines)
 
 
 def run(args: argparse.Namespace) -> int:
     options = options_from_args(args)
     a = compute(args.measure, args.candidate, list(args.references), options)
+    if a.notes.get("approximated"):
+        print(f"evaltrans: warning: {a.measure}: the pair is approximated ({APPROXIMATED})",
+              file=sys.stderr)
     if args.json:
         sys.stdout.write(json.dumps(a.to_dict(), ensure_ascii=False) + "\n")
     else:

@@ -48,6 +48,9 @@ Element names (Figures A.2/A.3 where they name one; otherwise by the rules below
   with ``--extrapolate`` one ``<human-score class scored extrapolated>`` per
   human score class: the system's length-weighted human score (T:1125) over
   person-given and extrapolated scores, with the two counts.
+* ``<human-protocols>`` (after ``<candidate-statistics>``, when the database has them):
+  the system's SSER per SSER class, IER, HTER, aWER and SER with their counts
+  (:func:`protocols_element`).
 * ``<files>`` may also hold ``<target-file>`` and ``<reference-file>`` elements.
 * Per candidate: ``<source nr>`` (index into the database's sources; with
   include-sentences ``<s_sent>`` inside), ``<target nr sys>`` (index of the
@@ -256,7 +259,8 @@ def build_report(run: RunResult, system: str, *, author: str | None = None,
                  sentences_in_detail: bool = False, include_sentences: bool = False,
                  encoding: str = "utf-8",
                  human: Mapping[str, tuple[float, int, int]] | None = None,
-                 correlation: Sequence[Any] = ()) -> bytes:
+                 correlation: Sequence[Any] = (),
+                 protocols: Mapping[str, Any] | None = None) -> bytes:
     """The report of one system of ``run`` as bytes in ``encoding``.
 
     ``human`` = {class: (system score, #scored by people, #extrapolated)} is
@@ -268,6 +272,9 @@ def build_report(run: RunResult, system: str, *, author: str | None = None,
     (eq. 6.24) and ``<wmt-tau>``, each with ``<value>``, ``<lower>``, ``<upper>`` (95%
     bootstrap; ``pearson`` also Fisher-z bounds). Error measures are negated, so a
     positive value means agreement with the judges.
+    ``protocols`` = {name: ``SystemValue``} of the human-evaluation protocols for this
+    system (:func:`evaltrans_qt.engine.protocol_scores.system_values`) becomes
+    ``<human-protocols>`` after ``<candidate-statistics>`` (see :func:`protocols_element`).
     """
     sr = run.systems[system]
     w = _Writer()
@@ -286,6 +293,8 @@ def build_report(run: RunResult, system: str, *, author: str | None = None,
     w.leaf(2, "command-line", command_line)
     w.close(1, "files")
     _candidate_statistics(w, run, sr, human or {})
+    if protocols:
+        protocols_element(w, protocols)
     w.open(1, "evaluation-options")
     options_element(w, 2, run.options)
     w.open(2, "report-options")
@@ -348,6 +357,19 @@ def _candidate_statistics(w: _Writer, run: RunResult, sr: SystemResult,
         w.leaf(2, "human-score", value, {"class": cls, "scored": scored,
                                          "extrapolated": extrapolated})
     w.close(1, "candidate-statistics")
+
+
+def protocols_element(w: _Writer, protocols: Mapping[str, Any]) -> None:
+    """``<human-protocols>`` (our extension, issue 11): one ``<protocol name sentences
+    numerator denominator>value</protocol>`` per protocol -- SSER per SSER class
+    (``sser:<class>``), IER, HTER, aWER, SER (survey §4.4; engine/protocol_scores.py);
+    ``sentences`` is how many candidates the value is based on (``nan`` with none)."""
+    w.open(1, "human-protocols")
+    for name, v in protocols.items():
+        w.leaf(2, "protocol", float(v.value), {"name": name, "sentences": int(v.sentences),
+                                               "numerator": float(v.numerator),
+                                               "denominator": float(v.denominator)})
+    w.close(1, "human-protocols")
 
 
 def _candidates(w: _Writer, run: RunResult, sr: SystemResult, include_sentences: bool) -> None:
@@ -416,9 +438,8 @@ def read_report(path: str | os.PathLike[str]) -> RunResult:
 def loads_report(data: bytes, path: str | os.PathLike[str] | None = None) -> RunResult:
     """Parse report bytes. Measures known to the registry are rebuilt from their
     ``stats`` (exactly the numbers of the run); others keep the parsed details."""
-    head = data[: data.find(b"<report")] if b"<report" in data else data
-    if b"<!ENTITY" in head:
-        raise InputFormatError("entity declarations are not allowed in a report", path)
+    from evaltrans_qt.io.etdb import _refuse_entities   # libxml2 reads the prolog itself
+    _refuse_entities(data, path, what="a report")
     try:
         root = etree.fromstring(data, _parser())
     except etree.XMLSyntaxError as exc:
@@ -457,8 +478,8 @@ def loads_report(data: bytes, path: str | os.PathLike[str] | None = None) -> Run
     for cand in rows:
         s = cand.find("source")
         t = cand.find("target")
-        segs.append(int(s.get("nr", "-1")) if s is not None else -1)
-        tidx.append(int(t.get("nr", "-1")) if t is not None else -1)
+        segs.append(_nr(s, path))
+        tidx.append(_nr(t, path))
         if s is not None and s.find("s_sent") is not None:
             src_t.append(s.findtext("s_sent") or "")
         if t is not None and t.find("t_sent") is not None:
@@ -475,9 +496,8 @@ def loads_report(data: bytes, path: str | os.PathLike[str] | None = None) -> Run
                     no_stats.add(name)
                 else:
                     stats[name].append(_stats_attr(el, path))
-            d = {int(r.get("nr", k)): float(r.text) for k, r in
-                 enumerate(el.findall("reference-distance"))}
-            rdist[name].append([d.get(k, math.nan) for k in range(max(d, default=-1) + 1)])
+            n_refs = len(t.findall("reference")) if t is not None else 0
+            rdist[name].append(_reference_distances(el, n_refs or MAX_REFERENCES, path))
     stat_arrays = {m: np.array(v, dtype=np.float64).reshape(len(v), -1)
                    for m, v in stats.items() if rows and m not in no_stats}
     ref_distances = {}
@@ -515,6 +535,49 @@ def loads_report(data: bytes, path: str | os.PathLike[str] | None = None) -> Run
     db = (meta.get("files") or {}).get("database-file") or None
     return RunResult(options=options, measures=tuple(measures), systems={system: sr},
                      database_path=db, meta=meta)
+
+
+#: Most references a report row may name in ``<reference-distance nr>`` when the row does
+#: not list its references (``include-sentences``); with them, their number.
+MAX_REFERENCES = 10_000
+
+
+def _reference_distances(el, n_refs: int, path) -> list[float]:
+    """Distances of one measure element's ``<reference-distance nr>`` children by reference
+    number (NaN where missing). ``nr`` must be an integer in [0, n_refs): a row's width is
+    checked before anything is allocated."""
+    d: dict[int, float] = {}
+    for k, r in enumerate(el.findall("reference-distance")):
+        raw = r.get("nr", str(k))
+        try:
+            nr = int(raw)
+        except ValueError:
+            raise InputFormatError(f"<reference-distance nr={raw!r}>: not an integer", path,
+                                   r.sourceline) from None
+        if not 0 <= nr < n_refs:
+            raise InputFormatError(f"<reference-distance nr=\"{raw}\">: reference number "
+                                   f"outside 0..{n_refs - 1}", path, r.sourceline)
+        if nr in d:
+            raise InputFormatError(f"<reference-distance nr=\"{raw}\"> given twice", path,
+                                   r.sourceline)
+        try:
+            d[nr] = float((r.text or "").strip())
+        except ValueError:
+            raise InputFormatError(f"<reference-distance nr=\"{raw}\">: distance "
+                                   f"{r.text!r} is not a number", path, r.sourceline) from None
+    return [d.get(k, math.nan) for k in range(max(d, default=-1) + 1)]
+
+
+def _nr(el, path) -> int:
+    """The whole-number ``nr`` attribute of a candidate's ``<source>``/``<target>`` (-1 if
+    the element or attribute is absent); :class:`InputFormatError` naming the line."""
+    if el is None:
+        return -1
+    text = el.get("nr", "-1")
+    if not re.fullmatch(r"-?[0-9]{1,18}", text.strip()):
+        raise InputFormatError(f"<{el.tag} nr=\"{text[:40]}\">: nr must be a whole number",
+                               path, el.sourceline)
+    return int(text)
 
 
 def _stats_attr(el, path) -> np.ndarray:
