@@ -2,6 +2,12 @@
 
 Tables are pandas frames (``engine/tables.py``). Writes are atomic
 (``io/atomic.py``): a failed export never leaves a half-written file.
+
+CSV/TSV cells are neutralised against formula injection as OWASP's "CSV Injection"
+page recommends: a text cell (or header) starting with ``=``, ``+``, ``-``, ``@``,
+tab or carriage return gets a leading ``'``, so a spreadsheet shows it as text
+instead of running it. Numeric columns are written as numbers (negative values
+stay ``-0.5``), and a text cell that is a plain number (``-3``) is left as it is.
 """
 
 from __future__ import annotations
@@ -16,6 +22,30 @@ import pandas as pd
 
 from evaltrans_qt.errors import SaveError
 from evaltrans_qt.io.atomic import atomic_write_text
+from evaltrans_qt.io.limits import parse_number
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _safe_cell(v: object) -> object:
+    """``v`` with a leading ``'`` if a spreadsheet would read it as a formula (module doc)."""
+    if not isinstance(v, str) or not v.startswith(_FORMULA_START):
+        return v
+    try:
+        parse_number(v)
+        return v                               # a plain number such as "-3"
+    except ValueError:
+        return "'" + v
+
+
+def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` safe to open in a spreadsheet (module doc); numeric columns untouched."""
+    out = frame.copy()
+    for c in out.columns:
+        if not (pd.api.types.is_numeric_dtype(out[c]) or pd.api.types.is_bool_dtype(out[c])):
+            out[c] = out[c].map(_safe_cell)
+    out.columns = [_safe_cell(c) for c in out.columns]
+    return out
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
                   "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
@@ -99,10 +129,10 @@ def write_table(frame: pd.DataFrame, path: str | Path, decimals: int = 4,
     p = Path(path)
     suffix = p.suffix.lower()
     if suffix == ".csv":
-        text = signature_comments(signatures, "#") + frame.to_csv(
+        text = signature_comments(signatures, "#") + neutralise_formulas(frame).to_csv(
             index=False, float_format=f"%.{max(decimals, 6)}g")
     elif suffix == ".tsv":
-        text = signature_comments(signatures, "#") + frame.to_csv(
+        text = signature_comments(signatures, "#") + neutralise_formulas(frame).to_csv(
             index=False, sep="\t", float_format=f"%.{max(decimals, 6)}g")
     elif suffix == ".json":
         text = to_json(frame)

@@ -29,7 +29,7 @@ def parse_number(text: object, what: str = "score") -> float:
         raise ValueError(f"{what} must be a number, not {text!r}")
     if not _NUMBER.fullmatch(text):
         hint = " (no spaces around it)" if text.strip() != text and text.strip() else ""
-        raise ValueError(f"{what} must be a plain decimal number, not {text!r}{hint}")
+        raise ValueError(f"{what} must be a number in plain decimal digits, not {text!r}{hint}")
     value = float(text)
     if not math.isfinite(value):
         raise ValueError(f"{what} {text!r} is too large (not a finite number)")

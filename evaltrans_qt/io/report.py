@@ -64,6 +64,7 @@ import dataclasses
 import getpass
 import math
 import os
+import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
