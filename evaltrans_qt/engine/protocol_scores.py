@@ -278,6 +278,12 @@ def summary(db: Database, options: EvalOptions | None = None, judge: str | None 
     return out
 
 
+def system_values(db: Database, system: str, options: EvalOptions | None = None
+                  ) -> dict[str, SystemValue]:
+    """Every protocol's value for one system (for the report's ``<human-protocols>``)."""
+    return {n: protocol_result(db, n, options).system(system) for n in protocol_names(db)}
+
+
 def added_references(db: Database) -> int:
     """Number of references judges added (survey §4.4.4)."""
     return sum(1 for _, t in db.iter_targets() if t.added and db.is_reference(t))
