@@ -1,44 +1,103 @@
-"""Entry point of ``evaltrans``: discovers sub-command modules, runs one, maps errors.
+"""Entry point of ``evaltrans``: builds the parser, runs one sub-command, maps errors.
 
 Every module in ``evaltrans_qt.cli`` (other than this one) that defines
 ``register(subparsers)`` contributes sub-commands; a sub-command sets
 ``func=handler`` via ``parser.set_defaults``. A handler returns an exit code
 (or None for 0). :class:`~evaltrans_qt.errors.EvalTransError` becomes exit
 code 2 with its message on stderr -- in this one place.
+
+Start-up (issue 16): only the module of the command being run is imported.
+:data:`COMMANDS` names each sub-command's module and one-line help, so
+``evaltrans --help`` imports no command module at all and ``evaltrans score``
+imports ``cli/score.py`` alone (the others load numba, scipy, lxml...). A
+command missing from the table (a new module) still works: an unknown
+command name makes :func:`build_parser` import every module, as before.
+``tests/cli/test_main_lazy.py`` checks the table against the modules.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import pkgutil
 import sys
 from collections.abc import Sequence
 
 from evaltrans_qt import __version__
 from evaltrans_qt.errors import EvalTransError
 
+#: sub-command -> (module in evaltrans_qt.cli, help line of ``evaltrans --help``).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "agreement": ("human", "inter-/intra-annotator correlation and kappa"),
+    "align": ("align", "show the alignment behind a measure (WER, CDER, TER, PER, INVWER, "
+                       "LJWER)"),
+    "batch": ("batch", "evaluate candidate files or database systems (EvalTransBatchEval)"),
+    "classes": ("classes", "list, add, edit or remove score classes (<levels>)"),
+    "combine": ("human", "correlation-optimal weights of measures (thesis eq. 6.15) with "
+                         "k-fold cross-validation"),
+    "correlate": ("human", "correlation of measures with human scores"),
+    "export": ("data", "write a database in another format"),
+    "extrapolate": ("human", "leave-one-out accuracy of the database method; with -o, fill "
+                             "unscored candidates"),
+    "import": ("data", "build a database from text, WMT, SGML or Aachen files"),
+    "info": ("data", "counts of a database, or a report's values and signatures"),
+    "merge": ("data", "merge database B into A, write C"),
+    "ratio-of-wins": ("human", "ratio of wins from relative ranking judgements "
+                               "(Machacek 3.1)"),
+    "score": ("score", "score hypotheses against references like the sacrebleu command"),
+    "significance": ("human", "paired bootstrap / approximate randomisation between systems, "
+                              "as sacreBLEU computes them"),
+}
 
-def build_parser() -> argparse.ArgumentParser:
+
+def _modules() -> list[str]:
+    import pkgutil
+
+    import evaltrans_qt.cli as pkg
+    return sorted(m.name for m in pkgutil.iter_modules(pkg.__path__)
+                  if m.name != "main" and not m.name.startswith("_"))
+
+
+def _register(sub, module: str) -> None:
+    reg = getattr(importlib.import_module(f"evaltrans_qt.cli.{module}"), "register", None)
+    if reg is not None:
+        reg(sub)
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The sub-command named in ``argv`` (its first word not starting with ``-``)."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word
+    return None
+
+
+def build_parser(command: str | None = "*") -> argparse.ArgumentParser:
+    """The parser with the full arguments of ``command``'s module and a placeholder for
+    every other sub-command (enough for ``--help`` and for choosing the command).
+    ``"*"`` or a name not in :data:`COMMANDS` registers every module."""
     parser = argparse.ArgumentParser(
         prog="evaltrans",
-        description="Evaluate machine translation: import data, run measures, correlate with humans.")
+        description="Evaluate machine translation: import data, run measures, correlate with "
+                    "humans.")
     parser.add_argument("--version", action="version", version=f"evaltrans_qt {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    import evaltrans_qt.cli as pkg
-    for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
-        if mod.name in ("main",) or mod.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"evaltrans_qt.cli.{mod.name}")
-        reg = getattr(module, "register", None)
-        if reg is not None:
-            reg(sub)
+    if command is not None and command not in COMMANDS:
+        for module in _modules():
+            _register(sub, module)
+        return parser
+    if command is not None:
+        _register(sub, COMMANDS[command][0])
+    done = set(sub.choices)
+    for name, (_, help_text) in sorted(COMMANDS.items()):
+        if name not in done:
+            sub.add_parser(name, help=help_text, add_help=False)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args_in = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_command_of(args_in))
+    args = parser.parse_args(args_in)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2

@@ -511,8 +511,7 @@ def _confidence(scorer, name: str, stats, n: int) -> tuple[float, float]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evaltrans_qt.engine.measures import get as get_measure
-    from evaltrans_qt.engine.scoring import Scorer
+    from evaltrans_qt.engine.scoring import Scorer, get_measure
     from evaltrans_qt.errors import InputFormatError, OptionError
 
     _check_args(args)

@@ -22,13 +22,14 @@ against one test set without repeating that work (sacreBLEU's reference cache).
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from evaltrans_qt.engine.measures import get as get_measure
+from evaltrans_qt.engine import measures as _registry
 from evaltrans_qt.engine.measures.base import Measure, MeasureScore, Segment
 from evaltrans_qt.engine.options import PRESETS, EvalOptions
 from evaltrans_qt.engine.preprocess import Vocabulary
@@ -40,6 +41,28 @@ UNBOUNDED = {"nist"}
 #: Measures that read only the raw texts (no word tokens needed).
 _RAW_TEXT = {"chrf", "cer"}
 _EMPTY = np.zeros(0, dtype=np.int32)
+
+
+def get_measure(name: str) -> type[Measure]:
+    """The measure class named ``name``, importing only its own module when ``name`` is a
+    module of ``engine/measures`` (so ``-m bleu`` does not load every measure's kernels,
+    scipy included; issue 16); other names (aliases, ``mWER``) go through the registry's
+    ``get``, which loads every measure."""
+    key = name.strip().lower() if isinstance(name, str) else name
+    cls = _registry.MEASURES.get(key)
+    if cls is not None:
+        return cls
+    if isinstance(key, str) and key.isidentifier() and key != "base" and not key.startswith("_"):
+        module = f"{_registry.__name__}.{key}"
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+        cls = _registry.MEASURES.get(key)
+        if cls is not None:
+            return cls
+    return _registry.get(name)
 
 
 @dataclass(frozen=True)
@@ -287,4 +310,5 @@ def score(hypotheses: Sequence[str], references: Sequence[Sequence[str | None]],
     return scorer.sentence_scores(hypotheses) if sentence else scorer.corpus_score(hypotheses)
 
 
-__all__ = ["Score", "Scorer", "score", "display_name", "reference_segments", "bleu_verbose"]
+__all__ = ["Score", "Scorer", "score", "display_name", "reference_segments", "bleu_verbose",
+           "get_measure"]

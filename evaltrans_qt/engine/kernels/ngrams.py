@@ -20,6 +20,15 @@ that the tests compare against: :func:`ngrams_py`, :func:`clipped_counts_py`
 Per segment, the references' m-grams go into a small local table that stays in
 cache; only NIST's weights need the global table of all references
 (:func:`build_table`, in ``NIST.fit``).
+
+Small inputs (issue 16, start-up): importing numba alone takes 0.3-0.5 s, more
+than scoring a few hundred sentences in Python. The kernels are therefore
+compiled lazily (numba is imported at the first kernel call, not at import),
+and until they are, :func:`clipped_counts` without NIST weights counts inputs
+of at most :data:`SMALL_INPUT_TOKENS` tokens (candidates plus references) with
+``collections.Counter`` instead (:func:`_clipped_counts_small`; the same
+statistics, tests/engine/test_ngrams_small.py). Once compiled, the kernel is
+always used. ``path="kernel"`` or ``path="python"`` forces one.
 """
 
 from __future__ import annotations
@@ -29,8 +38,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import threading
+
 import numpy as np
-from numba import njit
 
 from evaltrans_qt.engine.options import PAD_RULES
 from evaltrans_qt.engine.preprocess import pad_ids
@@ -38,6 +48,12 @@ from evaltrans_qt.errors import OptionError
 
 BOS_ID = 0
 EOS_ID = 1
+#: Until the kernels are compiled in a process, :func:`clipped_counts` counts inputs of at
+#: most this many tokens (candidates plus references) in Python, so a small
+#: ``evaltrans score`` never imports numba: ~30 ms of Counter work at the limit against
+#: ~0.5 s for importing numba and loading the cached kernels (measured on 2 cores).
+SMALL_INPUT_TOKENS = 20000
+CLIP_PATHS = ("auto", "kernel", "python")
 _MULT = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing
 _MIN_BITS = 10
 
@@ -62,10 +78,50 @@ def pack(arrays: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     return flat, offsets
 
 
+# --------------------------------------------------------------------------- lazy compilation
+_JIT_LOCK = threading.Lock()
+
+
+class _LazyKernel:
+    """A kernel that numba compiles on its first call (numba is imported then, not at
+    import of this module). The first call replaces every lazy kernel of the module by
+    its ``njit(cache=True, nogil=True)`` dispatcher, so kernels calling each other see
+    compiled functions."""
+
+    def __init__(self, fn) -> None:
+        self.py_func = fn
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+
+    def __call__(self, *args):
+        return _compile_kernels()[self.__name__](*args)
+
+
+def _njit(fn) -> _LazyKernel:
+    return _LazyKernel(fn)
+
+
+def kernels_compiled() -> bool:
+    """True once this process has compiled (or loaded from cache) the kernels."""
+    return not isinstance(globals()["_clip_kernel"], _LazyKernel)
+
+
+def _compile_kernels() -> dict:
+    """Swap the module's lazy kernels for numba dispatchers (once per process)."""
+    g = globals()
+    with _JIT_LOCK:
+        lazy = {k: v for k, v in g.items() if isinstance(v, _LazyKernel)}
+        if lazy:
+            from numba import njit
+            for name, kernel in lazy.items():
+                g[name] = njit(cache=True, nogil=True)(kernel.py_func)
+    return g
+
+
 # --------------------------------------------------------------------------- hash table
 # A table of capacity 2**bits is one int64 array ``slots``: slots[2i] = key
 # (-1 = empty), slots[2i+1] = id; linear probing, Fibonacci hashing.
-@njit(cache=True, nogil=True)
+@_njit
 def _probe(slots, key, shift, mask):
     """Slot index of ``key`` or of the empty slot where it belongs."""
     i = np.int64((np.uint64(key) * _MULT) >> shift)
@@ -76,7 +132,7 @@ def _probe(slots, key, shift, mask):
         i = (i + 1) & mask
 
 
-@njit(cache=True, nogil=True)
+@_njit
 def _lookup(slots, key, shift, mask):
     i = _probe(slots, key, shift, mask)
     if slots[2 * i] == -1:
@@ -84,7 +140,7 @@ def _lookup(slots, key, shift, mask):
     return slots[2 * i + 1]
 
 
-@njit(cache=True, nogil=True)
+@_njit
 def _token(flat, start, n, p, B):
     """Token at position ``p`` of the sequence virtually padded with ``B`` <s> and one </s>."""
     if p < B:
@@ -94,7 +150,7 @@ def _token(flat, start, n, p, B):
     return np.int64(1)
 
 
-@njit(cache=True, nogil=True)
+@_njit
 def _rehash(slots, bits):
     nb = bits + 1
     mask = (np.int64(1) << nb) - 1
@@ -108,14 +164,14 @@ def _rehash(slots, bits):
     return out, nb
 
 
-@njit(cache=True, nogil=True)
+@_njit
 def _grow(a, size):
     out = np.zeros(size, dtype=a.dtype)
     out[:a.shape[0]] = a
     return out
 
 
-@njit(cache=True, nogil=True)
+@_njit
 def _build_kernel(flat, offsets, max_order, initial, end, bits):
     """Intern every m-gram (m <= max_order) of the sequences; count the valid windows."""
     slots = np.full(2 << bits, -1, dtype=np.int64)
@@ -168,7 +224,7 @@ def _build_kernel(flat, offsets, max_order, initial, end, bits):
             last[:n_ids].copy(), counts[:n_ids].copy())
 
 
-@njit(cache=True, nogil=True)
+@_njit
 def _windows(seq_len, max_order, initial, end):
     """Number of chain steps (interned windows) of one padded sequence."""
     B = max_order - 1
@@ -181,7 +237,7 @@ def _windows(seq_len, max_order, initial, end):
     return n
 
 
-@njit(cache=True, nogil=True)
+@_njit
 def _clip_kernel(hflat, hoff, rflat, roff, rstart, max_order, initial, end,
                  gslots, gbits, weights, use_weights):
     """Per segment and order: clipped matches (eq. 3.1-3.3), candidate m-grams N_m and,
@@ -322,7 +378,7 @@ def _clip_kernel(hflat, hoff, rflat, roff, rstart, max_order, initial, end,
     return correct, total, info, missing
 
 
-@njit(cache=True, nogil=True)
+@_njit
 def _pair_kernel(hflat, hoff, rflat, roff, rstart, max_order):
     """For each (candidate, one of its references) pair and order: Σ min(count_hyp, count_ref)
     (no boundaries). The candidate is interned once per segment in a small local table."""
@@ -472,7 +528,7 @@ def build_table(seqs: Sequence[np.ndarray], max_order: int, pad_rule: str = "non
 
 def clipped_counts(hyps: Sequence[np.ndarray], refs: Sequence[Sequence[np.ndarray]],
                    max_order: int, pad_rule: str = "none", table: NgramTable | None = None,
-                   weights: np.ndarray | None = None
+                   weights: np.ndarray | None = None, *, path: str = "auto"
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Clipped m-gram matches of each candidate against its references (thesis eq. 3.1-3.3).
 
@@ -481,13 +537,25 @@ def clipped_counts(hyps: Sequence[np.ndarray], refs: Sequence[Sequence[np.ndarra
     and, if ``weights`` (one per id of ``table``) are given, Σ n∩ · Info
     (eq. 3.9); ``missing`` counts matched m-grams absent from ``table`` (0 when
     the table was built from these references).
+
+    ``path``: ``"auto"`` counts in Python (no numba import) while the kernels are
+    not compiled in this process and the input, without weights, has at most
+    :data:`SMALL_INPUT_TOKENS` tokens; otherwise with the compiled kernel.
+    ``"kernel"`` / ``"python"`` force one (the Python path has no weights).
     """
     if len(hyps) != len(refs):
         raise ValueError("one list of references per candidate")
     if max_order < 1:
         raise OptionError("m-gram order must be at least 1")
+    if path not in CLIP_PATHS:
+        raise OptionError(f"unknown counting path '{path}' (known: {', '.join(CLIP_PATHS)})")
     initial, end = pad_flags(pad_rule)
     use_w = weights is not None
+    if path == "python" and use_w:
+        raise OptionError("the Python counting path has no NIST weights; use path='kernel'")
+    if path == "python" or (path == "auto" and not use_w and not kernels_compiled()
+                            and _is_small(hyps, refs)):
+        return _clipped_counts_small(hyps, refs, max_order, initial, end)
     if use_w:
         if table is None or table.max_order != max_order or table.pad_rule != pad_rule:
             raise ValueError("weights need the table they belong to (same order and pad rule)")
@@ -504,6 +572,58 @@ def clipped_counts(hyps: Sequence[np.ndarray], refs: Sequence[Sequence[np.ndarra
     correct, total, info, missing = _clip_kernel(
         hflat, hoff, rflat, roff, rstart, max_order, initial, end, gslots, gbits, w, use_w)
     return correct, total, info, int(missing)
+
+
+def _is_small(hyps: Sequence[np.ndarray], refs: Sequence[Sequence[np.ndarray]]) -> bool:
+    """True if candidates plus references hold at most :data:`SMALL_INPUT_TOKENS` tokens."""
+    n = 0
+    for h in hyps:
+        n += len(h)
+        if n > SMALL_INPUT_TOKENS:
+            return False
+    for rs in refs:
+        for r in rs:
+            n += len(r)
+            if n > SMALL_INPUT_TOKENS:
+                return False
+    return True
+
+
+def _int_list(tokens) -> list:
+    return tokens.tolist() if isinstance(tokens, np.ndarray) else [int(t) for t in tokens]
+
+
+def _windows_of(tokens: list, m: int, initial: bool, end: bool) -> Counter:
+    """Counter of the m-grams of ``tokens`` padded as Table A.5 says (``pad_ids``)."""
+    seq = ([BOS_ID] * (m - 1) if initial else []) + tokens + ([EOS_ID] if end else [])
+    if m == 1:
+        return Counter(seq)
+    return Counter(zip(*[seq[i:] for i in range(m)]))
+
+
+def _clipped_counts_small(hyps: Sequence[np.ndarray], refs: Sequence[Sequence[np.ndarray]],
+                          max_order: int, initial: bool, end: bool
+                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """:func:`clipped_counts` without weights in plain Python (eq. 3.1-3.3: per order the
+    candidate's m-gram counts, clipped by the maximum count over the references)."""
+    n = len(hyps)
+    correct = np.zeros((n, max_order), dtype=np.int64)
+    total = np.zeros((n, max_order), dtype=np.int64)
+    for k in range(n):
+        hyp = _int_list(hyps[k])
+        rs = [_int_list(r) for r in refs[k]]
+        for m in range(1, max_order + 1):
+            hc = _windows_of(hyp, m, initial, end)
+            total[k, m - 1] = sum(hc.values())
+            if not hc or not rs:
+                continue
+            pooled: dict = {}
+            for r in rs:
+                for g, c in _windows_of(r, m, initial, end).items():
+                    if c > pooled.get(g, 0):
+                        pooled[g] = c
+            correct[k, m - 1] = sum(min(c, pooled[g]) for g, c in hc.items() if g in pooled)
+    return correct, total, np.zeros((n, max_order), dtype=np.float64), 0
 
 
 def pair_matches(hyps: Sequence[np.ndarray], refs: Sequence[Sequence[np.ndarray]],
