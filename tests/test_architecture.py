@@ -1,0 +1,151 @@
+"""The import rules of docs/architecture.md, enforced.
+
+* ``engine/`` imports only ``engine`` and ``errors`` -- never ``io``, ``cli``, ``ui`` or the
+  workspace, not even inside a function;
+* ``io/`` imports ``engine``, ``io`` and ``errors``;
+* the workspace (``evaltrans_qt/workspace.py``) imports ``engine``, ``io`` and ``errors``;
+* ``cli/`` imports everything but ``ui``;
+* nothing outside ``ui/`` imports Qt (PySide6, shiboken6, pyqtgraph) -- checked on the
+  source (every import statement) and at run time (every module imports with Qt blocked).
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PKG = ROOT / "evaltrans_qt"
+QT = ("PySide6", "shiboken6", "pyqtgraph", "PyQt5", "PyQt6", "qtpy")
+
+#: Layer of a module (first part below ``evaltrans_qt``) -> layers it may import.
+ALLOWED = {
+    "errors": set(),
+    "engine": {"engine", "errors"},
+    "io": {"engine", "io", "errors"},
+    "workspace": {"engine", "io", "errors", "workspace"},
+    "cli": {"engine", "io", "errors", "workspace", "cli"},
+}
+
+
+def _layer(module: str) -> str | None:
+    """``evaltrans_qt.engine.x`` -> ``engine``; the package itself -> None."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[0] == "evaltrans_qt" else None
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports_of(path: Path) -> list[tuple[int, str]]:
+    """Every module an ``import`` statement of ``path`` names (at any depth), with its line;
+    relative imports resolved against the file's package."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    package = _module_name(path) if path.name == "__init__.py" else \
+        _module_name(path).rpartition(".")[0]
+    out: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.extend((node.lineno, a.name) for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - node.level + 1]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            out.append((node.lineno, mod))
+            # "from evaltrans_qt import io" names a layer, too ("import __version__" none)
+            if mod == "evaltrans_qt":
+                out.extend((node.lineno, f"evaltrans_qt.{a.name}") for a in node.names
+                           if (PKG / a.name).is_dir() or (PKG / f"{a.name}.py").is_file())
+    return sorted(out)
+
+
+def _sources() -> list[Path]:
+    return sorted(p for p in PKG.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def violations() -> list[str]:
+    """``file:line imports module (layer may not import it)`` for every broken rule."""
+    bad = []
+    for path in _sources():
+        layer = _layer(_module_name(path))
+        if layer is None or layer == "ui":
+            continue
+        for line, mod in imports_of(path):
+            where = f"{path.relative_to(ROOT)}:{line}"
+            if mod.split(".")[0] in QT:
+                bad.append(f"{where} imports {mod} (Qt outside ui/)")
+            target = _layer(mod)
+            if target is not None and target not in ALLOWED.get(layer, set()):
+                bad.append(f"{where} imports {mod} ({layer} may not import {target})")
+    return bad
+
+
+def test_import_rules_hold():
+    assert violations() == []
+
+
+def test_every_layer_has_a_rule():
+    """A new top-level module or package must be given its place in ALLOWED (and in
+    docs/architecture.md) -- otherwise it would be checked against nothing."""
+    layers = {_layer(_module_name(p)) for p in _sources()} - {None, "ui"}
+    assert layers <= set(ALLOWED), layers - set(ALLOWED)
+
+
+def test_the_checker_sees_function_level_and_relative_imports(tmp_path, monkeypatch):
+    """The rules are not vacuous: a lazy import inside a function and a relative import
+    are both found."""
+    fake = tmp_path / "evaltrans_qt" / "engine"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    mod = fake / "lazy.py"
+    mod.write_text("def f():\n    from evaltrans_qt.io.etdb import load_database\n"
+                   "from ..ui import plots\nimport PySide6.QtCore\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    monkeypatch.setattr(sys.modules[__name__], "PKG", tmp_path / "evaltrans_qt")
+    assert [m for _, m in imports_of(mod)] == ["evaltrans_qt.io.etdb", "evaltrans_qt.ui",
+                                                "PySide6.QtCore"]
+    found = violations()
+    assert any("lazy.py:2" in v and "engine may not import io" in v for v in found)
+    assert any("lazy.py:3" in v and "engine may not import ui" in v for v in found)
+    assert any("lazy.py:4" in v and "Qt outside ui/" in v for v in found)
+
+
+_BLOCK_QT = """
+import importlib, importlib.abc, pkgutil, sys
+QT = {qt!r}
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in QT:
+            raise ImportError("Qt is blocked: " + name)
+sys.meta_path.insert(0, Block())
+import evaltrans_qt
+names = ["evaltrans_qt.errors", "evaltrans_qt.workspace"]
+for sub in ("engine", "io", "cli"):
+    pkg = importlib.import_module("evaltrans_qt." + sub)
+    names += [m.name for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + ".")]
+for n in names:
+    importlib.import_module(n)
+loaded = sorted(m for m in sys.modules if m.split(".")[0] in QT)
+assert not loaded, loaded
+print(len(names))
+"""
+
+
+def test_engine_io_cli_import_without_qt():
+    """A headless interpreter with Qt blocked imports every module outside ui/."""
+    res = subprocess.run([sys.executable, "-c", _BLOCK_QT.format(qt=QT)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert int(res.stdout.split()[-1]) > 50
