@@ -196,6 +196,14 @@ def hter(db: Database, options: EvalOptions | None = None, judge: str | None = N
     return ProtocolResult("hter", stats, lengths)
 
 
+def hter_of(candidate: str, postedit: str, options: EvalOptions | None = None
+            ) -> tuple[float, float, float]:
+    """``(TER edits, post-edit length, HTER)`` of one candidate and its post-edit."""
+    e, n = (float(x) for x in _measure_stats("ter", [candidate], [[postedit]],
+                                             options or EvalOptions())[0])
+    return e, n, rate(e, n)
+
+
 def _with_references(db: Database, measure: str, name: str, options: EvalOptions | None
                      ) -> ProtocolResult:
     options = options or EvalOptions()
