@@ -80,10 +80,31 @@ def lsap_cost(cost, n, u, v, shortest, path, col4row, row4col, remaining, sr, sc
     return total
 
 
-@njit(cache=True, nogil=True)
+#: Bytes per cell of the n x n cost matrix and the word-cost block (two float64).
+CELL_BYTES = 16
+
+
 def wper_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, pair_ref, rule, chars, choff,
                maxchars) -> np.ndarray:
-    """d_PER with word-dependent substitution costs for pairs (hyp ``pair_hyp[p]``, ref ``pair_ref[p]``)."""
+    """d_PER with word-dependent substitution costs for pairs (hyp ``pair_hyp[p]``, ref
+    ``pair_ref[p]``). The n x n matrices of the longest sentence must fit the memory budget
+    (:mod:`~evaltrans_qt.engine.kernels.budget`), else a clear error, before allocating."""
+    from evaltrans_qt.engine.kernels.budget import auto_budget, describe
+    n = int(max(np.max(np.diff(hyp_off), initial=0), np.max(np.diff(ref_off), initial=0), 1))
+    need, budget = CELL_BYTES * n * n, auto_budget()
+    if need > budget:
+        from evaltrans_qt.errors import InputFormatError
+        raise InputFormatError(f"PER with word-dependent costs: the assignment matrix of a "
+                               f"{n}-word sentence needs {describe(need)}, above the memory "
+                               f"budget of {describe(budget)}")
+    return _wper_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, pair_ref, rule, chars,
+                       choff, maxchars)
+
+
+@njit(cache=True, nogil=True)
+def _wper_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, pair_ref, rule, chars, choff,
+                maxchars) -> np.ndarray:
+    """Compiled body of :func:`wper_batch`."""
     n_pairs = len(pair_hyp)
     out = np.empty(n_pairs, dtype=np.float64)
     nmax = 1

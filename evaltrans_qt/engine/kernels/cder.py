@@ -385,9 +385,28 @@ def _cder_path(cand, c0, c1, ref, r0, r1, use_sub, sub, s0, cs, rs, c_lj, start_
             if q[n_r, j] < q[n_r, i] or (q[n_r, j] == q[n_r, i] and j < i):
                 i = j
     dist = q[n_r, i]
+    # count the path's edges first, so the edge list is as long as the path, not the table
+    i_end = i
     l = n_r
-    edges = np.empty(((n_r + 1) * (n_c + 2) + n_r + 2, 4), dtype=np.int64)
+    t = 0
+    while True:
+        k = op[l, i]
+        if k == E_START:
+            break
+        t += 1
+        if k == E_DIAG:
+            i -= 1
+            l -= 1
+        elif k == E_HOR:
+            i -= 1
+        elif k == E_VER:
+            l -= 1
+        else:
+            i = src[l] if l > 0 else 0
+    edges = np.empty((t, 4), dtype=np.int64)
     cov = np.zeros(n_c, dtype=np.int64)
+    i = i_end
+    l = n_r
     t = 0
     while True:
         k = op[l, i]
@@ -414,8 +433,31 @@ def _cder_path(cand, c0, c1, ref, r0, r1, use_sub, sub, s0, cs, rs, c_lj, start_
     return dist, edges[:t][::-1].copy(), cov
 
 
-@njit(cache=True, nogil=True)
+#: Bytes per cell of the path kernel's tables (float64 costs and int8 moves).
+PATH_CELL_BYTES = 9
+
+
+def check_path_memory(n_c: int, n_r: int, max_bytes: int | None = None) -> None:
+    """Refuse a coverage path whose tables exceed the memory budget (default: automatic,
+    :mod:`~evaltrans_qt.engine.kernels.budget`) with a clear error before allocating."""
+    from evaltrans_qt.engine.kernels.budget import auto_budget, describe
+    budget = auto_budget() if max_bytes is None else max_bytes
+    need = PATH_CELL_BYTES * (n_c + 1) * (n_r + 1)
+    if need > budget:
+        from evaltrans_qt.errors import InputFormatError
+        raise InputFormatError(f"CDER: the path of a {n_c} x {n_r}-word sentence pair needs "
+                               f"{describe(need)}, above the memory budget of {describe(budget)} "
+                               "(the coverage rules and alignments need the whole table)")
+
+
 def cder_path(hyp, ref, sub, use_sub, start_fixed=True, end_fixed=True, c_lj=1.0):
+    """:func:`_cder_path_one` after :func:`check_path_memory`."""
+    check_path_memory(len(hyp), len(ref))
+    return _cder_path_one(hyp, ref, sub, use_sub, start_fixed, end_fixed, c_lj)
+
+
+@njit(cache=True, nogil=True)
+def _cder_path_one(hyp, ref, sub, use_sub, start_fixed=True, end_fixed=True, c_lj=1.0):
     """Best d_CDCD path of candidate ``hyp`` and reference ``ref`` (CD for the reference).
 
     ``sub``: (I, L) float64 substitution costs if ``use_sub`` (else ignored).
@@ -441,10 +483,23 @@ def _misc_penalty(cov) -> float:
     return s
 
 
-@njit(cache=True, nogil=True)
 def cder_misc_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, pair_ref, backward,
                     start_fixed, end_fixed, c_lj, use_sub, sub_flat, sub_off):
-    """Like :func:`cder_distance_batch`, also returning lp_misc (eq. 4.18) of each best path."""
+    """Like :func:`cder_distance_batch`, also returning lp_misc (eq. 4.18) of each best path
+    (:func:`check_path_memory` first, on the longest pair)."""
+    if len(pair_hyp):
+        hl = np.diff(np.asarray(hyp_off))[np.asarray(pair_hyp)]
+        rl = np.diff(np.asarray(ref_off))[np.asarray(pair_ref)]
+        k = int(np.argmax((hl + 1) * (rl + 1)))
+        check_path_memory(int(hl[k]), int(rl[k]))
+    return _cder_misc_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, pair_ref, backward,
+                            start_fixed, end_fixed, c_lj, use_sub, sub_flat, sub_off)
+
+
+@njit(cache=True, nogil=True)
+def _cder_misc_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, pair_ref, backward,
+                     start_fixed, end_fixed, c_lj, use_sub, sub_flat, sub_off):
+    """Compiled body of :func:`cder_misc_batch`."""
     n_pairs = len(pair_hyp)
     out = np.empty(n_pairs, dtype=np.float64)
     pen = np.empty(n_pairs, dtype=np.float64)
