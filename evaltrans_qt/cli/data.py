@@ -19,6 +19,15 @@ from evaltrans_qt.errors import InputFormatError
 from evaltrans_qt.io import aachen, etdb, plaintext, sgml, wmt
 
 
+def _score_bound(text: str) -> float:
+    """``--score-min``/``--score-max``: a finite plain decimal number (``io/limits.py``)."""
+    from evaltrans_qt.io.limits import parse_number
+    try:
+        return parse_number(text, "the score bound")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _start_db(args: argparse.Namespace) -> Database | None:
     """The database to extend (``--append``) or None for a new one."""
     out = Path(args.output)
@@ -193,8 +202,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--scores", metavar="TSV", help="segment scores: system<TAB>seg_id<TAB>score")
     p.add_argument("--score-class", metavar="NAME", help="score class of the TSV scores (default mqm)")
     p.add_argument("--judge", help="judge name stored with the TSV scores")
-    p.add_argument("--score-min", type=float, help="lowest possible score (default: from the data)")
-    p.add_argument("--score-max", type=float, help="highest possible score (default: from the data)")
+    p.add_argument("--score-min", type=_score_bound,
+                   help="lowest possible score (default: from the data)")
+    p.add_argument("--score-max", type=_score_bound,
+                   help="highest possible score (default: from the data)")
     _import_common(p)
     p.set_defaults(func=_cmd_import_wmt)
 

@@ -517,20 +517,20 @@ class Database:
         """
         n_t = n_r = 0
         scored: dict[str, int] = {c: 0 for c in self.human_classes}
-        unscored: dict[str, int] = {c: 0 for c in self.human_classes}
+        scored_candidates: dict[str, int] = dict.fromkeys(scored, 0)
         test = self.reference_test()
-        for src in self.sources:
+        for src in self.sources:          # linear in targets + scores, not targets x classes
             for t in src.targets:
                 n_t += 1
                 is_ref = test(t)
                 if is_ref:
                     n_r += 1
-                have = {s.cls for s in t.scores if c_ok(s)}
-                for c in scored:
-                    if c in have:
+                for c in {s.cls for s in t.scores if c_ok(s)}:
+                    if c in scored:
                         scored[c] += 1
-                    elif not is_ref:
-                        unscored[c] += 1
+                        if not is_ref:
+                            scored_candidates[c] += 1
+        unscored = {c: (n_t - n_r) - k for c, k in scored_candidates.items()}
         return {
             "sources": len(self.sources),
             "targets": n_t,

@@ -43,6 +43,7 @@ identical bytes.
 
 from __future__ import annotations
 
+import functools
 import importlib.resources
 import io
 import os
@@ -82,7 +83,20 @@ def format_number(value: float) -> str:
 MAX_LEVEL_COUNT = 1000
 
 
+@functools.lru_cache(maxsize=4096)
+def _plain_number(text: str) -> float | None:
+    """``limits.parse_number(text)``, None when invalid (cached: files repeat values)."""
+    try:
+        return parse_number(text)
+    except ValueError:
+        return None
+
+
 def _number(text: str | None, what: str, path, el) -> float:
+    if isinstance(text, str):
+        v = _plain_number(text)
+        if v is not None:
+            return v
     try:
         return parse_number(text, what)
     except ValueError as exc:
@@ -138,7 +152,10 @@ def _attr_items(el) -> list[tuple[str, str]]:
     value up by name (quadratic: 60 000 attributes took 14 s), ``@*`` does not.
     """
     raw = el.items() if len(el.attrib) <= 32 else [(a.attrname, str(a)) for a in el.xpath("@*")]
-    if not any(k[0] == "{" for k, _ in raw):
+    for k, _ in raw:
+        if k[0] == "{":
+            break
+    else:
         return raw
     prefixes = {uri: p for p, uri in el.nsmap.items() if p is not None}
     out: list[tuple[str, str]] = []
@@ -171,27 +188,38 @@ def _text(el) -> str:
     return el.text or ""
 
 
+def _level_number(a: dict[str, str], key: str, name: str, path, el,
+                  default: float | None) -> float | None:
+    text = a.pop(key, None)
+    if text is None:
+        return default
+    v = _plain_number(text)
+    if v is not None:
+        return v
+    return _number(text, f"{key} of class '{name}'" if key not in ("minimum", "maximum")
+                   else key, path, el)
+
+
 def _read_levels(el, path) -> Levels:
-    name = el.get("class")
+    a = dict(_attr_items(el))
+    name = a.pop("class", None)
     if not name:
         raise InputFormatError("<levels> needs a class attribute", path, el.sourceline)
-    continuous = el.get("continuous", "0") in ("1", "true", "yes")
-    count_text = el.get("count")
-    if count_text is None and not continuous:
+    continuous = a.pop("continuous", "0") in ("1", "true", "yes")
+    if "count" not in a and not continuous:
         raise InputFormatError(f"<levels class=\"{name}\"> needs a count attribute", path, el.sourceline)
-    count = 0 if count_text is None else _number(count_text, f"count of class '{name}'", path, el)
+    count = _level_number(a, "count", name, path, el, 0.0)
     if count != int(count) or count < 0:
         raise InputFormatError(f"count of class '{name}' must be a whole number >= 0", path, el.sourceline)
     if count > MAX_LEVEL_COUNT:
         raise InputFormatError(f"count of class '{name}' is {int(count)}: more than {MAX_LEVEL_COUNT} "
                                "levels cannot be scored (use continuous=\"1\" for a real-valued "
                                "scale)", path, el.sourceline)
-    num = {k: _number(el.get(k), f"{k} of class '{name}'", path, el) if el.get(k) is not None else 0.0
-           for k in ("gray", "green", "perfect", "firstvalid")}
-    mn = _number(el.get("minimum"), "minimum", path, el) if el.get("minimum") is not None else None
-    mx = _number(el.get("maximum"), "maximum", path, el) if el.get("maximum") is not None else None
-    return Levels(name, int(count), num["gray"], num["green"], num["perfect"], num["firstvalid"],
-                  continuous, mn, mx, _extra_attrs(el, _LEVEL_KNOWN))
+    gray, green, perfect, firstvalid = (_level_number(a, k, name, path, el, 0.0)
+                                        for k in ("gray", "green", "perfect", "firstvalid"))
+    mn = _level_number(a, "minimum", name, path, el, None)
+    mx = _level_number(a, "maximum", name, path, el, None)
+    return Levels(name, int(count), gray, green, perfect, firstvalid, continuous, mn, mx, a)
 
 
 def _read_eval(el, levels: dict[str, Levels], path) -> Score:
@@ -203,7 +231,10 @@ def _read_eval(el, levels: dict[str, Levels], path) -> Score:
     if lv is None:
         raise ScoreError(f"score of undeclared class '{cls}' (declare it with <levels>)",
                          path, el.sourceline)
-    value = _number(a.pop("val", None), f"val of class '{cls}'", path, el)
+    text = a.pop("val", None)
+    value = _plain_number(text) if isinstance(text, str) else None
+    if value is None:
+        value = _number(text, f"val of class '{cls}'", path, el)   # raises with the position
     try:
         lv.validate(value)
     except ScoreError as exc:
