@@ -1,4 +1,4 @@
-"""``evaltrans batch``: the EvalTransBatchEval command line (thesis A.1, T:1864-1880).
+"""``evaltrans batch``: the EvalTransBatchEval command line (thesis Appendix A.1).
 
 ::
 
@@ -78,6 +78,10 @@ def register(subparsers) -> None:
                     help="start from these option settings (thesis Table 8.3); "
                          "explicit options override")
     io.add_argument("--json", action="store_true", help="print a JSON summary on stdout")
+    from evaltrans_qt.cli.score import sentences_path
+    io.add_argument("--sentences", metavar="FILE.tsv|.jsonl", type=sentences_path,
+                    help="also write every sentence's value of every measure column (system, "
+                         "segment id, columns) with the signatures, as TSV or JSON Lines")
     io.add_argument("--jobs", type=int, default=None, metavar="N",
                     help="worker processes (default: all cores for large runs; 1 = in-process)")
     io.add_argument("--correlation-samples", type=int, default=1000, metavar="N",
@@ -186,7 +190,7 @@ def match_targets(db: Database, source: str, targets: Sequence[str], encoding: s
     """Add each target file's lines to the sources of ``db``: line ``i`` to the ``i``-th
     source when the database's sources are positional and are the source file line by
     line (a repeated sentence keeps its own line's references), else to the source with
-    the same text (T:1971; the first of a repeated sentence).
+    the same text (thesis Appendix A.2; the first of a repeated sentence).
 
     Returns {system name: [(source index, target index) per line]}; names are
     the file names (or NAME=FILE), made unique against the database.
@@ -236,7 +240,8 @@ def _load_inputs(args) -> tuple[Database, list[str], dict[str, list[tuple[int, i
         from evaltrans_qt.io.etdb import load_database
         from evaltrans_qt.io.plaintext import repeated_source_warnings
         db = load_database(args.database)
-        for line in repeated_source_warnings(db):    # sentences merged by text (T:1971)
+        # sentences merged by text (thesis Appendix A.2)
+        for line in repeated_source_warnings(db):
             print(f"warning: {line}", file=sys.stderr)
         file_systems: dict[str, list[tuple[int, int]]] = {}
         if args.target:
@@ -414,7 +419,7 @@ def extrapolated_human_scores(db: Database, run: RunResult
                               ) -> dict[str, dict[str, tuple[float, int, int]]]:
     """``--extrapolate`` (Table A.2): estimate unscored candidates from the database's scored
     translations (in memory only; ``engine.similar.extrapolate``), then per system and human
-    class: (length-weighted system score T:1125, #person-given, #extrapolated)."""
+    class: (length-weighted system score of thesis section 5.5, #person-given, #extrapolated)."""
     from evaltrans_qt.engine.human import human_scores
     from evaltrans_qt.engine.similar import extrapolate
     out: dict[str, dict[str, tuple[float, int, int]]] = {s: {} for s in run.systems}
@@ -510,6 +515,9 @@ def run(args: argparse.Namespace) -> int:
             out = Path(args.output_file)
             outputs.append((out.with_name(f"{out.stem}.summary.json"),
                             summary_text.encode("utf-8")))
+    if args.sentences:                   # per-sentence values (issue 16), written with the rest
+        from evaltrans_qt.io.sentences import run_sentences_output
+        outputs.append(run_sentences_output(args.sentences, result, db))
     from evaltrans_qt.io.atomic import atomic_write_bytes
     for path, data in outputs:
         if path is not None:

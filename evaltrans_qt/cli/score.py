@@ -148,6 +148,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     r.add_argument("--detail", "-d", default=False, action="store_true",
                    help="(needs a test set's origlang) prints that none is known")
     r.add_argument("--no-color", "-nc", action="store_true", help="no colours (never any)")
+    r.add_argument("--sentences", metavar="FILE.tsv|.jsonl", default=None, type=sentences_path,
+                   help="also write every sentence's value of every metric (system, segment = "
+                        "line number, one column per metric in the printed units) with the "
+                        "signatures, as TSV or JSON Lines by the file name")
     r.add_argument("--format", "-f", default="json", choices=OUTPUT_FORMATS,
                    help="json or text (one system), text or latex (several); the "
                         "SACREBLEU_FORMAT environment variable overrides it (default: json)")
@@ -170,6 +174,18 @@ def _add_our_options(p: argparse.ArgumentParser) -> None:
             g.add_argument(f"--{md['flag']}", dest=f"et_{f.name}", default=None,
                            choices=md["choices"], metavar=None if md["choices"] else "VALUE",
                            help=md["help"])
+
+
+def sentences_path(value: str) -> str:
+    """argparse type of ``--sentences``: the file name must end in .tsv or .jsonl."""
+    from evaltrans_qt.errors import OptionError
+    from evaltrans_qt.io.sentences import sentences_format
+    try:
+        sentences_format(value)
+    except OptionError as exc:
+        raise argparse.ArgumentTypeError(exc.problem.removeprefix(f"--sentences {value}: ")
+                                         + f": {value!r}") from None
+    return value
 
 
 # --------------------------------------------------------------------------- options
@@ -545,11 +561,14 @@ def run(args: argparse.Namespace) -> int:
     options = {n: metric_options(args, n) for n in names}
     order = list(dict.fromkeys(names))
     scorer = Scorer(refs, order, options)
+    all_stats = [scorer.stats(s) for s in systems]
+    if getattr(args, "sentences", None):
+        write_sentences(args, scorer, order, sys_names, all_stats)
 
     # ---- sentence level (sacreBLEU: one metric, one system, always text lines)
     if args.sentence_level:
         name = order[0]
-        stats = scorer.stats(systems[0])[name]
+        stats = all_stats[0][name]
         sig = scorer.signature(name).format(args.short)
         out = []
         for row in stats:
@@ -563,7 +582,7 @@ def run(args: argparse.Namespace) -> int:
     # sacreBLEU iterates ``sorted(metrics)`` over the upper-cased names (one system, no test)
     by_upper = {n.upper(): n for n in order}
     if num_sys == 1:
-        stats = scorer.stats(systems[0])
+        stats = all_stats[0]
         results = []
         for key in sorted(by_upper):
             name = by_upper[key]
@@ -582,7 +601,6 @@ def run(args: argparse.Namespace) -> int:
         return 0
 
     _log(args, f"found {num_sys} systems")
-    all_stats = [scorer.stats(s) for s in systems]
     if not paired:
         sigs: dict[str, str] = {}
         table: dict[str, list] = {"System": sys_names}
@@ -620,6 +638,30 @@ def run(args: argparse.Namespace) -> int:
                                          **{test: n_used}).format(args.short)
     print_results_table(table, sigs, args, fmt)
     return 0
+
+
+def write_sentences(args: argparse.Namespace, scorer, order: Sequence[str],
+                    sys_names: Sequence[str], all_stats: Sequence[dict]) -> None:
+    """``--sentences``: one row per system and line, one column per metric (its printed
+    name and units, the same options as the corpus score), signatures by metric."""
+    from evaltrans_qt.engine.scoring import UNBOUNDED, display_name
+    from evaltrans_qt.io.sentences import write_sentences as write
+    cols = {name: display_name(name, scorer.options[name]) for name in order}
+    rows = []
+    for k, (system, stats) in enumerate(zip(sys_names, all_stats)):
+        if k == 0 and (args.paired_bs or args.paired_ar):
+            system = system.removeprefix("Baseline: ")
+        values = {}
+        for name in order:
+            m = scorer.measures[name]
+            scale = 1.0 if name in UNBOUNDED else 100.0
+            values[cols[name]] = [scale * float(m.score(row).value) for row in stats[name]]
+        for i in range(len(stats[order[0]])):
+            row = {"system": system, "segment": str(i + 1)}
+            row.update({c: v[i] for c, v in values.items()})
+            rows.append(row)
+    sigs = {name: scorer.signature(name).format(args.short) for name in order}
+    write(args.sentences, rows, ["system", "segment", *cols.values()], sigs)
 
 
 def _warn_tokenized(args: argparse.Namespace, names: Sequence[str],
