@@ -4,7 +4,7 @@ Without an action it lists the classes (``--json``: one JSON list). One action p
 call: ``--add NAME --count N --perfect P --firstvalid F [--gray G --green G]``,
 ``--add-continuous NAME --min A --max B``, ``--add-template T [--name NAME]``,
 ``--edit NAME [--rename NEW] [--count …] [--min … --max …] [--force]``,
-``--remove NAME [--force]``. The rules (reference class last, T:1971; no score
+``--remove NAME [--force]``. The rules (reference class last, thesis Appendix A.2; no score
 left invalid) are :mod:`evaltrans_qt.engine.schemes`'. The database is written
 atomically (in place, or to ``-o``) only when the change succeeded; on bad input
 the exit code is 2 and nothing is written.
@@ -124,7 +124,8 @@ def print_classes(db: Database, as_json: bool) -> None:
     width = max(5, *(len(r["name"]) for r in rows))
     print(f"{'class':<{width}}  {'scale':<22} {'perfect':>7} {'gray':>6} {'green':>6} {'scores':>7}")
     for r, lv in zip(rows, db.levels):
-        role = "  (last: decides references, T:1971)" if r["decides_references"] else ""
+        role = "  (last: decides references, thesis Appendix A.2)" if r["decides_references"] \
+            else ""
         print(f"{r['name']:<{width}}  {schemes.scale_text(lv):<22} {lv.perfect:>7g} {lv.gray:>6g} "
               f"{lv.green:>6g} {r['scores']:>7}{role}")
 

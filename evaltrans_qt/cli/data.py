@@ -37,8 +37,9 @@ def _start_db(args: argparse.Namespace) -> Database | None:
 
 
 def _write(db: Database, args: argparse.Namespace, imported: Database | None = None) -> None:
-    """Save ``db``; warn about sentences merged by text (T:1971) in ``imported`` (default
-    ``db``) -- positional imports never merge, so only Aachen text and old files can."""
+    """Save ``db``; warn about sentences merged by text (thesis Appendix A.2) in
+    ``imported`` (default ``db``) -- positional imports never merge, so only Aachen text
+    and old files can."""
     etdb.save_database(db, args.output)
     c = db.counts()
     print(f"{args.output}: {c['sources']} sources, {c['references']} references, "

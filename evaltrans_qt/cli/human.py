@@ -369,7 +369,8 @@ def _human_opts(p: argparse.ArgumentParser, many: bool = True) -> None:
     p.add_argument("--aggregate", choices=("mean", "median"), default="mean",
                    help="combine several judges' scores by mean or median (default mean)")
     p.add_argument("--unweighted", action="store_true",
-                   help="system human score = plain mean (default: length-weighted, T:1125)")
+                   help="system human score = plain mean (default: length-weighted, "
+                        "thesis section 5.5)")
 
 
 def _out_opts(p: argparse.ArgumentParser, csv_too: bool = False) -> None:

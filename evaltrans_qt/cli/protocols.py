@@ -2,7 +2,7 @@
 ``postedit`` and ``human``.
 
 * ``evaltrans reference FILE --source K --system S [--unmark]`` promotes a candidate to a
-  reference of source K (the last class at its ``perfect`` level, T:1971) or takes it
+  reference of source K (the last class at its ``perfect`` level, thesis Appendix A.2) or takes it
   back; ``--add "TEXT" [--name NAME] [--judge J]`` adds a new reference (aWER, survey §4.4.4).
 * ``evaltrans items FILE --source K --define "1-3,4-7" [--force]`` sets the information
   items (1-based inclusive word spans of the tokenised source, survey §4.4.16);

@@ -1,15 +1,15 @@
 """Agreement between human judges (thesis section 8.1, Macháček §2.2.1).
 
-* Inter-annotator correlation (thesis Table 8.1, T:1403): Pearson's r over
+* Inter-annotator correlation (thesis Table 8.1): Pearson's r over
   all pairs of judgements of the same candidate by *different* judges, each
   pair counted in both orders (so the value does not depend on which judge is
   "first"); with or without (0,1) evaluator normalisation. Intra-annotator:
   the same over repeated judgements of one judge.
-* Cohen's kappa = (P(A) - P(E)) / (1 - P(E)) (M:320). P(E) as in M:330-336:
+* Cohen's kappa = (P(A) - P(E)) / (1 - P(E)) (Macháček §2.2.1). P(E) as there:
   the sum of squared *pooled* relative frequencies of the outcomes over all
   annotations (not per annotator as in Cohen's original; available with
   ``chance="cohen"``). For ranking tasks the outcomes are the pairwise
-  comparisons <, =, > of two candidates (M:326-328).
+  comparisons <, =, > of two candidates (Macháček §2.2.1).
 * Fleiss' kappa for several judges per item.
 """
 
@@ -32,7 +32,7 @@ from evaltrans_qt.engine.ranking import RANK_CLASS, rankings
 # ------------------------------------------------------------------ kappa
 def chance_agreement(labels: Sequence[Hashable], labels_b: Sequence[Hashable] | None = None,
                      chance: str = "pooled") -> float:
-    """P(E): ``pooled`` = sum_k p_k^2 over the pooled frequencies (M:332);
+    """P(E): ``pooled`` = sum_k p_k^2 over the pooled frequencies (Macháček §2.2.1);
     ``cohen`` = sum_k p_a,k p_b,k (needs both label lists)."""
     if chance == "cohen":
         if labels_b is None:
@@ -48,10 +48,10 @@ def chance_agreement(labels: Sequence[Hashable], labels_b: Sequence[Hashable] | 
 
 def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable], *, p_e: float | None = None,
                 chance: str = "pooled") -> float:
-    """kappa = (P(A) - P(E)) / (1 - P(E)) of two aligned label lists (M:320).
+    """kappa = (P(A) - P(E)) / (1 - P(E)) of two aligned label lists (Macháček §2.2.1).
 
     ``p_e`` overrides the chance agreement (e.g. pooled over the whole data,
-    as M:332 does); otherwise it is computed from ``a`` and ``b``.
+    as Macháček §2.2.1 does); otherwise it is computed from ``a`` and ``b``.
     """
     if len(a) != len(b):
         raise ValueError("label lists differ in length")
@@ -134,7 +134,7 @@ def _symmetric_r(pairs: list[tuple[float, float]]) -> float:
 
 
 def annotator_correlation(db: Database, cls: str, normalize: bool = False) -> AnnotatorCorrelation:
-    """Inter- and intra-annotator Pearson r of class ``cls`` (T:1403-1405)."""
+    """Inter- and intra-annotator Pearson r of class ``cls`` (thesis section 8.1, Table 8.1)."""
     by_item: dict[tuple[int, int], list[Judgement]] = defaultdict(list)
     for j in judgements(db, cls, normalize):
         by_item[j.item].append(j)
@@ -234,12 +234,12 @@ def score_kappa(db: Database, cls: str) -> KappaReport:
 
 
 def ranking_kappa(db: Database, cls: str = RANK_CLASS) -> KappaReport:
-    """Cohen's kappa of ranking tasks on pairwise comparisons (M:322-336).
+    """Cohen's kappa of ranking tasks on pairwise comparisons (Macháček §2.2.1).
 
     Two annotations (tasks) of the same source are compared on every pair of
     systems both ranked; labels are <, =, >. Same judge = intra-annotator,
     different judges = inter-annotator. P(E) = P(<)^2 + P(=)^2 + P(>)^2 from
-    all comparisons of all tasks (M:332-336).
+    all comparisons of all tasks (Macháček §2.2.1).
     """
     rks = rankings(db, cls)
     all_labels = []

@@ -1,4 +1,4 @@
-"""Correlation-optimal linear combination of measures (thesis section 6.1.4, T:1198-1218).
+"""Correlation-optimal linear combination of measures (thesis section 6.1.4).
 
 Pearson's r of ``X_w = w^T X`` with ``Y`` depends on covariances only
 (eq. 6.13-6.15): ``r = w^T s_Y / sqrt(w^T S w * var_Y)``. It is maximal for
@@ -7,7 +7,7 @@ Pearson's r of ``X_w = w^T X`` with ``Y`` depends on covariances only
 (Figure 8.1) -- as printed, its numerator lacks a square on the last term and
 the root hides the sign; we use the equivalent ``(w s_1Y + (1-w) s_2Y) /
 sqrt(var(X_w) var(Y))``. Weights must never be judged on the data they were
-fit on (T:1218): :func:`cross_validate` fits on k-1 folds of source sentences
+fit on (thesis section 6.1.4): :func:`cross_validate` fits on k-1 folds of source sentences
 and reports r on the held-out fold.
 """
 

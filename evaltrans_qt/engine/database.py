@@ -1,15 +1,15 @@
 """The evaluation database: sources, their targets, and human scores (Qt-free).
 
-Follows the EvalTrans database (thesis Appendix A.2, T:1881-1883, T:1971,
-Figure A.1). Identity (SPEC §3.1, a deliberate deviation from T:1971): a source
+Follows the EvalTrans database (thesis Appendix A.2,
+Figure A.1). Identity (SPEC §3.1, a deliberate deviation from thesis Appendix A.2): a source
 with a ``seg`` attribute (and optional ``doc``) is identified by (doc, seg), so a
 test set that repeats a sentence keeps one source per line; only sources without
 ``seg`` (old EvalTrans files, Aachen text) are identified by their *text* and
-merged when it repeats, as the thesis says (T:1971). Each source has targets
+merged when it repeats, as the thesis says (Appendix A.2). Each source has targets
 (reference or candidate translations) carrying scores of declared score
 classes (``<levels>``). References are not marked separately: a target whose
 value in the *last-defined* class is >= that class' ``perfect`` value is a
-reference of its source (T:1971). Everything else is a candidate.
+reference of its source (thesis Appendix A.2). Everything else is a candidate.
 
 Our extensions (see SPEC §3.1): several scores of one class from different
 judges (``judge``, ``time``), non-integer values, system ids, and preservation
@@ -182,7 +182,7 @@ SourceKey = tuple[str, str]
 
 def source_key(doc: str | None, seg: str | None) -> SourceKey | None:
     """The positional key of a source with these attributes; None without ``seg``
-    (then the source is identified by its text, T:1971)."""
+    (then the source is identified by its text, thesis Appendix A.2)."""
     return None if not seg else (doc or "", seg)
 
 
@@ -196,7 +196,7 @@ class Source:
     """A source sentence with its targets.
 
     Identified by :attr:`key` = (doc, seg) when it has a ``seg`` attribute, else by
-    ``text`` (T:1971; see module doc). ``occurrences`` (not stored) counts the
+    ``text`` (thesis Appendix A.2; see module doc). ``occurrences`` (not stored) counts the
     ``<source>`` elements or import lines merged into it by the text rule (1 for a
     positional source: a repeated (doc, seg) is the same segment, not a repeat).
     """
@@ -229,7 +229,7 @@ class Database:
 
     Sources keep their file order. :meth:`add_source` finds or creates a source
     by its identity (module doc): (doc, seg) for positional sources, the text for
-    sources without ``seg`` (T:1971). References/candidates are derived from the
+    sources without ``seg`` (thesis Appendix A.2). References/candidates are derived from the
     last ``Levels`` (see :meth:`is_reference`).
     """
 
@@ -239,7 +239,7 @@ class Database:
         self.sources: list[Source] = []
         #: text -> every source with that text (positional or not), in order
         self._by_text: dict[str, list[Source]] = {}
-        #: text -> the source identified by that text (no seg; T:1971)
+        #: text -> the source identified by that text (no seg; thesis Appendix A.2)
         self._text_ids: dict[str, Source] = {}
         self._by_key: dict[SourceKey, Source] = {}
         #: Unknown top-level children / root attributes, kept for round-trips.
@@ -260,7 +260,7 @@ class Database:
 
     @property
     def reference_levels(self) -> Levels | None:
-        """The last-defined class, which decides references (T:1971)."""
+        """The last-defined class, which decides references (thesis Appendix A.2)."""
         return self.levels[-1] if self.levels else None
 
     @property
@@ -289,7 +289,7 @@ class Database:
 
         If the last class does not mark references yet, ``isReference`` is
         appended first, so the new class can never turn candidates into
-        references (T:1971).
+        references (thesis Appendix A.2).
         """
         if self.has_class(lv.name):
             raise ScoreError(f"score class '{lv.name}' is already declared")
@@ -302,7 +302,7 @@ class Database:
 
         With ``seg``: the source at (doc, seg); :class:`InputFormatError` if that
         position already holds another sentence. Without: the source identified
-        by ``text``, merged as the thesis does (T:1971).
+        by ``text``, merged as the thesis does (Appendix A.2).
         """
         key = source_key(doc, seg)
         if key is None:
@@ -333,8 +333,9 @@ class Database:
             self._by_key.setdefault(key, src)
 
     def source_by_text(self, text: str) -> Source | None:
-        """The first source with this text: the one identified by it if any (T:1971), else
-        the first positional one (a repeated sentence has several; see ``sources_by_text``)."""
+        """The first source with this text: the one identified by it if any (thesis Appendix
+        A.2), else the first positional one (a repeated sentence has several; see
+        ``sources_by_text``)."""
         return self._text_ids.get(text) or next(iter(self._by_text.get(text, ())), None)
 
     def sources_by_text(self, text: str) -> list[Source]:
@@ -367,7 +368,7 @@ class Database:
         return tgt
 
     def marking_class(self) -> Levels:
-        """The class that marks references when more are added (T:1971).
+        """The class that marks references when more are added (thesis Appendix A.2).
 
         The current last class if it already marks references here (e.g. an
         original file's ``isPerfect``) or is ``isReference``; otherwise the
@@ -422,7 +423,7 @@ class Database:
                 if first.key is None:
                     first.occurrences += src.occurrences
 
-    # ----- references vs candidates (T:1971) ------------------------------
+    # ----- references vs candidates (thesis Appendix A.2) ---------------
     def reference_test(self) -> Callable[[Target], bool]:
         """A fast ``is_reference`` for loops (binds the current last class once)."""
         lv = self.reference_levels
@@ -571,7 +572,7 @@ class Database:
         return schemes.score_count(self, name)
 
     def define_class(self, lv: Levels) -> Levels:
-        """Declare a checked class; the reference-deciding class stays last (T:1971)."""
+        """Declare a checked class; the reference-deciding class stays last (Appendix A.2)."""
         from evaltrans_qt.engine import schemes
         return schemes.add_class(self, lv)
 

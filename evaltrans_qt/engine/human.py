@@ -1,11 +1,11 @@
 """Human scores: aggregation over judges, evaluator normalisation, system scores.
 
-Thesis section 5.5 (T:1112-1125): one score per candidate is the mean (or
+Thesis section 5.5: one score per candidate is the mean (or
 median) of its judges' scores; (0,1) evaluator normalisation maps each judge's
 scores to mean 0 and standard deviation 1 (Doddington); system scores are
-sentence scores weighted by sentence length (T:1125) or plain means.
+sentence scores weighted by sentence length (section 5.5) or plain means.
 Combined classes such as ``adequacy+fluency`` are the sum of the classes'
-per-candidate values (the thesis' "A + F", T:1413), defined only where every
+per-candidate values (the thesis' "A + F", section 8.1), defined only where every
 part is scored.
 """
 
@@ -73,7 +73,7 @@ def judge_statistics(db: Database, cls: str, include_extrapolated: bool = False
 
 
 def normalizer(db: Database, cls: str, include_extrapolated: bool = False):
-    """Function Score -> (0,1)-normalised value for class ``cls`` (T:1116).
+    """Function Score -> (0,1)-normalised value for class ``cls`` (thesis section 5.5).
 
     A judge whose scores are all equal has no spread; their scores map to 0.
     """
@@ -87,7 +87,7 @@ def normalizer(db: Database, cls: str, include_extrapolated: bool = False):
 
 
 def aggregate(values: list[float], how: str = "mean") -> float:
-    """Mean or median of one candidate's judgements (T:1122)."""
+    """Mean or median of one candidate's judgements (thesis section 5.5)."""
     if how not in AGGREGATIONS:
         raise ScoreError(f"unknown aggregation '{how}' (use mean or median)")
     if not values:
@@ -113,7 +113,7 @@ class HumanScores:
     ``values[(source_index, system, k)]`` is the aggregated value of the system's
     k-th candidate of that source: k = 0 for a positional source (one line, SPEC §3.1);
     k counts the lines of a sentence that a source without ``seg`` merged by its text
-    (T:1971; see :func:`occurrence_keys`). ``lengths`` the candidate length in words
+    (thesis Appendix A.2; see :func:`occurrence_keys`). ``lengths`` the candidate length in words
     (whitespace tokens) used for weighting.
     """
 
@@ -139,7 +139,7 @@ class HumanScores:
 
     def system_score(self, system: str, weighted: bool = True,
                      segments: Iterable[int] | None = None) -> float:
-        """Length-weighted (T:1125) or plain mean of the system's sentence values."""
+        """Length-weighted (thesis section 5.5) or plain mean of the system's sentence values."""
         keys = self.keys(system, segments) if segments is not None else \
             [k for k in self.values if k[1] == system]
         v = np.array([self.values.get(k, math.nan) for k in keys], float)
@@ -156,7 +156,7 @@ def occurrence_keys(segments: Iterable[int]) -> list[tuple[int, int]]:
 
     A positional source (SPEC §3.1) is one line, so k = 0 and a repeated sentence's
     lines are different sources. A source without ``seg`` that occurs several times in
-    a test set is one source (T:1971) with several candidates per system; rows of a
+    a test set is one source (thesis Appendix A.2) with several candidates per system; rows of a
     system are in target order, so (source, k) names the k-th of them -- the same key
     human scores use.
     """
@@ -224,8 +224,8 @@ def protocol_human_scores(db: Database, name: str, how: str = "mean", options=No
     """A protocol's sentence values as human scores: ``hter``, ``ier``, ``awer``, ``ser`` or
     ``sser:<class>`` (engine/protocol_scores.py), each *negated* so that higher is better,
     as correlations expect of human scores (the ``rank`` class is negated alike).
-    ``lengths`` are the candidates' word counts (system level: T:1125's length-weighted
-    mean of the sentence values, as for every human score). ``options`` (the run's
+    ``lengths`` are the candidates' word counts (system level: the length-weighted mean of
+    the sentence values, thesis section 5.5, as for every human score). ``options`` (the run's
     :class:`~evaltrans_qt.engine.options.EvalOptions`) choose TER's and WER's preprocessing
     for HTER and aWER."""
     from evaltrans_qt.engine.protocol_scores import protocol_result

@@ -5,7 +5,7 @@
   apart, and the same (doc, seg) with different texts is an
   :class:`InputFormatError`, not a silent merge -- or, when ours at that position
   is missing, by a source of ours identified by the same text; a source without
-  ``seg`` (old EvalTrans files, Aachen text) by its text (T:1971): each of its
+  ``seg`` (old EvalTrans files, Aachen text) by its text (thesis Appendix A.2): each of its
   targets goes to the first of our sources with that text that has it, else to
   the first with that text. Targets are matched by (text, system id).
   New sources and targets are added (copies; ``other`` is not changed).
@@ -27,7 +27,7 @@
   reference-deciding last class. A class both declare with a different
   definition keeps ours (noted in the report); their scores must be valid under
   ours. References stay references: if ``other``'s reference-deciding class is
-  not ours, its references are marked with ours instead (T:1971).
+  not ours, its references are marked with ours instead (thesis Appendix A.2).
 * Post-edits, item marks, information items and added references (issue 11): both
   sides kept, differing ones resolved like score conflicts and listed in
   :attr:`MergeReport.protocol_conflicts` -- :mod:`evaltrans_qt.engine.merge_protocols`.

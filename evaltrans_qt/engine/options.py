@@ -1,4 +1,4 @@
-"""Every evaluation option of EvalTransBatchEval (thesis Tables A.1-A.8, T:1885-1969).
+"""Every evaluation option of EvalTransBatchEval (thesis Tables A.1-A.8).
 
 One frozen dataclass, :class:`EvalOptions`, holds the options that change a
 number. Each field carries metadata (command-line flag, choices, help text,
@@ -126,7 +126,7 @@ class EvalOptions:
                                      flag="nper-ref-length-rule", section="5.3", group="nper",
                                      choices=REF_LENGTH_RULES, report="reference-length-rule")
     nper_choose_references_separately: bool = _opt(False, "For m-PER, choose the nearest "
-                                                   "reference separately for each m (T:579).",
+                                                   "reference separately for each m (thesis 4.2.2).",
                                                    flag="nper-choose-references-separately",
                                                    section="4.2.2", group="nper", kind="flag",
                                                    report="choose-references-separately")
@@ -342,7 +342,7 @@ def option_fields() -> list[dataclasses.Field]:
     return list(dataclasses.fields(EvalOptions))
 
 
-#: Thesis Table 8.3 (T:1466): baseline vs experimental default settings.
+#: Thesis Table 8.3: baseline vs experimental default settings.
 #: (Evaluator normalisation and score summation are correlation settings, not
 #: measure options; see engine.human.)
 PRESETS: dict[str, EvalOptions] = {

@@ -2,7 +2,7 @@
 
 The protocols of EvalTrans' predecessor tool (survey ``004_…`` §4.4; SPEC §5):
 
-* **References** (aWER, survey §4.4.4; T:1971): a candidate is *promoted* to a
+* **References** (aWER, survey §4.4.4; thesis Appendix A.2): a candidate is *promoted* to a
   reference by a score of the reference-deciding last class at its ``perfect``
   level (:func:`promote`); :func:`unmark` takes that score away again. A judge may
   *add* a new reference text to a source (:func:`add_reference`): a target marked
@@ -93,7 +93,7 @@ def _check_text(text: str, what: str) -> str:
 # ------------------------------------------------------------------ references (aWER)
 def promote(db: Database, target: Target) -> Levels:
     """Make candidate ``target`` a reference: a score of the marking class at its
-    ``perfect`` level (T:1971); returns that class (``isReference`` is declared last
+    ``perfect`` level (thesis Appendix A.2); returns that class (``isReference`` is declared last
     if the last class does not mark references yet, see ``Database.marking_class``)."""
     if db.is_reference(target):
         raise ScoreError(f"'{target.system or ''}' is already a reference of its source")

@@ -5,9 +5,9 @@ rank (1 = best, ties = equal ranks). It is stored on each ranked target as
 ``Score(cls="rank", value=rank, judge=..., extra_attrs={"task": "<id>"})``;
 the etdb writer keeps unknown score attributes, so tasks round-trip.
 
-Every task gives N(N-1)/2 pairwise comparisons (M:392-403); per system
+Every task gives N(N-1)/2 pairwise comparisons (Macháček §3.1); per system
 ``win``, ``loss`` and ``ties`` are counted and the *ratio of wins (ignoring
-ties)* is ``win / (win + loss)`` (M:406-454).
+ties)* is ``win / (win + loss)`` (Macháček §3.1).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def ensure_rank_class(db: Database, max_rank: int = 64, cls: str = RANK_CLASS) -
     lv = Levels(cls, count=max_rank + 1, gray=0, green=1, perfect=1, firstvalid=1)
     if db.reference_levels is None:
         db.ensure_reference_class()
-    # never last: the last class decides which targets are references (T:1971)
+    # never last: the last class decides which targets are references (thesis Appendix A.2)
     db.levels.insert(len(db.levels) - 1, lv)
     return lv
 
@@ -106,7 +106,7 @@ class WinStats:
 
     @property
     def ratio(self) -> float:
-        """Ratio of wins ignoring ties, win / (win + loss) (M:447)."""
+        """Ratio of wins ignoring ties, win / (win + loss) (Macháček §3.1)."""
         n = self.wins + self.losses
         return self.wins / n if n else math.nan
 
@@ -122,7 +122,7 @@ class RatioOfWins:
 
 
 def ratio_of_wins(comparisons: Iterable[tuple[str, str, int]]) -> RatioOfWins:
-    """Count wins/losses/ties per system (M:436-445) and the ratio of wins."""
+    """Count wins/losses/ties per system (Macháček §3.1) and the ratio of wins."""
     res = RatioOfWins()
     for s1, s2, c in comparisons:
         a = res.stats.setdefault(s1, WinStats())

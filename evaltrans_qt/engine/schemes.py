@@ -5,7 +5,7 @@ Appendix A.2, Figure A.1): ``count`` levels 0..count-1 including 0, ``firstvalid
 the lowest real judgement, ``gray``/``green`` display thresholds, ``perfect`` the
 reference level. Our extension: continuous classes with ``minimum``/``maximum``.
 
-The *last* class decides which targets are references (T:1971), so every edit
+The *last* class decides which targets are references (thesis Appendix A.2), so every edit
 here keeps the reference-deciding class last: new classes go before it
 (:meth:`Database.add_class`), it cannot be removed while other classes follow
 from it, and an edit that would move targets between reference and candidate is
@@ -66,7 +66,8 @@ TEMPLATES: dict[str, Template] = {t.name: t for t in (
     Template("mqm", "mqm", "MQM penalty, continuous: 0 best, -25 worst",
              lambda n: Levels(n, count=0, gray=-5, green=0, perfect=0, firstvalid=-25,
                               continuous=True, minimum=-25.0, maximum=0.0)),
-    Template("reference", REFERENCE_CLASS, "marks references (the last class decides them, T:1971)",
+    Template("reference", REFERENCE_CLASS,
+             "marks references (the last class decides them, thesis Appendix A.2)",
              lambda n: Levels(n, count=2, gray=0, green=1, perfect=1, firstvalid=0)),
 )}
 
@@ -161,7 +162,7 @@ def score_count(db: Database, name: str) -> int:
 
 
 def decides_references(db: Database, name: str) -> bool:
-    """True if ``name`` is the last class, the one that decides references (T:1971)."""
+    """True if ``name`` is the last class, the one that decides references (thesis Appendix A.2)."""
     lv = db.reference_levels
     return lv is not None and lv.name == name
 
@@ -233,7 +234,8 @@ def add_class(db: Database, lv: Levels) -> Levels:
     if lv.name == REFERENCE_CLASS:
         last = db.reference_levels
         if last is not None and any(db.is_reference(t) for _, t in db.iter_targets()):
-            raise ScoreError(f"the last class '{last.name}' already marks references (T:1971); "
+            raise ScoreError(f"the last class '{last.name}' already marks references "
+                             f"(thesis Appendix A.2); "
                              f"a second marking class would turn them into candidates")
         db.levels.append(lv)
         return lv
@@ -250,12 +252,13 @@ def remove_class(db: Database, name: str, force: bool = False) -> int:
     """Remove class ``name`` and return how many scores were deleted with it.
 
     Refused while the class decides references and other classes remain (the one before
-    it would decide instead, T:1971); with scores, refused unless ``force``.
+    it would decide instead, thesis Appendix A.2); with scores, refused unless ``force``.
     """
     db.level(name)
     if decides_references(db, name) and len(db.levels) > 1:
         raise ScoreError(f"'{name}' is the last class and decides which targets are references "
-                         f"(T:1971); removing it would let '{db.levels[-2].name}' decide instead -- "
+                         f"(thesis Appendix A.2); removing it would let "
+                         f"'{db.levels[-2].name}' decide instead -- "
                          f"remove the other classes first")
     scores = [s for _, s in _scores_of(db, name)]
     if scores and not force:

@@ -1,4 +1,5 @@
-"""The database method: similar scored translations and extrapolation (T:290, SPEC §5).
+"""The database method: similar scored translations and extrapolation (thesis section 1.2.1,
+SPEC §5).
 
 For a candidate, the already-scored translations of the same source are listed
 identical ones first, then by word edit distance (Levenshtein on token lists,
@@ -6,7 +7,7 @@ rapidfuzz). An identical translation's score can be reused automatically, and
 an unscored candidate's score estimated from its nearest scored translations
 (ties averaged); such scores are marked ``Score.extrapolated``.
 
-Warning (Macháček, M:531-944): systems agree more often on *good*
+Warning (Macháček §3.2): systems agree more often on *good*
 translations, so identical or nearby matches are biased towards better
 scores -- extrapolation **overestimates** unscored candidates, and a
 leave-one-out accuracy report is optimistic in the same way.

@@ -1,4 +1,4 @@
-"""Word-dependent substitution costs (thesis section 4.5, T:896-991, Table 4.2, Table A.8).
+"""Word-dependent substitution costs (thesis section 4.5, Table 4.2, Table A.8).
 
 Rules (``--substitution-cost-rule``):
 

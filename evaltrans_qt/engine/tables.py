@@ -37,7 +37,7 @@ class ResultTables:
 
 def _row_targets(db: Database | None, system: str, sr) -> list:
     """The candidate of each row: by the run's target index, else the system's k-th
-    candidate of the source (k > 0 only for a sentence merged by text, T:1971; a
+    candidate of the source (k > 0 only for a sentence merged by text, thesis Appendix A.2; a
     positional source has one per system, SPEC §3.1)."""
     if db is None:
         return [None] * len(sr.segments)
@@ -115,7 +115,7 @@ def build_tables(run: RunResult, db: Database | None = None,
                     hum_lengths[i] = len(t.text.split())
             data[f"human:{cls}"] = vals
             ok = ~np.isnan(vals)
-            # system score: length-weighted mean of sentence scores (thesis T:1125)
+            # system score: length-weighted mean of sentence scores (thesis section 5.5)
             w = hum_lengths[ok]
             sys_row[f"human:{cls}"] = (float(np.average(vals[ok], weights=w))
                                        if ok.any() and w.sum() > 0 else np.nan)

@@ -10,7 +10,7 @@ reference marker):
 
 * The score is the old EvalTrans/Aachen scale 0..10 where 10 is a perfect
   translation, and perfect translations are the references (the rule of
-  T:1971 with one class). Import creates one class ``score`` (count 11,
+  thesis Appendix A.2 with one class). Import creates one class ``score`` (count 11,
   firstvalid 0, gray 5, green 10, perfect 10) as the *last* class, so targets
   scored 10 are references. Non-integer scores make the class continuous on
   [0, 10]. ``-`` means "not scored".
@@ -19,7 +19,7 @@ reference marker):
   (``-`` if unscored). Candidate values must be below 10, otherwise they would
   read back as references. Importing an exported file gives back the same file.
 * The format has no segment positions, so imported sources are identified by
-  their text (T:1971): a SOURCE sentence that occurs twice is one source with
+  their text (thesis Appendix A.2): a SOURCE sentence that occurs twice is one source with
   the targets of both (``plaintext.repeated_source_warnings`` reports it when
   their references differ). Export writes one SOURCE block per source.
 * Lines end with ``\\n``, ``\\r\\n`` or ``\\r`` alone (old Mac files); keyword and score

@@ -1,6 +1,6 @@
 """EvalTrans database files (``.etdb.xml``): reader and writer.
 
-Format: thesis Appendix A.2, Figure A.1 (T:1977-2015), SPEC §3.1::
+Format: thesis Appendix A.2, Figure A.1, SPEC §3.1::
 
     <database> <version_id/> <levels class count gray green perfect firstvalid/>*
       <source doc seg> <s_sent/> <targets> <tgt sys> <t_sent/> <eval class val/>* ...
@@ -34,7 +34,7 @@ Sentences are kept verbatim (no whitespace normalisation). Identity (SPEC §3.1)
 a ``<source>`` with a ``seg`` attribute (and optional ``doc``) is identified by them,
 so a repeated sentence keeps one source per position; two with the same doc/seg but
 different ``<s_sent>`` are an error naming the line. Sources without ``seg`` (old
-EvalTrans files) with the same ``<s_sent>`` text are one source (T:1971): their
+EvalTrans files) with the same ``<s_sent>`` text are one source (thesis Appendix A.2): their
 targets are merged. The original tool accepts the attributes (Figure A.1) and
 identifies sources by text.
 The writer is deterministic: load → save → load is equal and saving twice gives

@@ -10,7 +10,7 @@ extensions, elements and attributes the original EvalTrans ignores (SPEC §3.1):
       <targets>
         <tgt sys="added-1" added="1" judge="anna">  a reference a judge added (aWER,
           <t_sent>…</t_sent>                         survey §4.4.4), marked as every
-          <eval class="isReference" val="1"/>        reference by the last class (T:1971)
+          <eval class="isReference" val="1"/>        reference by the last class (Appendix A.2)
         </tgt>
         <tgt sys="RuleMT">
           <t_sent>…</t_sent> <eval …/>*

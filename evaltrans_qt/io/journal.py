@@ -8,7 +8,7 @@ holds entries, the previous session ended without saving (crash, ``kill -9``):
 :func:`replay` re-applies them and reports what was recovered.
 
 Entries identify a target by its source -- (doc, seg) plus the source text for a
-positional source (SPEC §3.1), the text alone for a source without ``seg`` (T:1971;
+positional source (SPEC §3.1), the text alone for a source without ``seg`` (thesis Appendix A.2;
 also every entry written before sources had positions) -- and its own text and
 system id, so a replay does not depend on list positions. Setting
 a score is idempotent, so replaying an entry that a concurrent autosave already
@@ -299,7 +299,8 @@ class Journal:
 
 def find_source(db: Database, change: ScoreChange) -> Source | None:
     """The source an entry refers to: by (doc, seg) when the entry has a ``seg`` (None if
-    that position now holds another sentence), else the source with its text (T:1971)."""
+    that position now holds another sentence), else the source with its text (thesis
+    Appendix A.2)."""
     if change.seg:
         src = db.source_by_key(change.doc, change.seg)
         return src if src is not None and src.text == change.source else None

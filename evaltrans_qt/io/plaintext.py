@@ -1,9 +1,9 @@
 """Plain-text import: one sentence per line (SPEC §3.4; EvalTransBatchEval's
-``--source``/``--target`` files, T:1864-1880).
+``--source``/``--target`` files, thesis Appendix A.1).
 
 A source file, one or more reference files and one file per system, all
 line-aligned. References get the ids ``ref-1``, ``ref-2`` … (or the names given)
-and are marked with the ``isReference`` class (T:1971). Every line is its own
+and are marked with the ``isReference`` class (thesis Appendix A.2). Every line is its own
 source, identified by its position: ``seg`` = the 1-based line number (SPEC §3.1),
 so a test set that repeats a sentence keeps one source per line, as sacreBLEU,
 jiwer and Moses pair them.
@@ -115,7 +115,7 @@ def check_same_length(path: PathLike, lines: Sequence[str], expected: int, what:
 
 
 def merged_source(src: Source) -> bool:
-    """True if ``src`` holds several lines merged by the text rule (T:1971): a source
+    """True if ``src`` holds several lines merged by the text rule (thesis Appendix A.2): a source
     without ``seg`` that occurred more than once (old EvalTrans files, Aachen text), or
     one whose targets carry other ``seg`` ids than it (written by imports that merged
     repeated lines before sources were positional)."""
@@ -129,7 +129,7 @@ def repeated_source_warnings(db: Database, limit: int = 3) -> list[str]:
     """Warnings for sources merged by the text rule whose reference sets give them
     *different* references -- a source sentence that occurs on several lines with a
     different reference each time. Identical sources without position are one source
-    (thesis T:1971), so every candidate of that sentence is compared with all of its
+    (thesis Appendix A.2), so every candidate of that sentence is compared with all of its
     references, whereas tools that pair references with candidates by line (sacreBLEU)
     compare each with its own line's. Positional sources (every import with line or
     segment ids) are never merged and never warned about.
@@ -150,7 +150,7 @@ def repeated_source_warnings(db: Database, limit: int = 3) -> list[str]:
     if not hits:
         return []
     out = [f"{len(hits)} source sentence(s) without segment ids occur more than once with "
-           "different references; identical sources are one source (thesis T:1971), so their "
+           "different references; identical sources are one source (thesis Appendix A.2), so their "
            "candidates are compared with the references of every occurrence (sacreBLEU pairs "
            "by line; a database with doc/seg ids keeps one source per line)"]
     for src, system, n in hits[:limit]:

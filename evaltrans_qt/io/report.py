@@ -1,4 +1,4 @@
-"""The EvalTrans XML report (thesis Appendix A.3, Figures A.2 and A.3, T:2017-2100).
+"""The EvalTrans XML report (thesis Appendix A.3, Figures A.2 and A.3).
 
 One report describes one candidate system of a run::
 
@@ -46,7 +46,7 @@ Element names (Figures A.2/A.3 where they name one; otherwise by the rules below
   ``<candidate-words>``, ``<reference-sentences>``, ``<reference-words>``,
   ``<references-per-candidate>`` (minimum/maximum as attributes ``min``/``max``);
   with ``--extrapolate`` one ``<human-score class scored extrapolated>`` per
-  human score class: the system's length-weighted human score (T:1125) over
+  human score class: the system's length-weighted human score (thesis section 5.5) over
   person-given and extrapolated scores, with the two counts.
 * ``<human-protocols>`` (after ``<candidate-statistics>``, when the database has them):
   the system's SSER per SSER class, IER, HTER, aWER and SER with their counts

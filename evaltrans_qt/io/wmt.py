@@ -2,7 +2,7 @@
 segment scores from a TSV ``system<TAB>seg_id<TAB>score``.
 
 * References get system ids ``ref-X`` (e.g. ``ref-A``), as WMT score files
-  name them; they are marked with the ``isReference`` class (T:1971).
+  name them; they are marked with the ``isReference`` class (thesis Appendix A.2).
 * Every line is its own source, ``seg`` = its 1-based line number (positional
   identity, SPEC §3.1): a repeated source sentence keeps each line's references.
 * Systems are taken in sorted file-name order, references before systems.

@@ -68,4 +68,4 @@ def test_import_reports_repeated_sources_with_different_references(qtbot, main_w
     db = _run(qtbot, w, dlg)
     assert len(db.sources) == 1
     assert len(shown) == 1 and "repeated source" in shown[0][0]
-    assert "T:1971" in shown[0][1] and "'Danke.'" in shown[0][1]
+    assert "Appendix A.2" in shown[0][1] and "'Danke.'" in shown[0][1]

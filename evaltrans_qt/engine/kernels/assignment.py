@@ -1,4 +1,5 @@
-"""PER with word-dependent costs as an assignment problem (thesis T:555-566, Figure 4.1), compiled.
+"""PER with word-dependent costs as an assignment problem (thesis section 4.2.1, Figure 4.1),
+compiled.
 
 The minimum-cost perfect matching of a square cost matrix by shortest
 augmenting paths with dual potentials (Jonker-Volgenant style, the algorithm

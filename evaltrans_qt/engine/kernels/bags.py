@@ -46,7 +46,7 @@ def per_from_l1(l1: np.ndarray, hyp_len: np.ndarray, ref_len: np.ndarray, c_sub:
 
     The thesis' ``c_DEL`` (candidate longer, I >= L) is our ``c_ins`` naming-wise
     (alignment convention: a candidate word without reference is an insertion);
-    with the default unit costs both agree. MSDER = ``c_sub = 2`` (T:568).
+    with the default unit costs both agree. MSDER = ``c_sub = 2`` (thesis section 4.2.1).
     """
     diff = np.abs(np.asarray(hyp_len, dtype=np.float64) - np.asarray(ref_len, dtype=np.float64))
     excess = np.where(np.asarray(hyp_len) >= np.asarray(ref_len), c_ins, c_del) * diff

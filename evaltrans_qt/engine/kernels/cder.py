@@ -1,4 +1,4 @@
-"""CDCD distance d_CDCD (CDER) over int32 token ids: thesis Algorithm 4.2, eq. 4.16 (T:642-680);
+"""CDCD distance d_CDCD (CDER) over int32 token ids: thesis section 4.4.2, Algorithm 4.2, eq. 4.16;
 CDER paper (Leusch, Ueffing, Ney 2006, eq. 1).
 
 Notation of the thesis: the candidate e_1^I (index i) and the reference
@@ -15,7 +15,7 @@ thesis: a horizontal edge passes a candidate word without a reference word
 passes a reference word (thesis "insertion", here a *deletion*, ``OpKind.DEL``).
 Both cost 1; c_LJ = 1 unless given (``inf`` gives plain Levenshtein).
 
-Boundaries (Table A.6, T:1951): ``start_fixed`` -- the path starts at (0, 0)
+Boundaries (Table A.6): ``start_fixed`` -- the path starts at (0, 0)
 and reaching column i in row 0 costs min(c_LJ, i) (Algorithm 4.2's first
 loop); otherwise the path may start at any (i, 0) for free. ``end_fixed`` --
 the distance is Q(I, L); otherwise min_i Q(i, L).

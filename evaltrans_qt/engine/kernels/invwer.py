@@ -1,4 +1,4 @@
-"""Exact BTG inversion distance d_inv (thesis section 4.4.4, eq. 4.20-4.25, Table 4.1, T:702-895).
+"""Exact BTG inversion distance d_inv (thesis section 4.4.4, eq. 4.20-4.25, Table 4.1).
 
 Cost model (Table 4.1, with ``transposition-costs`` = denominator, c_SUB, c_DEL,
 c_INS, c_INV): identity 0, substitution ``c_sub``, a candidate word without
@@ -13,7 +13,7 @@ split loops must allow empty left parts (d("a", "x a") = 1), and the 1x1 case
 may also be parsed as deletion + insertion (cost min(c_sub, c_del + c_ins)).
 
 Algorithm (:func:`inv_distance`) -- exact best-first (A*) agenda parsing over
-bispans, using the bounds of Algorithms 4.4-4.6 (T:880-895):
+bispans, using the bounds of Algorithms 4.4-4.6:
 
 * items are bispans (cand span, ref span), both non-empty; seeds are the 1x1
   bispans; an item grows by one unaligned word at the right end of either side

@@ -1,4 +1,4 @@
-"""Long jump distance d_LJ (CDCD distance; thesis section 4.4.1, T:634-641, Figure 4.4).
+"""Long jump distance d_LJ (CDCD distance; thesis section 4.4.1, Figure 4.4).
 
 The cheapest path from node (0, 0) to node (I, L) of the long jump grid
 (i = candidate position, l = reference position): diagonal edges (identity 0,

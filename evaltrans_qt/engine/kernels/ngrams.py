@@ -488,11 +488,11 @@ class NgramTable:
         return out
 
     def info_weights(self) -> np.ndarray:
-        """NIST information weight of every m-gram id (thesis eq. 3.8, T:443).
+        """NIST information weight of every m-gram id (thesis eq. 3.8).
 
         Info(e^m) = log2(N(e^{m-1}) / N(e^m)); for unigrams N(e^0) is the total
         number of (padded) unigrams. With initial padding the prefix made of
-        ``<s>`` only has no count of its own; as eq. 5.8 (T:1107) says, it
+        ``<s>`` only has no count of its own; as eq. 5.8 says, it
         appears once in each sentence, so its count is ``n_sequences`` (the
         number of reference sentences the table was built from; eq. 5.8 writes
         K, the number of sentences, for one reference per sentence).

@@ -1,7 +1,7 @@
-"""CDER: CDCD distance with block movements (thesis 4.4.2-4.4.3, Algorithm 4.2, eq. 4.16-4.18,
-T:642-700; CDER paper), and WCDER with word-dependent substitution costs (thesis 4.5).
+"""CDER: CDCD distance with block movements (thesis sections 4.4.2-4.4.3, Algorithm 4.2,
+eq. 4.16-4.18; CDER paper), and WCDER with word-dependent substitution costs (thesis 4.5).
 
-Directions (report ``<cder>``, Figure A.3, T:2068-2077), per reference r:
+Directions (report ``<cder>``, Figure A.3), per reference r:
 
 * forward: d_CDCD with complete and disjoint coverage (CD) of the reference
   (the recommended one, the headline value);
@@ -106,7 +106,7 @@ class CDER(DistanceMeasure):
     name = "cder"
     long_name = "CDER (CDCD distance with block movements)"
     report_element = "cder"
-    source = "thesis 4.4.2-4.4.3, Algorithm 4.2, eq. 4.16-4.18 (T:642-700); Leusch et al. 2006"
+    source = "thesis 4.4.2-4.4.3, Algorithm 4.2, eq. 4.16-4.18; Leusch et al. 2006"
     column = "CDER"
     ref_length_option = "cder_ref_length_rule"
     use_word_costs: ClassVar[bool] = False
@@ -222,7 +222,7 @@ class WCDER(WordCostsMixin, CDER):
     name = "wcder"
     long_name = "CDER with word-dependent substitution costs"
     report_element = "wcder"
-    source = "thesis 4.4.2 and 4.5 (T:642-700, T:896-991); Leusch et al. 2006 section 4"
+    source = "thesis 4.4.2 and 4.5; Leusch et al. 2006 section 4"
     column = "WCDER"
     use_word_costs = True
 

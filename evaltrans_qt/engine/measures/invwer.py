@@ -1,5 +1,5 @@
 """INVWER: the BTG inversion distance d_inv over the reference length (thesis section 4.4.4,
-eq. 4.20-4.25, T:702-895; ``--allow-transpositions``, ``--transposition-costs``, Table A.1).
+eq. 4.20-4.25; ``--allow-transpositions``, ``--transposition-costs``, Table A.1).
 
 ``transposition-costs`` = denominator, c_SUB, c_DEL, c_INS, c_INV (integers):
 the distance is the cheapest BTG parse in integer cost units divided by the
@@ -62,7 +62,7 @@ class INVWER(ApproximatedDistance):
     name = "invwer"
     long_name = "Inversion word error rate"
     report_element = "invwer"
-    source = "thesis section 4.4.4, eq. 4.20-4.25, Table 4.1 (T:702-895)"
+    source = "thesis section 4.4.4, eq. 4.20-4.25, Table 4.1"
     column = "INVWER"
     default_enabled = False
     aliases = ("minvwer",)

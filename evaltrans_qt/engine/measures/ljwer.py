@@ -1,4 +1,4 @@
-"""LJWER: long jump distance d_LJ over the reference length (thesis section 4.4.1, T:634-641;
+"""LJWER: long jump distance d_LJ over the reference length (thesis section 4.4.1;
 ``--allow-long-jumps``, Table A.2: "approximatively for sentences > 25 words").
 
 Exact for candidates of at most ``ljwer-exact-limit`` words (default 25): the
@@ -42,7 +42,7 @@ class LJWER(ApproximatedDistance):
     name = "ljwer"
     long_name = "Long jump word error rate"
     report_element = "ljwer"
-    source = "thesis section 4.4.1 (T:634-641), Figure 4.4"
+    source = "thesis section 4.4.1, Figure 4.4"
     column = "LJWER"
     default_enabled = False
     aliases = ("mljwer",)

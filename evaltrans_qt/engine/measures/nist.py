@@ -1,4 +1,4 @@
-"""NIST score (thesis section 3.2, eq. 3.8-3.11, T:437-458; eq. 5.8, T:1107).
+"""NIST score (thesis section 3.2, eq. 3.8-3.11; eq. 5.8).
 
 Information weights Info(e^m) = log2(N(e^{m-1}) / N(e^m)) (eq. 3.8) are counted
 over *all* references of the whole test set in :meth:`NIST.fit` (as mteval
@@ -65,7 +65,7 @@ class NIST(Measure):
     long_name = "NIST score"
     report_element = "nist"
     higher_is_better = True
-    source = "thesis section 3.2, eq. 3.8-3.10 (T:437-458); eq. 5.8 (T:1107); Tables A.4, A.5"
+    source = "thesis section 3.2, eq. 3.8-3.10; eq. 5.8; Tables A.4, A.5"
 
     def __init__(self, options: EvalOptions | None = None) -> None:
         super().__init__(options)

@@ -1,15 +1,15 @@
 """m-PER: PER on m-gram count vectors for m = 1..M, and their combination
-(thesis section 4.2.2, T:575-579; boundaries Table A.5 / Figure 5.2; Table A.3 rules).
+(thesis section 4.2.2; boundaries Table A.5 / Figure 5.2; Table A.3 rules).
 
 Statistics (they add up): ``[distance, reference_length, d_1, L_1, ..., d_M, L_M]``
 with d_m the m-gram PER distance (eq. 4.12 on m-gram counts), L_m the number
 of m-grams of the reference (after the reference-length rule), and the combined
 values ``distance = sum_m d_m``, ``reference_length = sum_m L_m`` ("summing up
-over the absolute distances", T:577). Boundaries follow
+over the absolute distances", thesis section 4.2.2). Boundaries follow
 :func:`evaltrans_qt.engine.preprocess.pad` for each order m (m-1 ``<s>`` in
 front, one ``</s>`` at the end).
 
-``nper-choose-references-separately`` (T:579): off = one nearest reference per
+``nper-choose-references-separately`` (thesis section 4.2.2): off = one nearest reference per
 candidate by the combined distance; on = the rule is applied separately for each m.
 """
 
@@ -49,7 +49,7 @@ class NPER(DistanceMeasure):
     name = "nper"
     long_name = "m-gram position-independent error rate"
     report_element = "nper"
-    source = "thesis section 4.2.2 (T:575-579), Table A.1/A.5"
+    source = "thesis section 4.2.2, Table A.1/A.5"
     column = "m-PER"
     aliases = ("m-per", "mnper")
     ref_length_option = "nper_ref_length_rule"

@@ -1,5 +1,5 @@
-"""PER with fixed costs (thesis eq. 4.11/4.12, T:542-553) and with word-dependent costs as an
-assignment problem (T:555-566, Figure 4.1): distances by the compiled solver of
+"""PER with fixed costs (thesis eq. 4.11/4.12) and with word-dependent costs as an
+assignment problem (thesis section 4.2.1, Figure 4.1): distances by the compiled solver of
 :mod:`evaltrans_qt.engine.kernels.assignment`, alignments for display by
 ``scipy.optimize.linear_sum_assignment`` (same optimum; tests compare them).
 """
@@ -42,7 +42,7 @@ class PER(DistanceMeasure):
     name = "per"
     long_name = "Position-independent word error rate"
     report_element = "per"
-    source = "thesis section 4.2.1, eq. 4.11/4.12 (T:542-553)"
+    source = "thesis section 4.2.1, eq. 4.11/4.12"
     column = "PER"
     aliases = ("mper",)
     #: Substitution cost of eq. 4.11 (MSDER: 2).
@@ -64,12 +64,12 @@ class PER(DistanceMeasure):
 
 @register
 class MSDER(PER):
-    """Multiset distance error rate: PER without substitutions (c_SUB = 2, T:568)."""
+    """Multiset distance error rate: PER without substitutions (c_SUB = 2; thesis section 4.2.1)."""
 
     name = "msder"
     long_name = "Multiset distance error rate"
     report_element = "msder"
-    source = "thesis section 4.2.1, T:568"
+    source = "thesis section 4.2.1 (MSDER)"
     column = "MSDER"
     aliases = ("mmsder",)
     c_sub = 2.0
@@ -94,12 +94,12 @@ def assignment(cost: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
 
 @register
 class WPER(WordCostsMixin, PER):
-    """PER with word-dependent substitution costs (assignment problem, T:555-566)."""
+    """PER with word-dependent substitution costs (assignment problem, thesis section 4.2.1)."""
 
     name = "wper"
     long_name = "Position-independent error rate with word-dependent substitution costs"
     report_element = "wper"
-    source = "thesis section 4.2.1 (T:555-566) and 4.5, Table A.8"
+    source = "thesis section 4.2.1 and 4.5, Table A.8"
     column = "WPER"
     aliases = ("mwper",)
 

@@ -1,8 +1,8 @@
-"""Skip-bigram PER (thesis section 4.2.3, T:581-592, Figure 4.2).
+"""Skip-bigram PER (thesis section 4.2.3, Figure 4.2).
 
 PER (eq. 4.12) on skip-bigram count vectors: skip bigrams are ordered word
 pairs with at most ``max-bigram-skip`` words between them. Normalised by the
-total reference skip-bigram count (T:592), chosen by the Table A.3 rule
+total reference skip-bigram count (thesis section 4.2.3), chosen by the Table A.3 rule
 (``wer-ref-length-rule``). Statistics ``[distance, reference_length]``.
 Report element ``<sbper>`` (not named in Figure A.3).
 """
@@ -25,7 +25,7 @@ class SBPER(DistanceMeasure):
     name = "sbper"
     long_name = "Skip-bigram position-independent error rate"
     report_element = "sbper"
-    source = "thesis section 4.2.3 (T:581-592)"
+    source = "thesis section 4.2.3"
     column = "SB-PER"
     aliases = ("skip-bigram-per", "msbper")
 

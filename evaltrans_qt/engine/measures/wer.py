@@ -1,4 +1,4 @@
-"""WER and WWER: Levenshtein distance over words (thesis section 4.3, eq. 4.13/4.14, T:594-626),
+"""WER and WWER: Levenshtein distance over words (thesis section 4.3, eq. 4.13/4.14),
 multiple references by eq. 4.1 / 5.7 and the reference-length rule (Table A.3);
 WWER with word-dependent substitution costs (section 4.5, Table A.8).
 """
@@ -36,7 +36,7 @@ class WER(DistanceMeasure):
     name = "wer"
     long_name = "Word error rate"
     report_element = "wer"
-    source = "thesis section 4.3, eq. 4.14 (T:594-626); eq. 4.1/5.7"
+    source = "thesis section 4.3, eq. 4.14; eq. 4.1/5.7"
     column = "WER"
     aliases = ("mwer",)
 
@@ -68,7 +68,7 @@ class WWER(WordCostsMixin, WER):
     name = "wwer"
     long_name = "Word error rate with word-dependent substitution costs"
     report_element = "wwer"
-    source = "thesis section 4.5 (T:896-991), Table A.8"
+    source = "thesis section 4.5, Table A.8"
     column = "WWER"
     aliases = ("mwwer",)
 
