@@ -2,6 +2,55 @@
 
 Layout: ``engine`` (pure computation), ``io`` (file formats), ``ui`` (PySide6),
 ``cli`` (command line). ``engine`` and ``io`` never import Qt.
+
+The public Python API (``docs/api.md``) is the names in :data:`__all__`; they are
+loaded on first use (module ``__getattr__``), so ``import evaltrans_qt`` stays
+cheap and imports neither Qt, numba, numpy nor pandas::
+
+    import evaltrans_qt as et
+    bleu = et.score("bleu", ["the cat sat on the mat"], [["the cat sat on a mat"]])
+    print(bleu.score, bleu.signature)
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
+
+#: Public name -> module that defines it (everything else is private).
+_PUBLIC = {
+    "score": "evaltrans_qt.api",
+    "Score": "evaltrans_qt.api",
+    "Database": "evaltrans_qt.api",
+    "evaluate": "evaltrans_qt.api",
+    "Run": "evaltrans_qt.api",
+    "correlate": "evaltrans_qt.api",
+    "significance": "evaltrans_qt.api",
+    "available_measures": "evaltrans_qt.api",
+    "EvalOptions": "evaltrans_qt.engine.options",
+    "PRESETS": "evaltrans_qt.engine.options",
+    "EvalTransError": "evaltrans_qt.errors",
+}
+
+__all__ = ["__version__", *_PUBLIC]
+
+if TYPE_CHECKING:
+    from evaltrans_qt.api import (Database, Run, Score, available_measures, correlate,
+                                  evaluate, score, significance)
+    from evaltrans_qt.engine.options import PRESETS, EvalOptions
+    from evaltrans_qt.errors import EvalTransError
+
+
+def __getattr__(name: str) -> Any:
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module 'evaltrans_qt' has no attribute '{name}'")
+    import importlib
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_PUBLIC))
