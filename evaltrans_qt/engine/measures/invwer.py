@@ -65,7 +65,6 @@ class INVWER(ApproximatedDistance):
     source = "thesis section 4.4.4, eq. 4.20-4.25, Table 4.1"
     column = "INVWER"
     default_enabled = False
-    aliases = ("minvwer",)
 
     @classmethod
     def enabled(cls, options: EvalOptions) -> bool:

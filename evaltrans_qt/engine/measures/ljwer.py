@@ -45,7 +45,6 @@ class LJWER(ApproximatedDistance):
     source = "thesis section 4.4.1, Figure 4.4"
     column = "LJWER"
     default_enabled = False
-    aliases = ("mljwer",)
 
     @classmethod
     def enabled(cls, options: EvalOptions) -> bool:

@@ -51,7 +51,7 @@ class NPER(DistanceMeasure):
     report_element = "nper"
     source = "thesis section 4.2.2, Table A.1/A.5"
     column = "m-PER"
-    aliases = ("m-per", "mnper")
+    aliases = ("m-per",)       # the thesis' name (section 4.2.2)
     ref_length_option = "nper_ref_length_rule"
 
     @property

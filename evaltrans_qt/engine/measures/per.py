@@ -44,7 +44,6 @@ class PER(DistanceMeasure):
     report_element = "per"
     source = "thesis section 4.2.1, eq. 4.11/4.12"
     column = "PER"
-    aliases = ("mper",)
     #: Substitution cost of eq. 4.11 (MSDER: 2).
     c_sub: float = 1.0
 
@@ -71,7 +70,6 @@ class MSDER(PER):
     report_element = "msder"
     source = "thesis section 4.2.1 (MSDER)"
     column = "MSDER"
-    aliases = ("mmsder",)
     c_sub = 2.0
 
 
@@ -101,7 +99,6 @@ class WPER(WordCostsMixin, PER):
     report_element = "wper"
     source = "thesis section 4.2.1 and 4.5, Table A.8"
     column = "WPER"
-    aliases = ("mwper",)
 
     def indexed_distances(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
                           pair_hyp: np.ndarray, pair_ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

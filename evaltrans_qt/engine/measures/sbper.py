@@ -27,7 +27,7 @@ class SBPER(DistanceMeasure):
     report_element = "sbper"
     source = "thesis section 4.2.3"
     column = "SB-PER"
-    aliases = ("skip-bigram-per", "msbper")
+    aliases = ("skip-bigram-per",)
 
     def indexed_distances(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
                           pair_hyp: np.ndarray, pair_ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

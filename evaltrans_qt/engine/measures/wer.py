@@ -38,7 +38,6 @@ class WER(DistanceMeasure):
     report_element = "wer"
     source = "thesis section 4.3, eq. 4.14; eq. 4.1/5.7"
     column = "WER"
-    aliases = ("mwer",)
 
     def indexed_distances(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
                           pair_hyp: np.ndarray, pair_ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -70,7 +69,6 @@ class WWER(WordCostsMixin, WER):
     report_element = "wwer"
     source = "thesis section 4.5, Table A.8"
     column = "WWER"
-    aliases = ("mwwer",)
 
     def indexed_distances(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
                           pair_hyp: np.ndarray, pair_ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
