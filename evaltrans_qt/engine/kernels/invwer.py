@@ -66,7 +66,9 @@ d_inv - d_PER (see ``benchmarks/bench_invwer.py``); memory: two values (best
 queued g, h) per bispan, I(I+1)/2 x L(L+1)/2 bispans -- int8 when the upper
 bound is below 120 cost units (h is capped at ub + 1, which prunes the same),
 else int16: ~0.2 GB for 135 x 151 words, the longest WMT21 en-de pair -- plus
-the agenda and the final items.
+the agenda and the final items, which grow with the work done. ``max_bytes`` caps
+both (the table is checked before it is allocated, the growing arrays at each
+doubling); :func:`inv_bounded` falls back to a bounded approximation beyond it.
 """
 
 from __future__ import annotations

@@ -34,6 +34,10 @@ current reference word or start an uncovered run. Quality, measured on the
 where the exact value is known: equal in 98 % of the pairs, mean excess 0.02
 words, at most 3.
 
+Memory: with ``max_bytes`` both searches keep at most max_bytes / STATE_BYTES
+states over all layers (a long reference has many layers), beyond which the beam
+gives way to the Levenshtein path and the exact search to the approximation; the
+Levenshtein path takes one byte per cell, its distance alone linear memory.
 The memory is O(2^I) in the worst case, which is why the exact limit exists
 (default 25 candidate words, thesis Table A.2 "approximatively for sentences
 > 25 words"; the thesis reports that Held-Karp made > ~20 words impractical).

@@ -4,7 +4,9 @@
 Exact for candidates of at most ``ljwer-exact-limit`` words (default 25): the
 search is exponential in the candidate length (covered-word masks, see
 :mod:`evaltrans_qt.engine.kernels.ljwer`). Longer candidates -- and the rare
-shorter one whose search exceeds its state budget -- get an upper bound from a
+shorter one whose search exceeds its state budget (200 000 states in a layer, or
+the automatic memory budget of :mod:`~evaltrans_qt.engine.kernels.budget` over
+all layers) -- get an upper bound from a
 real path (beam search or Levenshtein, whichever is cheaper) and are flagged:
 the statistics carry a ``flag:approximated`` column (1 if any reference's
 distance of that segment was approximated), :meth:`LJWER.sentence_flags`
