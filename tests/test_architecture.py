@@ -4,7 +4,8 @@
   workspace, not even inside a function;
 * ``io/`` imports ``engine``, ``io`` and ``errors``;
 * the workspace (``evaltrans_qt/workspace.py``) imports ``engine``, ``io`` and ``errors``;
-* ``cli/`` imports everything but ``ui``;
+* ``cli/`` imports everything but ``ui``; the Python API (``api.py``) ``engine``, ``io``,
+  ``errors``; ``__main__`` only ``cli``;
 * nothing outside ``ui/`` imports Qt (PySide6, shiboken6, pyqtgraph) -- checked on the
   source (every import statement) and at run time (every module imports with Qt blocked).
 """
@@ -29,6 +30,8 @@ ALLOWED = {
     "io": {"engine", "io", "errors"},
     "workspace": {"engine", "io", "errors", "workspace"},
     "cli": {"engine", "io", "errors", "workspace", "cli"},
+    "api": {"engine", "io", "errors", "api"},          # the public Python API (docs/api.md)
+    "__main__": {"cli"},                                # python -m evaltrans_qt
 }
 
 
@@ -131,7 +134,7 @@ class Block(importlib.abc.MetaPathFinder):
             raise ImportError("Qt is blocked: " + name)
 sys.meta_path.insert(0, Block())
 import evaltrans_qt
-names = ["evaltrans_qt.errors", "evaltrans_qt.workspace"]
+names = ["evaltrans_qt.errors", "evaltrans_qt.workspace", "evaltrans_qt.api"]
 for sub in ("engine", "io", "cli"):
     pkg = importlib.import_module("evaltrans_qt." + sub)
     names += [m.name for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + ".")]

@@ -35,17 +35,13 @@ from evaltrans_qt.engine.executors import CancelFlag, Executor, choose_executor
 from evaltrans_qt.engine.measures import load_all
 from evaltrans_qt.engine.measures import get as get_measure
 from evaltrans_qt.engine.measures import resolve as resolve_measure
-from evaltrans_qt.engine.measures.base import Measure, MeasureScore
+from evaltrans_qt.engine.measures.base import Measure, MeasureScore, stat_flags
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.engine.results import RunResult, SystemResult
 from evaltrans_qt.engine.schedule import chunk_size as default_chunk_size
 from evaltrans_qt.engine.schedule import has_expensive_pairs, pair_batches
 from evaltrans_qt.engine.work import Chunk, PairBatch
 from evaltrans_qt.errors import Cancelled, OptionError
-
-#: Statistics columns named ``flag:<name>`` become ``SystemResult.flags[measure][<name>]``.
-FLAG_PREFIX = "flag:"
-
 
 @dataclass(frozen=True)
 class Progress:
@@ -216,9 +212,8 @@ def _system_result(rows: SystemRows, measures: Mapping[str, Measure],
         arr = stats[name]
         # a system whose candidates were all skipped has no rows: NaN, not a 0/0 error
         scores[name] = m.score(arr.sum(axis=0)) if len(arr) else MeasureScore(name, math.nan)
-        for j, col in enumerate(m.stat_names):
-            if col.startswith(FLAG_PREFIX):
-                flags.setdefault(name, {})[col[len(FLAG_PREFIX):]] = arr[:, j] != 0
+        if found := stat_flags(m.stat_names, arr):
+            flags[name] = found
     return SystemResult(
         system=rows.system, segments=tuple(rows.source_index), scores=scores, stats=dict(stats),
         target_texts=tuple(s.hyp_text for s in rows.segments), flags=flags,

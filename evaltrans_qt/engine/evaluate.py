@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from evaltrans_qt.engine.corpus import (PARALLEL_TOKENIZE_MIN, SystemRows, build_corpus,
                                         tokenize_batch)
-from evaltrans_qt.engine.driver import (FLAG_PREFIX, Progress, default_measures, evaluate,
-                                        iter_evaluate, leave_one_out_measures)
+from evaltrans_qt.engine.driver import (Progress, default_measures, evaluate, iter_evaluate,
+                                        leave_one_out_measures)
 from evaltrans_qt.engine.executors import (SERIAL_THRESHOLD, CancelFlag, Executor,
                                            LocalProcessExecutor, SerialExecutor,
                                            choose_executor, default_start_method)
+from evaltrans_qt.engine.measures.base import FLAG_PREFIX
 from evaltrans_qt.engine.schedule import (BATCH_MAX_SECONDS, BATCH_MIN_SECONDS, chunk_size,
                                           collect_pairs, costly_measures, has_expensive_pairs,
                                           pair_batches, schedule_pairs)

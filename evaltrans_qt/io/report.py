@@ -75,7 +75,7 @@ from lxml import etree
 
 from evaltrans_qt import __version__
 from evaltrans_qt.engine.measures import load_all
-from evaltrans_qt.engine.measures.base import MeasureScore
+from evaltrans_qt.engine.measures.base import FLAG_PREFIX, MeasureScore, stat_flags
 from evaltrans_qt.engine.options import EvalOptions, option_fields, parse_option_value
 from evaltrans_qt.engine.results import RunResult, SystemResult
 from evaltrans_qt.errors import InputFormatError, OptionError
@@ -84,7 +84,6 @@ from evaltrans_qt.io.xmltext import escape_attr, escape_text, replace_invalid
 
 DOCTYPE = '<!DOCTYPE etreport SYSTEM "etreport.dtd">'
 SOFTWARE = f"evaltrans_qt {__version__}"
-FLAG_PREFIX = "flag:"
 _RESERVED_ATTRS = ("stats", "stat-names", "flags", "signature")
 
 
@@ -508,9 +507,8 @@ def loads_report(data: bytes, path: str | os.PathLike[str] | None = None) -> Run
             ref_distances[m] = np.array([x + [math.nan] * (width - len(x)) for x in lst])
     flags: dict[str, dict[str, np.ndarray]] = {}
     for m, arr in stat_arrays.items():
-        for j, col in enumerate(tmp.measure(m).stat_names):
-            if col.startswith(FLAG_PREFIX) and arr.shape[1] > j:
-                flags.setdefault(m, {})[col[len(FLAG_PREFIX):]] = arr[:, j] != 0
+        if found := stat_flags(tmp.measure(m).stat_names, arr):
+            flags[m] = found
     sr = SystemResult(system=system, segments=tuple(segs), scores=scores, stats=stat_arrays,
                       target_texts=tuple(tgt_t), flags=flags, target_indices=tuple(tidx),
                       source_texts=tuple(src_t), reference_texts=tuple(ref_t),

@@ -63,6 +63,18 @@ class MeasureScore:
     details: Mapping[str, Any] = field(default_factory=dict)
 
 
+#: A statistics column named ``flag:<name>`` is a per-sentence 0/1 flag (see module doc).
+FLAG_PREFIX = "flag:"
+
+
+def stat_flags(stat_names: Sequence[str], stats: np.ndarray) -> dict[str, np.ndarray]:
+    """``{name: bool per row}`` of the ``flag:<name>`` columns of ``stats`` (rows x
+    ``stat_names``); columns missing from ``stats`` are skipped."""
+    stats = np.asarray(stats)
+    return {col[len(FLAG_PREFIX):]: stats[:, j] != 0 for j, col in enumerate(stat_names)
+            if col.startswith(FLAG_PREFIX) and stats.ndim == 2 and stats.shape[1] > j}
+
+
 class Measure(ABC):
     """Base class of all measures. Subclasses set the class attributes and hooks.
 
