@@ -54,3 +54,36 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_PUBLIC))
+
+
+#: Top-level modules of the ``[gui]`` extra.
+_GUI_MODULES = ("PySide6", "shiboken6", "pyqtgraph")
+GUI_MISSING = ("evaltrans-qt: the desktop application needs the GUI extra (PySide6-Essentials, "
+               "pyqtgraph), which is not installed here.\nInstall it with:  pip install "
+               "'evaltrans_qt[gui]'\n(the command line 'evaltrans' and the Python API work "
+               "without it.)")
+
+
+def _gui_main() -> int:
+    """Entry point of ``evaltrans-qt``: without the ``[gui]`` extra, say how to get it
+    (exit 1, no traceback); else run :func:`evaltrans_qt.ui.app.main`."""
+    import importlib.util
+    import sys
+
+    def absent(name: str) -> bool:
+        try:
+            return importlib.util.find_spec(name) is None
+        except (ImportError, ValueError):
+            return True
+    missing = [m for m in ("PySide6", "pyqtgraph") if absent(m)]
+    if not missing:
+        try:
+            from evaltrans_qt.ui.app import main
+        except ImportError as exc:
+            if (exc.name or "").split(".")[0] not in _GUI_MODULES:
+                raise
+            missing = [exc.name or "PySide6"]
+    if missing:
+        print(GUI_MISSING, file=sys.stderr)
+        return 1
+    return int(main() or 0)
