@@ -69,7 +69,7 @@ def test_correlate_table_and_csv(demo, capsys):
     rc, out, _ = _run(capsys, "correlate", demo, "--measures", "per", "--level", "system",
                       "--bootstrap", "0", "--csv", "--tokenization", "none", "--case", "ignore")
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert {r["human"] for r in rows} == {"fluency", "adequacy"}
+    assert {r["human"] for r in rows} == {"fluency", "adequacy", "sser"}   # the demo's classes
     assert all(r["level"] == "system" for r in rows)
 
 
@@ -93,7 +93,7 @@ def test_significance_matrix(demo, capsys):
 def test_agreement_extrapolate_combine(demo, tmp_path, capsys):
     rc, out, _ = _run(capsys, "agreement", demo, "--json")
     data = json.loads(out)
-    assert rc == 0 and {d["class"] for d in data} == {"fluency", "adequacy"}
+    assert rc == 0 and {d["class"] for d in data} == {"fluency", "adequacy", "sser"}
     assert data[0]["correlation_normalized"]["inter_pairs"] > 0
     out_db = tmp_path / "filled.etdb.xml"
     rc, out, _ = _run(capsys, "extrapolate", demo, "--human", "adequacy", "-o", out_db)

@@ -294,7 +294,14 @@ def test_demo_database_content():
     c = db.counts()
     assert c["sources"] == 20
     assert db.levels[-1].name == REFERENCE_CLASS
-    assert db.human_classes == ["fluency", "adequacy"]
+    assert db.human_classes == ["fluency", "adequacy", "sser"]
+    # every protocol of issue 11 at once: SSER scores, items with marks, post-edits, an
+    # added reference
+    assert db.level("sser").count == 11 and db.class_score_count("sser") == 20
+    assert sum(bool(s.items) for s in db.sources) == 2
+    assert sum(len(t.item_marks) for _, t in db.iter_candidates()) == 4
+    assert sum(len(t.postedits) for _, t in db.iter_candidates()) == 3
+    assert [t.added_by for _, t in db.iter_targets() if t.added] == ["anna"]
     for name in ("fluency", "adequacy"):
         lv = db.level(name)
         assert (lv.count, lv.gray, lv.green, lv.perfect, lv.firstvalid) == (6, 2, 5, 5, 1)

@@ -130,7 +130,7 @@ def test_edit_menu_opens_the_dialog_and_remove_asks(qtbot, main_window, demo_cop
     open_db(qtbot, w, demo_copy)
     assert w.act_classes in w.edit_menu.actions()
     dlg = w.classes_dialog()
-    assert dlg.isVisible() and dlg.model.rowCount() == 3
+    assert dlg.isVisible() and dlg.model.rowCount() == 4     # fluency, adequacy, sser, isReference
     n_flu = w.database.class_score_count("fluency")
     assert n_flu > 0
     dlg.select("fluency")
@@ -143,11 +143,11 @@ def test_edit_menu_opens_the_dialog_and_remove_asks(qtbot, main_window, demo_cop
     assert not w.database.has_class("fluency") and w.database.class_score_count("fluency") == 0
     assert "fluency" not in etdb.load_database(demo_copy).human_classes       # saved at once
     assert [dlg.model.index(r, 0).data() for r in range(dlg.model.rowCount())] == ["adequacy",
-                                                                                    "isReference"]
+                                                                                    "sser", "isReference"]
     # Ctrl+Z brings class and scores back (and saves), Ctrl+Shift+Z removes them again
     w.undo_stack.undo()
     assert w.database.class_score_count("fluency") == n_flu
-    assert w.database.human_classes == ["fluency", "adequacy"]
+    assert w.database.human_classes == ["fluency", "adequacy", "sser"]
     assert etdb.load_database(demo_copy).class_score_count("fluency") == n_flu
     w.undo_stack.redo()
     assert not w.database.has_class("fluency")
@@ -243,5 +243,5 @@ def test_removing_the_only_session_class_ends_the_session(qtbot, main_window, de
     dlg.select("adequacy")
     assert dlg.remove_selected()
     qtbot.waitUntil(lambda: w.session is None)
-    assert w.score_panel.session is None and w.database.human_classes == ["fluency"]
+    assert w.score_panel.session is None and w.database.human_classes == ["fluency", "sser"]
     dlg.close()
