@@ -30,7 +30,7 @@ ISSUE3 = ("wer", "per", "msder", "nper", "sbper", "bleu", "nist", "chrf")
 
 def build_db(data: Path, n_systems: int | None, refs: str = "ACD"):
     """A database from the WMT files (io.wmt if present, else plain files)."""
-    from evaltrans_qt.engine.evaluate import database_from_files
+    from evaltrans_qt.io.plaintext import database_from_files
     hyps = sorted(data.glob("newstest2021.en-de.hyp.*.de"))[:n_systems]
     names = {h.name.split(".")[-2]: h for h in hyps}
     return database_from_files(data / "newstest2021.en-de.src.en",

@@ -116,7 +116,8 @@ def product_path(wmt: Path, system: str, keep: list[int], workers: int, chunked:
                  ) -> tuple[float, float, int]:
     """evaluate() of ``system`` (segments ``keep``) with only INVWER: (wall s, pair phase s,
     pairs). ``chunked``: INVWER without a pair cost (the old row-chunk schedule)."""
-    from evaltrans_qt.engine.evaluate import LocalProcessExecutor, database_from_files, evaluate
+    from evaltrans_qt.engine.evaluate import LocalProcessExecutor, evaluate
+    from evaltrans_qt.io.plaintext import database_from_files
     from evaltrans_qt.engine.measures import load_all
     from evaltrans_qt.engine.measures.invwer import INVWER
     from evaltrans_qt.engine.options import EvalOptions
