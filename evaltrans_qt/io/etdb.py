@@ -43,6 +43,7 @@ identical bytes.
 
 from __future__ import annotations
 
+import copy
 import functools
 import importlib.resources
 import io
@@ -179,6 +180,11 @@ def _extra_attrs(el, known: tuple[str, ...]) -> dict[str, str]:
 
 
 def _serialize(el) -> str:
+    """An unknown element as text; namespace declarations of its ancestors that it does not
+    use are dropped (lxml repeats every one in scope), so load -> save -> load is stable."""
+    if el.nsmap:
+        el = copy.deepcopy(el)
+        etree.cleanup_namespaces(el)
     return etree.tostring(el, encoding="unicode", with_tail=False)
 
 
