@@ -269,7 +269,8 @@ class Database(_EngineDatabase):
 
     @classmethod
     def demo(cls) -> Database:
-        """The built-in demo database (20 sources, 4 systems, fluency and adequacy)."""
+        """The built-in demo database (``resources/demo.etdb.xml``: 4 systems with human
+        scores)."""
         from evaltrans_qt.io.etdb import demo_database_path
         return cls.load(demo_database_path())
 
