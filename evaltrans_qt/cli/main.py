@@ -12,7 +12,8 @@ Start-up (issue 16): only the module of the command being run is imported.
 imports ``cli/score.py`` alone (the others load numba, scipy, lxml...). A
 command missing from the table (a new module) still works: an unknown
 command name makes :func:`build_parser` import every module, as before.
-``tests/cli/test_main_lazy.py`` checks the table against the modules.
+``tests/cli/test_main_startup.py`` checks the table against the modules: a new
+sub-command needs its line here.
 """
 
 from __future__ import annotations
@@ -38,11 +39,17 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "export": ("data", "write a database in another format"),
     "extrapolate": ("human", "leave-one-out accuracy of the database method; with -o, fill "
                              "unscored candidates"),
+    "human": ("protocols", "SSER, IER, HTER, aWER and SER per system"),
     "import": ("data", "build a database from text, WMT, SGML or Aachen files"),
     "info": ("data", "counts of a database, or a report's values and signatures"),
+    "items": ("protocols", "define information items of a source, mark a candidate's items, "
+                           "or list them (IER)"),
     "merge": ("data", "merge database B into A, write C"),
+    "postedit": ("protocols", "store a judge's post-edit of a candidate (HTER)"),
     "ratio-of-wins": ("human", "ratio of wins from relative ranking judgements "
                                "(Machacek 3.1)"),
+    "reference": ("protocols", "promote a candidate to a reference, take it back, or add a "
+                               "new reference (aWER)"),
     "score": ("score", "score hypotheses against references like the sacrebleu command"),
     "significance": ("human", "paired bootstrap / approximate randomisation between systems, "
                               "as sacreBLEU computes them"),
