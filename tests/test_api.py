@@ -36,3 +36,20 @@ def test_every_example_runs(tmp_path, monkeypatch):
         except Exception as exc:  # noqa: BLE001 - name the block that failed
             pytest.fail(f"docs/api.md block {i} failed: {type(exc).__name__}: {exc}\n{code}")
     assert (tmp_path / "mine.etdb.xml").is_file() and (tmp_path / "sentences.tsv").is_file()
+
+
+def test_readme_from_python_runs(tmp_path, monkeypatch, capsys):
+    """README's "From Python" example runs and prints sacreBLEU's BLEU and the table."""
+    import sacrebleu
+    text = (DOC.parents[1] / "README.md").read_text(encoding="utf-8")
+    section = text.split("## From Python", 1)[1].split("\n## ", 1)[0]
+    (code,) = BLOCK.findall(section)
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {"__name__": "readme"}
+    exec(compile(code, "README.md[From Python]", "exec"), namespace)
+    out = capsys.readouterr().out
+    hyps, refs = namespace["hyps"], namespace["refs"]
+    streams = [[r[k] if k < len(r) else None for r in refs] for k in range(2)]
+    want = sacrebleu.BLEU().corpus_score(hyps, streams).score
+    assert out.startswith(f"{want} ") or abs(float(out.split()[0]) - want) < 1e-9
+    assert "BLEU" in out and "chrF" in out and "WER" in out
