@@ -35,11 +35,42 @@ _TAG = re.compile(r"<(/?)([A-Za-z]+)\b([^>]*)>", re.S)
 _ATTR = re.compile(r"""([A-Za-z_:][-\w:.]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
 _SETS = ("srcset", "refset", "tstset")
 _WS = re.compile(r"[ \t\r\n]+")
+_OTHER_REF = re.compile(r"&(?!(?:amp|lt|gt|quot|apos);)")
+_BASIC_ENTITIES = (("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&apos;", "'"), ("&amp;", "&"))
+#: A whole ``<seg ...>text</seg>`` whose text holds no tag (the common case), else any tag.
+_SEG_OR_TAG = re.compile(r"<(?i:seg)\b([^>]*)>([^<]*(?:<(?!/?[A-Za-z]+\b[^>]*>)[^<]*)*)"
+                         r"</(?i:seg)\b[^>]*>|" + _TAG.pattern, re.S)
+_ID_ONLY = re.compile(r"""\s*id\s*=\s*"([^"&]*)"\s*""", re.I)
 
 
 def _squeeze(text: str) -> str:
     """Collapse ASCII whitespace runs, strip ends (no-break spaces are kept)."""
-    return _WS.sub(" ", text).strip()
+    if ("\n" in text or "\t" in text or "\r" in text or "  " in text or text[:1] == " "
+            or text[-1:] == " "):
+        return _WS.sub(" ", text).strip()
+    return text
+
+
+def _unescape(text: str) -> str:
+    """``html.unescape``, with a fast path for text whose only references are the five
+    XML entities (replaced in one pass each, ``&amp;`` last, so ``&amp;lt;`` -> ``&lt;``)."""
+    if "&" not in text:
+        return text
+    if _OTHER_REF.search(text):
+        return html.unescape(text)
+    for e, c in _BASIC_ENTITIES:
+        if e in text:
+            text = text.replace(e, c)
+    return text
+
+
+def _seg_id(attr_text: str) -> str | None:
+    m = _ID_ONLY.fullmatch(attr_text)
+    return m[1] if m else _attrs(attr_text).get("id")
+
+
+def _seg_body(raw: str) -> str:
+    return _squeeze(_unescape(raw))
 
 
 @dataclass
@@ -73,6 +104,24 @@ def _add(sets: list[SegSet], path: Path, kind: str | None, sysid: str, doc: str 
     segs[key] = (text, line)
 
 
+class _TagView:
+    """Groups 1-3 of a ``_TAG`` match inside a ``_SEG_OR_TAG`` match (groups 3-5)."""
+
+    __slots__ = ("_m",)
+
+    def __init__(self, m: re.Match) -> None:
+        self._m = m
+
+    def __getitem__(self, i: int) -> str:
+        return self._m[i + 2]
+
+    def start(self) -> int:
+        return self._m.start()
+
+    def end(self) -> int:
+        return self._m.end()
+
+
 def parse_sgml(path: PathLike, encoding: str = "utf-8") -> list[SegSet]:
     """Parse an mteval SGML file the tolerant way mteval does (one pass, linear time:
     line numbers are counted between consecutive tags, not from the file start)."""
@@ -83,20 +132,27 @@ def parse_sgml(path: PathLike, encoding: str = "utf-8") -> list[SegSet]:
     set_sys = doc = doc_sys = None
     seg_open: tuple[int, str | None, int] | None = None  # (text start, id, line)
     line, counted = 1, 0
-    for m in _TAG.finditer(text):
-        closing, name = m[1] == "/", m[2].lower()
+    for m in _SEG_OR_TAG.finditer(text):
         line += text.count("\n", counted, m.start())
         counted = m.start()
+        if m[2] is not None:                         # a whole segment without inner tags
+            if seg_open is not None:
+                raise InputFormatError("<seg> opened before the previous one was closed", p, line)
+            _add(sets, p, kind, doc_sys or set_sys or "", doc, _seg_id(m[1]), _seg_body(m[2]),
+                 line)
+            continue
+        closing, name = m[3] == "/", m[4].lower()
+        m = _TagView(m)
         if name == "seg":
             if not closing:
                 if seg_open is not None:
                     raise InputFormatError("<seg> opened before the previous one was closed", p, line)
-                seg_open = (m.end(), _attrs(m[3]).get("id"), line)
+                seg_open = (m.end(), _seg_id(m[3]), line)
             else:
                 if seg_open is None:
                     raise InputFormatError("</seg> without <seg>", p, line)
                 start, sid, sline = seg_open
-                body = _squeeze(html.unescape(text[start:m.start()]))
+                body = _seg_body(text[start:m.start()])
                 _add(sets, p, kind, doc_sys or set_sys or "", doc, sid, body, sline)
                 seg_open = None
         elif seg_open is not None:
