@@ -376,7 +376,13 @@ def loads(data: bytes, path: str | os.PathLike[str] | None = None) -> Database:
             have_version = True
         elif isinstance(tag, str):
             db.extra_children.append(_serialize(el))
+    _external_scores().restore(db, where)     # <external-metrics> extension (io/scores.py)
     return db
+
+
+def _external_scores():
+    from evaltrans_qt.io import scores
+    return scores
 
 
 def load_database(path: str | os.PathLike[str]) -> Database:
@@ -439,6 +445,7 @@ def dumps(db: Database) -> bytes:
         f"  <version_id>{_esc_text(db.version_id)}</version_id>\n"]
     out.extend(_levels_xml(lv) for lv in db.levels)
     out.extend(f"  {x}\n" for x in db.extra_children)
+    out.extend(f"  {x}\n" for x in _external_scores().elements(db))   # io/scores.py
     add = out.append
     for src in db.sources:
         if len(src.text) > MAX_TEXT_CHARS:
