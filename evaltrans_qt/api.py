@@ -26,7 +26,7 @@ import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from evaltrans_qt.engine.database import Database as _EngineDatabase
 from evaltrans_qt.engine.database import Levels
@@ -135,6 +135,20 @@ def _parts(measure: str, sc: Any, percent: float) -> dict[str, Any]:
     return parts
 
 
+@overload
+def score(measures: str, hypotheses: Sequence[str],
+          references: Sequence[Sequence[str | None]] | Sequence[str], *,
+          options: EvalOptions | None = None, preset: str | None = None,
+          **option_values: Any) -> Score: ...
+
+
+@overload
+def score(measures: Sequence[str], hypotheses: Sequence[str],
+          references: Sequence[Sequence[str | None]] | Sequence[str], *,
+          options: EvalOptions | None = None, preset: str | None = None,
+          **option_values: Any) -> dict[str, Score]: ...
+
+
 def score(measures: str | Sequence[str], hypotheses: Sequence[str],
           references: Sequence[Sequence[str | None]] | Sequence[str], *,
           options: EvalOptions | None = None, preset: str | None = None,
@@ -153,8 +167,9 @@ def score(measures: str | Sequence[str], hypotheses: Sequence[str],
         raise OptionError("no measure given")
     if isinstance(hypotheses, str):
         raise OptionError("hypotheses: expected a list of strings, got one string")
-    opts = make_options(options, preset if options is not None or preset else SCORE_PRESET,
-                        **option_values)
+    if options is None and preset is None:
+        preset = SCORE_PRESET
+    opts = make_options(options, preset, **option_values)
     keys = [get_measure(m).name for m in names]
     scorer = Scorer(_reference_rows(references, len(hypotheses)), list(dict.fromkeys(keys)),
                     opts, by_segment=True)

@@ -53,3 +53,40 @@ def test_readme_from_python_runs(tmp_path, monkeypatch, capsys):
     want = sacrebleu.BLEU().corpus_score(hyps, streams).score
     assert out.startswith(f"{want} ") or abs(float(out.split()[0]) - want) < 1e-9
     assert "BLEU" in out and "chrF" in out and "WER" in out
+
+
+def test_bad_input_names_the_problem():
+    import evaltrans_qt as et
+    from evaltrans_qt.errors import InputFormatError, OptionError, ScoreError
+    with pytest.raises(InputFormatError, match="2 sources but 1 reference segments"):
+        et.Database.from_lists(["a", "b"], [["x"]], systems={"A": ["x", "y"]})
+    with pytest.raises(InputFormatError, match="system 'A' has 1 hypotheses for 2 sources"):
+        et.Database.from_lists(["a", "b"], ["x", "y"], systems={"A": ["x"]})
+    with pytest.raises(ScoreError, match="unknown system 'B'"):
+        et.Database.from_lists(["a"], ["x"], systems={"A": ["x"]}, human={"f": {"B": [1]}})
+    with pytest.raises(ScoreError, match="outside"):
+        et.Database.from_lists(["a"], ["x"], systems={"A": ["x"]}, human={"f": {"A": [7]}},
+                               scales={"f": (1, 5)})
+    with pytest.raises(OptionError, match="reference names"):
+        et.Database.from_lists(["a"], ["x"], systems={"ref-1": ["x"]})
+    with pytest.raises(OptionError, match="expected a Database"):
+        et.evaluate(["not", "a", "database"])
+    with pytest.raises(OptionError, match="unknown measure 'blue'"):
+        et.score("blue", ["a"], ["a"])
+    with pytest.raises(OptionError, match="one string"):
+        et.score("bleu", "a b", ["a b"])
+    with pytest.raises(OptionError, match="--case: 'lower' is not one of use, ignore"):
+        et.score("bleu", ["a"], ["a"], case="lower")
+    with pytest.raises(OptionError, match="either options= or preset="):
+        et.score("bleu", ["a"], ["a"], options=et.EvalOptions(), preset="sacrebleu")
+
+
+def test_public_names_are_lazy_and_listed():
+    import evaltrans_qt as et
+    assert set(et.__all__) >= {"score", "Score", "Database", "evaluate", "Run", "correlate",
+                               "significance", "EvalOptions", "PRESETS", "__version__"}
+    assert set(et.__all__) - {"__version__"} <= set(dir(et))
+    with pytest.raises(AttributeError):
+        et.no_such_name  # noqa: B018
+    from evaltrans_qt.engine.database import Database as EngineDatabase
+    assert issubclass(et.Database, EngineDatabase)
