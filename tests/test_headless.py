@@ -116,3 +116,15 @@ def test_the_gui_stack_is_an_extra():
     assert any(d.lower().startswith("pyqtgraph") for d in extras["gui"])
     assert "evaltrans_qt[gui]" in extras["test"]
     assert meta["scripts"]["evaltrans-qt"] == "evaltrans_qt:_gui_main"
+
+
+def test_every_package_is_installed():
+    """A non-editable ``pip install`` ships only the listed packages: each package directory
+    of evaltrans_qt must be in pyproject's ``packages`` (a new one needs its line)."""
+    import tomllib
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+                 ["tool"]["setuptools"]["packages"])
+    pkg = ROOT / "evaltrans_qt"
+    found = {".".join(p.parent.relative_to(ROOT).parts) for p in pkg.rglob("__init__.py")
+             if "__pycache__" not in p.parts}
+    assert found <= listed, sorted(found - listed)
