@@ -262,3 +262,110 @@ def ranking_kappa(db: Database, cls: str = RANK_CLASS) -> KappaReport:
 
 def _rel(ra: float, rb: float) -> str:
     return "<" if ra < rb else (">" if ra > rb else "=")
+
+
+# ------------------------------------------------------------- SegRanks
+def segment_kappa(db: Database) -> KappaReport:
+    """Cohen's kappa of SegRanks annotations on pairwise comparisons of *candidate
+    segments* (Macháček §2.2.1): two rankings of the same sentence are compared on every
+    segment both ranked and every pair of its candidates (labels <, =, >); same judge =
+    intra-, different judges = inter-annotator. P(E) = P(A>B)^2 + P(A=B)^2 + P(A<B)^2
+    with the frequencies of all comparisons of all annotations, regardless of sentence
+    or annotator (Macháček §2.2.1)."""
+    from evaltrans_qt.engine.segranks.model import sentence_segments
+    all_labels: list[str] = []
+    pairs = []
+    for src in db.sources:
+        data = sentence_segments(src)
+        if data is None:
+            continue
+        for rk in data.rankings:
+            for ranks in rk.ranks.values():
+                all_labels.extend(_rel(ranks[a], ranks[b])
+                                  for a, b in combinations(range(len(ranks)), 2))
+        for r1, r2 in combinations(data.rankings, 2):
+            for k in sorted(set(r1.ranks) & set(r2.ranks)):
+                x, y = r1.ranks[k], r2.ranks[k]
+                for a, b in combinations(range(len(x)), 2):
+                    pairs.append((r1.judge, r2.judge, _rel(x[a], x[b]), _rel(y[a], y[b])))
+    return _kappa_report("segranks", all_labels, pairs)
+
+
+@dataclass(frozen=True)
+class AnnotatorStats:
+    """One row of Macháček Table 2.3: screens (n_sent), source segments ranked (n_seg; the
+    candidates of a whole-sentence screen count as one segment), seconds spent (t, only
+    screens that recorded it), t / n_seg, and kappa intra / inter (NaN when the judge has
+    no doubly annotated sentence)."""
+
+    judge: str
+    sentences: int
+    segments: int
+    seconds: float
+    kappa_intra: float
+    kappa_inter: float
+
+    @property
+    def seconds_per_segment(self) -> float:
+        return self.seconds / self.segments if self.segments else math.nan
+
+
+def annotator_statistics(db: Database, level: str = "segments",
+                         cls: str = RANK_CLASS) -> list[AnnotatorStats]:
+    """Macháček Table 2.3 for SegRanks (``segments``) or whole-sentence (``sentences``)
+    rankings: one row per judge (anonymous judges as ``""``), then a ``Total`` row with
+    the overall kappas."""
+    per: dict[str, list[float]] = {}
+    if level == "segments":
+        from evaltrans_qt.engine.segranks.model import sentence_segments
+        kap = segment_kappa(db)
+        for src in db.sources:
+            data = sentence_segments(src)
+            for rk in (data.rankings if data is not None else ()):
+                row = per.setdefault(rk.judge or "", [0, 0, 0.0])
+                row[0] += 1
+                row[1] += len(rk.ranks)
+                row[2] += rk.seconds or 0.0
+    elif level == "sentences":
+        from evaltrans_qt.engine.ranking import SECONDS_ATTR, TASK_ATTR
+        kap = ranking_kappa(db, cls)
+        seen: dict[tuple, float] = {}
+        for i, src in enumerate(db.sources):
+            for t in src.targets:
+                for s in t.scores:
+                    if s.cls == cls and not s.extrapolated:
+                        key = (i, s.judge, s.extra_attrs.get(TASK_ATTR, ""))
+                        sec = s.extra_attrs.get(SECONDS_ATTR)
+                        try:
+                            v = float(sec) if sec is not None else 0.0
+                        except ValueError:
+                            v = 0.0
+                        seen[key] = max(seen.get(key, 0.0), v if math.isfinite(v) else 0.0)
+        for (_, judge, _), sec in seen.items():
+            row = per.setdefault(judge or "", [0, 0, 0.0])
+            row[0] += 1
+            row[1] += 1
+            row[2] += sec
+    else:
+        raise ValueError(f"level must be 'segments' or 'sentences', not {level!r}")
+    out = []
+    for j in sorted(per):
+        n_sent, n_seg, sec = per[j]
+        k = kap.per_judge.get(j, {})
+        out.append(AnnotatorStats(j, int(n_sent), int(n_seg), float(sec),
+                                  k.get("intra", math.nan), k.get("inter", math.nan)))
+    out.append(AnnotatorStats("Total", sum(r.sentences for r in out),
+                              sum(r.segments for r in out), sum(r.seconds for r in out),
+                              kap.intra, kap.inter))
+    return out
+
+
+def annotator_frame(rows: list[AnnotatorStats]):
+    """Table 2.3 as a pandas DataFrame (for io/export.py ``write_table``)."""
+    import pandas as pd
+    return pd.DataFrame([{"judge": r.judge, "n_sent": r.sentences, "n_seg": r.segments,
+                          "seconds": r.seconds, "seconds_per_segment": r.seconds_per_segment,
+                          "kappa_intra": r.kappa_intra, "kappa_inter": r.kappa_inter}
+                         for r in rows],
+                        columns=["judge", "n_sent", "n_seg", "seconds", "seconds_per_segment",
+                                 "kappa_intra", "kappa_inter"])

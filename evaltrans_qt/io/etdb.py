@@ -17,6 +17,8 @@ Our extensions (all optional, ignored by nothing we read):
 * the human-evaluation protocols (issue 11): ``<items>`` of a source, ``<postedit>``
   and ``<marks>`` of a target, ``<tgt added="1" judge="…">`` for a reference a judge
   added -- documented and read/written by :mod:`evaltrans_qt.io.etdb_protocols`;
+* SegRanks (issue 13): ``<segranks>`` of a source -- short segments, merged candidate
+  segments, rankings -- documented and read/written by :mod:`evaltrans_qt.io.segranks.etdb`;
 * unknown elements/attributes are kept (``extra_attrs``/``extra_children``) and
   written back; unknown children of ``<targets>`` are written back under
   ``<source>``. Comments and processing instructions are not kept. A namespaced
@@ -57,6 +59,7 @@ from evaltrans_qt.engine.database import Database, Levels, Score, Source, Target
 from evaltrans_qt.errors import EvalTransError, InputFormatError, SaveError, ScoreError
 from evaltrans_qt.io.atomic import atomic_write_bytes
 from evaltrans_qt.io import etdb_protocols as _protocols  # issue 11 extensions
+from evaltrans_qt.io.segranks import etdb as _segranks  # issue 13: <segranks>
 from evaltrans_qt.io.limits import MAX_TEXT_CHARS, parse_number, too_long_message
 from evaltrans_qt.io.xmltext import INVALID_XML_CHARS, escape_attr, escape_text
 
@@ -286,6 +289,8 @@ def _read_source(el, db: Database, levels: dict[str, Levels], path, lines: dict[
             text = _text(child)
         elif tag in _protocols.SOURCE_TAGS:
             protocol_children.append(child)
+        elif tag == _segranks.TAG:
+            protocol_children.append(child)
         elif tag == "targets":
             for t in child:
                 if t.tag == "tgt":
@@ -312,7 +317,11 @@ def _read_source(el, db: Database, levels: dict[str, Levels], path, lines: dict[
     src.extra_children.extend(extra)
     for k, v in attrs.items():
         src.extra_attrs.setdefault(k, v)
-    _protocols.read_source_children(src, protocol_children, path)
+    _protocols.read_source_children(src, [c for c in protocol_children if c.tag != _segranks.TAG],
+                                    path)
+    for c in protocol_children:
+        if c.tag == _segranks.TAG:
+            _segranks.read_source_child(src, c, path)
 
 
 def loads(data: bytes, path: str | os.PathLike[str] | None = None) -> Database:
@@ -454,6 +463,7 @@ def dumps(db: Database) -> bytes:
             f"    <s_sent>{_esc_text(src.text)}</s_sent>\n")
         if src.items:
             out.extend(_protocols.source_xml(src))
+        out.extend(_segranks.source_xml(src))
         for x in src.extra_children:
             add(f"    {x}\n")
         add("    <targets>\n")
