@@ -159,7 +159,8 @@ def _run(db, options, names, loo, systems, executor, cancel, reference_distances
     # Systems without rows finish immediately.
     for r in rows:
         if not r.segments:
-            yield _system_result(r, fitted, stats[r.system], {})
+            yield from _finished(_system_result(r, fitted, stats[r.system], {}),
+                                 n_pairs, n_pairs + total)
     for idx, res in executor.run(fitted, chunks, cancel):
         c = chunks[idx]
         for m, arr in res.stats.items():
@@ -176,8 +177,8 @@ def _run(db, options, names, loo, systems, executor, cancel, reference_distances
         yield Progress(n_pairs + done, n_pairs + total,
                        f"{c.system or '(no id)'}: rows {c.start + 1}-{c.stop}")
         if remaining[c.system] == 0:
-            yield _system_result(by_system[c.system], fitted, stats[c.system],
-                                 rdist[c.system])
+            yield from _finished(_system_result(by_system[c.system], fitted, stats[c.system],
+                                                rdist[c.system]), n_pairs + done, n_pairs + total)
         check()
 
 
@@ -202,6 +203,18 @@ def _pair_phase(fitted: dict[str, Measure], batches: Sequence[PairBatch],
         check()
     for name, cache in caches.items():
         fitted[name].pair_cache = cache
+
+
+def _finished(result: SystemResult, done: int, total: int
+              ) -> Iterator[Progress | SystemResult]:
+    """A finished system: first a :class:`Progress` whose warnings name its approximated
+    sentences (INVWER beyond its memory budget, LJWER beyond its exact limit; flagged
+    per sentence as well), then the result."""
+    from evaltrans_qt.engine.measures._approx import approximation_warnings
+    found = approximation_warnings(result)
+    if found:
+        yield Progress(done, total, f"{result.system or '(no id)'}: done", tuple(found))
+    yield result
 
 
 def _system_result(rows: SystemRows, measures: Mapping[str, Measure],

@@ -181,6 +181,11 @@ def test_run_flags_reach_the_result_and_the_report(tmp_path):
     from evaltrans_qt.engine.measures._approx import approximation_warnings
     (w,) = approximation_warnings(sr)
     assert "invwer: 1 sentence(s)" in w and "sources 2" in w
+    # never silent: the run's warnings name it too (CLI stderr, the application's status)
+    assert w in run.meta["warnings"]
+    exact = evaluate(db, opts.replace(invwer_memory_budget=0), ["invwer"],
+                     executor=SerialExecutor())
+    assert not any("approximated" in x for x in exact.meta["warnings"])
 
 
 def test_align_cli_on_400_words_says_approximated(capsys):
