@@ -148,6 +148,11 @@ class SubstitutionCosts:
         rl = np.diff(ref_off)[pair_ref]
         sub_off = np.zeros(len(pair_hyp) + 1, dtype=np.int64)
         np.cumsum(hl * rl, out=sub_off[1:])
+        if len(hl):
+            from evaltrans_qt.engine.kernels.budget import check_table
+            k = int(np.argmax(hl * rl))
+            check_table("word-dependent substitution costs", int(sub_off[-1]), 8,
+                        f"a batch whose largest sentence pair is {int(hl[k])} x {int(rl[k])} words")
         flat = cost_blocks(code, chars, choff, np.asarray(hyp_flat, np.int32), hyp_off,
                            np.asarray(ref_flat, np.int32), ref_off, pair_hyp, pair_ref, sub_off,
                            maxchars)

@@ -296,3 +296,34 @@ def test_report_reference_number_bounded_by_listed_references():
     assert run.systems[""].ref_distances["wer"][0, 1] == 2
     with pytest.raises(InputFormatError, match="outside 0..1"):
         loads_report(_report('<reference-distance nr="2">2</reference-distance>', refs))
+
+
+def test_ter_wer_and_word_cost_tables_refused_before_allocating(monkeypatch):
+    """TER's DP tables, the WER alignment's backtrace and word-cost matrices grow with
+    I x L: above the budget a clear error, never a MemoryError (issue 14 item 5)."""
+    from evaltrans_qt.engine.kernels import budget
+    from evaltrans_qt.engine.measures.ter import TER
+    from evaltrans_qt.engine.measures.wer import backtrace_ops
+    from evaltrans_qt.engine.measures.base import Segment
+    from evaltrans_qt.errors import InputFormatError
+    monkeypatch.setattr(budget, "auto_budget", lambda: 1 << 20)     # 1 MiB
+    long = np.arange(400, dtype=np.int32) + 2
+    seg = Segment(long, (long[::-1].copy(),), "", ("",))
+    ter = TER(EvalOptions())
+    with pytest.raises(InputFormatError, match=r"TER: a 400 x 400-word sentence pair needs"):
+        ter.corpus_stats([seg])
+    with pytest.raises(InputFormatError, match="TER"):
+        ter.align(seg)
+    with pytest.raises(InputFormatError, match="WER alignment: a 400 x 400-word"):
+        backtrace_ops(long, long, np.zeros((1, 1)))
+    short = Segment(long[:50], (long[:40],), "", ("",))
+    assert ter.corpus_stats([short])[0, 0] == 10        # small pairs unaffected
+    from evaltrans_qt.engine.preprocess import Vocabulary
+    from evaltrans_qt.engine.subcosts import SubstitutionCosts
+    v = Vocabulary()
+    words = v.encode([f"w{i}" for i in range(400)])
+    costs = SubstitutionCosts("prefix", v)
+    with pytest.raises(InputFormatError, match="word-dependent substitution costs: a batch whose "
+                                               "largest sentence pair is 400 x 400 words"):
+        costs.matrix(words, words)
+    assert costs.matrix(words[:20], words[:20]).shape == (20, 20)

@@ -42,3 +42,16 @@ def describe(nbytes: int) -> str:
     if nbytes >= 1 << 30:
         return f"{nbytes / (1 << 30):.1f} GiB"
     return f"{max(1, round(nbytes / (1 << 20)))} MiB"
+
+
+def check_table(what: str, cells: int, cell_bytes: int, detail: str,
+                max_bytes: int | None = None) -> None:
+    """Refuse a table of ``cells`` cells of ``cell_bytes`` bytes above the memory budget
+    (default :func:`auto_budget`) with a clear error naming ``what`` and ``detail`` (e.g.
+    "a 12000 x 11000-word sentence pair"), before anything is allocated."""
+    budget = auto_budget() if max_bytes is None else max_bytes
+    need = int(cells) * int(cell_bytes)
+    if need > budget:
+        from evaltrans_qt.errors import InputFormatError
+        raise InputFormatError(f"{what}: {detail} needs {describe(need)}, above the memory "
+                               f"budget of {describe(budget)}")

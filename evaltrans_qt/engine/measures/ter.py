@@ -68,6 +68,7 @@ def ter_alignment(hyp: np.ndarray, ref: np.ndarray, hyp_words: Sequence[str],
     the span of the reference words they end up aligned to (empty at the
     insertion point if none).
     """
+    check_ter_table(len(hyp), len(ref))
     edits, shifts, _final, perm, trace = ter_align(np.asarray(hyp, np.int32),
                                                    np.asarray(ref, np.int32))
     ops: list[EditOp] = []
@@ -102,6 +103,17 @@ def ter_alignment(hyp: np.ndarray, ref: np.ndarray, hyp_words: Sequence[str],
         blocks.append(Block(n, BlockKind.SHIFT, (min(moved), max(moved) + 1), rspan, 1.0))
     return Alignment(measure, tuple(hyp_words), tuple(ref_words), float(edits), tuple(ops),
                      tuple(blocks), ref_index, {"shifts": len(blocks)})
+
+
+#: Bytes per cell of the TER kernel's tables (two int64 distance tables, int8 moves).
+TER_CELL_BYTES = 17
+
+
+def check_ter_table(n_hyp: int, n_ref: int) -> None:
+    """Refuse TER tables above the memory budget (``kernels/budget.py``) before allocating."""
+    from evaltrans_qt.engine.kernels.budget import check_table
+    check_table("TER", (n_hyp + 1) * (n_ref + 1), TER_CELL_BYTES,
+                f"a {n_hyp} x {n_ref}-word sentence pair")
 
 
 @register
@@ -183,6 +195,9 @@ class TER(DistanceMeasure):
                        pair_hyp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         hf, ho = packed(hyps)
         rf, ro = packed(refs)
+        if len(pair_hyp):
+            check_ter_table(int(np.diff(ho)[np.asarray(pair_hyp, np.int64)].max()),
+                            int(np.diff(ro).max()))
         d = ter_edits_batch(hf, ho, rf, ro, np.asarray(pair_hyp, np.int64)).astype(np.float64)
         return d, np.diff(ro).astype(np.float64)
 

@@ -17,11 +17,17 @@ from evaltrans_qt.engine.measures import register
 from evaltrans_qt.engine.measures._distance import DistanceMeasure, WordCostsMixin, word_cost_distances, packed
 from evaltrans_qt.engine.measures.base import Segment
 
+#: Bytes per cell of :func:`lev_backtrace`'s tables (float64 costs, int8 moves).
+LEV_BACKTRACE_CELL_BYTES = 9
+
 _KIND = {OP_MATCH: OpKind.MATCH, 1: OpKind.SUB, OP_INS: OpKind.INS, OP_DEL: OpKind.DEL}
 
 
 def backtrace_ops(hyp: np.ndarray, ref: np.ndarray, sub: np.ndarray) -> tuple[float, list[EditOp]]:
     """Levenshtein alignment as EditOps in reference order (ties: diagonal, deletion, insertion)."""
+    from evaltrans_qt.engine.kernels.budget import check_table
+    check_table("WER alignment", (len(hyp) + 1) * (len(ref) + 1), LEV_BACKTRACE_CELL_BYTES,
+                f"a {len(hyp)} x {len(ref)}-word sentence pair")
     d, ops, hp, rp, cs = lev_backtrace(np.asarray(hyp, np.int32), np.asarray(ref, np.int32),
                                        np.ascontiguousarray(sub, dtype=np.float64))
     out = [EditOp(_KIND[int(o)], None if h < 0 else int(h), None if r < 0 else int(r), float(c))
