@@ -1,0 +1,379 @@
+"""SegRanks and relative ranking on the command line (issue 13; Macháček ch. 2-3).
+
+``evaltrans segranks ...``
+  * ``extract --database DB (--trees F.ptb | --conllu F.conllu) [--alignment SYS=F ...]
+    [--min 3 --max 6] -o extracted.segments``: Algorithm 1 on every source tree,
+    projection onto every system's candidate, merging (engine/segranks); writes the
+    6-field TSV (Macháček appendix B.2) and stores the segments in the database. Without
+    ``--alignment`` the alignments are computed with eflomal (extra ``[align]``).
+  * ``import FILE (.segments | .json) --database DB``: segments (TSV) or annotations
+    (SegRanks JSON export, appendix B.5) into the database.
+  * ``export DB -o ranks.json | extracted.segments``: the JSON export or the TSV.
+
+``evaltrans ranking ...``
+  * ``import-wmt CSV --database DB -o OUT``: WMT13-16 judgement CSV as whole-sentence
+    rankings;
+  * ``wins DB [--segments | --sentences]``: per system ratio of wins (ignoring ties),
+    expected wins, counts (engine/ranking.py); ``-o table.csv|.tex`` exports the table;
+  * ``agreement DB [--segments | --sentences]``: kappa inter/intra with P(E) (Macháček
+    §2.2.1) and the annotator statistics of Table 2.3.
+
+``ratio-of-wins`` and ``agreement`` (cli/human.py) stay for the ``rank`` class; they
+call the same engine functions. Bad input exits 2 naming file, line and problem, and
+nothing is written. A database change is refused while a scoring session's journal
+beside it holds unsaved entries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+from evaltrans_qt.engine.database import Database
+from evaltrans_qt.errors import EvalTransError, InputFormatError, OptionError
+
+
+# ------------------------------------------------------------------ shared
+def _load(path: str) -> Database:
+    from evaltrans_qt.io.etdb import load_database
+    return load_database(path)
+
+
+def _refuse_pending_journal(path: str) -> None:
+    from evaltrans_qt.io.journal import Journal, journal_path
+    jp = journal_path(path)
+    if jp.exists() and Journal(jp).entries():
+        raise EvalTransError(f"a scoring session's journal ({jp}) holds changes not yet saved in "
+                             "this file; open it in evaltrans-qt (which recovers them) first", path)
+
+
+def _num(v: float | None, width: int = 7, digits: int = 4) -> str:
+    if v is None or not math.isfinite(v):
+        return "-".rjust(width)
+    return f"{v:{width}.{digits}f}"
+
+
+def _hms(seconds: float) -> str:
+    s = int(round(seconds))
+    d, s = divmod(s, 86400)
+    text = f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
+    return f"{d} day{'s' if d > 1 else ''}, {text}" if d else text
+
+
+def _alignment_args(values: list[str] | None) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for v in values or []:
+        system, eq, path = v.partition("=")
+        if not eq or not system or not path:
+            raise OptionError(f"--alignment {v!r}: give SYSTEM=FILE.pharaoh")
+        if system in out:
+            raise OptionError(f"--alignment names system {system!r} twice")
+        out[system] = path
+    return out
+
+
+# ------------------------------------------------------------------ segranks extract
+def _cmd_extract(args: argparse.Namespace) -> int:
+    from evaltrans_qt.engine.segranks.extract import candidate_tokens, extract_database
+    from evaltrans_qt.engine.segranks.model import source_tokens
+    from evaltrans_qt.io.atomic import atomic_write_bytes
+    from evaltrans_qt.io.etdb import checked_bytes
+    from evaltrans_qt.io.segranks import alignments as al
+    from evaltrans_qt.io.segranks import formats, trees
+    out_db = args.output_database or args.database
+    _refuse_pending_journal(out_db)
+    db = _load(args.database)
+    tokens = [source_tokens(s, args.tokenize) for s in db.sources]
+    if args.trees:
+        tree_list, tree_path = trees.read_ptb(args.trees, tokens), args.trees
+    else:
+        tree_list, tree_path = trees.read_conllu(args.conllu, tokens), args.conllu
+    given = _alignment_args(args.alignment)
+    if args.alignments_dir:
+        d = Path(args.alignments_dir)
+        if not d.is_dir():
+            raise OptionError(f"--alignments-dir {d}: not a folder")
+        for f in sorted(d.glob("*.pharaoh")):
+            given.setdefault(f.stem, str(f))
+    systems = [s.strip() for s in args.systems.split(",")] if args.systems else \
+        (list(given) if given else db.systems())
+    known = set(db.systems())
+    for s in systems:
+        if s not in known:
+            raise OptionError(f"system {s!r} has no candidates in the database (its systems: "
+                              f"{', '.join(sorted(known))})")
+    missing = [s for s in systems if s not in given]
+    if given and missing:
+        raise OptionError(f"no --alignment for system(s) {', '.join(missing)}: give one per "
+                          "system, or none to compute them all with eflomal")
+    alignments = {}
+    for s in systems:
+        if s in given:
+            alignments[s] = (al.read_pharaoh(given[s]), given[s])
+    if missing:
+        src_all, tgt_all, where = [], [], []
+        for s in missing:
+            for k, toks in enumerate(candidate_tokens(db, s, args.tokenize)):
+                if toks is not None:
+                    src_all.append(tokens[k])
+                    tgt_all.append(toks)
+                    where.append((s, k))
+        links = al.eflomal_align(src_all, tgt_all, symmetrization=args.symmetrize)
+        per: dict[str, list[list]] = {s: [[] for _ in db.sources] for s in missing}
+        for (s, k), ln in zip(where, links):
+            per[s][k] = ln
+        for s in missing:
+            alignments[s] = (per[s], f"eflomal alignment of {s}")
+        if args.save_alignments:
+            d = Path(args.save_alignments)
+            d.mkdir(parents=True, exist_ok=True)
+            for s in missing:
+                al.write_pharaoh(d / f"{s}.pharaoh", per[s])
+    summary = extract_database(db, tree_list, alignments, min_length=args.min,
+                               max_length=args.max, tokenization=args.tokenize,
+                               trees_path=tree_path)
+    tsv = formats.segments_tsv(db, systems=args.systems_column)
+    data = checked_bytes(db, out_db)               # everything checked before writing
+    atomic_write_bytes(args.output, tsv.encode("utf-8"))
+    atomic_write_bytes(out_db, data)
+    if args.json:
+        print(json.dumps(summary.to_dict()))
+    else:
+        print(f"{summary.sentences} sentences, {summary.segments} segments "
+              f"({summary.segments / max(summary.sentences, 1):.2f} per sentence), "
+              f"{summary.projected} candidate segments from {len(summary.systems)} systems, "
+              f"{summary.merged} after merging ({100 * summary.merged_ratio:.1f} %)")
+        print(f"{args.output}: {tsv.count(chr(10))} rows; {out_db}: segments stored",
+              file=sys.stderr)
+    return 0
+
+
+# ------------------------------------------------------------------ segranks import/export
+def _cmd_import(args: argparse.Namespace) -> int:
+    from evaltrans_qt.io.etdb import save_database
+    from evaltrans_qt.io.segranks import formats
+    out = args.output or args.database
+    _refuse_pending_journal(out)
+    db = _load(args.database)
+    suffix = Path(args.file).suffix.lower()
+    if suffix == ".json":
+        n = formats.read_ranks_json(db, args.file, judge=args.judge, tokenization=args.tokenize,
+                                    id_base=args.id_base)
+        what = f"{n} annotation screen(s)"
+    elif suffix in (".segments", ".tsv"):
+        if args.judge:
+            raise OptionError("--judge is used with a .json export, not with segments")
+        n = formats.read_segments(db, args.file, tokenization=args.tokenize,
+                                  id_base=args.id_base)
+        what = f"{n} candidate segment row(s)"
+    else:
+        raise InputFormatError("give an extracted-segments file (.segments, .tsv) or a SegRanks "
+                               "JSON export (.json)", args.file)
+    save_database(db, out)
+    print(f"{out}: {what} imported from {args.file}", file=sys.stderr)
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from evaltrans_qt.io.segranks import formats
+    db = _load(args.database)
+    suffix = Path(args.output).suffix.lower()
+    if suffix == ".json":
+        n = formats.write_ranks_json(db, args.output, id_base=args.id_base)
+        print(f"{args.output}: {n} annotation(s)", file=sys.stderr)
+    elif suffix in (".segments", ".tsv"):
+        n = formats.write_segments(db, args.output, systems=args.systems_column,
+                                   id_base=args.id_base)
+        print(f"{args.output}: {n} row(s)", file=sys.stderr)
+    else:
+        raise OptionError(f"-o {args.output}: write .json (SegRanks export) or .segments/.tsv "
+                          "(extracted segments)")
+    return 0
+
+
+# ------------------------------------------------------------------ ranking
+def _cmd_import_wmt(args: argparse.Namespace) -> int:
+    from evaltrans_qt.io.etdb import save_database
+    from evaltrans_qt.io.segranks.wmt_csv import read_judgements
+    _refuse_pending_journal(args.output)
+    db = _load(args.database)
+    pair = None
+    if args.language_pair:
+        a, dash, b = args.language_pair.partition("-")
+        if not dash or not a or not b:
+            raise OptionError(f"--language-pair {args.language_pair!r}: give SRC-TRG as the CSV "
+                              "writes them (e.g. English-German or en-de)")
+        pair = (a, b)
+    n = read_judgements(db, args.csv, pair)
+    save_database(db, args.output)
+    print(f"{args.output}: {n} ranking(s) imported from {args.csv}", file=sys.stderr)
+    return 0
+
+
+def _level(args: argparse.Namespace, db: Database) -> str:
+    if args.level:
+        return args.level
+    from evaltrans_qt.engine.ranking import segment_rankings
+    return "segments" if segment_rankings(db) or not db.has_class(args.rank_class) else "sentences"
+
+
+def _cmd_wins(args: argparse.Namespace) -> int:
+    from evaltrans_qt.engine.ranking import database_rank_scores
+    db = _load(args.database)
+    level = _level(args, db)
+    res = database_rank_scores(db, level, args.rank_class)
+    if args.output:
+        from evaltrans_qt.io.export import write_table
+        tex = Path(args.output).suffix.lower() in (".tex", ".latex")
+        write_table(res.frame(), args.output,
+                    **({"caption": f"Ratio of wins ({level}), Macháček §3.1"} if tex else {}))
+    if args.json:
+        print(json.dumps(res.to_dict(), ensure_ascii=False))
+        return 0
+    print(f"Ratio of wins ignoring ties (Machacek 3.1), {level}: {res.rankings} ranking(s)")
+    width = max([len(r.system) for r in res.rows] + [6])
+    print(f"{'system':<{width}} {'ratio':>7} {'exp.w':>7} {'exp.w+t':>7} {'>=oth':>7} "
+          f"{'wins':>6} {'losses':>6} {'ties':>6}")
+    for r in res.rows:
+        print(f"{r.system:<{width}} {_num(r.ratio)} {_num(r.expected_wins)} "
+              f"{_num(r.expected_wins_ties)} {_num(r.geq_others)} {r.wins:>6} {r.losses:>6} "
+              f"{r.ties:>6}")
+    return 0
+
+
+def _cmd_agreement(args: argparse.Namespace) -> int:
+    from evaltrans_qt.engine import agreement as ag
+    db = _load(args.database)
+    level = _level(args, db)
+    kap = ag.segment_kappa(db) if level == "segments" else ag.ranking_kappa(db, args.rank_class)
+    rows = ag.annotator_statistics(db, level, args.rank_class)
+    if args.output:
+        from evaltrans_qt.io.export import write_table
+        write_table(ag.annotator_frame(rows), args.output)
+    if args.json:
+        def c(v):
+            return v if isinstance(v, (int, str)) or (v is not None and math.isfinite(v)) else None
+        print(json.dumps({"level": level, "kappa": kap.to_dict(),
+                          "annotators": [{"judge": r.judge, "n_sent": r.sentences,
+                                          "n_seg": r.segments, "seconds": r.seconds,
+                                          "seconds_per_segment": c(r.seconds_per_segment),
+                                          "kappa_intra": c(r.kappa_intra),
+                                          "kappa_inter": c(r.kappa_inter)} for r in rows]},
+                         ensure_ascii=False))
+        return 0
+    print(f"Annotator agreement on pairwise comparisons (Machacek 2.2.1), {level}: "
+          f"P(E) {_num(kap.p_e, 0, 3)}, inter kappa {_num(kap.inter, 0, 3)} "
+          f"({kap.inter_n} comparisons), intra kappa {_num(kap.intra, 0, 3)} "
+          f"({kap.intra_n} comparisons)")
+    width = max([len(r.judge) for r in rows] + [5])
+    print(f"{'judge':<{width}} {'n_sent':>7} {'n_seg':>7} {'t':>22} {'t/n_seg':>8} "
+          f"{'k_intra':>8} {'k_inter':>8}")
+    for r in rows:
+        print(f"{r.judge or '(anonymous)':<{width}} {r.sentences:>7} {r.segments:>7} "
+              f"{_hms(r.seconds):>22} {_num(r.seconds_per_segment, 8, 0)} "
+              f"{_num(r.kappa_intra, 8, 3)} {_num(r.kappa_inter, 8, 3)}")
+    return 0
+
+
+# ------------------------------------------------------------------ register
+def _level_opts(p: argparse.ArgumentParser) -> None:
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--segments", dest="level", action="store_const", const="segments",
+                   help="SegRanks rankings of short segments, expanded to systems (default "
+                        "when the database has any)")
+    g.add_argument("--sentences", dest="level", action="store_const", const="sentences",
+                   help="whole-sentence (WMT) rankings, the 'rank' scores")
+    p.add_argument("--rank-class", default="rank", metavar="CLASS",
+                   help="score class of whole-sentence rankings (default rank)")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    p.add_argument("-o", "--output", metavar="TABLE",
+                   help="also write the table as .csv, .tsv, .json or .tex (booktabs)")
+    p.set_defaults(level=None)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    from evaltrans_qt.engine.options import TOKENIZATIONS
+    from evaltrans_qt.engine.segranks.projection import SYMMETRIZATIONS
+    seg = subparsers.add_parser("segranks", help="short-segment ranking (SegRanks, Machacek "
+                                "ch. 2): extract, import, export",
+                                description="SegRanks: extract short segments from source "
+                                "parse trees, project them onto the candidates, merge "
+                                "identical ones (Machacek ch. 2); import and export the "
+                                "SegRanks files (appendix B).")
+    sub = seg.add_subparsers(dest="segranks_command", metavar="ACTION", required=True)
+
+    p = sub.add_parser("extract", help="Algorithm 1 + projection + merging -> .segments TSV "
+                       "and the database")
+    p.add_argument("--database", required=True, metavar="DB")
+    t = p.add_mutually_exclusive_group(required=True)
+    t.add_argument("--trees", metavar="F.ptb", help="Penn Treebank trees, one per source")
+    t.add_argument("--conllu", metavar="F.conllu", help="CoNLL-U dependency trees, one per "
+                   "source")
+    p.add_argument("--alignment", action="append", metavar="SYS=F.pharaoh",
+                   help="Pharaoh word alignment of a system (i-j, 0-based); repeat per system. "
+                        "None: computed with eflomal (pip install 'evaltrans_qt[align]')")
+    p.add_argument("--alignments-dir", metavar="DIR", help="every DIR/SYSTEM.pharaoh is the "
+                   "alignment of SYSTEM (as --alignment SYSTEM=DIR/SYSTEM.pharaoh)")
+    p.add_argument("--systems", metavar="S[,S]", help="systems to project onto (default: "
+                   "those with --alignment, else all)")
+    p.add_argument("--min", type=int, default=3, help="minLength of Algorithm 1 (default 3)")
+    p.add_argument("--max", type=int, default=6, help="maxLength of Algorithm 1 (default 6)")
+    p.add_argument("--tokenize", choices=TOKENIZATIONS, default="none",
+                   help="how sentences are split into the tokens trees and alignments count "
+                        "(default none: on spaces, for pre-tokenised text)")
+    p.add_argument("--symmetrize", choices=SYMMETRIZATIONS, default="grow-diag-final-and",
+                   help="how eflomal's two directions are combined")
+    p.add_argument("--save-alignments", metavar="DIR", help="write computed alignments as "
+                   "DIR/SYSTEM.pharaoh")
+    p.add_argument("--systems-column", action="store_true",
+                   help="add a 7th TSV field with the systems of each candidate segment")
+    p.add_argument("-o", "--output", required=True, metavar="FILE.segments")
+    p.add_argument("--output-database", metavar="DB", help="store the segments here "
+                   "(default: --database, in place)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_cmd_extract)
+
+    p = sub.add_parser("import", help="import a .segments TSV or a SegRanks .json export")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--database", required=True, metavar="DB")
+    p.add_argument("-o", "--output", metavar="DB", help="write here (default: --database)")
+    p.add_argument("--judge", help="judge of the imported JSON annotations (the format has none)")
+    p.add_argument("--tokenize", choices=TOKENIZATIONS, default="none")
+    p.add_argument("--id-base", type=int, choices=(0, 1), default=1,
+                   help="the first sentence ID (default 1: IDs are database positions)")
+    p.set_defaults(func=_cmd_import)
+
+    p = sub.add_parser("export", help="write the SegRanks JSON export or the .segments TSV")
+    p.add_argument("database", metavar="DB")
+    p.add_argument("-o", "--output", required=True, metavar="ranks.json|FILE.segments")
+    p.add_argument("--systems-column", action="store_true")
+    p.add_argument("--id-base", type=int, choices=(0, 1), default=1)
+    p.set_defaults(func=_cmd_export)
+
+    rk = subparsers.add_parser("ranking", help="relative ranking: import WMT judgements, "
+                               "ratio of wins, agreement",
+                               description="Relative ranking of whole sentences (WMT) and of "
+                               "short segments (SegRanks): system scores and agreement.")
+    sub = rk.add_subparsers(dest="ranking_command", metavar="ACTION", required=True)
+    p = sub.add_parser("import-wmt", help="WMT13-16 relative-ranking judgement CSV into a "
+                       "database")
+    p.add_argument("csv", metavar="CSV")
+    p.add_argument("--database", required=True, metavar="DB")
+    p.add_argument("-o", "--output", required=True, metavar="OUT")
+    p.add_argument("--language-pair", metavar="SRC-TRG",
+                   help="import only rows of this pair (srclang-trglang as in the CSV)")
+    p.set_defaults(func=_cmd_import_wmt)
+
+    p = sub.add_parser("wins", help="ratio of wins, expected wins and counts per system")
+    p.add_argument("database", metavar="DB")
+    _level_opts(p)
+    p.set_defaults(func=_cmd_wins)
+
+    p = sub.add_parser("agreement", help="kappa on pairwise comparisons and annotator "
+                       "statistics (Machacek 2.2.1, Table 2.3)")
+    p.add_argument("database", metavar="DB")
+    _level_opts(p)
+    p.set_defaults(func=_cmd_agreement)
