@@ -10,16 +10,17 @@ Start-up (issue 16): only the module of the command being run is imported.
 :data:`COMMANDS` names each sub-command's module and one-line help, so
 ``evaltrans --help`` imports no command module at all and ``evaltrans score``
 imports ``cli/score.py`` alone (the others load numba, scipy, lxml...). A
-command missing from the table (a new module) still works: an unknown
-command name makes :func:`build_parser` import every module, as before.
-``tests/cli/test_main_startup.py`` checks the table against the modules: a new
-sub-command needs its line here.
+module none of whose commands is in the table is imported at every start, so
+its commands work (and are listed) at once; ``tests/cli/test_main_startup.py``
+checks the table against the modules, so a new sub-command gets its line here.
+A name in no module is argparse's usual "invalid choice" error.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -57,11 +58,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 def _modules() -> list[str]:
-    import pkgutil
-
-    import evaltrans_qt.cli as pkg
-    return sorted(m.name for m in pkgutil.iter_modules(pkg.__path__)
-                  if m.name != "main" and not m.name.startswith("_"))
+    """The command modules of this package (``*.py`` beside this file but ``main``)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    return sorted(e.name[:-3] for e in os.scandir(here)
+                  if e.name.endswith(".py") and not e.name.startswith("_")
+                  and e.name != "main.py")
 
 
 def _register(sub, module: str) -> None:
@@ -94,6 +95,10 @@ def build_parser(command: str | None = "*") -> argparse.ArgumentParser:
         return parser
     if command is not None:
         _register(sub, COMMANDS[command][0])
+    listed = {module for module, _ in COMMANDS.values()}
+    for module in _modules():              # a module not in the table yet: load it
+        if module not in listed:
+            _register(sub, module)
     done = set(sub.choices)
     for name, (_, help_text) in sorted(COMMANDS.items()):
         if name not in done:
