@@ -105,9 +105,13 @@ def _cmd_correlate(args: argparse.Namespace) -> int:
         systems = [s for s in db.systems() if s in scored]
         if not systems:
             raise ScoreError(f"no candidate has a score of {', '.join(classes)}")
-    run = evaluate(db, opts, _list(args.measures), systems)
+    computed, external = _split_measures(db, _list(args.measures))
+    run = _with_external(evaluate(db, opts, computed, systems), db, external)
     t_eval = time.perf_counter() - t0
-    levels = ("sentence", "system") if args.level == "both" else (args.level,)
+    if args.stats or args.group:
+        return _correlate_mtme(db, run, classes, scores, args, t0)
+    levels = ("sentence", "system") if args.level == "both" else (
+        {"seg": "sentence", "sys": "system"}.get(args.level, args.level),)
     rows = []
     for cls in classes:
         for level in levels:
@@ -141,6 +145,96 @@ def _cmd_correlate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _split_measures(db: Database, names: list[str] | None
+                    ) -> tuple[list[str] | None, list[str] | None]:
+    """(measures to compute, external metrics of the database) named in ``--measures``;
+    without ``--measures``: the default measures and every external metric."""
+    from evaltrans_qt.engine.measures.external import external_metrics
+    ext = external_metrics(db)
+    if names is None:
+        return None, list(ext)
+    computed = [n for n in names if n not in ext]
+    external = [n for n in names if n in ext]
+    if not computed:
+        from evaltrans_qt.engine.driver import default_measures
+        computed = default_measures(EvalOptions())[:1]   # a run needs one computed measure
+    return computed, external
+
+
+def _with_external(run, db: Database, names: list[str] | None):
+    """The run with the database's external metrics ``names`` as measures."""
+    from evaltrans_qt.engine.measures.external import with_external
+    return with_external(run, db, names) if names else run
+
+
+def _correlate_mtme(db: Database, run, classes: list[str], scores, args, t0: float) -> int:
+    """``correlate --stats/--group``: mt-metrics-eval statistics (engine/metrics_task.py)."""
+    from evaltrans_qt.engine import metrics_task as mt
+    stats = _list(args.stats) or ["pearson", "kendall"]
+    level = {"sentence": "seg", "system": "sys"}.get(args.level, args.level)
+    levels = ("seg", "sys") if level == "both" else (level,)
+    group = args.group or "none"
+    out = []
+    for cls in classes:
+        data = mt.gather(db, run, cls, weighted=not args.unweighted, scores=scores[cls])
+        for lv in levels:
+            out.append(mt.metrics_table(data, [s for s in stats if lv == "sys" or s != "spa"],
+                                        level=lv, grouping=group if lv == "seg" else "none",
+                                        variant=args.kendall_variant, seed=args.seed,
+                                        spa_samples=args.bootstrap or 1000))
+    if args.json:
+        json.dump([r.to_dict() for rows in out for r in rows], sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        for rows in out:
+            sys.stdout.write(mt.format_metrics_table(rows) + "\n")
+        print(f"kendall = tau-{args.kendall_variant}; pairwise-accuracy = ties count as agreement "
+              "only when both sides tie (Kocmi et al. 2021); acc-eq = acc*_eq with the tie "
+              "threshold epsilon that maximises it (Deutsch et al. 2023); spa = soft pairwise "
+              "accuracy (Thompson et al. 2024)")
+    print(f"total {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    return 0
+
+
+def _cmd_significance_metrics(args: argparse.Namespace) -> int:
+    """``significance --between-metrics``: p-values between measures, clusters."""
+    from evaltrans_qt.engine import metrics_task as mt
+    from evaltrans_qt.engine.driver import evaluate
+    db = load_db(args.database)
+    cls = _human_classes(db, _list(args.human))[0]
+    opts = options_from_args(args)
+    hs = _scores(db, cls, args, opts.extrapolate)
+    names = _list(args.measures) or ([args.measure] if args.measure else None)
+    computed, external = _split_measures(db, names)
+    systems = _list(args.systems) or [s for s in db.systems() if s in set(hs.systems())]
+    run = _with_external(evaluate(db, opts, computed, systems), db, external)
+    data = mt.gather(db, run, cls, weighted=not args.unweighted, scores=hs)
+    method = args.method if args.method in mt.METHODS else "perm-both"
+    seed = 12345 if args.seed in (None, "none") else int(args.seed)
+    res = mt.metric_significance(data, args.statistic, level=args.level, grouping=args.group,
+                                 method=method, samples=args.samples or 1000, seed=seed,
+                                 alpha=args.alpha, variant=args.kendall_variant)
+    if args.json:
+        json.dump(res.to_dict(), sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(mt.format_significance(res))
+    return 0
+
+
+# ------------------------------------------------------------ orange
+def _cmd_orange(args: argparse.Namespace) -> int:
+    from evaltrans_qt.engine.orange import format_orange, orange
+    db = load_db(args.database)
+    rows = orange(db, options_from_args(args), _list(args.measures))
+    if args.json:
+        json.dump([r.to_dict() for r in rows], sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(format_orange(rows))
+    return 0
+
+
 # ------------------------------------------------------------ significance
 _SIG_TITLES = {"bootstrap": "Paired bootstrap resampling (sacreBLEU paired_bs)",
                "randomization": "Approximate randomization (sacreBLEU paired_ar)",
@@ -170,6 +264,10 @@ def _significance_signature(res, run, human: str | None, weighted: bool) -> str:
 
 def _cmd_significance(args: argparse.Namespace) -> int:
     from evaltrans_qt.engine import significance as sig
+    if args.between_metrics:
+        return _cmd_significance_metrics(args)
+    if args.method in ("perm-both", "williams"):
+        raise ScoreError(f"--method {args.method} compares metrics: add --between-metrics")
     db = load_db(args.database)
     seed = "env" if args.seed is None else args.seed
     common = dict(method=args.method, samples=args.samples, seed=seed)
@@ -389,9 +487,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--measures", metavar="M[,M]", help="measures to correlate (default: all "
                    "default measures)")
     p.add_argument("--systems", metavar="S[,S]", help="systems to use (default: all candidates)")
-    p.add_argument("--level", choices=("sentence", "system", "both"), default="both")
+    p.add_argument("--level", choices=("sentence", "system", "both", "seg", "sys"),
+                   default="both", help="seg = sentence, sys = system (default both)")
     p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
-                   help="bootstrap samples for the intervals (0 = none; default 1000)")
+                   help="bootstrap samples for the intervals (0 = none; default 1000; with "
+                        "--stats: the permutations of spa)")
+    p.add_argument("--stats", metavar="S[,S]",
+                   help="mt-metrics-eval statistics instead of the thesis table: pearson, "
+                        "kendall, pairwise-accuracy, acc-eq, spa (system level)")
+    p.add_argument("--group", choices=("none", "item", "system"),
+                   help="segment-level grouping as mt-metrics-eval's Correlation: none "
+                        "(flatten), item (per segment across systems, averaged), system (per "
+                        "system across segments, averaged); implies --stats")
+    p.add_argument("--kendall-variant", choices=("a", "b", "c"), default="b",
+                   help="Kendall's tau of --stats kendall (default b, as mt-metrics-eval)")
     p.add_argument("--seed", type=int, default=0)
     _human_opts(p)
     _out_opts(p, csv_too=True)
@@ -411,8 +520,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     what.add_argument("--measure", metavar="M", help="automatic measure (default bleu)")
     what.add_argument("--human", metavar="CLASS", help="human score class instead of a measure")
     p.add_argument("--systems", metavar="S[,S]")
-    p.add_argument("--method", choices=("bootstrap", "randomization", "bootstrap-centred"),
-                   default="bootstrap")
+    p.add_argument("--method", choices=("bootstrap", "randomization", "bootstrap-centred",
+                                        "perm-both", "williams"),
+                   default="bootstrap", help="between systems: bootstrap, randomization, "
+                   "bootstrap-centred; between metrics (--between-metrics): perm-both "
+                   "(default) or williams")
+    p.add_argument("--between-metrics", action="store_true",
+                   help="compare the measures' correlations with --human (default: the first "
+                        "class) instead of the systems: p-values and significance clusters")
+    p.add_argument("--measures", metavar="M[,M]", help="--between-metrics: measures and "
+                   "external metrics to compare (default: all)")
+    p.add_argument("--statistic", choices=("pearson", "kendall", "pairwise-accuracy", "acc-eq"),
+                   default="pearson", help="--between-metrics: the statistic compared")
+    p.add_argument("--level", choices=("seg", "sys"), default="sys",
+                   help="--between-metrics: segment or system level (default sys)")
+    p.add_argument("--group", choices=("none", "item", "system"), default="none",
+                   help="--between-metrics at segment level: grouping (as correlate)")
+    p.add_argument("--kendall-variant", choices=("a", "b", "c"), default="b")
+    p.add_argument("--alpha", type=float, default=0.05,
+                   help="--between-metrics: significance level of the clusters")
     p.add_argument("--samples", type=int, default=None, metavar="N",
                    help="resamples / trials (default as sacreBLEU: 1000 bootstrap, "
                         "10000 randomization)")
@@ -429,6 +555,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _out_opts(p)
     add_option_arguments(p)
     p.set_defaults(func=_cmd_significance)
+
+    p = subparsers.add_parser("orange", help="ORANGE: rank of held-out references among the "
+                              "candidates (no human scores needed)",
+                              description="ORANGE (Lin & Och 2004; thesis ch. 6): for each "
+                              "source with two or more references, each reference is held out, "
+                              "scored against the others together with the candidates, and "
+                              "ranked; the mean rank (lower is better) of every measure.")
+    p.add_argument("database", metavar="DB")
+    p.add_argument("--measures", metavar="M[,M]", help="measures (default: the default ones)")
+    _out_opts(p)
+    add_option_arguments(p)
+    p.set_defaults(func=_cmd_orange)
 
     p = subparsers.add_parser("agreement", help="inter-/intra-annotator correlation and kappa")
     p.add_argument("database", metavar="DB")

@@ -1,0 +1,274 @@
+"""mt-metrics-eval test-set directories (its README, "File organization and naming
+convention", "Specification"): import one language pair into a database, export a
+database (with our measures as metric scores) back.
+
+Layout, relative to the test-set directory (e.g. ``wmt21``), for ``LP`` = ``SRC-TGT``:
+``sources/LP.txt``; ``documents/LP.docs`` (lines ``DOMAIN DOCNAME``);
+``references/LP.NAME.txt``; ``system-outputs/LP/NAME.txt``;
+``human-scores/LP.NAME.LEVEL.score`` (``[DOMAIN] SYSNAME SCORE``, ``None`` = missing);
+``metric-scores/LP/NAME-REF.LEVEL.score``.
+
+How it maps (SPEC §3.1: positional sources):
+
+* line i of the source file is source ``seg = i`` (1-based), ``doc`` = its document
+  name, the domain kept as the source attribute ``domain``;
+* each reference is a reference target with system id NAME; a reference copied into
+  ``system-outputs`` (scored as a system, same name and text) stays one target: the
+  root attribute ``mtme-refs-as-systems`` lists those names so the export copies them
+  back; system outputs are candidates of system NAME;
+* a ``seg`` human-score file becomes the continuous human class NAME (the k-th line of
+  a system's block scores its k-th segment; ``None``: no score); ``sys``, ``doc`` and
+  ``domain`` files are kept verbatim as ``<human-table>``\\ s (``io/scores.py``);
+* every metric file becomes an external metric ``NAME-REF`` (``io/scores.py``; seg and
+  sys files of one NAME-REF are one metric; direction from the name).
+
+The export writes the same files: blocks and lines in sorted system order, numbers
+in Python's shortest round-trip form (``repr``), ``None`` where a scored system lacks a
+segment's score. Our measures of a run become ``metric-scores/LP/MEASURE-all.LEVEL.score``
+(all references used). A directory written by this export imports and exports back
+byte for byte.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from evaltrans_qt.engine.database import Database, Levels, Score
+from evaltrans_qt.engine.measures.external import ExternalMetric, external_metrics, guess_direction
+from evaltrans_qt.errors import InputFormatError
+from evaltrans_qt.io.plaintext import PathLike, check_same_length, read_import_lines
+from evaltrans_qt.io.scores import (_number, human_tables, parse_mtme_name, read_mtme_lines)
+from evaltrans_qt.io.wmt import score_levels
+
+LEVELS = ("seg", "doc", "domain", "sys")
+REFS_AS_SYSTEMS = "mtme-refs-as-systems"
+LP_ATTR = "mtme-lp"
+
+
+def _name_after(path: Path, prefix: str, suffix: str) -> str:
+    return path.name[len(prefix):len(path.name) - len(suffix)]
+
+
+def import_mtme(directory: PathLike, lp: str, db: Database | None = None) -> Database:
+    """Read the ``lp`` EvalSet of an mt-metrics-eval test-set directory (module doc);
+    everything is read and checked before the database is built."""
+    root = Path(directory)
+    src_file = root / "sources" / f"{lp}.txt"
+    if not src_file.is_file():
+        raise InputFormatError(f"no sources/{lp}.txt here (an mt-metrics-eval test-set "
+                               "directory holds sources/, references/, system-outputs/, ...)",
+                               root)
+    src = read_import_lines(src_file)
+    n = len(src)
+    docs_file = root / "documents" / f"{lp}.docs"
+    docs: list[tuple[str, str]] = []
+    if docs_file.is_file():
+        for no, line in enumerate(read_import_lines(docs_file), 1):
+            parts = line.split()
+            if len(parts) != 2:
+                raise InputFormatError("expected DOMAIN DOCNAME", docs_file, no)
+            docs.append((parts[0], parts[1]))
+        check_same_length(docs_file, docs, n, f"source file {src_file.name}")
+    refs = []
+    for f in sorted((root / "references").glob(f"{lp}.*.txt")):
+        name = _name_after(f, f"{lp}.", ".txt")
+        lines = read_import_lines(f)
+        check_same_length(f, lines, n, f"source file {src_file.name}")
+        refs.append((name, lines))
+    ref_text = dict(refs)
+    systems, refs_as_systems = [], []
+    for f in sorted((root / "system-outputs" / lp).glob("*.txt")):
+        name = f.name[:-4]
+        lines = read_import_lines(f)
+        check_same_length(f, lines, n, f"source file {src_file.name}")
+        if name in ref_text:
+            if lines != ref_text[name]:
+                raise InputFormatError(f"system output '{name}' has a reference's name but "
+                                       "other text", f)
+            refs_as_systems.append(name)
+        else:
+            systems.append((name, lines))
+    if not refs and not systems:
+        raise InputFormatError(f"no references/{lp}.*.txt and no system-outputs/{lp}/*.txt", root)
+    known = set(ref_text) | {s for s, _ in systems}
+    human_seg: dict[str, dict[str, list[float]]] = {}
+    tables: dict[tuple[str, str], list[str]] = {}
+    for f in sorted((root / "human-scores").glob(f"{lp}.*.score")):
+        stem = _name_after(f, f"{lp}.", ".score")
+        name, _, level = stem.rpartition(".")
+        if level not in LEVELS or not name:
+            raise InputFormatError("expected human-scores/LP.NAME.LEVEL.score with LEVEL one of "
+                                   + ", ".join(LEVELS), f)
+        if level != "seg":
+            tables[(name, level)] = read_import_lines(f)
+            continue
+        human_seg[name] = _seg_blocks(f, n, known, allow_none=True)
+    metrics: dict[str, ExternalMetric] = {}
+    for f in sorted((root / "metric-scores" / lp).glob("*.score")):
+        base, ref, level = parse_mtme_name(f)
+        if level not in ("seg", "sys"):
+            continue                       # doc/domain metric scores: not a measure of ours
+        key = f"{base}-{ref}"
+        m = metrics.setdefault(key, ExternalMetric(key, guess_direction(base), file="",
+                                                   fmt="", reference=ref))
+        part = ExternalMetric(key, m.higher_is_better, file=str(f), fmt=f"mtme-{level}",
+                              reference=ref)
+        if level == "sys":
+            for no, system, text in read_mtme_lines(f):
+                if system not in known:
+                    raise InputFormatError(f"unknown system '{system}'", f, no)
+                v = _number(text, f, no)
+                if math.isfinite(v):
+                    part.systems[system] = v
+        else:
+            for system, vals in _seg_blocks(f, n, known, allow_none=True).items():
+                part.segments[system] = {i: v for i, v in enumerate(vals) if math.isfinite(v)}
+        m.merge(part)
+
+    db = db if db is not None else Database()
+    base_index = len(db.sources)
+    sources = []
+    for i, text in enumerate(src):
+        domain, doc = docs[i] if docs else (None, None)
+        s = db.add_source(text, doc, str(i + 1))
+        if domain is not None:
+            s.extra_attrs["domain"] = domain
+        sources.append(s)
+    targets: dict[str, list] = {}
+    mark = db.marking_class() if refs else None
+    for name, lines in refs:
+        ts = []
+        for s, text in zip(sources, lines):
+            t = db.add_target(s, text, name)
+            db.mark_reference(t, mark)
+            ts.append(t)
+        targets[name] = ts
+    for name, lines in systems:
+        targets[name] = [db.add_target(s, text, name) for s, text in zip(sources, lines)]
+    for cls, blocks in human_seg.items():
+        values = [v for vals in blocks.values() for v in vals if math.isfinite(v)]
+        lv: Levels = db.level(cls) if db.has_class(cls) else score_levels(cls, values)
+        if not db.has_class(cls):
+            db.add_class(lv)
+        for system, vals in blocks.items():
+            for t, v in zip(targets[system], vals):
+                if math.isfinite(v):
+                    t.scores.append(Score(cls, v))
+    for key, m in metrics.items():
+        m.segments = {s: {base_index + i: v for i, v in vals.items()}
+                      for s, vals in m.segments.items()}
+        external_metrics(db)[key] = m
+    human_tables(db).update(tables)
+    db.extra_attrs[LP_ATTR] = lp
+    if refs_as_systems:
+        db.extra_attrs[REFS_AS_SYSTEMS] = " ".join(refs_as_systems)
+    return db
+
+
+def _seg_blocks(path: Path, n: int, known: set[str], allow_none: bool) -> dict[str, list[float]]:
+    """{system: n scores in segment order} of a seg-level file (NaN for ``None``)."""
+    out: dict[str, list[float]] = {}
+    for no, system, text in read_mtme_lines(path):
+        if system not in known:
+            raise InputFormatError(f"unknown system '{system}' (no system output or reference "
+                                   "of that name)", path, no)
+        if text == "None" and not allow_none:
+            raise InputFormatError("None is not allowed here", path, no)
+        vals = out.setdefault(system, [])
+        if len(vals) >= n:
+            raise InputFormatError(f"more than {n} segment scores for {system}", path, no)
+        vals.append(_number(text, path, no))
+    for system, vals in out.items():
+        if len(vals) != n:
+            raise InputFormatError(f"{system} has {len(vals)} segment scores, the source "
+                                   f"{n} segments", path)
+    return out
+
+
+# ------------------------------------------------------------------ export
+def _fmt(v: float) -> str:
+    return "None" if v is None or not math.isfinite(v) else repr(float(v))
+
+
+def _write(path: Path, lines: list[str]) -> None:
+    from evaltrans_qt.io.atomic import atomic_write_bytes
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(path, ("".join(f"{x}\n" for x in lines)).encode("utf-8"))
+
+
+def export_mtme(db: Database, directory: PathLike, lp: str | None = None, run=None,
+                measures: list[str] | None = None) -> list[Path]:
+    """Write ``db`` as the ``lp`` EvalSet of an mt-metrics-eval directory (module doc);
+    ``run`` adds its measures (default all of them) as metric scores. Returns the files."""
+    lp = lp or db.extra_attrs.get(LP_ATTR)
+    if not lp:
+        raise InputFormatError("give the language pair (--lp SRC-TGT)")
+    root = Path(directory)
+    written: list[Path] = []
+
+    def put(rel: str, lines: list[str]) -> None:
+        _write(root / rel, lines)
+        written.append(root / rel)
+
+    is_ref = db.reference_test()
+    srcs = db.sources
+    put(f"sources/{lp}.txt", [s.text for s in srcs])
+    if any(s.doc for s in srcs):
+        put(f"documents/{lp}.docs", [f"{s.extra_attrs.get('domain', 'none')} {s.doc or '-'}"
+                                     for s in srcs])
+    by_sys: dict[str, dict[int, object]] = {}
+    refs: set[str] = set()
+    for i, s in enumerate(srcs):
+        for t in s.targets:
+            name = t.system or ""
+            by_sys.setdefault(name, {})[i] = t
+            if is_ref(t):
+                refs.add(name)
+    as_systems = set(db.extra_attrs.get(REFS_AS_SYSTEMS, "").split())
+    for name in sorted(by_sys):
+        texts = [getattr(by_sys[name].get(i), "text", "") for i in range(len(srcs))]
+        if name in refs:
+            put(f"references/{lp}.{name}.txt", texts)
+        if name not in refs or name in as_systems:
+            put(f"system-outputs/{lp}/{name}.txt", texts)
+    marking = db.reference_levels.name if db.reference_levels is not None else None
+    for cls in db.human_classes:
+        if cls == marking:
+            continue
+        lines = []
+        for name in sorted(by_sys):
+            vals = [by_sys[name][i].value(cls, include_extrapolated=False)
+                    if i in by_sys[name] else None for i in range(len(srcs))]
+            if any(v is not None for v in vals):
+                lines.extend(f"{name} {_fmt(v) if v is not None else 'None'}" for v in vals)
+        if lines:
+            put(f"human-scores/{lp}.{cls}.seg.score", lines)
+    for (name, level), lines in human_tables(db).items():
+        put(f"human-scores/{lp}.{name}.{level}.score", list(lines))
+    for key, m in external_metrics(db).items():
+        stem = key if m.reference else f"{key}-all"
+        if m.segments:
+            lines = []
+            for name in sorted(m.segments):
+                vals = m.segments[name]
+                lines.extend(f"{name} {_fmt(vals.get(i, math.nan))}" for i in range(len(srcs)))
+            put(f"metric-scores/{lp}/{stem}.seg.score", lines)
+        if m.systems:
+            put(f"metric-scores/{lp}/{stem}.sys.score",
+                [f"{name} {_fmt(m.systems[name])}" for name in sorted(m.systems)])
+    if run is not None:
+        from evaltrans_qt.engine.measures.external import external_names
+        ext = set(external_names(run))
+        for m in measures or [x for x in run.measures if x not in ext]:
+            meas = run.measure(m)
+            seg_lines, sys_lines = [], []
+            for name in sorted(run.systems):
+                sr = run.systems[name]
+                vals = dict(zip(sr.segments, meas.score_values(sr.stats[m]))) \
+                    if len(sr.stats.get(m, ())) else {}
+                seg_lines.extend(f"{name} {_fmt(vals.get(i, math.nan))}" for i in range(len(srcs)))
+                sys_lines.append(f"{name} {_fmt(sr.scores[m].value)}")
+            put(f"metric-scores/{lp}/{m}-all.seg.score", seg_lines)
+            put(f"metric-scores/{lp}/{m}-all.sys.score", sys_lines)
+    return written

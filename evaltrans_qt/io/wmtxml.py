@@ -1,0 +1,98 @@
+"""WMT21+ XML test sets, as sacreBLEU reads them (``sacrebleu/dataset/wmt_xml.py``):
+
+``<dataset id><collection id><doc id origlang><src lang><p><seg id>…</seg></p></src>``
+followed, inside the same ``<doc>``, by ``<ref lang translator="A">`` and
+``<hyp lang system="NAME">`` blocks with the same ``<seg id>`` numbering.
+
+Every source ``<seg>`` (in document order, over all collections) is one positional
+source: ``doc`` = the document id, ``seg`` = its 1-based number in the whole test set
+(what WMT score files count, SPEC §3.1). References get the system id ``ref-X`` for
+``translator="X"`` (``ref`` for a reference without translator), as the WMT folder
+import names them; hypotheses the id of their ``system`` attribute. A document without
+some reference or hypothesis simply lacks those targets. Bad XML, a ``<seg>`` of a
+reference or hypothesis whose id is not one of the document's source segments, or
+two blocks of one system in a document: :class:`InputFormatError` with file and line.
+"""
+
+from __future__ import annotations
+
+from lxml import etree
+
+from evaltrans_qt.engine.database import Database
+from evaltrans_qt.errors import InputFormatError
+from evaltrans_qt.io.plaintext import PathLike, read_input_bytes
+
+
+def _segs(block) -> list:
+    return list(block.iter("seg"))
+
+
+def import_wmtxml(path: PathLike, db: Database | None = None) -> Database:
+    """Import one WMT XML test set (module doc); everything is checked first."""
+    data = read_input_bytes(path, "a WMT XML test set")
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
+    try:
+        root = etree.fromstring(data, parser)
+    except etree.XMLSyntaxError as exc:
+        raise InputFormatError(f"malformed XML: {exc.msg}", path, exc.lineno or None) from None
+    if root.tag != "dataset":
+        raise InputFormatError(f"root element is <{root.tag}>, expected <dataset>", path,
+                               root.sourceline)
+    plan = []            # (doc id, [source texts], {system: {seg index: text}}, ref ids)
+    for doc in root.iter("doc"):
+        did = doc.get("id")
+        if not did:
+            raise InputFormatError("<doc> without id", path, doc.sourceline)
+        srcs = doc.findall("src")
+        if len(srcs) != 1:
+            raise InputFormatError(f"document {did} has {len(srcs)} <src> blocks, expected 1",
+                                   path, doc.sourceline)
+        ids = {}
+        texts = []
+        for seg in _segs(srcs[0]):
+            sid = seg.get("id") or str(len(texts) + 1)
+            if sid in ids:
+                raise InputFormatError(f"document {did}: segment id {sid} twice", path,
+                                       seg.sourceline)
+            ids[sid] = len(texts)
+            texts.append((seg.text or "").strip())
+        targets: dict[str, dict[int, str]] = {}
+        refs = set()
+        for tag, attr, prefix in (("ref", "translator", "ref-"), ("hyp", "system", "")):
+            for block in doc.findall(tag):
+                who = block.get(attr)
+                if tag == "hyp" and not who:
+                    raise InputFormatError(f"document {did}: <hyp> without system", path,
+                                           block.sourceline)
+                name = f"{prefix}{who}" if who else "ref"
+                if name in targets:
+                    raise InputFormatError(f"document {did}: two <{tag}> blocks of {name}", path,
+                                           block.sourceline)
+                got = targets[name] = {}
+                for seg in _segs(block):
+                    sid = seg.get("id") or str(len(got) + 1)
+                    if sid not in ids:
+                        raise InputFormatError(f"document {did}: <{tag}> {name} has segment "
+                                               f"{sid}, the source has no such segment", path,
+                                               seg.sourceline)
+                    got[ids[sid]] = (seg.text or "").strip()
+                if tag == "ref":
+                    refs.add(name)
+        plan.append((did, texts, targets, refs))
+    if not plan:
+        raise InputFormatError("no <doc> in the test set", path)
+    db = db if db is not None else Database()
+    mark = None
+    line = 0
+    for did, texts, targets, refs in plan:
+        sources = []
+        for text in texts:
+            line += 1
+            sources.append(db.add_source(text, did, str(line)))
+        for name in sorted(targets, key=lambda n: (n not in refs, n)):
+            for k, text in sorted(targets[name].items()):
+                t = db.add_target(sources[k], text, name)
+                if name in refs:
+                    mark = mark or db.marking_class()
+                    db.mark_reference(t, mark)
+    return db
