@@ -47,13 +47,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
                            "or list them (IER)"),
     "merge": ("data", "merge database B into A, write C"),
     "postedit": ("protocols", "store a judge's post-edit of a candidate (HTER)"),
-    "orange": ("human", "ORANGE: rank of held-out references among the candidates (no human "
-                        "scores needed)"),
     "ratio-of-wins": ("human", "ratio of wins from relative ranking judgements "
                                "(Machacek 3.1)"),
+    "ranking": ("segranks", "relative ranking: import WMT judgements, ratio of wins, agreement"),
     "reference": ("protocols", "promote a candidate to a reference, take it back, or add a "
                                "new reference (aWER)"),
     "score": ("score", "score hypotheses against references like the sacrebleu command"),
+    "segranks": ("segranks", "short-segment ranking (SegRanks, Machacek ch. 2): extract, "
+                             "import, export"),
     "significance": ("human", "paired bootstrap / approximate randomisation between systems, "
                               "as sacreBLEU computes them"),
 }
@@ -65,6 +66,16 @@ def _modules() -> list[str]:
     return sorted(e.name[:-3] for e in os.scandir(here)
                   if e.name.endswith(".py") and not e.name.startswith("_")
                   and e.name != "main.py")
+
+
+def _defines_register(module: str) -> bool:
+    """True if ``cli/<module>.py`` has a top-level ``register`` (read, not imported)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{module}.py")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return "\ndef register(" in fh.read()
+    except OSError:
+        return False
 
 
 def _register(sub, module: str) -> None:
@@ -98,8 +109,8 @@ def build_parser(command: str | None = "*") -> argparse.ArgumentParser:
     if command is not None:
         _register(sub, COMMANDS[command][0])
     listed = {module for module, _ in COMMANDS.values()}
-    for module in _modules():              # a module not in the table yet: load it
-        if module not in listed:
+    for module in _modules():              # a command module not in the table yet: load it
+        if module not in listed and _defines_register(module):
             _register(sub, module)
     done = set(sub.choices)
     for name, (_, help_text) in sorted(COMMANDS.items()):
