@@ -40,6 +40,8 @@ from evaltrans_qt.engine.database import Database, Source, Target
 from evaltrans_qt.io import protocol_changes
 from evaltrans_qt.io.atomic import atomic_write_bytes, fsync_dir
 from evaltrans_qt.io.protocol_changes import ProtocolChange
+from evaltrans_qt.io.segranks import changes as ranking_changes   # issue 13: ranking screens
+from evaltrans_qt.io.segranks.changes import RankingChange
 
 FORMAT_VERSION = 1
 _log = logging.getLogger(__name__)
@@ -120,7 +122,7 @@ class ScoreChange:
 
 
 #: Anything the journal holds: a score change or a protocol change.
-Change = Union[ScoreChange, ProtocolChange]
+Change = Union[ScoreChange, ProtocolChange, RankingChange]
 
 
 @dataclass
@@ -257,7 +259,9 @@ class Journal:
                     self._skip(no, problem)
                     continue
                 try:
-                    if "type" in d:
+                    if "type" in d and d["type"] in ranking_changes.TYPES:
+                        out.append(ranking_changes.from_dict(d))
+                    elif "type" in d:
                         if d["type"] not in protocol_changes.TYPES:
                             raise ValueError(f"unknown entry type {d['type']!r}"[:200])
                         out.append(protocol_changes.from_dict(d))
@@ -346,7 +350,10 @@ def replay(db: Database, changes: Iterable[Change]) -> ReplayReport:
     for ch in changes:
         if not isinstance(ch, ScoreChange):
             try:
-                protocol_changes.apply_protocol_change(db, ch)
+                if isinstance(ch, tuple(ranking_changes.TYPES.values())):
+                    ranking_changes.apply_ranking_change(db, ch)
+                else:
+                    protocol_changes.apply_protocol_change(db, ch)
             except LookupError:
                 report.missing.append(ch)
                 continue
