@@ -47,6 +47,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                            "or list them (IER)"),
     "merge": ("data", "merge database B into A, write C"),
     "postedit": ("protocols", "store a judge's post-edit of a candidate (HTER)"),
+    "orange": ("human", "ORANGE: rank of held-out references among the candidates (no human "
+                        "scores needed)"),
     "ratio-of-wins": ("human", "ratio of wins from relative ranking judgements "
                                "(Machacek 3.1)"),
     "ranking": ("segranks", "relative ranking: import WMT judgements, ratio of wins, agreement"),
