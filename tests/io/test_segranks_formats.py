@@ -45,7 +45,7 @@ def test_ptb_escapes_quotes_root_and_traces(tmp_path):
 
 @pytest.mark.parametrize("text,sources,msg,line", [
     ("(S (NN a)\n (NN b))\n(S\n (NN c) (NN x))\n", [["a", "b"], ["c", "d"]],
-     "word 2 is 'x' but token 2 of source 2 is 'd'", 3),
+     "word 2 is 'x' but token 2 of source 2 is 'd'", 4),        # the line of the word
     ("(S (NN a))\n", [["a"], ["b"]], "1 tree(s) for 2 source", 1),
     ("(S (NN a))\n(S (NN b))\n", [["a"]], "database has only 1", 2),
     ("(S (NN a) (NN b))\n", [["a"]], "2 word(s) but source 1 has 1", 1),

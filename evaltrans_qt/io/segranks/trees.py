@@ -87,6 +87,7 @@ def read_ptb(path: str | os.PathLike[str], sources: Sequence[Sequence[str]] | No
     # stack of [label, children, line]; leaves get the next token index of the tree
     stack: list[list] = []
     words: list[str] = []
+    word_lines: list[int] = []
     start_line = 1
     line = 1
     pos = 0
@@ -96,7 +97,7 @@ def read_ptb(path: str | os.PathLike[str], sources: Sequence[Sequence[str]] | No
         tok = m.group()
         if tok == "(":
             if not stack:
-                start_line, words = line, []
+                start_line, words, word_lines = line, [], []
             else:
                 stack[-1][3] = False                  # "( (S" : the outer label stays ""
             stack.append(["", [], line, True])        # label not seen yet
@@ -113,7 +114,7 @@ def read_ptb(path: str | os.PathLike[str], sources: Sequence[Sequence[str]] | No
             else:
                 k = len(trees)
                 tree = node if node is not None else Node(label)
-                _check_tree(path, start_line, k, words, sources)
+                _check_tree(path, start_line, k, words, word_lines, sources)
                 trees.append(tree)
         else:
             if not stack:
@@ -126,6 +127,7 @@ def read_ptb(path: str | os.PathLike[str], sources: Sequence[Sequence[str]] | No
                 if not any(f[0] == "-NONE-" for f in stack):
                     top[1].append(Node(tok, token=len(words)))
                     words.append(tok)
+                    word_lines.append(line)
     if stack:
         raise InputFormatError(f"the tree starting here is not closed ({len(stack)} '(' "
                                "without ')')", path, stack[0][2])
@@ -135,8 +137,10 @@ def read_ptb(path: str | os.PathLike[str], sources: Sequence[Sequence[str]] | No
     return trees
 
 
-def _check_tree(path, line: int, k: int, words: list[str],
+def _check_tree(path, line: int, k: int, words: list[str], word_lines: list[int],
                 sources: Sequence[Sequence[str]] | None) -> None:
+    """Match tree ``k`` (starting at ``line``) to its source; the error names the line of
+    the first differing word."""
     if sources is None:
         return
     if k >= len(sources):
@@ -148,7 +152,8 @@ def _check_tree(path, line: int, k: int, words: list[str],
             if not leaf_matches(w, t):
                 raise InputFormatError(
                     f"tree {k + 1}: word {i + 1} is {w!r} but token {i + 1} of source {k + 1} "
-                    f"is {t!r} (the tree's words must be the source's tokens)", path, line)
+                    f"is {t!r} (the tree's words must be the source's tokens)", path,
+                    word_lines[i])
         raise _mismatch(path, line, k, words, tokens)
 
 
