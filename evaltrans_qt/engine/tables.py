@@ -66,6 +66,9 @@ def build_tables(run: RunResult, db: Database | None = None,
     :func:`protocol_columns`). Protocol columns hold the error rates themselves
     (direction -1)."""
     from evaltrans_qt.engine.protocol_scores import is_protocol
+    if db is not None:      # external metrics of the database are columns too (issue 15)
+        from evaltrans_qt.engine.measures.external import with_external
+        run = with_external(run, db)
     classes = list(human_classes if human_classes is not None
                    else (db.human_classes if db is not None else []))
     if human_classes is None and db is not None:

@@ -51,6 +51,9 @@ Element names (Figures A.2/A.3 where they name one; otherwise by the rules below
 * ``<human-protocols>`` (after ``<candidate-statistics>``, when the database has them):
   the system's SSER per SSER class, IER, HTER, aWER and SER with their counts
   (:func:`protocols_element`).
+* ``<ranking>`` (after those, when the database has relative rankings, issue 13): per
+  level (``segments`` = SegRanks, ``sentences`` = whole-sentence ranking) the system's
+  ratio of wins, expected wins and counts (:func:`ranking_element`).
 * ``<files>`` may also hold ``<target-file>`` and ``<reference-file>`` elements.
 * Per candidate: ``<source nr>`` (index into the database's sources; with
   include-sentences ``<s_sent>`` inside), ``<target nr sys>`` (index of the
@@ -260,7 +263,8 @@ def build_report(run: RunResult, system: str, *, author: str | None = None,
                  encoding: str = "utf-8",
                  human: Mapping[str, tuple[float, int, int]] | None = None,
                  correlation: Sequence[Any] = (),
-                 protocols: Mapping[str, Any] | None = None) -> bytes:
+                 protocols: Mapping[str, Any] | None = None,
+                 ranking: Mapping[str, Any] | None = None) -> bytes:
     """The report of one system of ``run`` as bytes in ``encoding``.
 
     ``human`` = {class: (system score, #scored by people, #extrapolated)} is
@@ -295,6 +299,8 @@ def build_report(run: RunResult, system: str, *, author: str | None = None,
     _candidate_statistics(w, run, sr, human or {})
     if protocols:
         protocols_element(w, protocols)
+    if ranking:
+        ranking_element(w, ranking)
     w.open(1, "evaluation-options")
     options_element(w, 2, run.options)
     w.open(2, "report-options")
@@ -310,6 +316,7 @@ def build_report(run: RunResult, system: str, *, author: str | None = None,
             continue
         m = run.measure(name)
         attrs = {"stat-names": " ".join(m.stat_names)}
+        attrs.update(getattr(m, "report_attrs", dict)())   # external metrics: name, direction
         if name in signatures:
             attrs["signature"] = signatures[name]
         if name in sr.stats and len(sr.stats[name]):
@@ -370,6 +377,23 @@ def protocols_element(w: _Writer, protocols: Mapping[str, Any]) -> None:
                                                "numerator": float(v.numerator),
                                                "denominator": float(v.denominator)})
     w.close(1, "human-protocols")
+
+
+def ranking_element(w: _Writer, ranking: Mapping[str, Any]) -> None:
+    """``<ranking>`` (our extension, issue 13): one ``<ranks level rankings wins losses
+    ties>`` per level with ``<ratio-of-wins>`` (ignoring ties, Macháček §3.1),
+    ``<expected-wins>`` (Koehn 2012), ``<expected-wins-ties>`` and ``<geq-others>``;
+    ``ranking`` = :func:`evaltrans_qt.engine.ranking.system_rank_values` of the system."""
+    w.open(1, "ranking")
+    for level, (row, n) in ranking.items():
+        w.open(2, "ranks", {"level": level, "rankings": int(n), "wins": row.wins,
+                            "losses": row.losses, "ties": row.ties})
+        w.leaf(3, "ratio-of-wins", float(row.ratio))
+        w.leaf(3, "expected-wins", float(row.expected_wins))
+        w.leaf(3, "expected-wins-ties", float(row.expected_wins_ties))
+        w.leaf(3, "geq-others", float(row.geq_others))
+        w.close(2, "ranks")
+    w.close(1, "ranking")
 
 
 def _candidates(w: _Writer, run: RunResult, sr: SystemResult, include_sentences: bool) -> None:
@@ -464,7 +488,7 @@ def loads_report(data: bytes, path: str | os.PathLike[str] | None = None) -> Run
     for el in (ev if ev is not None else []):
         if not isinstance(el.tag, str):
             continue
-        name = by_element.get(el.tag, el.tag)
+        name = (el.get("name") if el.tag == "external" else None) or by_element.get(el.tag, el.tag)
         measures.append(name)
         if el.get("signature"):
             signatures[name] = el.get("signature")

@@ -148,6 +148,10 @@ class ExternalMeasure(Measure):
     def stat_names(self) -> list[str]:
         return ["score", "count"]
 
+    def report_attrs(self) -> dict[str, str]:
+        """Attributes of the report's ``<external>`` element (``io/report.py``)."""
+        return {"name": self.name, "direction": "higher" if self.higher_is_better else "lower"}
+
     def sentence_stats(self, seg: Segment) -> np.ndarray:
         raise OptionError(f"'{self.name}' is an external metric: its scores come from the "
                           "imported file, it cannot score new sentences")
