@@ -308,3 +308,15 @@ def database_rank_scores(db: Database, level: str = "segments",
     for r in rks:
         comps.extend(pairwise(r))
     return rank_scores(comps, level, len(rks))
+
+
+def system_rank_values(db: Database, system: str, cls: str = RANK_CLASS) -> dict[str, tuple[SystemRankScore, int]]:
+    """{level: (the system's row, number of rankings)} at every level where ``system`` was
+    ranked -- what the report's ``<ranking>`` section holds (io/report.py)."""
+    out = {}
+    for level in LEVELS:
+        res = database_rank_scores(db, level, cls)
+        row = next((r for r in res.rows if r.system == system), None)
+        if row is not None:
+            out[level] = (row, res.rankings)
+    return out

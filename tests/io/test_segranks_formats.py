@@ -322,3 +322,28 @@ def test_eflomal_missing_names_the_extra(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", fake)
     with pytest.raises(OptionError, match=r"evaltrans_qt\[align\]"):
         alignments.eflomal_align([["a"]], [["b"]])
+
+
+# ------------------------------------------------------------------ report
+def test_report_ranking_section():
+    from lxml import etree
+
+    from evaltrans_qt.engine.evaluate import evaluate
+    from evaltrans_qt.engine.options import EvalOptions
+    from evaltrans_qt.engine.ranking import system_rank_values
+    from evaltrans_qt.engine.segranks.sessions import record_sentence_ranking
+    from evaltrans_qt.io.report import build_report, loads_report
+    db = example_db()
+    record_segment_ranking(db, 0, {0: [1, 2], 1: [1, 3, 2]}, "anna", task="t1")
+    record_sentence_ranking(db, 1, {1: 2, 2: 1, 3: 3}, "anna", task="w1")
+    run = evaluate(db, EvalOptions(), ["wer"])
+    data = build_report(run, "sysB", ranking=system_rank_values(db, "sysB"), date="x",
+                        author="x")
+    ranks = {r.get("level"): r for r in etree.fromstring(data).iter("ranks")}
+    seg, sen = ranks["segments"], ranks["sentences"]
+    # segments: seg 1 A=B (1) > C (2); seg 2 A (1) > C (2) > B (3) -> B: 1 win, 2 losses, 1 tie
+    assert (seg.get("wins"), seg.get("losses"), seg.get("ties")) == ("1", "2", "1")
+    assert float(seg.findtext("ratio-of-wins")) == pytest.approx(1 / 3)
+    assert (sen.get("wins"), sen.get("losses"), sen.get("rankings")) == ("2", "0", "1")
+    assert float(sen.findtext("expected-wins")) == 1.0
+    loads_report(data)                                   # the reader still opens it
