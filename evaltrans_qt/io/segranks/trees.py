@@ -15,7 +15,7 @@ whose HEAD is 0. A multiword token line (``3-4 du``) is *one* source token: the 
 **Matching the source**: the tree's words must be the source's tokens (the database
 sentence split by the chosen tokenisation, ``none`` = on spaces), one to one and in
 order. A PTB leaf is compared after undoing the tree's escapes: ``-LRB- -RRB- -LSB-
--RSB- -LCB- -RCB-`` are brackets, ``\\/`` and ``\\*`` are ``/`` and ``*``; the
+-RSB- -LCB- -RCB-`` are brackets (also inside a leaf), ``\\/`` and ``\\*`` are ``/`` and ``*``; the
 parser's quotes `````` and ``''`` match any double quote (``" “ ” „``), `````
 and ``'`` any single quote (``' ‘ ’``). A leaf equal to the token as written always
 matches. A CoNLL-U token (FORM of a word or multiword token) must equal the source
@@ -40,6 +40,9 @@ _SINGLE_QUOTES = {"'", "‘", "’", "`", "‚"}
 def ptb_unescape(leaf: str) -> str:
     """A PTB leaf as plain text (module doc)."""
     leaf = _PTB_ESCAPES.get(leaf, leaf)
+    if "-" in leaf:                           # '-LRB-Reuters-RRB-' for a token '(Reuters)'
+        for k, v in _PTB_ESCAPES.items():
+            leaf = leaf.replace(k, v)
     return leaf.replace("\\/", "/").replace("\\*", "*")
 
 
