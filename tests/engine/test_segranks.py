@@ -288,3 +288,13 @@ def test_pair_sampler_compares_pairs_evenly():
     # 280 screens x 10 pairs / 28 pairs = 100 per pair on average
     assert lo >= 90 and hi <= 110
     assert sampler.draw(["s1", "s2"]) in (["s1", "s2"], ["s2", "s1"])
+
+
+def test_unranked_is_the_judges_to_do_list():
+    from evaltrans_qt.engine.segranks import unranked
+    db = _ranked_db()
+    assert unranked(db, "anna") == [0]
+    record_segment_ranking(db, 0, {0: [1, 2]}, "anna", complete=False, task="p")
+    assert unranked(db, "anna") == [0]                  # one of two segments ranked
+    record_segment_ranking(db, 0, {1: [1, 2, 2]}, "anna", complete=False, task="q")
+    assert unranked(db, "anna") == [] and unranked(db, "ben") == [0]

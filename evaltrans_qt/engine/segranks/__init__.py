@@ -11,7 +11,8 @@ The pipeline and the API the ranking screens are built on:
   rankings) read with :func:`sentence_segments`;
 * ``sessions``: :func:`record_segment_ranking` (one screen: every segment of a sentence,
   judge, time, seconds), :func:`record_sentence_ranking` (whole candidates, WMT style),
-  :class:`PairSampler` (N candidates per source, pairs compared evenly);
+  :class:`PairSampler` (N candidates per source, pairs compared evenly),
+  :func:`unranked` (the sentences a judge has still to rank);
 * system scores, agreement and annotator statistics live with the other ranking code:
   ``engine/ranking.py`` (:func:`~evaltrans_qt.engine.ranking.expand`,
   :func:`~evaltrans_qt.engine.ranking.database_rank_scores`) and ``engine/agreement.py``
@@ -39,7 +40,7 @@ _EXPORTS = {
     "set_sentence_segments": "model", "merge_candidates": "model", "source_tokens": "model",
     "record_segment_ranking": "sessions", "remove_segment_ranking": "sessions",
     "restore_segment_ranking": "sessions", "record_sentence_ranking": "sessions",
-    "PairSampler": "sessions",
+    "PairSampler": "sessions", "unranked": "sessions",
 }
 
 __all__ = sorted(_EXPORTS)

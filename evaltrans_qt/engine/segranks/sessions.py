@@ -178,3 +178,20 @@ class PairSampler:
         """(fewest, most) comparisons of any pair so far."""
         vals = list(self.pairs.values()) or [0]
         return min(vals), max(vals)
+
+
+def unranked(db: Database, judge: str | None = None) -> list[int]:
+    """Indices of sources with segments that ``judge`` (None: anybody) has not ranked
+    completely yet -- the to-do list of a SegRanks session, in database order."""
+    out = []
+    for i, src in enumerate(db.sources):
+        data = sentence_segments(src)
+        if data is None or not data.segments:
+            continue
+        done: set[int] = set()
+        for r in data.rankings:
+            if judge is None or r.judge == judge:
+                done.update(r.ranks)
+        if len(done) < len(data.segments):
+            out.append(i)
+    return out
