@@ -99,6 +99,9 @@ class ScoreChange:
     #: (doc, seg) of a positional source; None for a source identified by its text.
     doc: str | None = None
     seg: str | None = None
+    #: Seconds the judge spent on the item (``time`` is when: an ISO 8601 timestamp);
+    #: written as the ``<eval seconds="…">`` attribute (issue 12).
+    seconds: float | None = None
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), ensure_ascii=False, separators=(",", ":"))
@@ -118,7 +121,14 @@ class ScoreChange:
                    judge=d.get("judge"), time=d.get("time"),
                    extrapolated=bool(d.get("extrapolated", False)),
                    target_index=d.get("target_index"), seq=int(d.get("seq", 0)),
-                   doc=d.get("doc"), seg=d.get("seg"))
+                   doc=d.get("doc"), seg=d.get("seg"), seconds=_seconds(d.get("seconds")))
+
+
+def _seconds(v) -> float | None:
+    """A journal's ``seconds`` (absent in older journals): a finite number >= 0, else None."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0:
+        return float(v)
+    return None
 
 
 #: Anything the journal holds: a score change or a protocol change.
@@ -340,7 +350,10 @@ def apply_change(target: Target, change: ScoreChange) -> None:
     if change.value is None:
         target.remove_score(change.cls, change.judge)
     else:
-        target.set_score(change.cls, change.value, change.judge, change.time, change.extrapolated)
+        score = target.set_score(change.cls, change.value, change.judge, change.time,
+                                 change.extrapolated)
+        if change.seconds is not None:
+            score.extra_attrs["seconds"] = f"{change.seconds:.1f}"
 
 
 def replay(db: Database, changes: Iterable[Change]) -> ReplayReport:

@@ -40,16 +40,21 @@ def live_correlations(run: RunResult, db: Database, human: str) -> pd.DataFrame:
 
 
 class LiveCorrelationPanel(QWidget):
-    """Correlation of each measure with the scores entered so far (updates while scoring)."""
+    """Correlation of each measure with the scores entered so far (updates while scoring).
 
-    def __init__(self, results: ResultsView, parent: QWidget | None = None) -> None:
+    Observes the workspace: another database empties it, a score change updates it."""
+
+    IDLE = ("Run the measures (Ctrl+R) to follow their correlation with your scores while "
+            "you judge.")
+
+    def __init__(self, results: ResultsView, parent: QWidget | None = None, workspace=None) -> None:
         super().__init__(parent)
         self.setObjectName("liveCorrelation")
         self.results = results
+        self.workspace = workspace or results.workspace
         self.human: str | None = None
         lay = QVBoxLayout(self)
-        self.label = QLabel("Run the measures (Ctrl+R) to follow their correlation with your "
-                            "scores while you judge.", wordWrap=True, objectName="liveStatus")
+        self.label = QLabel(self.IDLE, wordWrap=True, objectName="liveStatus")
         lay.addWidget(self.label)
         self.view = QTableView(objectName="liveCorrelationTable")
         self.model = FrameModel(parent=self.view)
@@ -63,6 +68,17 @@ class LiveCorrelationPanel(QWidget):
         self.timer = QTimer(self, singleShot=True, interval=300)
         self.timer.timeout.connect(self.update_now)
         self.updates = 0
+        from evaltrans_qt.ui.observe import observe
+        observe(self, self.workspace.database_changed, self.reset)
+        observe(self, self.workspace.score_changed, self.score_changed)
+
+    def reset(self) -> None:
+        """Nothing of the previous database stays."""
+        self.timer.stop()
+        self.runner.cancel()
+        self.human = None
+        self.model.set_frame(pd.DataFrame())
+        self.label.setText(self.IDLE)
 
     def score_changed(self, change) -> None:
         cls = getattr(change, "cls", None)
@@ -71,8 +87,8 @@ class LiveCorrelationPanel(QWidget):
         self.timer.start()
 
     def update_now(self) -> None:
-        run = self.results.run
-        db = self.results.database
+        run = self.workspace.run
+        db = self.workspace.database
         human = self.human or (db.human_classes[0] if db is not None and db.human_classes else None)
         if run is None or db is None or not human:
             return
@@ -111,8 +127,22 @@ def freeze_long_lived() -> None:
     gc.freeze()     # no gc.collect() first: that would be the very pause we avoid
 
 
+def preload_sacrebleu() -> None:
+    """Import sacreBLEU (metrics, tokenizers) and every measure module once, in the main
+    thread, before any worker thread can: two threads importing ``sacrebleu.tokenizers``
+    at once can fail with importlib's _DeadlockError (issue 12; the tokenizer loader in
+    ``engine/preprocess.py`` also holds a lock)."""
+    import sacrebleu  # noqa: F401
+    from sacrebleu.metrics import BLEU, CHRF, TER  # noqa: F401
+    from sacrebleu.tokenizers import tokenizer_13a, tokenizer_ter  # noqa: F401
+
+    from evaltrans_qt.engine.measures import load_all
+    load_all()
+
+
 def install(window) -> ResultsView:
     """Add the results dock, live correlation panel and Evaluate actions to ``window``."""
+    preload_sacrebleu()
     view = ResultsView(window)
     window.results_view = view
     window.results_dock = window.add_panel("Results", view, Qt.BottomDockWidgetArea)
@@ -134,8 +164,7 @@ def install(window) -> ResultsView:
         return act
 
     def show_results():
-        window.results_dock.show()
-        window.results_dock.raise_()
+        window.show_panel("Results") if hasattr(window, "show_panel") else window.results_dock.show()
 
     menu.addSeparator()
     window.act_eval_options = action("Evaluation &options…", ["Ctrl+Shift+O"], view.edit_options,
@@ -157,17 +186,11 @@ def install(window) -> ResultsView:
     window.act_export_plot = action("Export &plot (PNG/SVG)…", ["Ctrl+Shift+P"],
                                     view.ask_export_plot, "action_export_plot")
 
-    def db_changed():
-        view.load_session_options()
-        view.database_changed()
-        freeze_long_lived()
-
-    window.databaseChanged.connect(db_changed)
-    window.scoreChanged.connect(lambda change: (view.scores_changed(), live.score_changed(change)))
+    # the views observe the workspace themselves; here only what spans panels
+    window.workspace.database_changed.connect(freeze_long_lived)
     view.analysisReady.connect(live.show_analysis)
     view.runFinished.connect(lambda _run: freeze_long_lived())
-    if getattr(window, "database", None) is not None:
-        db_changed()
+    view.runFinished.connect(lambda _run: window.session is not None and window.live_dock.show())
     # compile the numba kernels in the background so the first run/alignment is quick
     from evaltrans_qt.engine import warmup
     from evaltrans_qt.ui.workers import start_worker

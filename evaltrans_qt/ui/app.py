@@ -1,4 +1,4 @@
-"""``evaltrans-qt [FILE] [--screenshot OUT.png] [--view compare|scoring|results]`` — the application entry point.
+"""``evaltrans-qt [FILE] [--screenshot OUT.png] [--view compare|scoring|results] [--size WxH]`` — the entry point.
 
 With no FILE the demo database opens (a working copy in the data directory).
 ``--screenshot`` renders the main window to a PNG once the database is shown
@@ -6,6 +6,9 @@ With no FILE the demo database opens (a working copy in the data directory).
 what the screenshot shows: ``compare`` (CDER blocks, the source with the most
 blocks), ``scoring`` (a scoring session) or ``results`` (runs the default
 measures, waits for them, and shows the results view with its correlation plot).
+``--size WxH`` (default 1366x768, a laptop screen) is the window size of the
+screenshot; under ``QT_QPA_PLATFORM=offscreen`` the virtual screen gets that size
+too, so the window lays itself out as on such a screen.
 """
 
 from __future__ import annotations
@@ -26,8 +29,35 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--view", choices=("browse", "compare", "scoring", "results"), default="browse",
                    help="what to show for --screenshot (default: browse)")
     p.add_argument("--measure", default=None, help="measure shown in the compare view (e.g. cder)")
-    p.add_argument("--size", default="1400x860", help="window size for --screenshot (WxH)")
+    p.add_argument("--size", default="1366x768", type=_size,
+                   help="window (and, offscreen, screen) size for --screenshot, WxH (default 1366x768)")
     return p.parse_args(argv)
+
+
+def _size(text: str) -> str:
+    w, x, h = text.lower().partition("x")
+    if not (x and w.isdigit() and h.isdigit() and int(w) >= 200 and int(h) >= 200):
+        raise argparse.ArgumentTypeError(f"--size: expected WxH in pixels (e.g. 1366x768), got {text!r}")
+    return f"{int(w)}x{int(h)}"
+
+
+def _offscreen_screen(size: str) -> None:
+    """Under the offscreen platform, give the virtual screen the screenshot's size (Qt's
+    offscreen ``configfile`` option), so the default layout is the one of such a screen."""
+    import json
+    import os
+    import tempfile
+    platform = os.environ.get("QT_QPA_PLATFORM", "")
+    if platform != "offscreen":
+        return
+    w, _x, h = size.partition("x")
+    cfg = {"synchronousWindowSystemEvents": False, "windowFrameMargins": False,
+           "screens": [{"name": "screenshot", "x": 0, "y": 0, "width": int(w), "height": int(h),
+                        "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}
+    fd, path = tempfile.mkstemp(prefix="evaltrans-qt-screen.", suffix=".json")
+    with os.fdopen(fd, "w") as f:
+        json.dump(cfg, f)
+    os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={path}"
 
 
 def _best_block_pair(window, measure: str) -> tuple[int, int] | None:
@@ -142,6 +172,8 @@ def _screenshot(window, app, args) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.screenshot and QApplication.instance() is None:
+        _offscreen_screen(args.size)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setOrganizationName("evaltrans_qt")
     app.setApplicationName("evaltrans-qt")

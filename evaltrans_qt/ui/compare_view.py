@@ -29,9 +29,23 @@ from evaltrans_qt.engine.alignment import Alignment, BlockKind, OpKind
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.ui.workers import LatestRunner
 
+#: Selector order of the measures most used (their shortcuts Ctrl+1 ... stay put).
+FIRST = ("wer", "cder", "ter", "invwer", "ljwer", "per", "bleu")
+
+
+def alignable_measures() -> list[tuple[str, str]]:
+    """Measures the view can draw, from the registry: ``(name, label)`` of every measure with
+    an alignment (``Measure.align`` overridden) plus BLEU's matched n-grams."""
+    from evaltrans_qt.engine.measures import load_all
+    from evaltrans_qt.engine.measures.base import Measure
+    reg = load_all()
+    ok = {n for n, c in reg.items() if c.align is not Measure.align or n == "bleu"}
+    names = [n for n in FIRST if n in ok] + sorted(ok - set(FIRST))
+    return [(n, "BLEU n-grams" if n == "bleu" else n.upper()) for n in names]
+
+
 #: Measures the view can draw, in selector order: (name, label).
-MEASURES = [("wer", "WER"), ("cder", "CDER"), ("ter", "TER"), ("invwer", "INVWER"),
-            ("ljwer", "LJWER"), ("per", "PER"), ("bleu", "BLEU n-grams")]
+MEASURES = alignable_measures()
 
 MATCH, SUB, INS, DEL, NGRAM, NONE = "match", "sub", "ins", "del", "ngram", "none"
 
@@ -145,60 +159,31 @@ def marks_from_alignment(al: Alignment) -> tuple[list[TokenMark], list[TokenMark
     return hyp, ref
 
 
-def _ngrams(tokens: list[str], n: int) -> list[tuple[str, ...]]:
-    return [tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1)]
-
-
-def ngram_matches(hyp: list[str], refs: list[list[str]], max_n: int = 4):
-    """Clipped n-gram matches of BLEU (thesis eq. 3.x; Papineni et al.): per order,
-    which candidate n-grams count, with counts clipped by the maximum count in
-    any reference. Returns ``(matched, totals, hyp_positions)`` where
-    ``matched[n-1]``/``totals[n-1]`` are the counts and ``hyp_positions[n-1]``
-    the start positions of the matched candidate n-grams."""
-    matched, totals, positions = [], [], []
-    for n in range(1, max_n + 1):
-        grams = _ngrams(hyp, n)
-        maxref: Counter = Counter()
-        for r in refs:
-            for g, c in Counter(_ngrams(r, n)).items():
-                if c > maxref[g]:
-                    maxref[g] = c
-        used: Counter = Counter()
-        pos = []
-        for i, g in enumerate(grams):
-            if used[g] < maxref[g]:
-                used[g] += 1
-                pos.append(i)
-        matched.append(len(pos))
-        totals.append(len(grams))
-        positions.append(pos)
-    return matched, totals, positions
-
-
-def bleu_marks(hyp: list[str], refs: list[list[str]], shown: int, max_n: int = 4):
-    """Marks for BLEU: each candidate word carries the orders of matched n-grams covering it;
-    reference words of the shown reference carry the orders of n-grams the candidate matched."""
-    matched, totals, positions = ngram_matches(hyp, refs, max_n)
+def bleu_marks(ngrams, hyp: list[str], ref: list[str], shown: int) -> tuple[list[TokenMark], list[TokenMark]]:
+    """Marks for BLEU from the engine's matches (:class:`~evaltrans_qt.engine.alignment.NgramMatches`):
+    each candidate word carries the orders of the matched m-grams covering it; words of the
+    shown reference carry the orders of its m-grams equal to a matched one."""
+    n_orders = len(ngrams.correct)
     h = [TokenMark(w, NONE) for w in hyp]
-    ref = refs[shown] if refs else []
     r = [TokenMark(w, NONE) for w in ref]
     h_orders: list[set[int]] = [set() for _ in hyp]
     r_orders: list[set[int]] = [set() for _ in ref]
     h_cp: list[set[int]] = [set() for _ in hyp]
     r_cp: list[set[int]] = [set() for _ in ref]
-    for n in range(1, max_n + 1):
-        ref_at: dict[tuple[str, ...], list[int]] = {}
-        for j, g in enumerate(_ngrams(ref, n)):
-            ref_at.setdefault(g, []).append(j)
-        for i in positions[n - 1]:
-            g = tuple(hyp[i:i + n])
-            for k in range(i, i + n):
-                h_orders[k].add(n)
-            for j in ref_at.get(g, []):
-                for k in range(n):
-                    r_orders[j + k].add(n)
-                    r_cp[j + k].add(i + k)
-                    h_cp[i + k].add(j + k)
+    ref_spans = ngrams.ref_spans[shown] if 0 <= shown < len(ngrams.ref_spans) else ((),) * n_orders
+    for m in range(1, n_orders + 1):
+        at: dict[tuple[str, ...], list[int]] = {}
+        for c, d in ref_spans[m - 1]:
+            for k in range(c, d):
+                r_orders[k].add(m)
+            at.setdefault(tuple(ref[c:d]), []).append(c)
+        for a, b in ngrams.hyp_spans[m - 1]:
+            for k in range(a, b):
+                h_orders[k].add(m)
+            for c in at.get(tuple(hyp[a:b]), []) if b > a else []:
+                for k in range(b - a):
+                    h_cp[a + k].add(c + k)
+                    r_cp[c + k].add(a + k)
     for i, t in enumerate(h):
         t.orders = tuple(sorted(h_orders[i]))
         t.kind = NGRAM if t.orders else NONE
@@ -211,7 +196,7 @@ def bleu_marks(hyp: list[str], refs: list[list[str]], shown: int, max_n: int = 4
         t.counterparts = tuple(sorted(r_cp[j]))
         t.tip = (f"part of matched {', '.join(f'{o}-grams' for o in t.orders)}" if t.orders
                  else "not matched")
-    return h, r, matched, totals
+    return h, r
 
 
 def _fmt(v) -> str:
@@ -225,60 +210,34 @@ def compute_comparison(measure_name: str, hyp_text: str, ref_texts: list[str], r
                        max_n: int | None = None) -> Comparison:
     """Align ``hyp_text`` with ``ref_texts`` for one measure (Qt-free; runs on a worker).
 
+    The explanation is :func:`evaltrans_qt.engine.alignment.explain_segment` (the path of
+    ``evaltrans align`` too); this only turns it into marks and a breakdown.
     ``shown_ref=None`` shows the reference the measure found nearest
     (``Alignment.ref_index``; for BLEU the one closest in length).
     """
-    from evaltrans_qt.engine import measures
-    from evaltrans_qt.engine.measures.base import Segment
-    from evaltrans_qt.engine.preprocess import Vocabulary, tokenize
+    from evaltrans_qt.engine.alignment import explain_segment
 
-    opts = options or EvalOptions()
-    if measure_name == "invwer" and not opts.allow_transpositions:
-        opts = opts.replace(allow_transpositions=True)
-    if measure_name == "ljwer" and not opts.allow_long_jumps:
-        opts = opts.replace(allow_long_jumps=True)
-    hyp_tok = tokenize(hyp_text, opts.tokenization, opts.case)
-    ref_toks = [tokenize(r, opts.tokenization, opts.case) for r in ref_texts]
     if shown_ref is not None:
-        ref_toks_used, texts_used, labels_used = [ref_toks[shown_ref]], [ref_texts[shown_ref]], [
-            ref_labels[shown_ref]]
-        offset = shown_ref
+        texts_used, labels_used, offset = [ref_texts[shown_ref]], [ref_labels[shown_ref]], shown_ref
     else:
-        ref_toks_used, texts_used, labels_used, offset = ref_toks, list(ref_texts), list(ref_labels), 0
-    vocab = Vocabulary()
-    seg = Segment(vocab.encode(hyp_tok), tuple(vocab.encode(r) for r in ref_toks_used), hyp_text,
-                  tuple(texts_used))
+        texts_used, labels_used, offset = list(ref_texts), list(ref_labels), 0
+    e = explain_segment(measure_name, hyp_text, texts_used, options,
+                        max_order=max_n if measure_name == "bleu" else None)
+    score, stats = e.score, e.stats
     breakdown: list[tuple[str, str]] = []
-    from evaltrans_qt.errors import OptionError
-    score = stats = None
-    try:
-        m = measures.get(measure_name)(opts)
-    except OptionError:
-        if measure_name != "bleu":  # BLEU's n-gram matches are drawn without the measure
-            raise
-        m = None
-    if m is not None:
-        m.fit([seg], vocab)
-        try:
-            stats = m.sentence_stats(seg)
-            score = m.score(stats)
-        except Exception:  # noqa: BLE001 - the drawing does not need the score
-            stats = score = None
-    if measure_name == "bleu":
-        n = max_n or opts.max_ngram
-        if shown_ref is None:
-            lens = [len(r) for r in ref_toks_used]
-            k = min(range(len(lens)), key=lambda i: (abs(lens[i] - len(hyp_tok)), lens[i])) if lens else 0
-        else:
-            k = 0
-        h, r, matched, totals = bleu_marks(hyp_tok, ref_toks_used, k, n)
+    if e.ngrams is not None:
+        k = e.ref_index if 0 <= e.ref_index < len(labels_used) else 0
+        ref_tok = list(e.refs[k]) if e.refs else []
+        h, r = bleu_marks(e.ngrams, list(e.hyp), ref_tok, k)
         if score is not None:
             breakdown.append(("Sentence BLEU", _fmt(score.value)))
-        for o in range(1, n + 1):
-            p = matched[o - 1] / totals[o - 1] if totals[o - 1] else 0.0
-            breakdown.append((f"{o}-gram precision", f"{matched[o - 1]}/{totals[o - 1]} = {p:.3f}"))
-        breakdown.append(("Candidate length", str(len(hyp_tok))))
-        breakdown.append(("Reference length (shown)", str(len(ref_toks_used[k]) if ref_toks_used else 0)))
+        for o, (c, t) in enumerate(zip(e.ngrams.correct, e.ngrams.total), start=1):
+            p = c / t if t else 0.0
+            breakdown.append((f"{o}-gram precision", f"{c}/{t} = {p:.3f}"))
+        if e.ngrams.pad_rule != "none":
+            breakdown.append(("Sentence boundaries", f"pad rule {e.ngrams.pad_rule} (Table A.5)"))
+        breakdown.append(("Candidate length", str(len(e.hyp))))
+        breakdown.append(("Reference length (shown)", str(len(ref_tok))))
         if score is not None:
             for key, val in score.columns.items():
                 if isinstance(val, (int, float)):
@@ -287,14 +246,13 @@ def compute_comparison(measure_name: str, hyp_text: str, ref_texts: list[str], r
         return Comparison(measure_name, h, r, labels_used[k] if labels_used else "", breakdown,
                           hyp_rtl=is_rtl(hyp_text), ref_rtl=bool(texts_used) and is_rtl(texts_used[k]),
                           ref_index=offset + k)
-    al = m.align(seg)
+    al = e.alignment
     if al is None:
         raise ValueError(f"measure '{measure_name}' has no alignment to show")
     h, r = marks_from_alignment(al)
     k = al.ref_index if 0 <= al.ref_index < len(labels_used) else 0
     counts = al.counts()
     breakdown.append(("Distance", _fmt(float(al.distance))))
-    ref_len = None
     if score is not None:
         details = score.details if isinstance(score.details, dict) else {}
         ref_len = details.get("reference-length")
@@ -302,6 +260,8 @@ def compute_comparison(measure_name: str, hyp_text: str, ref_texts: list[str], r
             ref_len = float(stats[1])
         breakdown.append(("Reference length", _fmt(float(ref_len)) if ref_len is not None else "-"))
         breakdown.append(("Rate", f"{100 * score.value:.2f} %"))
+    elif e.error:
+        breakdown.append(("Score", f"not available: {e.error}"))
     breakdown.append(("Identities", str(counts.get("match", 0))))
     breakdown.append(("Substitutions", str(counts.get("sub", 0))))
     breakdown.append(("Insertions", str(counts.get("ins", 0))))
@@ -309,17 +269,13 @@ def compute_comparison(measure_name: str, hyp_text: str, ref_texts: list[str], r
     kinds = Counter(b.kind for b in al.blocks)
     for kind, label in ((BlockKind.LONG_JUMP, "Long jumps"), (BlockKind.SHIFT, "Shifts"),
                         (BlockKind.INVERSION, "Inversions")):
-        if kinds.get(kind) or (measure_name in ("cder", "ljwer") and kind == BlockKind.LONG_JUMP) or (
+        if kinds.get(kind) or (measure_name in ("cder", "wcder", "ljwer") and kind == BlockKind.LONG_JUMP) or (
                 measure_name == "ter" and kind == BlockKind.SHIFT) or (
                 measure_name == "invwer" and kind == BlockKind.INVERSION):
             breakdown.append((label, str(kinds.get(kind, 0))))
     breakdown.append(("Nearest reference", labels_used[k] if labels_used else "-"))
-    try:
-        dists = m.reference_distances(seg)
-    except Exception:  # noqa: BLE001
-        dists = None
-    if dists and len(labels_used) > 1:
-        for lab, d in zip(labels_used, dists):
+    if e.reference_distances and len(labels_used) > 1:
+        for lab, d in zip(labels_used, e.reference_distances):
             breakdown.append((f"  distance to {lab}", _fmt(float(d))))
     if al.notes.get("approximated"):
         breakdown.append(("Note", "approximated (long sentence)"))
@@ -537,10 +493,15 @@ class CompareView(QWidget):
 
     comparisonReady = Signal(object)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, workspace=None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("compareView")
-        self.options = EvalOptions()
+        from evaltrans_qt.workspace import Workspace
+        #: The options come from here (never a copy): a change recomputes the alignment.
+        self.workspace = workspace if workspace is not None else Workspace()
+        from evaltrans_qt.ui.observe import observe
+        observe(self, self.workspace.options_changed, self.recompute)
+        observe(self, self.workspace.database_changed, self.clear)
         self.runner = LatestRunner(self)
         self.comparison: Comparison | None = None
         self._source = ""
@@ -574,6 +535,7 @@ class CompareView(QWidget):
         self.status = QLabel("")
         self.status.setObjectName("compareStatus")
         self.status.setFixedWidth(90)  # text changes must not re-layout the window
+        self.measure_selector.setSizeAdjustPolicy(QComboBox.AdjustToContents)
         bar.addWidget(self.status)
 
         self.source_label = QLabel()
@@ -646,9 +608,10 @@ class CompareView(QWidget):
         if i >= 0:
             self.measure_selector.setCurrentIndex(i)
 
-    def set_options(self, options: EvalOptions) -> None:
-        self.options = options
-        self.recompute()
+    @property
+    def options(self) -> EvalOptions:
+        """The workspace's options (read-only here: change them through the workspace)."""
+        return self.workspace.options
 
     def clear(self) -> None:
         self.runner.cancel()

@@ -184,8 +184,7 @@ def run_job(window, job: Callable[[], Database], merge: bool = False, policy=Non
             merge_into(window, db, policy)
         else:
             window.set_database(db, None)
-            window._changes += 1  # an import is unsaved until saved
-            window._update_title()
+            window.workspace.mark_changed()  # an import is unsaved until saved
         if notes:
             errors.show_error(EvalTransError("\n".join(notes)), window,
                               title="Import: repeated source sentences")

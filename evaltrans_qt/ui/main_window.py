@@ -1,10 +1,15 @@
 """The main window: source list -> targets -> compare view, scoring sessions, files (SPEC §7).
 
-Contract used by other parts of the UI (results/analysis, issue 7):
+The application's state lives in one Qt-free :class:`~evaltrans_qt.workspace.Workspace`
+(``window.workspace``): database, path, journal, dirty state, autosave policy, options,
+measures, last run. The window and every panel observe it; ``database``,
+``database_path``, ``journal``, ``options`` and the dirty counters here are views of it,
+never copies. Contract used by other parts of the UI (results/analysis, issue 7):
 
 * ``database`` (current :class:`Database` or None), ``database_path``;
 * signals ``databaseChanged()`` and ``scoreChanged(object)`` (a
-  :class:`~evaltrans_qt.io.journal.ScoreChange`, on every score change);
+  :class:`~evaltrans_qt.io.journal.ScoreChange`, on every score change), relayed from
+  the workspace's ``database_changed`` / ``score_changed``;
 * menus ``evaluate_menu`` ("Evaluate") and ``view_menu``;
 * ``add_panel(title, widget, area) -> QDockWidget`` and
   ``open_in_compare(source_index, target_index)``.
@@ -35,7 +40,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QCheckBox, QComb
 from evaltrans_qt.engine.database import Database
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.errors import EvalTransError, SaveError
-from evaltrans_qt.io.journal import Journal, ReplayReport, journal_path, replay
+from evaltrans_qt.io.journal import Journal, ReplayReport, journal_path
+from evaltrans_qt.workspace import AUTOSAVE_MS, Workspace, load_with_journal  # noqa: F401 (re-exported)
 from evaltrans_qt.ui import errors
 from evaltrans_qt.ui.compare_view import MEASURES, CompareView
 from evaltrans_qt.ui.models import (KEY_ROLE, SCORED_STATES, SourceFilterProxy, SourceTableModel,
@@ -47,8 +53,6 @@ from evaltrans_qt.ui.workers import Worker, handle_errors, start_worker
 ORGANISATION = "evaltrans_qt"
 APPLICATION = "evaltrans-qt"
 MAX_RECENT = 10
-#: Milliseconds between a change and its autosave.
-AUTOSAVE_MS = 5000
 #: Shown above the score classes dialog when a session is started without classes.
 NO_CLASSES_INTRO = ("This database declares no score classes yet. Add the classes to judge -- e.g. "
                     "fluency5 and adequacy5, or sser -- then close this dialog to start the session.")
@@ -79,16 +83,6 @@ def demo_working_copy() -> Path:
     return dst
 
 
-def load_with_journal(path: str | Path) -> tuple[Database, ReplayReport | None]:
-    """Load a database and replay its left-over journal, if any (runs on a worker)."""
-    from evaltrans_qt.io.etdb import load_database
-    db = load_database(path)
-    j = Journal(journal_path(path))
-    entries = j.entries()
-    report = replay(db, entries) if entries else None
-    return db, report
-
-
 def save_job(db: Database, path: str | Path) -> Path:
     """Save on a worker thread through the one validated write path of ``io/etdb.py``
     (serialise, check that the bytes load back, atomic replace), as the command line does.
@@ -110,20 +104,63 @@ class MainWindow(QMainWindow):
     #: Emitted after a save finished successfully (path).
     saved = Signal(object)
 
+    # ---------------------------------------------------------- views of the workspace
+    @property
+    def database(self) -> Database | None:
+        return self.workspace.database
+
+    @property
+    def database_path(self) -> Path | None:
+        return self.workspace.path
+
+    @property
+    def journal(self) -> Journal | None:
+        return self.workspace.journal
+
+    @property
+    def options(self) -> EvalOptions:
+        return self.workspace.options
+
+    @property
+    def autosave_ms(self) -> int:
+        return self.workspace.autosave_ms
+
+    @autosave_ms.setter
+    def autosave_ms(self, ms: int) -> None:
+        self.workspace.autosave_ms = ms
+
+    @property
+    def autosave_enabled(self) -> bool:
+        return self.workspace.autosave
+
+    @autosave_enabled.setter
+    def autosave_enabled(self, on: bool) -> None:
+        self.workspace.autosave = on
+
+    @property
+    def _changes(self) -> int:
+        return self.workspace.changes
+
+    @_changes.setter
+    def _changes(self, n: int) -> None:
+        self.workspace.changes = n
+        self.workspace.dirty_changed.emit(self.workspace.is_dirty)
+
+    @property
+    def _saved_changes(self) -> int:
+        return self.workspace.saved_changes
+
+    @_saved_changes.setter
+    def _saved_changes(self, n: int) -> None:
+        self.workspace.mark_saved(n)
+
     def __init__(self, settings: QSettings | None = None, autosave_ms: int = AUTOSAVE_MS) -> None:
         super().__init__()
         self.setObjectName("mainWindow")
         self.settings = settings or make_settings()
-        self.database: Database | None = None
-        self.database_path: Path | None = None
-        self.options = EvalOptions()
-        self.journal: Journal | None = None
+        self.workspace = Workspace(autosave_ms=autosave_ms)
         self.session: ScoringSession | None = None
         self.undo_stack = QUndoStack(self)
-        self.autosave_ms = autosave_ms
-        self.autosave_enabled = True
-        self._changes = 0
-        self._saved_changes = 0
         self._saving: Worker | None = None
         self._save_again = False
         self._loading: Worker | None = None
@@ -137,14 +174,15 @@ class MainWindow(QMainWindow):
         self._build_views()
         self._build_actions()
         self._build_menus()
+        self._observe_workspace()
         self._update_title()
-        self._restore_settings()
         from evaltrans_qt.ui import analysis
         analysis.install(self)
+        self._restore_settings()
 
     # ================================================================ building
     def _build_views(self) -> None:
-        self.compare_view = CompareView()
+        self.compare_view = CompareView(self.workspace)
         self.setCentralWidget(self.compare_view)
 
         # sources
@@ -232,6 +270,14 @@ class MainWindow(QMainWindow):
         self.target_filter.textChanged.connect(self.target_proxy.set_text)
         self.all_targets.toggled.connect(self._toggle_all_targets)
 
+    def _observe_workspace(self) -> None:
+        ws = self.workspace
+        ws.database_changed.connect(self._show_database)
+        ws.dirty_changed.connect(self._dirty_changed)
+        ws.path_changed.connect(lambda _p: self._update_title())
+        ws.score_changed.connect(self.scoreChanged.emit)
+        ws.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
+
     @staticmethod
     def _setup_table(view: QTableView, model) -> None:
         view.setModel(model)
@@ -250,6 +296,20 @@ class MainWindow(QMainWindow):
         hh.setSectionResizeMode(QHeaderView.Interactive)
         hh.setHighlightSections(False)
         view.setHorizontalScrollMode(QAbstractItemView.ScrollPerPixel)
+
+    def _arrange_target_columns(self) -> None:
+        """Human-score columns right after the system, the translation last and stretching
+        (it takes the width that is left instead of being cut to a few letters)."""
+        th = self.target_table.horizontalHeader()
+        n = self.target_model.columnCount()
+        text_col = TargetTableModel.FIXED.index("Translation")
+        if th.visualIndex(text_col) != n - 1:
+            th.moveSection(th.visualIndex(text_col), n - 1)
+        th.setStretchLastSection(True)
+        for c, width in ((0, 44), (1, 48), (2, 110)):
+            th.resizeSection(c, width)
+        for c in range(len(TargetTableModel.FIXED), n):
+            th.resizeSection(c, 72)
 
     def add_panel(self, title: str, widget: QWidget, area=Qt.RightDockWidgetArea) -> QDockWidget:
         """Add a dockable panel; its show/hide action goes into the View menu."""
@@ -320,14 +380,24 @@ class MainWindow(QMainWindow):
         self.act_all_targets = a("Show translations of all sources", "Ctrl+Alt+L",
                                  lambda: self.all_targets.toggle())
 
+        # the first nine measures of the compare view get View menu entries with Ctrl+1 ... Ctrl+9;
+        # every other measure that can align is in the view's selector (from the registry)
         self.measure_actions = QActionGroup(self)
-        for k, (name, label) in enumerate(MEASURES):
-            act = a(f"Show {label}", f"Ctrl+{k + 1}", None, checkable=True, name=f"action_measure_{name}")
+        for k, (name, label) in enumerate(MEASURES[:9]):
+            act = a(f"Show {label}", f"Ctrl+{k + 1}", None, checkable=True,
+                    name=f"action_measure_{name}")
             act.triggered.connect(lambda _c=False, n=name: self.compare_view.set_measure(n))
             self.measure_actions.addAction(act)
         self.measure_actions.actions()[0].setChecked(True)
-        self.compare_view.measure_selector.currentIndexChanged.connect(
-            lambda i: self.measure_actions.actions()[i].setChecked(True))
+
+        def _measure_shown(i: int) -> None:
+            acts = self.measure_actions.actions()
+            if 0 <= i < len(acts):
+                acts[i].setChecked(True)
+            elif self.measure_actions.checkedAction() is not None:
+                self.measure_actions.setExclusionPolicy(QActionGroup.ExclusionPolicy.ExclusiveOptional)
+                self.measure_actions.checkedAction().setChecked(False)
+        self.compare_view.measure_selector.currentIndexChanged.connect(_measure_shown)
 
         # session
         self.act_start_session = a("&Start scoring session…", "Ctrl+J", self.start_session_dialog)
@@ -425,22 +495,83 @@ class MainWindow(QMainWindow):
         self._update_recent_menu()
 
     # ================================================================ settings
+    def available_geometry(self):
+        """The screen's available area (without task bars) the window lives on."""
+        screen = self.screen() or QApplication.primaryScreen()
+        return screen.availableGeometry()
+
+    def fits_screen(self) -> bool:
+        """Whether the whole window (frame included) lies inside the available screen area."""
+        avail = self.available_geometry()
+        frame = self.frameGeometry()
+        return avail.contains(frame) or (frame.width() <= avail.width()
+                                         and frame.height() <= avail.height()
+                                         and not self.isVisible())
+
+    def default_layout(self) -> None:
+        """A layout that fits the available screen (never larger; 1366x768 and up): the
+        compare view in the middle, sources left, translations below; the results share
+        the bottom area with the translations (a tab) so tables and plots get its whole
+        height; panels with nothing to show yet (scoring, similar translations, results,
+        live correlation) stay closed until they have something."""
+        avail = self.available_geometry()
+        fw = max(self.frameGeometry().width() - self.geometry().width(), 0)
+        fh = max(self.frameGeometry().height() - self.geometry().height(), 0)
+        w = min(1600, avail.width() - fw)
+        h = min(1000, avail.height() - fh)
+        p = self.panels
+        # closed first: a hidden panel's minimum size cannot push the window off the screen
+        for title in ("Scoring", "Similar scored translations", "Results", "Live correlation"):
+            if title in p:
+                p[title].hide()
+        if "Results" in p:
+            self.tabifyDockWidget(p["Translations"], p["Results"])
+        if "Live correlation" in p:
+            self.tabifyDockWidget(p["Similar scored translations"], p["Live correlation"])
+        self.resize(w, h)
+        self.move(avail.x() + max(0, (avail.width() - w - fw) // 2),
+                  avail.y() + max(0, (avail.height() - h - fh) // 2))
+        for title in ("Sources", "Translations"):
+            p[title].show()
+        p["Translations"].raise_()
+        self.resizeDocks([p["Sources"]], [int(w * 0.26)], Qt.Horizontal)
+        self.resizeDocks([p["Translations"]], [int(h * 0.30)], Qt.Vertical)
+
+    def show_panel(self, title: str) -> None:
+        """Show a panel (and bring its tab to the front), keeping the window on the screen."""
+        dock = self.panels[title]
+        dock.show()
+        dock.raise_()
+        self.fit_to_screen()
+
+    def fit_to_screen(self) -> None:
+        """Never larger than the available screen (a panel's minimum size can grow the window)."""
+        avail = self.available_geometry()
+        fw = max(self.frameGeometry().width() - self.geometry().width(), 0)
+        fh = max(self.frameGeometry().height() - self.geometry().height(), 0)
+        w = min(self.width(), avail.width() - fw)
+        h = min(self.height(), avail.height() - fh)
+        if (w, h) != (self.width(), self.height()):
+            self.resize(w, h)
+
+    def _layout_for_content(self) -> None:
+        """Panels follow what there is to show (a new database has no results yet)."""
+        if self.session is None:
+            for title in ("Scoring", "Similar scored translations", "Live correlation"):
+                if title in self.panels:
+                    self.panels[title].hide()
+
     def _restore_settings(self) -> None:
         s = self.settings
         geo = s.value("window/geometry")
-        if geo is not None:
-            self.restoreGeometry(geo)
-        else:
-            self.resize(1280, 820)
-            self.resizeDocks([self.panels["Sources"]], [400], Qt.Horizontal)
-            self.resizeDocks([self.panels["Translations"]], [230], Qt.Vertical)
-            self.resizeDocks([self.panels["Scoring"]], [420], Qt.Horizontal)
-            # the scoring panels appear when a session starts
-            self.panels["Scoring"].hide()
-            self.panels["Similar scored translations"].hide()
         st = s.value("window/state")
-        if st is not None:
-            self.restoreState(st)
+        if geo is not None and self.restoreGeometry(geo) and self.fits_screen():
+            if st is not None:
+                self.restoreState(st)
+            if not self.fits_screen():         # a saved layout made for a larger screen
+                self.default_layout()
+        else:
+            self.default_layout()
         measure = s.value("compare/measure")
         if measure:
             self.compare_view.set_measure(str(measure))
@@ -490,12 +621,15 @@ class MainWindow(QMainWindow):
     # ================================================================ database
     @property
     def is_dirty(self) -> bool:
-        return self._changes != self._saved_changes
+        return self.workspace.is_dirty
 
     def _mark_changed(self) -> None:
-        self._changes += 1
+        self.workspace.mark_changed()      # -> _dirty_changed: title, autosave
+
+    def _dirty_changed(self, dirty: bool) -> None:
         self._update_title()
-        self._schedule_autosave()
+        if dirty:
+            self._schedule_autosave()
 
     _autosave_failed = False
 
@@ -513,7 +647,8 @@ class MainWindow(QMainWindow):
     def _schedule_autosave(self) -> None:
         if self._autosave_failed:
             return
-        if self.autosave_enabled and self.database_path is not None and not self._autosave_timer.isActive():
+        if self.workspace.autosave_due and not self._autosave_timer.isActive() \
+                and not self._autosave_paused:
             self._autosave_timer.start(self.autosave_ms)
 
     def _update_title(self) -> None:
@@ -576,20 +711,32 @@ class MainWindow(QMainWindow):
         """Show ``db`` (already loaded); ``recovered`` is the journal replay, if any."""
         self.end_session()
         self.undo_stack.clear()
-        if self.journal is not None:
-            self.journal.close()
-        self.database = db
-        self.database_path = Path(path) if path is not None else None
-        self.journal = Journal(journal_path(self.database_path)) if self.database_path else None
-        self._changes = self._saved_changes = 0
         self._current = None
+        self._autosave_timer.stop()
+        self._autosave_failed = False
+        self.workspace.set_database(db, path, recovered)   # every observer resets (_show_database)
+        if self.database_path is not None:
+            self._add_recent(self.database_path)
+        if recovered is not None and recovered.applied:
+            self._schedule_autosave()
+        self.statusBar().showMessage(f"Opened {self.database_path or 'database'}", 5000)
+        if recovered is not None and (recovered.applied or recovered.missing or recovered.rejected):
+            self._tell_recovered(recovered)
+
+    def _show_database(self) -> None:
+        """The workspace opened another database: every panel of the window starts afresh."""
+        db = self.database
+        self._current = None
+        for f in (self.source_filter, self.target_filter):
+            f.blockSignals(True)
+            f.clear()
+            f.blockSignals(False)
+        self.source_proxy.set_text("")
+        self.target_proxy.set_text("")
+        self.state_filter.setCurrentIndex(0)
         self.source_model.set_database(db)
         self.target_model.set_database(db)
-        th = self.target_table.horizontalHeader()
-        for c, width in ((0, 44), (1, 48), (2, 110), (3, 520)):
-            th.resizeSection(c, width)
-        for c in range(4, self.target_model.columnCount()):
-            th.resizeSection(c, 80)
+        self._arrange_target_columns()
         self.source_list.resizeColumnToContents(0)
         self.system_filter.blockSignals(True)
         self.system_filter.clear()
@@ -601,19 +748,12 @@ class MainWindow(QMainWindow):
         self.compare_view.clear()
         if self.all_targets.isChecked() and db is not None:
             self.target_model.show_all()
-        if self.database_path is not None:
-            self._add_recent(self.database_path)
-        if recovered is not None and recovered.applied:
-            self._changes += 1  # the replayed scores are not in the file yet
-            self._schedule_autosave()
         self._update_title()
         self._update_counts()
         if db is not None and db.sources:
             self.source_list.selectRow(0)
-        self.statusBar().showMessage(f"Opened {self.database_path or 'database'}", 5000)
+        self._layout_for_content()
         self.databaseChanged.emit()
-        if recovered is not None and (recovered.applied or recovered.missing or recovered.rejected):
-            self._tell_recovered(recovered)
 
     def _tell_recovered(self, report: ReplayReport) -> None:
         box = QMessageBox(QMessageBox.Information, "Scores recovered",
@@ -700,8 +840,7 @@ class MainWindow(QMainWindow):
                     f"scores entered during Save As stay in {old_journal.path} "
                     f"(could not write {journal.path}: {exc})", switch_to), self)
                 old_journal = None                 # keep it: it holds the only copy
-            self.database_path = switch_to
-            self.journal = journal
+            self.workspace.set_path(switch_to, journal)
             if self.session is not None:
                 self.session.journal = self.journal
             self._add_recent(switch_to)
@@ -712,8 +851,8 @@ class MainWindow(QMainWindow):
             self.journal.clear(seq)
         if old_journal is not None:
             old_journal.clear()
-        self._saved_changes = count
         self._autosave_failed = False
+        self.workspace.mark_saved(count)
         self._update_title()
         self.statusBar().showMessage(f"Saved {path}", 4000)
         self.saved.emit(path)
@@ -764,9 +903,7 @@ class MainWindow(QMainWindow):
             self.save(wait=True)
             return not self.is_dirty
         if ans == QMessageBox.Discard:
-            if self.journal is not None:
-                self.journal.clear()
-            self._saved_changes = self._changes
+            self.workspace.discard_changes()
             return True
         return False
 
@@ -791,8 +928,7 @@ class MainWindow(QMainWindow):
             deadline = QDeadlineTimer(120_000)
             while not w.wait_done and self._saving is not None and not deadline.hasExpired():
                 QApplication.processEvents(QEventLoop.AllEvents, 50)
-        if self.journal is not None:
-            self.journal.close()
+        self.workspace.close()
         self._store_settings()
         ev.accept()
 
@@ -953,8 +1089,13 @@ class MainWindow(QMainWindow):
         self.score_panel.buttons["identical"].clicked.connect(self.take_identical)
         for act in self.session_actions:
             act.setEnabled(True)
-        self.panels["Scoring"].show()
-        self.panels["Similar scored translations"].show()
+        self.show_panel("Similar scored translations")
+        if self.workspace.run is not None:
+            self.panels["Live correlation"].show()
+        self.show_panel("Scoring")
+        if self.panels["Scoring"].width() < 300:
+            self.resizeDocks([self.panels["Scoring"]], [max(340, int(self.width() * 0.28))],
+                             Qt.Horizontal)
         if start_unscored:
             s.first_unscored()
         else:
@@ -997,8 +1138,7 @@ class MainWindow(QMainWindow):
         if idx is not None and change.target_index is not None:
             self.source_model.refresh_source(idx)
             self.target_model.refresh_target(idx, change.target_index)
-        self._mark_changed()
-        self.scoreChanged.emit(change)
+        self.workspace.record_score(change)     # dirty + score_changed (-> scoreChanged)
 
     def score_current(self, value: int) -> None:
         """A digit key: scores the current class, or is typed into its value editor (continuous
@@ -1055,6 +1195,7 @@ class MainWindow(QMainWindow):
         cur = self._current
         self.source_model.set_database(db)
         self.target_model.set_database(db)
+        self._arrange_target_columns()
         if self.all_targets.isChecked():
             self.target_model.show_all()
         s = self.session
@@ -1070,7 +1211,7 @@ class MainWindow(QMainWindow):
         if cur is not None and cur[0] < len(db.sources) and cur[1] < len(db.sources[cur[0]].targets):
             self.open_in_compare(*cur)
         self._update_counts()
-        self._mark_changed()
+        self.workspace.modified(affects_results=False)   # classes: the measures' numbers stand
         if self.database_path is not None:
             self.save(wait=True)
         self.databaseChanged.emit()
@@ -1085,22 +1226,17 @@ class MainWindow(QMainWindow):
         merge_dialog.choose_and_merge(self)
 
     def database_modified(self) -> None:
-        """Call after changing the database outside a session (merge, import): refresh and autosave."""
-        db, path = self.database, self.database_path
-        keep_changes = self._changes + 1
-        saved = self._saved_changes
-        j = self.journal
+        """Call after changing the database outside a session (merge, import): refresh and
+        autosave; results of earlier runs are marked out of date (the workspace)."""
+        db = self.database
         self.source_model.set_database(db)
         self.target_model.set_database(db)
+        self._arrange_target_columns()
         self.compare_view.clear()
-        self.journal = j
-        self._changes, self._saved_changes = keep_changes, saved
-        self.database_path = path
         if db is not None and db.sources:
             self.source_list.selectRow(0)
-        self._update_title()
         self._update_counts()
-        self._schedule_autosave()
+        self.workspace.modified(affects_results=True)
         self.databaseChanged.emit()
 
     def show_shortcuts(self) -> None:

@@ -25,6 +25,10 @@ GROUP_TITLES = {
 }
 
 
+#: Measures computed only when a flag option is set: ticking the measure sets the flag.
+MEASURE_FLAGS = {"invwer": "allow_transpositions", "ljwer": "allow_long_jumps"}
+
+
 def _tooltip(f: dataclasses.Field) -> str:
     sec = f.metadata.get("section")
     where = f" (thesis section {sec})" if sec and sec != "-" else ""
@@ -91,8 +95,10 @@ class OptionsDialog(QDialog):
         from evaltrans_qt.engine.measures import load_all
         page = QWidget()
         form = QVBoxLayout(page)
-        form.addWidget(QLabel("Measures to compute (some also need their option, e.g. "
-                              "INVWER needs allow-transpositions):"))
+        form.addWidget(QLabel("Measures to compute. Ticking INVWER or LJWER also sets the option "
+                              "it needs (allow-transpositions, allow-long-jumps); WWER, WPER and "
+                              "WCDER need a substitution-cost-rule other than none.",
+                              wordWrap=True))
         for name, cls in sorted(load_all().items()):
             box = QCheckBox(f"{cls.long_name} ({name})")
             box.setObjectName(f"measure_{name}")
@@ -100,8 +106,17 @@ class OptionsDialog(QDialog):
             box.setChecked(measures is None or name in measures)
             form.addWidget(box)
             self._measure_boxes[name] = box
+            if name in MEASURE_FLAGS:
+                box.toggled.connect(lambda on, n=name: self._measure_ticked(n, on))
         form.addStretch(1)
         self.tabs.addTab(page, "Measures")
+
+    def _measure_ticked(self, name: str, on: bool) -> None:
+        """Ticking a measure that exists only under an option sets that option (issue 12: a
+        ticked INVWER was silently skipped unless allow-transpositions was set elsewhere)."""
+        editor = self._editors.get(MEASURE_FLAGS[name])
+        if on and isinstance(editor, QCheckBox) and not editor.isChecked():
+            editor.setChecked(True)
 
     def _make_editor(self, f: dataclasses.Field) -> QWidget:
         kind = f.metadata.get("kind")

@@ -2,6 +2,10 @@
 
 * :class:`ScatterPlot` -- metric vs human with least-squares and
   least-orthogonal-squares lines (thesis 6.1.2/6.1.3) and r, rho, tau with CIs;
+
+Legends and statistics sit in rows of the plot's own layout below the axes, so they
+never cover data (and they are part of an exported image); axes are fitted to the
+data, never to regression lines; an empty plot says what it is waiting for.
 * :class:`CorrelationBars` -- correlation of each measure per human class
   (the thesis' result tables as a picture), with CI whiskers;
 * :class:`CombinationCurve` -- r of a two-measure combination over the weight
@@ -9,18 +13,19 @@
 * :class:`SignificanceMatrix` -- p-values between systems as a heat map;
 * :class:`HistogramPlot` -- sentence score histograms per system.
 
-:func:`export_plot` writes any of them as PNG or SVG.
+:func:`export_plot` writes any of them as PNG (at print resolution, 300 dpi) or SVG.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor, QFont, QImage
 
 from evaltrans_qt.engine.correlation import least_squares_line, orthogonal_line
 from evaltrans_qt.errors import SaveError
@@ -34,10 +39,53 @@ def _base(widget: pg.PlotWidget, name: str) -> None:
     widget.setObjectName(name)
     widget.setBackground("w")
     widget.showGrid(x=True, y=True, alpha=0.25)
+    widget.setMinimumSize(160, 120)
     for ax in ("left", "bottom"):
         widget.getAxis(ax).setPen(pg.mkPen("#444"))
         widget.getAxis(ax).setTextPen(pg.mkPen("#222"))
         widget.getAxis(ax).enableAutoSIPrefix(False)
+    widget._hint = pg.TextItem("", anchor=(0.5, 0.5), color="#666")
+    widget._hint.setFont(QFont("Sans", 10))
+    widget.addItem(widget._hint, ignoreBounds=True)
+
+
+#: Rows of PlotItem's layout below the bottom axis (0 title, 1 top axis, 2 plot, 3 axis).
+LEGEND_ROW, STATS_ROW = 4, 5
+
+
+def _legend_below(widget: pg.PlotWidget, columns: int = 4) -> pg.LegendItem:
+    """A legend in its own row under the plot (outside the data, in exports too)."""
+    legend = pg.LegendItem(labelTextColor="#222", colCount=columns, frame=False,
+                           labelTextSize="8pt")
+    widget.getPlotItem().layout.addItem(legend, LEGEND_ROW, 1)
+    widget.getPlotItem().legend = legend       # plot(name=...) adds its entry here
+    return legend
+
+
+def show_hint(widget: pg.PlotWidget, text: str) -> None:
+    """Centre ``text`` in an empty plot (what it is waiting for); '' removes it."""
+    widget._hint.setText(text)
+    if text:
+        vb = widget.getPlotItem().getViewBox()
+        (x0, x1), (y0, y1) = vb.viewRange()
+        widget._hint.setPos((x0 + x1) / 2, (y0 + y1) / 2)
+    widget._hint.setVisible(bool(text))
+
+
+def fit_range(widget: pg.PlotWidget, x: np.ndarray, y: np.ndarray, pad: float = 0.05) -> None:
+    """Axes fitted to the data points (regression lines never stretch them)."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    x, y = x[np.isfinite(x)], y[np.isfinite(y)]
+    if not len(x) or not len(y):
+        return
+    def span(v):
+        lo, hi = float(v.min()), float(v.max())
+        if hi == lo:
+            lo, hi = lo - 0.5, hi + 0.5
+        return lo, hi
+    widget.setXRange(*span(x), padding=pad)
+    widget.setYRange(*span(y), padding=pad)
 
 
 class ScatterPlot(pg.PlotWidget):
@@ -46,19 +94,36 @@ class ScatterPlot(pg.PlotWidget):
     def __init__(self, parent=None, name: str = "correlationPlot") -> None:
         super().__init__(parent)
         _base(self, name)
-        self.addLegend(offset=(10, 10), labelTextColor="#222")
+        self.legend = _legend_below(self, 2)
         self._scatter = pg.ScatterPlotItem(size=6, pen=pg.mkPen(None),
                                            brush=pg.mkBrush(0, 114, 178, 110))
         self.addItem(self._scatter)
-        self._ls = self.plot([], [], pen=pg.mkPen("#D55E00", width=2), name="least squares")
-        self._los = self.plot([], [], pen=pg.mkPen("#009E73", width=2, style=Qt.DashLine),
-                              name="least orthogonal squares")
-        self._text = pg.TextItem(anchor=(0, 0), color="#111")
-        self._text.setFont(QFont("Sans", 9))
-        self.addItem(self._text, ignoreBounds=True)
+        # the lines do not count for the axes' range: the data does (fit_range)
+        self._ls = pg.PlotDataItem([], [], pen=pg.mkPen("#D55E00", width=2), name="least squares")
+        self._los = pg.PlotDataItem([], [], pen=pg.mkPen("#009E73", width=2, style=Qt.DashLine),
+                                    name="least orthogonal squares")
+        for item in (self._ls, self._los):
+            self.getPlotItem().addItem(item, ignoreBounds=True)     # (legend entry: by name)
+        self.stats = pg.LabelItem("", color="#111", size="8pt", justify="left")
+        self.getPlotItem().layout.addItem(self.stats, STATS_ROW, 1)
         self.x = np.zeros(0)
         self.y = np.zeros(0)
         self.lines: dict[str, tuple[float, float]] = {}
+        self.has_data = False
+        self.clear_data()
+
+    hint = "Run the measures (Ctrl+R): each point is a sentence or a system"
+
+    def clear_data(self, hint: str | None = None) -> None:
+        self.x = self.y = np.zeros(0)
+        self.lines = {}
+        self._scatter.setData([], [])
+        self._ls.setData([], [])
+        self._los.setData([], [])
+        self.stats.setText("")
+        self.setTitle(None)
+        self.has_data = False
+        show_hint(self, self.hint if hint is None else hint)
 
     def set_data(self, x: Sequence[float], y: Sequence[float], *, xlabel: str, ylabel: str,
                  title: str = "", stats_text: str = "", labels: Sequence[str] | None = None) -> None:
@@ -92,10 +157,11 @@ class ScatterPlot(pg.PlotWidget):
         else:
             self._ls.setData([], [])
             self._los.setData([], [])
-        self._text.setText(stats_text)
-        if len(self.x):
-            self._text.setPos(float(self.x.min()), float(self.y.max()))
-        self.autoRange()
+        # statistics in their own row under the legend, one line per statistic pair
+        self.stats.setText(stats_text.replace("\n", " &nbsp; · &nbsp; "))
+        self.has_data = bool(len(self.x))
+        show_hint(self, "" if self.has_data else "no pair of scores to plot")
+        fit_range(self, self.x, self.y)
 
 
 class CorrelationBars(pg.PlotWidget):
@@ -104,22 +170,39 @@ class CorrelationBars(pg.PlotWidget):
     def __init__(self, parent=None, name: str = "correlationBars") -> None:
         super().__init__(parent)
         _base(self, name)
-        self.addLegend(offset=(-10, 10), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 220))
+        self.legend = _legend_below(self, 3)
         self.values: dict[str, np.ndarray] = {}
+        self.has_data = False
+        self.clear_data()
+
+    hint = "correlation of each measure (after a run)"
+
+    def clear_data(self, hint: str | None = None) -> None:
+        self.clear()
+        self.legend.clear()
+        self.addItem(self._hint, ignoreBounds=True)
+        self.values = {}
+        self.has_data = False
+        self.getAxis("bottom").setTicks(None)
+        show_hint(self, self.hint if hint is None else hint)
 
     def set_data(self, measures: Sequence[str], values: Mapping[str, Sequence[float]],
                  lows: Mapping[str, Sequence[float]] | None = None,
                  highs: Mapping[str, Sequence[float]] | None = None, ylabel: str = "r") -> None:
-        self.clear()
+        self.clear_data("")
         self.values = {k: np.asarray(v, dtype=float) for k, v in values.items()}
+        self.has_data = bool(len(measures))
         n_groups = max(1, len(values))
         width = 0.8 / n_groups
         x0 = np.arange(len(measures), dtype=float)
         for g, (cls, vals) in enumerate(self.values.items()):
             xs = x0 - 0.4 + width * (g + 0.5)
             color = PALETTE[g % len(PALETTE)]
-            self.addItem(pg.BarGraphItem(x=xs, height=np.nan_to_num(vals), width=width * 0.9,
-                                         brush=color, pen=pg.mkPen(color), name=cls))
+            bars = pg.BarGraphItem(x=xs, height=np.nan_to_num(vals), width=width * 0.9,
+                                   brush=color, pen=pg.mkPen(color), name=cls)
+            self.addItem(bars)
+            if not any(lab.text == cls for _s, lab in self.legend.items):
+                self.legend.addItem(bars, cls)
             if lows is not None and highs is not None and cls in lows:
                 lo = np.asarray(lows[cls], dtype=float)
                 hi = np.asarray(highs[cls], dtype=float)
@@ -144,6 +227,16 @@ class CombinationCurve(pg.PlotWidget):
         self._curve = self.plot([], [], pen=pg.mkPen(PALETTE[0], width=2))
         self._best = pg.ScatterPlotItem(size=10, brush=pg.mkBrush(PALETTE[5]))
         self.addItem(self._best)
+        self.has_data = False
+        self.clear_data()
+
+    hint = "Choose measures A and B, then Combine"
+
+    def clear_data(self, hint: str | None = None) -> None:
+        self._curve.setData([], [])
+        self._best.setData([], [])
+        self.has_data = False
+        show_hint(self, self.hint if hint is None else hint)
 
     def set_data(self, weights: Sequence[float], r: Sequence[float], name_a: str, name_b: str) -> None:
         w = np.asarray(weights, dtype=float)
@@ -154,87 +247,146 @@ class CombinationCurve(pg.PlotWidget):
             self._best.setData([w[i]], [rr[i]])
         self.setLabel("bottom", f"weight of {name_b} (0 = {name_a} only, 1 = {name_b} only)")
         self.setLabel("left", "r with human score")
-        self.autoRange()
+        self.has_data = bool(len(w))
+        show_hint(self, "")
+        fit_range(self, w, rr)
+
+
+#: p-value colours: p = 0 deep blue (significant) ... p >= 0.1 white.
+P_STOPS = ([0.0, 0.05, 0.1, 1.0], ["#08306b", "#4292c6", "#deebf7", "#ffffff"])
 
 
 class SignificanceMatrix(pg.PlotWidget):
-    """N×N p-values between systems as a heat map (dark = significant), values written in."""
+    """N×N p-values between systems as a heat map with a colour bar, values written in."""
+
+    hint = "Choose a measure and press Compute"
 
     def __init__(self, parent=None, name: str = "significanceMatrix") -> None:
         super().__init__(parent)
         _base(self, name)
+        self.showGrid(x=False, y=False)
         self.setAspectLocked(True)
         self.invertY(True)
         self._img = pg.ImageItem()
         self.addItem(self._img)
-        # p = 0 -> deep blue (significant), p >= 0.1 -> white
-        self._img.setLookupTable(pg.ColorMap([0.0, 0.05, 0.1, 1.0],
-                                             [QColor("#08306b"), QColor("#4292c6"),
-                                              QColor("#deebf7"), QColor("#ffffff")]).getLookupTable(nPts=256))
+        self.cmap = pg.ColorMap(P_STOPS[0], [QColor(c) for c in P_STOPS[1]])
+        self._img.setLookupTable(self.cmap.getLookupTable(nPts=256))
+        # the colour legend: which blue means which p-value
+        self.colorbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=self.cmap, label="p-value",
+                                        interactive=False, width=14, colorMapMenu=False)
+        self.colorbar.setImageItem(self._img, insert_in=self.getPlotItem())
+        self.colorbar.getAxis("right").setTextPen(pg.mkPen("#222"))
+        self.colorbar.getAxis("right").setTicks([[(v, f"{v:g}") for v in (0, 0.05, 0.1, 0.5, 1)]])
         self._texts: list[pg.TextItem] = []
         self.pvalues = np.zeros((0, 0))
+        self.has_data = False
+        self.clear_data()
 
-    def set_data(self, systems: Sequence[str], pvalues: np.ndarray, title: str = "") -> None:
-        p = np.asarray(pvalues, dtype=float)
-        self.pvalues = p
+    def clear_data(self, hint: str | None = None) -> None:
         for t in self._texts:
             self.removeItem(t)
         self._texts = []
+        self.pvalues = np.zeros((0, 0))
+        self._img.clear()
+        self.setTitle(None)
+        self.has_data = False
+        show_hint(self, self.hint if hint is None else hint)
+
+    def set_data(self, systems: Sequence[str], pvalues: np.ndarray, title: str = "") -> None:
+        p = np.asarray(pvalues, dtype=float)
+        self.clear_data("")
+        self.pvalues = p
         n = len(systems)
         self._img.setImage(np.nan_to_num(p, nan=1.0).T, levels=(0.0, 1.0))
+        self.colorbar.setLevels((0.0, 1.0))
+        size = 9 if n <= 8 else 8 if n <= 12 else 7
+        digits = 3 if n <= 12 else 2
         for i in range(n):
             for j in range(n):
                 if i == j or np.isnan(p[i, j]):
                     continue
-                t = pg.TextItem(f"{p[i, j]:.3f}", anchor=(0.5, 0.5),
-                                color="#fff" if p[i, j] < 0.05 else "#111")
-                t.setFont(QFont("Sans", 7))
+                bg = self.cmap.map(float(p[i, j]), mode="qcolor")
+                t = pg.TextItem(f"{p[i, j]:.{digits}f}", anchor=(0.5, 0.5),
+                                color="#ffffff" if bg.lightness() < 140 else "#000000")
+                f = QFont("Sans", size)
+                f.setBold(bool(p[i, j] < 0.05))
+                t.setFont(f)
                 t.setPos(j + 0.5, i + 0.5)
                 self.addItem(t)
                 self._texts.append(t)
         ticks = [(i + 0.5, s) for i, s in enumerate(systems)]
         self.getAxis("bottom").setTicks([ticks])
         self.getAxis("left").setTicks([ticks])
-        self.setTitle(title)
-        self.autoRange()
+        self.setTitle(title, size="9pt")
+        self.has_data = n > 0
+        self.setXRange(0, max(n, 1), padding=0.02)
+        self.setYRange(0, max(n, 1), padding=0.02)
 
 
 class HistogramPlot(pg.PlotWidget):
     """Histogram of sentence scores, one step curve per system."""
 
+    hint = "sentence scores of a measure (after a run)"
+
     def __init__(self, parent=None, name: str = "histogramPlot") -> None:
         super().__init__(parent)
         _base(self, name)
-        self.addLegend(offset=(10, 10), labelTextColor="#222")
+        self.legend = _legend_below(self, 4)
         self.counts: dict[str, np.ndarray] = {}
+        self.has_data = False
+        self.clear_data()
+
+    def clear_data(self, hint: str | None = None) -> None:
+        self.clear()
+        self.legend.clear()
+        self.addItem(self._hint, ignoreBounds=True)
+        self.counts = {}
+        self.has_data = False
+        show_hint(self, self.hint if hint is None else hint)
 
     def set_data(self, values_by_system: Mapping[str, Sequence[float]], xlabel: str, bins: int = 30) -> None:
-        self.clear()
-        self.counts = {}
+        self.clear_data("")
         allv = np.concatenate([np.asarray(v, dtype=float) for v in values_by_system.values()]) \
             if values_by_system else np.zeros(0)
         allv = allv[~np.isnan(allv)]
         if not len(allv):
+            show_hint(self, "no values")
             return
         edges = np.histogram_bin_edges(allv, bins=bins)
+        top = 0
         for k, (name, v) in enumerate(values_by_system.items()):
             v = np.asarray(v, dtype=float)
             counts, _ = np.histogram(v[~np.isnan(v)], bins=edges)
             self.counts[name] = counts
+            top = max(top, int(counts.max()) if len(counts) else 0)
             self.plot(edges, counts, stepMode="center",
                       pen=pg.mkPen(PALETTE[k % len(PALETTE)], width=2), name=name)
         self.setLabel("bottom", xlabel)
         self.setLabel("left", "sentences")
-        self.autoRange()
+        self.has_data = True
+        fit_range(self, edges, np.array([0.0, float(top)]))
 
 
-def export_plot(widget: pg.PlotWidget, path: str | Path, width: int = 1200) -> Path:
-    """Write a plot as PNG (raster) or SVG (vector), chosen by the file suffix.
+#: Width in pixels of an exported PNG: 8 inches at 300 dpi (print resolution).
+PRINT_WIDTH = 2400
+PRINT_DPI = 300
 
-    Written to a temporary file beside ``path`` and renamed over it only when
-    complete, so a failed export never leaves a half file or passes off an old one.
+
+def _file_mode() -> int:
+    """0666 minus the process' umask: what an ordinary new file gets (mkstemp gives 0600)."""
+    um = os.umask(0)
+    os.umask(um)
+    return 0o666 & ~um
+
+
+def export_plot(widget: pg.PlotWidget, path: str | Path, width: int = PRINT_WIDTH) -> Path:
+    """Write a plot as PNG (raster, ``width`` pixels, 300 dpi) or SVG (vector), by suffix.
+
+    The PNG is the plot drawn again at the larger size (not a screen grab scaled up), so
+    text and lines stay sharp. Written to a temporary file beside ``path`` and renamed
+    over it only when complete, so a failed export never leaves a half file or passes
+    off an old one; the file gets the permissions of any new file (0666 minus umask).
     """
-    import os
     import tempfile
     p = Path(path)
     suffix = p.suffix.lower()
@@ -250,12 +402,10 @@ def export_plot(widget: pg.PlotWidget, path: str | Path, width: int = 1200) -> P
             _export_svg(widget, Path(tmp))
             ok = Path(tmp).stat().st_size > 0
         else:
-            img = widget.grab().toImage()
-            if img.width() and img.width() != width:
-                img = img.scaledToWidth(width, Qt.SmoothTransformation)
-            ok = img.save(tmp)
+            ok = render_image(widget, width).save(tmp)
         if not ok:
             raise SaveError("the plot could not be rendered to the file", p)
+        os.chmod(tmp, _file_mode())
         os.replace(tmp, p)
     except OSError as exc:
         raise SaveError(f"could not write plot: {exc}", p) from None
@@ -263,6 +413,27 @@ def export_plot(widget: pg.PlotWidget, path: str | Path, width: int = 1200) -> P
         if os.path.exists(tmp):
             os.unlink(tmp)
     return p
+
+
+def render_image(widget, width: int = PRINT_WIDTH) -> QImage:
+    """The widget drawn into an image ``width`` pixels wide at :data:`PRINT_DPI`: painted as
+    on a high-density screen (device pixel ratio width / widget width), so text, lines and
+    legends scale together and stay sharp."""
+    from PySide6.QtGui import QPixmap
+    from PySide6.QtWidgets import QWidget
+    size = widget.size()
+    w0, h0 = max(size.width(), 1), max(size.height(), 1)
+    ratio = max(width / w0, 1.0)
+    pm = QPixmap(int(round(w0 * ratio)), int(round(h0 * ratio)))
+    pm.setDevicePixelRatio(ratio)
+    pm.fill(QColor("white"))
+    QWidget.render(widget, pm)             # (QGraphicsView.render takes a painter)
+    img = pm.toImage()
+    img.setDevicePixelRatio(1.0)
+    dpm = int(round(PRINT_DPI / 0.0254))
+    img.setDotsPerMeterX(dpm)
+    img.setDotsPerMeterY(dpm)
+    return img
 
 
 def _export_svg(widget: pg.PlotWidget, path: Path) -> None:

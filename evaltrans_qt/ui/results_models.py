@@ -142,6 +142,8 @@ class FrameModel(QAbstractTableModel):
             return None
         v = self._values[index.column()][self._order[index.row()]]
         if role == Qt.DisplayRole:
+            if self._columns[index.column()] in ONE_BASED and isinstance(v, (int, np.integer)):
+                return str(int(v) + 1)       # as the source list counts (the frame keeps 0-based)
             return format_value(v)
         if role == RAW_ROLE:
             if isinstance(v, (np.floating, float)):
@@ -198,6 +200,22 @@ class FrameModel(QAbstractTableModel):
             if not pd.api.types.is_numeric_dtype(col):
                 mask |= col.astype(str).str.lower().str.contains(needle, regex=False).to_numpy()
         return mask
+
+
+#: Index columns shown counting from 1 (the source list's numbers); values stay 0-based.
+ONE_BASED = ("segment",)
+
+
+def human_first(frame: pd.DataFrame) -> pd.DataFrame:
+    """Columns in reading order: system and segment, then the human scores, then the
+    measures, and text columns last (where the table's last column stretches)."""
+    cols = [str(c) for c in frame.columns]
+    head = [c for c in ("system", "segment") if c in cols]
+    human = [c for c in cols if c.startswith("human:")]
+    text = [c for c in cols if c not in head and c not in human
+            and not pd.api.types.is_numeric_dtype(frame[c])]
+    rest = [c for c in cols if c not in head and c not in human and c not in text]
+    return frame[head + human + rest + text]
 
 
 class ResultsProxy(ModelSortedProxy):

@@ -7,10 +7,16 @@ with bootstrap intervals, significance, combination curves), which is redone
 by a :class:`~evaltrans_qt.ui.workers.LatestRunner` whenever the human class,
 level or normalisation changes, or human scores change.
 
+Options, measures, database and the last run live in the window's
+:class:`~evaltrans_qt.workspace.Workspace`; the view observes it: another
+database clears every table and plot, changed options or data show the
+results as out of date (``staleBanner`` with "Run again"), a run or a report
+read back replaces them. Long operations show ``busyIndicator``.
+
 Object names for tests: ``resultsView``, ``runProgress``, ``systemTable``,
 ``sentenceTable``, ``correlationPlot``, ``correlationBars``,
 ``correlationTable``, ``combinationPlot``, ``significanceMatrix``,
-``histogramPlot``.
+``histogramPlot``, ``staleBanner``, ``runAgainButton``, ``busyIndicator``.
 """
 
 from __future__ import annotations
@@ -18,13 +24,14 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QHeaderView,
-                               QLabel, QLineEdit, QProgressBar, QPushButton, QSpinBox,
-                               QSplitter, QTableView, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFrame, QHBoxLayout, QHeaderView,
+                               QLabel, QLineEdit, QMessageBox, QProgressBar, QPushButton, QSizePolicy,
+                               QSpinBox, QSplitter, QTableView, QTabWidget, QVBoxLayout, QWidget)
 
 from evaltrans_qt.engine.database import Database
 from evaltrans_qt.engine.options import EvalOptions
@@ -32,7 +39,7 @@ from evaltrans_qt.engine.results import RunResult, SystemResult
 from evaltrans_qt.engine.tables import ResultTables, build_tables, disagreement, system_difference
 from evaltrans_qt.errors import EvalTransError
 from evaltrans_qt.ui import plots
-from evaltrans_qt.ui.results_models import FrameModel, ResultsProxy
+from evaltrans_qt.ui.results_models import FrameModel, ResultsProxy, human_first
 from evaltrans_qt.ui.workers import LatestRunner, handle_errors, start_worker
 
 
@@ -83,6 +90,19 @@ def combination_job(frame: pd.DataFrame, col_a: str, col_b: str, human_col: str,
     return ws, rs, w, cv
 
 
+def estimate_text(elapsed: float, fraction: float, message: str = "") -> str:
+    """Time left of a run, from the fraction done so far (shown as soon as anything is done).
+
+    INVWER's sentence pairs are computed longest first, so early on the pairs still to do
+    are the cheaper ones and the linear estimate is an upper bound: it says "at most"."""
+    if not 0.0 < fraction < 1.0:
+        return f"{elapsed:.0f} s" if fraction <= 0.0 and elapsed >= 2 else ""
+    left = elapsed * (1.0 - fraction) / fraction
+    pairs = "sentence pairs" in message
+    when = f"{left / 60:.0f} min" if left >= 120 else f"{left:.0f} s"
+    return (f"{elapsed:.0f} s, at most ~{when} left" if pairs else f"{elapsed:.0f} s, ~{when} left")
+
+
 class _SentenceLabels:
     """Hover labels of sentence points, formatted only when asked (20 000 points)."""
 
@@ -107,13 +127,12 @@ class ResultsView(QWidget):
     runFinished = Signal(object)        # RunResult
     analysisReady = Signal(object)      # Analysis
 
-    def __init__(self, window=None, parent: QWidget | None = None) -> None:
+    def __init__(self, window=None, parent: QWidget | None = None, workspace=None) -> None:
         super().__init__(parent)
         self.setObjectName("resultsView")
         self.window_ = window
-        self.options = EvalOptions()
-        self.measures: list[str] | None = None
-        self.run: RunResult | None = None
+        from evaltrans_qt.workspace import Workspace
+        self.workspace = workspace or getattr(window, "workspace", None) or Workspace()
         self.analysis: Analysis | None = None
         self.worker = None
         self._partial: dict[str, SystemResult] = {}
@@ -124,6 +143,27 @@ class ResultsView(QWidget):
         self._refresh_timer = QTimer(self, singleShot=True, interval=400)
         self._refresh_timer.timeout.connect(self.refresh_analysis)
         self._build()
+        from evaltrans_qt.ui.observe import observe
+        ws = self.workspace
+        observe(self, ws.database_changed, self.database_changed)
+        observe(self, ws.database_modified, self._database_modified)
+        observe(self, ws.score_changed, lambda _c: self.scores_changed())
+        observe(self, ws.currency_changed, lambda _c: self._update_banner())
+        observe(self, ws.run_changed, self._update_banner)
+        observe(self, ws.message, lambda text: self.status.setText(text))
+
+    # ------------------------------------------------------- views of the workspace
+    @property
+    def options(self) -> EvalOptions:
+        return self.workspace.options
+
+    @property
+    def measures(self) -> list[str] | None:
+        return self.workspace.measures
+
+    @property
+    def run(self) -> RunResult | None:
+        return self.workspace.run
 
     # ---------------------------------------------------------------- layout
     def _build(self) -> None:
@@ -141,12 +181,39 @@ class ResultsView(QWidget):
         self.progress.setRange(0, 1000)
         self.progress.setFormat("idle")
         self.progress.setTextVisible(True)
+        self.progress.setMinimumWidth(120)
         self.eta = QLabel("", objectName="runEta")
+        self.busy = QProgressBar(objectName="busyIndicator")
+        self.busy.setRange(0, 0)                 # indeterminate: something is being computed
+        self.busy.setMaximumWidth(90)
+        self.busy.setTextVisible(False)
+        self.busy.setToolTip("Computing (analysis, significance or combination)…")
+        self.busy.hide()
         for w in (self.options_button, self.run_button, self.cancel_button):
             bar.addWidget(w)
         bar.addWidget(self.progress, 1)
         bar.addWidget(self.eta)
+        bar.addWidget(self.busy)
         lay.addLayout(bar)
+
+        # out-of-date results: say so, offer to run again (issue 12 item 4)
+        self.banner = QFrame(objectName="staleBanner")
+        self.banner.setFrameShape(QFrame.StyledPanel)
+        self.banner.setStyleSheet("#staleBanner { background: #fff3cd; border: 1px solid #e0c36b; }"
+                                  " #staleBanner QLabel { color: #5c4400; }")
+        hb = QHBoxLayout(self.banner)
+        hb.setContentsMargins(6, 2, 6, 2)
+        self.banner_text = QLabel("", objectName="staleText", wordWrap=True)
+        self.banner_text.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        self.run_again = QPushButton("Run again", objectName="runAgainButton")
+        self.run_again.clicked.connect(lambda: self.start_run())
+        hb.addWidget(self.banner_text, 1)
+        hb.addWidget(self.run_again)
+        self.banner.hide()
+        lay.addWidget(self.banner)
+        for r in (self._analysis_runner, self._side_runner):
+            r.busy.connect(self._update_busy)
+            r.idle.connect(self._update_busy)
 
         ctl = QHBoxLayout()
         ctl.addWidget(QLabel("Human score:"))
@@ -158,14 +225,15 @@ class ResultsView(QWidget):
         self.level_box.addItems(["sentence", "system"])
         self.level_box.currentIndexChanged.connect(lambda *_: self.refresh_analysis())
         ctl.addWidget(self.level_box)
-        self.normalize_box = QCheckBox("(0,1) evaluator normalisation", objectName="normalizeBox")
+        self.normalize_box = QCheckBox("(0,1) normalisation", objectName="normalizeBox")
         self.normalize_box.setToolTip("Thesis section 5.5: normalise each judge to mean 0, "
                                       "standard deviation 1 before averaging")
         self.normalize_box.toggled.connect(lambda *_: self.refresh_analysis())
         ctl.addWidget(self.normalize_box)
         ctl.addStretch(1)
         self.status = QLabel("", objectName="resultsStatus")
-        ctl.addWidget(self.status)
+        self.status.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        ctl.addWidget(self.status, 1)
         lay.addLayout(ctl)
 
         self.tabs = QTabWidget(objectName="resultsTabs")
@@ -198,7 +266,8 @@ class ResultsView(QWidget):
     def _build_system_tab(self) -> None:
         page = QWidget()
         v = QVBoxLayout(page)
-        f = QLineEdit(objectName="systemFilter", placeholderText="Filter systems…")
+        f = self.system_filter = QLineEdit(objectName="resultsSystemFilter",
+                                           placeholderText="Filter systems…")
         v.addWidget(f)
         self.system_view, self.system_model, self.system_proxy = self._table("systemTable")
         f.textChanged.connect(self.system_proxy.set_text_filter)
@@ -218,14 +287,18 @@ class ResultsView(QWidget):
         row.addWidget(self.disagree_box)
         self.disagree_measure = QComboBox(objectName="disagreeMeasure")
         row.addWidget(self.disagree_measure)
-        row.addWidget(QLabel("Difference:"))
         self.diff_a = QComboBox(objectName="diffSystemA")
         self.diff_b = QComboBox(objectName="diffSystemB")
         self.diff_button = QPushButton("Largest difference A−B", objectName="diffButton")
         self.diff_button.setToolTip("Sentences where two systems differ most on the measure "
                                     "chosen for the disagreement filter")
+        row.addStretch(1)
+        v.addLayout(row)
+        row = QHBoxLayout()                  # second row: a 1366-pixel screen holds both
+        row.addWidget(QLabel("Difference:"))
         for w in (self.diff_a, self.diff_b, self.diff_button):
             row.addWidget(w)
+        row.addStretch(1)
         v.addLayout(row)
         self.sentence_view, self.sentence_model, self.sentence_proxy = self._table("sentenceTable")
         self.sentence_filter.textChanged.connect(self.sentence_proxy.set_text_filter)
@@ -252,10 +325,13 @@ class ResultsView(QWidget):
         self.bars = plots.CorrelationBars()
         top.addWidget(self.scatter)
         top.addWidget(self.bars)
+        top.setStretchFactor(0, 3)
+        top.setStretchFactor(1, 2)
         split.addWidget(top)
         self.corr_view, self.corr_model, self.corr_proxy = self._table("correlationTable")
         split.addWidget(self.corr_view)
-        split.setSizes([500, 220])
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
         v.addWidget(split, 1)
         self.tabs.addTab(page, "Correlation")
 
@@ -272,6 +348,8 @@ class ResultsView(QWidget):
         row.addStretch(1)
         v.addLayout(row)
         self.combination = plots.CombinationCurve()
+        self.combination.clear_data("Choose measures A and B, then Combine: the correlation of "
+                                    "(1−w)·A + w·B with the human score over w (Figure 8.1)")
         v.addWidget(self.combination, 1)
         self.comb_text = QLabel("", objectName="combinationText", wordWrap=True)
         v.addWidget(self.comb_text)
@@ -295,6 +373,8 @@ class ResultsView(QWidget):
         row.addStretch(1)
         v.addLayout(row)
         self.sig_plot = plots.SignificanceMatrix()
+        self.sig_plot.clear_data("Choose a measure and press Compute: p-values of every pair "
+                                 "of systems")
         v.addWidget(self.sig_plot, 1)
         self.tabs.addTab(page, "Significance")
 
@@ -315,31 +395,43 @@ class ResultsView(QWidget):
     # ------------------------------------------------------------- database
     @property
     def database(self) -> Database | None:
-        return getattr(self.window_, "database", None) if self.window_ is not None else self._db
-
-    _db: Database | None = None
+        return self.workspace.database
 
     def set_database(self, db: Database | None) -> None:
-        """Used without a main window (tests, scripts)."""
-        self._db = db
-        self.database_changed()
+        """Used without a main window (tests, scripts): the view's workspace opens ``db``."""
+        self.workspace.set_database(db)
 
     def database_changed(self) -> None:
-        # a run or analysis of the previous database must not land in this one
+        """Another database is open: nothing of the previous one stays (tables, plots, filters,
+        texts); a run or analysis still running for it is cancelled."""
         self._generation += 1
         if self.worker is not None:
             self.worker.cancel()
         self._analysis_runner.cancel()
         self._side_runner.cancel()
+        self._refresh_timer.stop()
+        self._fill_humans()
+        self.analysis = None
+        self._clear()
+        self._update_busy()
+        self._update_banner()
+
+    def _fill_humans(self) -> None:
         db = self.database
+        keep = self.human_box.currentText()
         self.human_box.blockSignals(True)
         self.human_box.clear()
         if db is not None:
             self.human_box.addItems(db.human_classes)
+            if keep in db.human_classes:
+                self.human_box.setCurrentText(keep)
         self.human_box.blockSignals(False)
-        self.run = None
-        self.analysis = None
-        self._clear()
+
+    def _database_modified(self, _affects_results: bool) -> None:
+        """Import, merge or class edits: the human classes may differ; redo the analysis."""
+        self._fill_humans()
+        if self.run is not None:
+            self._refresh_timer.start()
 
     def scores_changed(self) -> None:
         """Human scores changed: redo the analysis soon (debounced)."""
@@ -349,6 +441,26 @@ class ResultsView(QWidget):
     def _clear(self) -> None:
         for m in (self.system_model, self.sentence_model, self.corr_model):
             m.set_frame(pd.DataFrame())
+        for box in (self.disagree_measure, self.plot_measure, self.hist_measure, self.comb_a,
+                    self.comb_b, self.sig_measure, self.diff_a, self.diff_b):
+            box.blockSignals(True)
+            box.clear()
+            box.blockSignals(False)
+        for f in (self.sentence_filter, self.system_filter):
+            f.blockSignals(True)
+            f.clear()
+            f.blockSignals(False)
+        self.system_proxy.set_text_filter("")
+        self.sentence_proxy.set_text_filter("")
+        self.sentence_proxy.set_row_mask(None)
+        self.disagree_box.blockSignals(True)
+        self.disagree_box.setChecked(False)
+        self.disagree_box.blockSignals(False)
+        for p in (self.scatter, self.bars, self.combination, self.sig_plot, self.histogram):
+            p.clear_data()
+        self.comb_text.clear()
+        self.status.clear()
+        self.eta.clear()
         self.progress.setValue(0)
         self.progress.setFormat("idle")
 
@@ -362,39 +474,36 @@ class ResultsView(QWidget):
         return True
 
     def set_options(self, options: EvalOptions, measures: list[str] | None = None) -> None:
-        self.options = options
-        self.measures = measures
-        path = getattr(self.window_, "database_path", None)
-        if path:
-            from evaltrans_qt.io.session import save_session
-            sess = self._session_or_none(path)
-            if sess is None:
-                return
-            sess.options, sess.measures = options, measures
-            try:
-                save_session(path, sess)
-            except (OSError, EvalTransError) as exc:
-                self.status.setText(f"Options not saved with the database: {exc}")
+        """The workspace's options and measures (saved in the database's session file)."""
+        self.workspace.set_options(options, measures)
 
     def load_session_options(self) -> None:
         """Take options and measures from the database's session file, if any."""
-        path = getattr(self.window_, "database_path", None)
-        if not path:
-            return
-        from evaltrans_qt.io.session import load_session
-        try:
-            sess = load_session(path)
-        except Exception as exc:
-            self.status.setText(f"Session file ignored: {exc}")
-            return
-        self.options, self.measures = sess.options, sess.measures
+        self.workspace.load_session_options()
 
     def _run_measures(self) -> list[str]:
-        from evaltrans_qt.engine.evaluate import default_measures
-        from evaltrans_qt.engine.measures import get
-        if self.measures is None:
-            return default_measures(self.options)
-        return [m for m in self.measures if get(m).enabled(self.options)]
+        return self.workspace.run_measures()
+
+    def _update_banner(self) -> None:
+        ws = self.workspace
+        reason = ws.stale_reason()
+        if ws.run is None or not reason:
+            self.banner.hide()
+            return
+        if ws.run_origin == "report":
+            meta = ws.run.meta or {}
+            text = (f"Results of the report <b>{ws.report_path.name if ws.report_path else ''}</b>"
+                    f" (date {meta.get('date') or 'unknown'}): {reason}.")
+        else:
+            text = f"<b>Out of date:</b> {reason}; the numbers shown are from the earlier run."
+        self.banner_text.setText(text)
+        self.banner_text.setToolTip("\n".join(f"{m}: {sig}" for m, sig in ws.run.signatures().items()))
+        self.run_again.setEnabled(not self.running and ws.database is not None)
+        self.banner.show()
+
+    def _update_busy(self) -> None:
+        on = self._analysis_runner.pending or self._side_runner.pending
+        self.busy.setVisible(on)
 
     # ------------------------------------------------------------------ runs
     @property
@@ -403,22 +512,31 @@ class ResultsView(QWidget):
 
     def start_run(self, options: EvalOptions | None = None, measures: list[str] | None = None,
                   executor=None) -> bool:
-        """Start a background run of the measures; False if there is nothing to evaluate."""
+        """Start a background run of the measures; False if there is nothing to evaluate.
+
+        ``options`` / ``measures`` (if given) become the workspace's first."""
         db = self.database
         if db is None or self.running:
             return False
         from evaltrans_qt.engine.evaluate import iter_evaluate
-        if options is not None:
-            self.options = options
-        if measures is not None:
-            self.measures = measures
+        from evaltrans_qt.workspace import KEEP
+        if options is not None or measures is not None:
+            self.workspace.set_options(options if options is not None else self.options,
+                                       measures if measures is not None else KEEP)
         names = self._run_measures()
+        skipped = self.workspace.skipped()
         self._partial = {}
         self._t0 = time.perf_counter()
+        self._first_progress = None
         self.progress.setValue(0)
         self.progress.setFormat("starting…")
+        self.eta.setText("")
         self.run_button.setEnabled(False)
+        self.run_again.setEnabled(False)
         self.cancel_button.setEnabled(True)
+        if skipped:
+            self.status.setText("Not run: " + "; ".join(f"{m.upper()} needs {need}"
+                                                        for m, need in skipped.items()))
         opts = self.options
         if executor is None:
             # a large run uses every core at a lower priority, so the UI stays responsive
@@ -457,14 +575,11 @@ class ResultsView(QWidget):
             self.progress.setFormat("cancelling…")
 
     def _on_progress(self, fraction: float, message: str) -> None:
-        self.progress.setValue(int(1000 * max(0.0, min(1.0, fraction))))
-        self.progress.setFormat(f"%p%  {message}")
-        elapsed = time.perf_counter() - self._t0
-        if 0.02 < fraction < 1.0:
-            remaining = elapsed * (1.0 - fraction) / fraction
-            self.eta.setText(f"about {remaining:.0f} s left" if remaining >= 1 else "")
-        else:
-            self.eta.setText("")
+        f = max(0.0, min(1.0, fraction))
+        self.progress.setValue(int(1000 * f))
+        # one decimal: INVWER's sentence pairs move the bar by < 1 % for minutes
+        self.progress.setFormat(f"{100 * f:.1f} %  {message}")
+        self.eta.setText(estimate_text(time.perf_counter() - self._t0, f, message))
 
     def _on_system(self, item) -> None:
         if isinstance(item, SystemResult):
@@ -479,55 +594,27 @@ class ResultsView(QWidget):
         order = [s for s in (db.systems() if db is not None else []) if s in self._partial]
         order += [s for s in self._partial if s not in order]
         seconds = time.perf_counter() - self._t0
-        self.run = RunResult(options=options, measures=tuple(names),
-                             systems={s: self._partial[s] for s in order},
-                             database_path=str(getattr(self.window_, "database_path", "") or "") or None,
-                             meta={"seconds": round(seconds, 3)})
+        path = self.workspace.path
+        run = RunResult(options=options, measures=tuple(names),
+                        systems={s: self._partial[s] for s in order},
+                        database_path=str(path) if path else None,
+                        meta={"seconds": round(seconds, 3)})
         self.progress.setValue(1000)
         self.progress.setFormat(f"done in {seconds:.1f} s")
         self.eta.setText("")
-        self.runFinished.emit(self.run)
+        self.workspace.set_run(run)
+        self.runFinished.emit(run)
         # let the window finish its own updates before the analysis competes for the GIL
         QTimer.singleShot(300, self.refresh_analysis)
-        self._record_run(options, names, list(order), seconds)
-
-    def _record_run(self, options, names, systems, seconds) -> None:
-        path = getattr(self.window_, "database_path", None)
-        if not path:
-            return
-        from evaltrans_qt.io.session import save_session
-        sess = self._session_or_none(path)
-        if sess is None:
-            return
-        sess.record_run(options, names, systems, time.strftime("%Y-%m-%dT%H:%M:%S"), seconds)
-        try:
-            save_session(path, sess)
-        except (OSError, EvalTransError) as exc:
-            self.status.setText(f"Could not record the run: {exc}")
-
-    def _session_or_none(self, path):
-        """The database's session; a damaged session file is kept aside as ``.bad``
-        (never overwritten) and a fresh session started; None if even that fails."""
-        import os
-        from evaltrans_qt.io.session import Session, load_session, session_path
-        try:
-            return load_session(path)
-        except EvalTransError as exc:
-            bad = session_path(path).with_name(session_path(path).name + ".bad")
-            try:
-                os.replace(session_path(path), bad)
-            except OSError:
-                self.status.setText(f"Session file damaged and cannot be moved aside: {exc}")
-                return None
-            self.status.setText(f"Session file damaged ({exc}); kept as {bad.name}")
-            return Session()
+        self.workspace.record_run(run, seconds)
 
     def _on_cancelled(self) -> None:
         self.progress.setFormat("cancelled")
         self.eta.setText("")
         self.status.setText("Run cancelled; previous results kept" if self.run else "Run cancelled")
-        if self.run is not None:
-            self._show_analysis(self.analysis) if self.analysis else None
+        self._partial = {}
+        if self.run is not None and self.analysis is not None:
+            self._show_analysis(self.analysis)
 
     def _on_error(self, exc: BaseException) -> None:
         self.progress.setFormat("failed")
@@ -540,10 +627,11 @@ class ResultsView(QWidget):
         self.worker = None
         self.run_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
+        self._update_banner()
 
-    def show_run(self, run: RunResult) -> None:
-        """Show a finished run (e.g. read from a report)."""
-        self.run = run
+    def show_run(self, run: RunResult, origin: str = "run", report_path: str | None = None) -> None:
+        """Show a finished run (e.g. read from a report: ``origin="report"``)."""
+        self.workspace.set_run(run, origin, report_path)
         self.refresh_analysis()
 
     # -------------------------------------------------------------- analysis
@@ -553,9 +641,14 @@ class ResultsView(QWidget):
         human = self.human_box.currentText() or None
         level = self.level_box.currentText()
         db = self.database if self._run_matches_db() else None
+        if self.analysis is not None and self.analysis.level != level:
+            # never show the other level's plot while this one is computed
+            self.scatter.clear_data(f"computing the {level}-level correlations…")
+            self.bars.clear_data("")
         self._analysis_runner.submit(analyse, self.run, db, human, level,
                                      self.normalize_box.isChecked(), on_result=self._show_analysis,
                                      on_error=self._on_error)
+        self._update_busy()
 
     def _run_matches_db(self) -> bool:
         db = self.database
@@ -571,14 +664,15 @@ class ResultsView(QWidget):
         tips = {c: ("higher is better" if d > 0 else "lower is better")
                 + (f"\nsignature: {sigs[c]}" if c in sigs else "")
                 for c, d in t.directions.items()}
-        self.system_model.set_frame(t.systems, tips)
-        self.sentence_model.set_frame(t.sentences, tips)
+        self.system_model.set_frame(human_first(t.systems), tips)
+        self.sentence_model.set_frame(human_first(t.sentences), tips)
         self._fill_combos(t)
         self._apply_disagreement()
         self._show_correlations(a)
         self._stale_plots = {"scatter", "histogram"}
         self._update_visible_plots()
         self.status.setText(a.error or f"{len(t.systems)} systems, {len(t.sentences)} sentences")
+        self.comb_text.setText("") if not self.combination.has_data else None
         self.analysisReady.emit(a)
 
     def _fill_combos(self, t: ResultTables) -> None:
@@ -666,6 +760,7 @@ class ResultsView(QWidget):
             if not math.isnan(c.tau_bar):
                 text += f"\nτ̄ = {c.tau_bar:.3f}"
             text += f"\nn = {c.n}" + ("  (error measure negated)" if c.negated else "")
+        # the statistics go into the plot's own row under the legend (never over the data)
         self.scatter.set_data(x, y, xlabel=xlabel, ylabel=a.human, title=f"{m} vs {a.human}",
                               stats_text=text, labels=labels)
 
@@ -735,9 +830,11 @@ class ResultsView(QWidget):
         ca, cb = self.comb_a.currentText(), self.comb_b.currentText()
         hcol = f"human:{a.human}"
         d = a.tables.directions
+        self.combination.clear_data(f"combining {ca} and {cb}…")
         self._side_runner.submit(combination_job, a.tables.sentences, ca, cb, hcol, d[ca], d[cb],
                                  on_result=lambda res, ca=ca, cb=cb: self._show_combination(ca, cb, res),
                                  on_error=self._on_error)
+        self._update_busy()
 
     def _show_combination(self, ca: str, cb: str, res) -> None:
         ws, rs, w, cv = res
@@ -755,9 +852,11 @@ class ResultsView(QWidget):
         if self.run is None or len(self.run.systems) < 2:
             return
         m = self.sig_measure.currentText()
+        self.sig_plot.clear_data(f"computing {self.sig_method.currentText()} p-values of {m}…")
         self._side_runner.submit(significance_job, self.run, m, self.sig_method.currentText(),
                                  self.sig_samples.value(), on_result=self._show_significance,
                                  on_error=self._on_error)
+        self._update_busy()
 
     def _show_significance(self, res) -> None:
         self.sig_plot.set_data(res.systems, res.p_values,
@@ -782,30 +881,71 @@ class ResultsView(QWidget):
     def export_plot(self, path: str) -> None:
         plots.export_plot(self.current_plot(), path)
 
-    def save_report(self, path: str, system: str | None = None) -> None:
-        """EvalTrans XML report of one system of the current run (Figures A.2/A.3)."""
-        from evaltrans_qt.io.report import write_report
-        from evaltrans_qt.errors import EvalTransError
+    def save_report(self, path: str, system: str | None = None) -> list[Path]:
+        """EvalTrans XML reports of the current run (Figures A.2/A.3), every system.
+
+        The report format holds one system (``io/report.py``), so a run of several
+        systems is written as ``evaltrans batch --all-systems --output-file PATH`` writes
+        it: one file per system beside ``PATH``, named ``STEM.<system>.xml``
+        (:func:`evaltrans_qt.cli.batch.output_paths`); one system: ``PATH`` itself.
+        ``system`` writes that system alone to ``PATH``. Returns the files written."""
+        from evaltrans_qt.cli.batch import output_paths
+        from evaltrans_qt.io.atomic import atomic_write_bytes
+        from evaltrans_qt.io.report import build_report
         if self.run is None:
             raise EvalTransError("there is no run to report: run the measures first")
-        system = system or next(iter(self.run.systems))
-        write_report(path, self.run, system)
+        systems = [system] if system else list(self.run.systems)
+        paths = output_paths(path, systems)
+        data = {s: build_report(self.run, s) for s in systems}     # all, before any is written
+        for s in systems:
+            atomic_write_bytes(paths[s], data[s])
+        return [paths[s] for s in systems]
 
-    def open_report(self, path: str) -> None:
+    def open_report(self, path: str, ask: bool = True) -> bool:
+        """Read a report back into the tables; asks before replacing results on screen.
+        The report's own date and signatures are shown (banner, status)."""
         from evaltrans_qt.io.report import read_report
-        self.show_run(read_report(path))
+        run = read_report(path)
+        if ask and self.run is not None and not self.ask_replace_results(Path(path).name):
+            return False
+        self.analysis = None
+        self._clear()
+        meta = run.meta or {}
+        self.progress.setFormat(f"report of {meta.get('date') or 'unknown date'}")
+        sigs = run.signatures()
+        self.status.setText(f"Report {Path(path).name}, {meta.get('date') or 'no date'}: "
+                            + "; ".join(f"{m} {sig}" for m, sig in sigs.items()))
+        self.status.setToolTip("\n".join(f"{m}: {sig}" for m, sig in sigs.items()))
+        self.show_run(run, "report", path)
+        return True
+
+    def ask_replace_results(self, name: str) -> bool:
+        """The question before a report replaces the results on screen (tests replace this)."""
+        ans = QMessageBox.question(self, "Replace results",
+                                   f"Replace the results shown by those of the report {name}?",
+                                   QMessageBox.Yes | QMessageBox.Cancel, QMessageBox.Yes)
+        return ans == QMessageBox.Yes
 
     # dialogs (thin wrappers used by the menu actions)
+    def _suggest(self, what: str, suffix: str) -> str:
+        """A file name in the database's folder: ``<database stem>.<what><suffix>``."""
+        path = self.workspace.path
+        if path is None:
+            return f"{what}{suffix}"
+        stem = path.name.removesuffix(".xml").removesuffix(".etdb")
+        return str(path.with_name(f"{stem}.{what}{suffix}"))
+
     def ask_export_table(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export table", "results.csv",
+        which = {0: "systems", 1: "sentences", 2: "correlations"}.get(self.tabs.currentIndex(),
+                                                                     "systems")
+        path, _ = QFileDialog.getSaveFileName(self, "Export table", self._suggest(which, ".csv"),
                                               "CSV (*.csv);;LaTeX (*.tex)")
         if path:
-            which = {0: "systems", 1: "sentences", 2: "correlations"}.get(self.tabs.currentIndex(),
-                                                                         "systems")
             self.export_table(path, which)
 
     def ask_export_plot(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export plot", "plot.png",
+        name = self.current_plot().objectName() or "plot"
+        path, _ = QFileDialog.getSaveFileName(self, "Export plot", self._suggest(name, ".png"),
                                               "PNG (*.png);;SVG (*.svg)")
         if path:
             self.export_plot(path)
@@ -813,14 +953,20 @@ class ResultsView(QWidget):
     def ask_save_report(self) -> None:
         if self.run is None:
             return
-        path, _ = QFileDialog.getSaveFileName(self, "Save EvalTrans report", "report.xml",
-                                              "EvalTrans report (*.xml)")
+        n = len(self.run.systems)
+        path, _ = QFileDialog.getSaveFileName(
+            self, f"Save EvalTrans report ({n} systems: one file each, NAME.<system>.xml)"
+            if n > 1 else "Save EvalTrans report", self._suggest("report", ".xml"),
+            "EvalTrans report (*.xml)")
         if path:
-            system = self.diff_a.currentText() or None
-            self.save_report(path, system)
+            written = self.save_report(path)
+            self.status.setText(f"Report written: {len(written)} file(s), "
+                                + ", ".join(p.name for p in written[:3])
+                                + (" …" if len(written) > 3 else ""))
 
     def ask_open_report(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open EvalTrans report", "",
+        start = str(self.workspace.path.parent) if self.workspace.path else ""
+        path, _ = QFileDialog.getOpenFileName(self, "Open EvalTrans report", start,
                                               "EvalTrans report (*.xml)")
         if path:
             self.open_report(path)

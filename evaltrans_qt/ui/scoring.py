@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import time
 from dataclasses import dataclass
@@ -81,6 +82,25 @@ def identical_scores(similar: list[SimilarTranslation], classes: list[str]) -> d
 
 
 # ----------------------------------------------------------------- session
+def now_iso() -> str:
+    """The ``time`` of a new score: an ISO 8601 timestamp with the local offset."""
+    from datetime import datetime
+    return datetime.now().astimezone().isoformat(timespec="seconds")
+
+
+def seconds_of(score: Score) -> float | None:
+    """Seconds a judge spent on a score: the ``seconds`` attribute, or -- in files written
+    before ``time`` became a timestamp -- a number in ``time``; None if unknown."""
+    for text in (score.extra_attrs.get("seconds"), score.time):
+        try:
+            v = float(text) if text is not None else None
+        except ValueError:
+            continue
+        if v is not None and math.isfinite(v) and v >= 0:
+            return v
+    return None
+
+
 class ScoreCommand(QUndoCommand):
     """Set (or clear) one class' score of one item by the session's judge; undoable."""
 
@@ -94,7 +114,9 @@ class ScoreCommand(QUndoCommand):
         old = [s for s in t.scores if s.cls == cls and s.judge == session.judge]
         self.old: Score | None = old[0] if old else None
         self.value = value
-        self.time = None if seconds is None else f"{seconds:.1f}"
+        # ``time``: when (ISO 8601, as older EvalTrans files hold); ``seconds``: time spent
+        self.time = now_iso()
+        self.seconds = None if seconds is None else round(float(seconds), 1)
         shown = "clear" if value is None else f"{value:g}"
         self.setText(f"{cls} = {shown} (item {session.index_of.get(item, 0) + 1})")
 
@@ -106,14 +128,15 @@ class ScoreCommand(QUndoCommand):
         if self.applied_before_push:
             self.applied_before_push = False
             return
-        self.session.apply(self.item, self.cls, self.value, self.time)
+        self.session.apply(self.item, self.cls, self.value, self.time, seconds=self.seconds)
         self.session.focus(self.item, self.cls)
 
     def undo(self) -> None:
         if self.old is None:
             self.session.apply(self.item, self.cls, None, None)
         else:
-            self.session.apply(self.item, self.cls, self.old.value, self.old.time, self.old.extrapolated)
+            self.session.apply(self.item, self.cls, self.old.value, self.old.time, self.old.extrapolated,
+                               seconds=seconds_of(self.old))
         # the cursor goes to the class just undone, so the corrected digit lands there
         self.session.focus(self.item, self.cls)
 
@@ -337,10 +360,12 @@ class ScoringSession(QObject):
         return True
 
     def apply(self, item: Item, cls: str, value: float | None, time_: str | None,
-              extrapolated: bool = False) -> ScoreChange:
+              extrapolated: bool = False, seconds: float | None = None) -> ScoreChange:
         """Apply one change: journal it (fsync) first, then change the database, then signal."""
         before = self.is_scored(item)
         ch = change_for(self.db, item[0], item[1], cls, value, self.judge, time_, extrapolated)
+        if seconds is not None:
+            ch = dataclasses.replace(ch, seconds=seconds)
         if self.journal is not None:
             ch = self.journal.append(ch)
         apply_change(self.target(item), ch)
@@ -468,6 +493,10 @@ def value_range(lv: Levels) -> tuple[float, float]:
     return max(0.0, float(lv.firstvalid)), float(lv.count - 1)
 
 
+#: Score buttons per line of a class' row in the scoring panel.
+BUTTONS_PER_ROW = 6
+
+
 class ScorePanel(QWidget):
     """Rows of score buttons for the session's classes, the candidate, and the progress bar.
 
@@ -509,15 +538,17 @@ class ScorePanel(QWidget):
         self.labels: dict[str, QLabel] = {}
         self.editors: dict[str, ValueEditor] = {}
         self._shown: dict[str, tuple[Item, float | None]] = {}
-        self.nav = QHBoxLayout()
+        # two rows of two: the panel fits a narrow dock without cutting a button
+        self.nav = QGridLayout()
         self.buttons: dict[str, QPushButton] = {}
-        for key, text in (("previous", "◀ Previous (P)"), ("next", "Next ▶ (N)"),
-                          ("next_unscored", "Next unscored (U)"), ("identical", "Take identical (I)")):
+        for k, (key, text) in enumerate((("previous", "◀ Previous (P)"), ("next", "Next ▶ (N)"),
+                                         ("next_unscored", "Next unscored (U)"),
+                                         ("identical", "Take identical (I)"))):
             b = QPushButton(text)
             b.setObjectName(f"session_{key}")
             b.setFocusPolicy(Qt.NoFocus)
             self.buttons[key] = b
-            self.nav.addWidget(b)
+            self.nav.addWidget(b, k // 2, k % 2)
         self.buttons["previous"].clicked.connect(lambda: self.session and self.session.previous())
         self.buttons["next"].clicked.connect(lambda: self.session and self.session.next())
         self.buttons["next_unscored"].clicked.connect(lambda: self.session and self.session.next_unscored())
@@ -530,6 +561,8 @@ class ScorePanel(QWidget):
         lay.addLayout(self.nav)
         lay.addWidget(self.time_label)
         lay.addStretch(1)
+        # the score controls keep their size: a dock cannot squeeze the panel below it
+        lay.setSizeConstraint(QVBoxLayout.SetMinimumSize)
         self._set_enabled(False)
 
     def _set_enabled(self, on: bool) -> None:
@@ -590,32 +623,41 @@ class ScorePanel(QWidget):
             group = QButtonGroup(self)
             group.setExclusive(False)
             self.groups[cls] = group
-            col = 1
+            # the class' controls wrap after BUTTONS_PER_ROW buttons (SSER's 0-10 would
+            # otherwise make the panel 600 pixels wide)
+            box = QWidget()
+            box.setObjectName(f"score_{cls}_controls")
+            sub = QGridLayout(box)
+            sub.setContentsMargins(0, 0, 0, 0)
+            sub.setHorizontalSpacing(3)
+            sub.setVerticalSpacing(3)
+            line = 0
             if typed_entry(lv):
                 ed = ValueEditor(cls, lv)
                 ed.committed.connect(self._clicked)
                 ed.rejected.connect(self.message)
                 self.editors[cls] = ed
-                self.grid.addWidget(ed, r, col)
-                col += 1
-            for v in level_values(lv):
+                sub.addWidget(ed, 0, 0, 1, BUTTONS_PER_ROW)
+                line = 1
+            for k, v in enumerate(level_values(lv)):
                 b = QPushButton(f"{v:g}")
                 b.setObjectName(f"score_{cls}_{v:g}")
                 b.setCheckable(True)
                 b.setFocusPolicy(Qt.NoFocus)
-                b.setMinimumWidth(34)
+                b.setMinimumWidth(32)
                 b.setSizePolicy(QSizePolicy.Minimum, QSizePolicy.Fixed)
                 c = level_colour(lv, v)
                 b.setStyleSheet(
                     f"QPushButton {{ border: 1px solid {c.darker(130).name()}; border-radius: 3px;"
-                    f" padding: 3px 6px; background: rgba({c.red()},{c.green()},{c.blue()},60); }}"
+                    f" padding: 3px 5px; background: rgba({c.red()},{c.green()},{c.blue()},60); }}"
                     f" QPushButton:checked {{ background: {c.name()}; color: white; font-weight: bold; }}")
                 key = "type it, then Enter" if typed_entry(lv) else f"key {v:g}"
                 b.setToolTip(f"{cls} = {v:g} ({key} when '{cls}' is the current class)")
                 b.clicked.connect(lambda _c=False, c_=cls, val=v: self._clicked(c_, val))
                 group.addButton(b)
-                self.grid.addWidget(b, r, col)
-                col += 1
+                sub.addWidget(b, line + k // BUTTONS_PER_ROW, k % BUTTONS_PER_ROW)
+            sub.setColumnStretch(BUTTONS_PER_ROW, 1)
+            self.grid.addWidget(box, r, 1)
         self.grid.setColumnStretch(self.grid.columnCount(), 1)
 
     def _clicked(self, cls: str, value: float) -> None:

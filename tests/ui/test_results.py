@@ -83,9 +83,11 @@ def test_options_are_saved_with_the_database_session(results):
     from evaltrans_qt.io.session import load_session
     sess = load_session(window.database_path)
     assert sess.options == opts and sess.measures == ["wer", "bleu"]
-    view.options, view.measures = EvalOptions(), None
+    ws = window.workspace                    # the one copy of the options
+    ws.options, ws.measures = EvalOptions(), None
     view.load_session_options()
     assert view.options == opts and view.measures == ["wer", "bleu"]
+    assert window.compare_view.options is ws.options
 
 
 # --------------------------------------------------------------------------- runs
@@ -273,9 +275,13 @@ def test_exports_report_csv_latex_png(qtbot, results, tmp_path):
     assert back.signature("ter") == view.run.signature("ter")
     assert back.systems["WebTrans"].scores["bleu"].value == pytest.approx(
         view.run.systems["WebTrans"].scores["bleu"].value, abs=1e-9)
-    # a saved report opens again in the same tables
+    # a saved report opens again in the same tables (after the question, answered yes)
+    asked = []
+    view.ask_replace_results = lambda name: asked.append(name) or True
     view.open_report(str(report))
-    qtbot.waitUntil(lambda: list(view.system_model.frame["system"]) == ["WebTrans"], timeout=60_000)
+    assert asked == ["report.xml"]
+    qtbot.waitUntil(lambda: list(view.system_model.frame.get("system", [])) == ["WebTrans"],
+                    timeout=60_000)
 
 
 def test_bad_export_suffix_is_a_clear_error(qtbot, results, tmp_path):
@@ -330,8 +336,8 @@ def test_live_correlation_updates_while_scoring(qtbot, results):
     from evaltrans_qt.io.journal import ScoreChange
     t = db.sources[src_i].targets[tgt_i]
     t.set_score("fluency", 3, judge="tester")
-    window.scoreChanged.emit(ScoreChange(db.sources[src_i].text, t.text, t.system, "fluency", 3,
-                                         "tester", target_index=tgt_i))
+    window.workspace.record_score(ScoreChange(db.sources[src_i].text, t.text, t.system, "fluency",
+                                              3, "tester", target_index=tgt_i))
     qtbot.waitUntil(lambda: live.updates > before, timeout=30_000)
     assert int(live.model.frame["n"].max()) == n_before + 1
 

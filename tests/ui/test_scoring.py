@@ -41,7 +41,11 @@ def test_keyboard_scoring_undo_save_reopen(qtbot, main_window, demo_copy):
     t = s.target(first)
     assert t.value("fluency", include_extrapolated=False) is not None
     assert [x.value for x in t.scores if x.judge == "carla"] == [4.0, 3.0]
-    assert all(x.time is not None and float(x.time) >= 0 for x in t.scores if x.judge == "carla")
+    # time = when (ISO 8601), seconds = time spent on the item (issue 12)
+    from datetime import datetime
+    for x in (x for x in t.scores if x.judge == "carla"):
+        assert datetime.fromisoformat(x.time).tzinfo is not None
+        assert float(x.extra_attrs["seconds"]) >= 0
     assert progress.value() == 1
     second = s.current
     # Tab / Shift+Tab move between classes (wrapping)
