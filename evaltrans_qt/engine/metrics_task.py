@@ -319,3 +319,33 @@ def format_significance(sig: MetricSignificance) -> str:
                          else f"{p:7.4f}{'*' if p < sig.alpha else ' '}")
         lines.append(f"{i + 1:>2}. {m:<{width}}" + "".join(cells))
     return "\n".join(lines) + "\n"
+
+
+@dataclass
+class Overview:
+    """What the results view's Metrics tab shows: the statistics of every measure and the
+    significance clusters of one of them (``table`` rows follow ``significance.measures``)."""
+
+    table: list[MetricStats]
+    significance: MetricSignificance
+
+
+def overview(db, run, human: str, *, level: str = "sys", statistic: str = "pearson",
+             grouping: str = "none", method: str = "perm-both", samples: int = 200,
+             seed: int = 0, normalize: bool = False) -> Overview:
+    """The run's measures and the database's external metrics against ``human``: pearson,
+    kendall, pairwise accuracy and acc*_eq at ``level``, and the clusters of
+    ``statistic`` (Qt-free; the results view runs it on a worker thread)."""
+    from evaltrans_qt.engine.measures.external import with_external
+    run = with_external(run, db)
+    data = gather(db, run, human, normalize=normalize)
+    grouping = grouping if level == "seg" else "none"
+    rows = metrics_table(data, ["pearson", "kendall", "pairwise-accuracy", "acc-eq"],
+                         level=level, grouping=grouping, seed=seed)
+    sig = metric_significance(data, statistic, level=level, grouping=grouping, method=method,
+                              samples=samples, seed=seed)
+    rank = dict(zip(sig.measures, sig.ranks))
+    by = {r.measure: r for r in rows}
+    for r in rows:
+        r.rank = rank.get(r.measure)
+    return Overview([by[m] for m in sig.measures], sig)

@@ -246,6 +246,8 @@ class ResultsView(QWidget):
         self._build_combination_tab()
         self._build_significance_tab()
         self._build_histogram_tab()
+        from evaltrans_qt.ui.metrics_view import add_metrics_tab      # issue 15: "Metrics" tab
+        self.metrics_view = add_metrics_tab(self)
 
     def _table(self, name: str) -> tuple[QTableView, FrameModel, ResultsProxy]:
         view = QTableView(objectName=name)

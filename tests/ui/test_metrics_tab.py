@@ -1,0 +1,48 @@
+"""Issue 15: the results view's "Metrics" tab fills on the demo database -- ranked metrics
+with significance clusters (a QAbstractTableModel) and the metric-vs-metric p-value heat
+map -- and shows an external metric of the database like our own measures."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .conftest import open_db
+
+
+def test_metrics_tab_fills_on_the_demo_database(qtbot, main_window, demo_copy):
+    from evaltrans_qt.engine.measures.external import ExternalMetric, add_external
+    from evaltrans_qt.io.etdb import load_database, save_database
+    db = load_database(demo_copy)
+    rng = np.random.default_rng(0)
+    ext = ExternalMetric("COMET-like", True)
+    for i, src in enumerate(db.sources):
+        for t in db.candidates(src):
+            ext.segments.setdefault(t.system, {})[i] = float(rng.normal())
+    add_external(db, ext)
+    save_database(db, demo_copy)
+    open_db(qtbot, main_window, demo_copy)
+    view = main_window.results_view
+    metrics = view.metrics_view
+    assert view.tabs.tabText(view.tabs.indexOf(metrics)) == "Metrics"
+    assert view.tabs.tabText(view.tabs.count() - 1) == "Histogram"
+    with qtbot.waitSignal(view.runFinished, timeout=120_000):
+        assert view.start_run(measures=["wer", "bleu", "ter", "chrf"])
+    qtbot.waitUntil(lambda: metrics.overview is not None or bool(metrics.error), timeout=120_000)
+    assert not metrics.error, metrics.error
+    ov = metrics.overview
+    model = metrics.model
+    names = [model.raw(r, 1).rstrip("*") for r in range(model.rowCount())]
+    assert sorted(names) == sorted(["wer", "bleu", "ter", "chrf", "COMET-like"])
+    values = [model.raw(r, 3) for r in range(model.rowCount())]
+    assert values == sorted(values, reverse=True)                 # ranked, best first
+    clusters = [model.raw(r, 2) for r in range(model.rowCount())]
+    assert clusters[0] == 1 and clusters == sorted(clusters)
+    assert metrics.heatmap.pvalues.shape == (5, 5)
+    p = metrics.heatmap.pvalues
+    assert np.isnan(np.diag(p)).all() and np.nanmax(p) <= 1 and np.nanmin(p) >= 0
+    assert ov.significance.human in ("fluency", "adequacy", "sser")
+    # another test recomputes off the UI thread
+    metrics.method.setCurrentText("williams")
+    qtbot.waitUntil(lambda: metrics.overview is not ov and metrics.overview is not None,
+                    timeout=60_000)
+    assert metrics.overview.significance.method == "williams"
