@@ -134,6 +134,7 @@ class ResultsView(QWidget):
         from evaltrans_qt.workspace import Workspace
         self.workspace = workspace or getattr(window, "workspace", None) or Workspace()
         self.analysis: Analysis | None = None
+        self._report_note = ""
         self.worker = None
         self._partial: dict[str, SystemResult] = {}
         self._t0 = 0.0
@@ -673,7 +674,10 @@ class ResultsView(QWidget):
         self._show_correlations(a)
         self._stale_plots = {"scatter", "histogram"}
         self._update_visible_plots()
-        self.status.setText(a.error or f"{len(t.systems)} systems, {len(t.sentences)} sentences")
+        text = a.error or f"{len(t.systems)} systems, {len(t.sentences)} sentences"
+        if self.workspace.run_origin == "report":
+            text = f"{self._report_note} — {text}"       # the report's own date and signatures
+        self.status.setText(text)
         self.comb_text.setText("") if not self.combination.has_data else None
         self.analysisReady.emit(a)
 
@@ -915,8 +919,9 @@ class ResultsView(QWidget):
         meta = run.meta or {}
         self.progress.setFormat(f"report of {meta.get('date') or 'unknown date'}")
         sigs = run.signatures()
-        self.status.setText(f"Report {Path(path).name}, {meta.get('date') or 'no date'}: "
-                            + "; ".join(f"{m} {sig}" for m, sig in sigs.items()))
+        self._report_note = (f"Report {Path(path).name}, {meta.get('date') or 'no date'}: "
+                             + "; ".join(f"{m} {sig}" for m, sig in sigs.items()))
+        self.status.setText(self._report_note)
         self.status.setToolTip("\n".join(f"{m}: {sig}" for m, sig in sigs.items()))
         self.show_run(run, "report", path)
         return True
