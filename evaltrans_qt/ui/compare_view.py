@@ -292,7 +292,7 @@ class TokenFlow(QWidget):
     hovered = Signal(int)
     clicked = Signal(int)
 
-    PAD_X, GAP, TOP, BOTTOM = 3, 5, 8, 6
+    PAD_X, GAP, TOP, BOTTOM = 3, 5, 12, 6
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -409,7 +409,7 @@ class TokenFlow(QWidget):
         fonts = {k: self._fonts(TokenMark("", k)) for k in (MATCH, SUB, INS, DEL, NGRAM, NONE)}
         centre = Qt.AlignCenter
         small = QFont(self.font())
-        small.setPointSizeF(max(6.0, self.font().pointSizeF() * 0.62))
+        small.setPointSizeF(max(8.0, self.font().pointSizeF() * 0.8))   # block numbers: readable
         small.setBold(True)
         for i, (m, r) in enumerate(zip(self.marks, self._rects)):
             base = KIND_COLOURS.get(m.kind)

@@ -245,6 +245,9 @@ class MainWindow(QMainWindow):
         v.addLayout(h)
         v.addWidget(self.target_table, 1)
         self.add_panel("Translations", w, Qt.BottomDockWidgetArea)
+        # the right-hand panels (scoring) reach down to the status bar: their controls get
+        # the window's height, the translations the width beside them
+        self.setCorner(Qt.BottomRightCorner, Qt.RightDockWidgetArea)
 
         # scoring
         self.score_panel = ScorePanel()
@@ -553,6 +556,18 @@ class MainWindow(QMainWindow):
         h = min(self.height(), avail.height() - fh)
         if (w, h) != (self.width(), self.height()):
             self.resize(w, h)
+        frame = self.frameGeometry()
+        if not avail.contains(frame):     # moved back onto the screen
+            self.move(max(avail.x(), min(frame.x(), avail.right() - frame.width() + 1)),
+                      max(avail.y(), min(frame.y(), avail.bottom() - frame.height() + 1)))
+
+    _shown_once = False
+
+    def showEvent(self, ev) -> None:  # noqa: N802 - Qt API
+        super().showEvent(ev)
+        if not self._shown_once:          # the frame's size is known only now
+            self._shown_once = True
+            self.fit_to_screen()
 
     def _layout_for_content(self) -> None:
         """Panels follow what there is to show (a new database has no results yet)."""
@@ -1096,6 +1111,10 @@ class MainWindow(QMainWindow):
         if self.panels["Scoring"].width() < 300:
             self.resizeDocks([self.panels["Scoring"]], [max(340, int(self.width() * 0.28))],
                              Qt.Horizontal)
+        # the score controls first: the panel gets its full height, the similar ones the rest
+        need = self.score_panel.minimumSizeHint().height() + 30
+        self.resizeDocks([self.panels["Scoring"], self.panels["Similar scored translations"]],
+                         [need, max(120, self.height() - need)], Qt.Vertical)
         if start_unscored:
             s.first_unscored()
         else:

@@ -22,7 +22,7 @@ import math
 import time
 from dataclasses import dataclass
 
-from PySide6.QtCore import QEvent, QObject, QRegularExpression, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QRegularExpression, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QKeySequence, QPalette, QRegularExpressionValidator, QUndoCommand, QUndoStack
 from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QDialog, QDialogButtonBox, QFormLayout,
                                QGridLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
@@ -561,9 +561,21 @@ class ScorePanel(QWidget):
         lay.addLayout(self.nav)
         lay.addWidget(self.time_label)
         lay.addStretch(1)
-        # the score controls keep their size: a dock cannot squeeze the panel below it
-        lay.setSizeConstraint(QVBoxLayout.SetMinimumSize)
         self._set_enabled(False)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt API
+        """The score controls keep their size: the panel's minimum height is what its rows need
+        at its width (word-wrapped labels included), so a dock can never squeeze a button."""
+        base = super().minimumSizeHint()
+        lay = self.layout()
+        w = max(self.width(), base.width())
+        h = lay.totalHeightForWidth(w) if lay is not None and lay.hasHeightForWidth() else -1
+        return QSize(base.width(), max(base.height(), h))
+
+    def resizeEvent(self, ev) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(ev)
+        if ev.oldSize().width() != ev.size().width():
+            self.updateGeometry()           # another width, another height for the wrapped labels
 
     def _set_enabled(self, on: bool) -> None:
         for b in self.buttons.values():
@@ -614,6 +626,7 @@ class ScorePanel(QWidget):
         self.editors.clear()
         self._shown.clear()
         session = self.session
+        self.rows_box.setMinimumHeight(0)
         if session is None:
             return
         for r, (cls, lv) in enumerate(zip(session.classes, session.levels)):
@@ -659,6 +672,13 @@ class ScorePanel(QWidget):
             sub.setColumnStretch(BUTTONS_PER_ROW, 1)
             self.grid.addWidget(box, r, 1)
         self.grid.setColumnStretch(self.grid.columnCount(), 1)
+        # never squeezed below what its rows need (word-wrapped labels above it would
+        # otherwise take the height from the buttons)
+        self.grid.activate()
+        self.rows_box.setMinimumHeight(self.rows_box.minimumSizeHint().height())
+        self.layout().invalidate()
+        self.layout().activate()
+        self.updateGeometry()
 
     def _clicked(self, cls: str, value: float) -> None:
         s = self.session
