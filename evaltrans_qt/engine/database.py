@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 from statistics import median
 
 from evaltrans_qt.errors import InputFormatError, ScoreError
@@ -213,6 +214,10 @@ class Source:
     #: (engine/protocols.py); ``<items>`` on disk.
     items: list[tuple[int, int]] = field(default_factory=list)
     items_tokenization: str = "mteval"
+    #: SegRanks data (Macháček ch. 2): extracted segments, merged candidate segments and
+    #: rankings (:class:`evaltrans_qt.engine.segranks.model.SentenceSegments`), None when
+    #: nothing was extracted; ``<segranks>`` on disk (io/segranks/etdb.py).
+    segranks: Any = None
 
     @property
     def key(self) -> SourceKey | None:

@@ -44,6 +44,7 @@ from typing import Literal, NamedTuple, Union
 
 from evaltrans_qt.engine import merge_protocols
 from evaltrans_qt.engine.database import Database, Levels, Score, Source, Target, describe_key
+from evaltrans_qt.engine.segranks.merge import merge_segranks
 from evaltrans_qt.errors import InputFormatError, ScoreError
 
 Keep = Literal["old", "new"]
@@ -304,6 +305,7 @@ def merge(db: Database, other: Database, policy: Policy = "old") -> MergeReport:
             src.extra_children = list(osrc.extra_children)
             report.added_sources += 1
         outcome = merge_protocols.merge_items(src, osrc, prefer_new, report)
+        merge_segranks(src, osrc, prefer_new, report)
         for ot in osrc.targets:
             is_ref = other.is_reference(ot)
             scores = [s for s in ot.scores if s.cls != their_ref_name]

@@ -94,11 +94,7 @@ def sentence_segments(source: Source) -> SentenceSegments | None:
 
 def set_sentence_segments(source: Source, data: SentenceSegments | None) -> None:
     """Replace (None: remove) the SegRanks data of ``source``."""
-    if data is None:
-        if hasattr(source, _ATTR):
-            delattr(source, _ATTR)
-    else:
-        setattr(source, _ATTR, data)
+    setattr(source, _ATTR, data)
 
 
 def source_tokens(source: Source, tokenization: str = "none") -> list[str]:
