@@ -40,8 +40,17 @@ def options_from_args(args: argparse.Namespace) -> EvalOptions:
 
 
 def load_db(path: str) -> Database:
-    from evaltrans_qt.io.etdb import load_database
-    return load_database(path)
+    """The database as the application sees it (``Workspace.open``): the scores an
+    unfinished scoring session left in its journal are replayed in memory (the file is not
+    changed), with a note on stderr."""
+    from evaltrans_qt.workspace import Workspace
+    ws = Workspace.open(path)
+    ws.close()
+    rec = ws.recovered
+    if rec is not None and rec.applied:
+        sys.stderr.write(f"note: {len(rec.applied)} score change(s) from the journal of an "
+                         f"unfinished scoring session are included (not yet saved in {path})\n")
+    return ws.database
 
 
 def _list(v: str | None) -> list[str] | None:

@@ -6,6 +6,7 @@ the selected sentence; opening a second database clears every panel of the first
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -159,3 +160,30 @@ def test_opening_a_second_database_clears_every_panel(qtbot, main_window, demo_c
     assert w.source_proxy.rowCount() == 2
     c = wait_compare(qtbot, w)
     assert w.compare_view._source == "ein kleiner test" and c is not None
+
+
+def test_command_line_reads_the_database_through_the_workspace(demo_copy, capsys):
+    """`evaltrans correlate` sees the scores of an unfinished scoring session (its journal),
+    as the application does, says so, and leaves the file alone."""
+    from evaltrans_qt.cli.main import main as cli_main
+    from evaltrans_qt.io.etdb import load_database
+    from evaltrans_qt.io.journal import Journal, change_for, journal_path
+    db = load_database(demo_copy)
+    todo = [(i, j) for i, s in enumerate(db.sources) for j, t in enumerate(s.targets)
+            if not db.is_reference(t) and t.value("fluency") is None][:6]
+    before_bytes = demo_copy.read_bytes()
+    assert cli_main(["correlate", str(demo_copy), "--human", "fluency", "--json"]) == 0
+    n_before = json.loads(capsys.readouterr().out)
+    j = Journal(journal_path(demo_copy))
+    for k, (si, ti) in enumerate(todo):
+        j.append(change_for(db, si, ti, "fluency", float(1 + k % 5), "kim"))
+    j.close()
+    assert cli_main(["correlate", str(demo_copy), "--human", "fluency", "--json"]) == 0
+    out, err = capsys.readouterr()
+    after = json.loads(out)
+    assert "6 score change(s) from the journal" in err
+    assert demo_copy.read_bytes() == before_bytes
+    def ns(doc):
+        rows = doc if isinstance(doc, list) else doc.get("correlations", [])
+        return [r["n"] for r in rows if r.get("level", "sentence") == "sentence"]
+    assert ns(after) and [n - 6 for n in ns(after)] == ns(n_before), (ns(n_before), ns(after))
