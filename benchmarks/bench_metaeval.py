@@ -1,0 +1,94 @@
+"""Meta-evaluation as the WMT metrics task on WMT21 en-de with MQM (issue 15): the
+correlation table of all our default measures plus one external score file, with
+pairwise accuracy and acc*_eq, must take under 10 s once the measures are computed.
+
+Steps (each timed): import the WMT folder with ``mqm.tsv`` as class ``mqm`` (as
+``evaltrans import wmt DIR --scores DIR/mqm.tsv --score-class mqm``), write and import
+a COMET-like segment score file (WMT submission format, seeded noise around the MQM
+score; ``io/scores.py``), evaluate the default measures (``engine/driver.py``), then
+the timed part: ``metrics_task.gather`` + ``metrics_table`` at segment level grouped by
+item (pearson, kendall, pairwise-accuracy, acc-eq) and at system level (the same plus
+soft pairwise accuracy), and a PERM-BOTH clustering at system level.
+
+    python benchmarks/bench_metaeval.py [WMT_DIR] [--samples N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt21-ende"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("wmt_dir", nargs="?", default=str(DEFAULT))
+    ap.add_argument("--samples", type=int, default=1000, help="PERM-BOTH resamples")
+    args = ap.parse_args()
+    d = Path(args.wmt_dir)
+    if not (d / "mqm.tsv").is_file():
+        print(f"no WMT21 data at {d}", file=sys.stderr)
+        return 2
+    from evaltrans_qt.engine import metrics_task as mt
+    from evaltrans_qt.engine.driver import evaluate
+    from evaltrans_qt.engine.human import human_scores
+    from evaltrans_qt.engine.measures.external import with_external
+    from evaltrans_qt.engine.options import EvalOptions
+    from evaltrans_qt.io import scores
+    from evaltrans_qt.io.wmt import import_wmt
+
+    t = time.perf_counter()
+    db = import_wmt(d, d / "mqm.tsv", "mqm")
+    print(f"import wmt + mqm          {time.perf_counter() - t:7.2f} s  "
+          f"({len(db.sources)} sources, {len(db.systems())} systems)")
+    hs = human_scores(db, "mqm")
+    rng = np.random.default_rng(0)
+    with tempfile.TemporaryDirectory() as tmp:
+        f = Path(tmp) / "COMET-like.seg.score"
+        with open(f, "w", encoding="utf-8") as out:
+            for s in db.systems():
+                for i in range(len(db.sources)):
+                    v = hs.values.get((i, s, 0), -2.0) / 5 + rng.normal(0, 0.5)
+                    out.write(f"COMET-like\ten-de\tnewstest2021\t{s}\t{i + 1}\t{v:.6f}\n")
+        t = time.perf_counter()
+        scores.import_scores(db, [f])
+        print(f"import external scores    {time.perf_counter() - t:7.2f} s")
+    t = time.perf_counter()
+    run = evaluate(db, EvalOptions())
+    print(f"evaluate default measures {time.perf_counter() - t:7.2f} s  ({', '.join(run.measures)})")
+
+    t0 = time.perf_counter()
+    run = with_external(run, db)
+    data = mt.gather(db, run, "mqm")
+    t_gather = time.perf_counter() - t0
+    t = time.perf_counter()
+    seg = mt.metrics_table(data, ["pearson", "kendall", "pairwise-accuracy", "acc-eq"],
+                           level="seg", grouping="item")
+    t_seg = time.perf_counter() - t
+    t = time.perf_counter()
+    sys_rows = mt.metrics_table(data, ["pearson", "kendall", "pairwise-accuracy", "acc-eq",
+                                       "spa"], level="sys")
+    t_sys = time.perf_counter() - t
+    total = time.perf_counter() - t0
+    t = time.perf_counter()
+    sig = mt.metric_significance(data, "pearson", level="sys", samples=args.samples)
+    t_sig = time.perf_counter() - t
+    print(mt.format_metrics_table(seg, None))
+    print(mt.format_metrics_table(sys_rows, None))
+    print(mt.format_significance(sig))
+    print(f"gather (run -> matrices)  {t_gather:7.2f} s")
+    print(f"segment level, item       {t_seg:7.2f} s")
+    print(f"system level incl. SPA    {t_sys:7.2f} s")
+    print(f"correlation table total   {total:7.2f} s  ({len(data.metrics)} metrics; target < 10 s)")
+    print(f"PERM-BOTH clusters        {t_sig:7.2f} s  ({args.samples} resamples)")
+    return 0 if total < 10 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
