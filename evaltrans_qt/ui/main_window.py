@@ -178,6 +178,8 @@ class MainWindow(QMainWindow):
         self._update_title()
         from evaltrans_qt.ui import analysis
         analysis.install(self)
+        from evaltrans_qt.ui import protocol_modes    # issue 11: references, post-edits, items
+        protocol_modes.install(self)
         self._restore_settings()
 
     # ================================================================ building
@@ -1101,6 +1103,7 @@ class MainWindow(QMainWindow):
         s.currentChanged.connect(self._session_moved)
         s.scoreChanged.connect(self._session_scored)
         self.score_panel.set_session(s)
+        self.protocol_modes.set_session(s)           # issue 11: post-edit / item modes follow
         self.score_panel.buttons["identical"].clicked.connect(self.take_identical)
         for act in self.session_actions:
             act.setEnabled(True)
@@ -1131,6 +1134,7 @@ class MainWindow(QMainWindow):
         self.session = None
         self.undo_stack.clear()
         self.score_panel.set_session(None)
+        self.protocol_modes.set_session(None)
         self.similar_panel.clear()
         for act in self.session_actions:
             act.setEnabled(False)
