@@ -482,6 +482,8 @@ class MainWindow(QMainWindow):
         m.addActions([self.act_next_class, self.act_prev_class, self.act_clear_score])
         scores = m.addMenu("Score")
         scores.addActions(self.score_actions)
+        from evaltrans_qt.ui.ranking_screen import install_actions   # issue 13: ranking screens
+        install_actions(self, m)
         self.session_menu = m
 
         self.evaluate_menu = mb.addMenu("E&valuate")
