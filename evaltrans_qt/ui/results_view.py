@@ -249,6 +249,8 @@ class ResultsView(QWidget):
         self._build_histogram_tab()
         from evaltrans_qt.ui.metrics_view import add_metrics_tab      # issue 15: "Metrics" tab
         self.metrics_view = add_metrics_tab(self)
+        from evaltrans_qt.ui.ranking_results import add_ranking_tab   # issue 13: "Ranking" tab
+        self.ranking_view = add_ranking_tab(self)
 
     def _table(self, name: str) -> tuple[QTableView, FrameModel, ResultsProxy]:
         view = QTableView(objectName=name)
@@ -943,6 +945,8 @@ class ResultsView(QWidget):
         return str(path.with_name(f"{stem}.{what}{suffix}"))
 
     def ask_export_table(self) -> None:
+        if self.tabs.currentWidget() is getattr(self, "ranking_view", None):   # issue 13
+            return self.ranking_view.ask_export_table()
         which = {0: "systems", 1: "sentences", 2: "correlations"}.get(self.tabs.currentIndex(),
                                                                      "systems")
         path, _ = QFileDialog.getSaveFileName(self, "Export table", self._suggest(which, ".csv"),
@@ -951,6 +955,8 @@ class ResultsView(QWidget):
             self.export_table(path, which)
 
     def ask_export_plot(self) -> None:
+        if self.tabs.currentWidget() is getattr(self, "ranking_view", None):   # issue 13
+            return self.ranking_view.ask_export_plot()
         name = self.current_plot().objectName() or "plot"
         path, _ = QFileDialog.getSaveFileName(self, "Export plot", self._suggest(name, ".png"),
                                               "PNG (*.png);;SVG (*.svg)")
