@@ -298,6 +298,31 @@ def _name_part(system: str) -> str:
     return enc
 
 
+def report_extras(db: Database | None, systems: Sequence[str], options: EvalOptions | None = None
+                  ) -> dict[str, dict]:
+    """``{system: {"protocols": ..., "ranking": ...}}`` for ``build_report`` (issue 11): the
+    human-evaluation protocols of the database (``engine.protocol_scores.system_values``,
+    computed once for all systems) and its rankings (``engine.ranking.system_rank_values``);
+    only what the database holds. Used by ``evaltrans batch`` and the application's report."""
+    if db is None:
+        return {}
+    from evaltrans_qt.engine import protocol_scores
+    out: dict[str, dict] = {s: {} for s in systems}
+    names = protocol_scores.protocol_names(db)
+    results = [protocol_scores.protocol_result(db, n, options) for n in names]
+    for s in systems:       # = system_values(db, s, options), each protocol computed once
+        out[s]["protocols"] = {n: r.system(s) for n, r in zip(names, results)}
+    try:
+        from evaltrans_qt.engine.ranking import system_rank_values
+    except ImportError:     # pragma: no cover - rankings are optional
+        return out
+    for s in systems:
+        rank = system_rank_values(db, s)
+        if rank:
+            out[s]["ranking"] = rank
+    return out
+
+
 def output_paths(output: str | None, systems: Sequence[str]) -> dict[str, Path | None]:
     """Report file of each system: ``R.xml`` for one system, else ``R.<name>.xml`` with
     :func:`_name_part`'s collision-free name (it depends only on the system id). Names
@@ -488,6 +513,9 @@ def run(args: argparse.Namespace) -> int:
     paths = output_paths(args.output_file, list(result.systems))
     cmd = command_line(args, options)
     outputs: list[tuple[Path | None, bytes]] = []
+    # issue 11: the database's human protocols (and rankings) go into each system's report
+    extras = report_extras(db, list(result.systems), options) \
+        if args.xml_mode and args.database else {}
     for s in result.systems:
         if args.xml_mode:
             from evaltrans_qt.io.report import build_report
@@ -498,7 +526,7 @@ def run(args: argparse.Namespace) -> int:
                                 sentences_in_detail=args.sentences_in_detail,
                                 include_sentences=args.include_sentences,
                                 encoding=args.encoding, human=human.get(s),
-                                correlation=correlation)
+                                correlation=correlation, **extras.get(s, {}))
         else:
             head = f"# {cmd}\n" + (f"# {args.comment}\n" if args.comment else "")
             data = (head + text_summary(result, s)).encode(args.encoding, "xmlcharrefreplace")

@@ -904,7 +904,12 @@ class ResultsView(QWidget):
             raise EvalTransError("there is no run to report: run the measures first")
         systems = [system] if system else list(self.run.systems)
         paths = output_paths(path, systems)
-        data = {s: build_report(self.run, s) for s in systems}     # all, before any is written
+        # issue 11: the database's human protocols and rankings, as evaltrans batch writes them
+        from evaltrans_qt.cli.batch import report_extras
+        extras = report_extras(self.workspace.database, systems, self.run.options) \
+            if self.workspace.run_origin == "run" else {}
+        data = {s: build_report(self.run, s, **extras.get(s, {}))      # all, before any is written
+                for s in systems}
         for s in systems:
             atomic_write_bytes(paths[s], data[s])
         return [paths[s] for s in systems]

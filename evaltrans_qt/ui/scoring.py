@@ -428,13 +428,15 @@ def typed_entry(lv: Levels) -> bool:
 
 
 def parse_value(text: str) -> float | None:
-    """A typed score: ``-7.5``, ``-7,5`` (decimal comma) or ``10``; None if not a number."""
-    t = text.strip().replace(",", ".")
+    """A typed score: ``-7.5``, ``-7,5`` (decimal comma) or ``10``; None if not a number.
+
+    The strict parser of :func:`evaltrans_qt.io.limits.parse_number` (ASCII decimal digits
+    only: no ``inf``/``nan``, ``1_0`` or non-ASCII digits that ``float()`` would take)."""
+    from evaltrans_qt.io.limits import parse_number
     try:
-        v = float(t)
+        return parse_number(text.strip().replace(",", "."))
     except ValueError:
         return None
-    return v if math.isfinite(v) else None
 
 
 #: Characters a typed score may contain; every other printable key goes to the window's
