@@ -133,6 +133,9 @@ def _run(db, options, names, loo, systems, executor, cancel, reference_distances
     fitted: dict[str, Measure] = {}
     for name in names:
         m = get_measure(name)(options)
+        bind = getattr(m, "bind_database", None)  # SegRanks measures (measures/_segranks.py)
+        if bind is not None:
+            bind(db)
         m.fit(fit_segments, vocab)
         fitted[name] = m
         check()
