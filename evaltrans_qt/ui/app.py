@@ -5,7 +5,9 @@ With no FILE the demo database opens (a working copy in the data directory).
 (and the compare view has drawn its alignment) and exits; ``--view`` prepares
 what the screenshot shows: ``compare`` (CDER blocks, the source with the most
 blocks), ``scoring`` (a scoring session) or ``results`` (runs the default
-measures, waits for them, and shows the results view with its correlation plot).
+measures, waits for them, and shows the results view with its correlation plot),
+``postedit`` or ``items`` (a scoring session in the post-edit or the item-marking mode
+of issue 11, on the first candidate with items; nothing is stored).
 ``--size WxH`` (default 1366x768, a laptop screen) is the window size of the
 screenshot; under ``QT_QPA_PLATFORM=offscreen`` the virtual screen gets that size
 too, so the window lays itself out as on such a screen.
@@ -26,7 +28,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                                 "compare, score, and study measures against human judgements.")
     p.add_argument("file", nargs="?", help="EvalTrans database (.etdb.xml); default: the demo database")
     p.add_argument("--screenshot", metavar="OUT.png", help="render the main window to a PNG and exit")
-    p.add_argument("--view", choices=("browse", "compare", "scoring", "results"), default="browse",
+    p.add_argument("--view", choices=("browse", "compare", "scoring", "results", "postedit", "items"), default="browse",
                    help="what to show for --screenshot (default: browse)")
     p.add_argument("--measure", default=None, help="measure shown in the compare view (e.g. cder)")
     p.add_argument("--size", default="1366x768", type=_size,
@@ -115,9 +117,39 @@ def _prepare_view(window, args) -> None:
             s.score(4, s.classes[0])  # one class scored, the next one current
     elif args.view == "results":
         _prepare_results(window, args)
+    elif args.view in ("postedit", "items"):
+        _prepare_protocol_mode(window, args)
     else:
         if args.measure:
             window.compare_view.set_measure(args.measure)
+
+
+def _prepare_protocol_mode(window, args) -> None:
+    """A session in the post-edit or item-marking mode (issue 11), on the first candidate
+    whose source has information items; nothing is stored (no journal, nothing saved)."""
+    window.compare_view.set_measure(args.measure or "ter")
+    s = window.start_session("judge", None, None, start_unscored=False)
+    if s is None:
+        return
+    s.journal = None
+    window.protocol_modes.push = lambda *_a, **_k: False       # a screenshot changes nothing
+    db = window.database
+    k = next((k for k, (si, _ti) in enumerate(s.items) if db.sources[si].items), 0)
+    s.go_to(k)
+    window.panels["Similar scored translations"].hide()
+    pm = window.protocol_modes
+    if args.view == "postedit":
+        pm.enter_mode("postedit")
+        ed = pm.postedit_panel.editor
+        words = ed.toPlainText().split()
+        if len(words) > 3:              # a judge's edit in progress: one word replaced, one moved
+            words[1] = words[1].upper()
+            words.append(words.pop(2))
+            ed.setPlainText(" ".join(words))
+    else:
+        pm.enter_mode("items")
+        for mark in ("OK", "syntax"):
+            pm.items_panel.mark(mark)
 
 
 def _prepare_results(window, args) -> None:

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
-from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QLineEdit,
+from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHBoxLayout, QHeaderView, QLabel,
+                               QLineEdit,
                                QListView, QListWidget, QListWidgetItem, QPushButton, QTreeWidget,
                                QTreeWidgetItem, QVBoxLayout, QWidget)
 
@@ -210,6 +211,10 @@ class ItemMarkingPanel(QWidget):
         self.tree.setRootIsDecorated(False)
         self.tree.setHeaderLabels(["#", "Source item", "Mark"])
         self.tree.setFocusPolicy(Qt.NoFocus)
+        self.tree.setWordWrap(True)
+        hh = self.tree.header()
+        hh.setStretchLastSection(False)
+        hh.setSectionResizeMode(1, QHeaderView.Stretch)
         self.keys = QLabel("Keys: O = OK, E = error, S = syntax, M = meaning, X = other; "
                            "Backspace = back one item. Every item marked: stored (Ctrl+Z undoes).")
         self.keys.setWordWrap(True)
