@@ -59,6 +59,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                              "import, export"),
     "significance": ("human", "paired bootstrap / approximate randomisation between systems, "
                               "as sacreBLEU computes them"),
+    "unseen": ("unseen", "score a system from the ranked short segments of the database "
+                         "(Machacek 3.2)"),
 }
 
 

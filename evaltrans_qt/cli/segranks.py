@@ -9,6 +9,9 @@
   * ``import FILE (.segments | .json) --database DB``: segments (TSV) or annotations
     (SegRanks JSON export, appendix B.5) into the database.
   * ``export DB -o ranks.json | extracted.segments``: the JSON export or the TSV.
+  * ``agreement DB``: segment-level vs sentence-level pairwise comparisons of the same
+    sentences, Kendall τ per system and the disagreement quotient (Macháček §3.1.2,
+    Table 3.2; engine/unseen/levels.py).
 
 ``evaltrans ranking ...``
   * ``import-wmt CSV --database DB -o OUT``: WMT13-16 judgement CSV as whole-sentence
@@ -278,6 +281,31 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
     return 0
 
 
+# ------------------------------------------------------------------ segranks agreement
+def _cmd_level_agreement(args: argparse.Namespace) -> int:
+    from evaltrans_qt.engine.unseen.levels import level_agreement
+    db = _load(args.database)
+    res = level_agreement(db, args.rank_class)
+    if args.json:
+        print(json.dumps(res.to_dict(args.top), ensure_ascii=False))
+        return 0
+    print(f"Segment-level vs sentence-level pairwise comparisons (Machacek 3.1.2), "
+          f"{res.sentences} sentence(s) judged at both levels: Kendall tau "
+          f"{_num(res.tau, 0, 3)} ({res.concordant} concordant, {res.discordant} discordant)")
+    width = max([len(r.system) for r in res.rows] + [6])
+    print(f"{'system':<{width}} {'better':>7} {'worse':>7} {'all':>7}   (Table 3.2 a, b, c)")
+    for system, _ in res.table("all"):
+        r = next(x for x in res.rows if x.system == system)
+        print(f"{system:<{width}} {_num(r.tau_better)} {_num(r.tau_worse)} {_num(r.tau_all)}")
+    if res.quotients and args.top:
+        print("highest disagreement quotient q_d (ranked higher on segments than as sentences):")
+        for q in res.quotients[:args.top]:
+            print(f"  sentence {q.source_index + 1:>5} {q.system:<{width}} q_d "
+                  f"{'inf' if q.quotient == math.inf else f'{q.quotient:.3f}'}  "
+                  f"(segments {q.seg[0]}:{q.seg[1]}, sentence {q.sent[0]}:{q.sent[1]})")
+    return 0
+
+
 # ------------------------------------------------------------------ register
 def _level_opts(p: argparse.ArgumentParser) -> None:
     g = p.add_mutually_exclusive_group()
@@ -352,6 +380,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--systems-column", action="store_true")
     p.add_argument("--id-base", type=int, choices=(0, 1), default=1)
     p.set_defaults(func=_cmd_export)
+
+    p = sub.add_parser("agreement", help="segment-level vs sentence-level judgements: Kendall "
+                       "tau per system and disagreement quotients (Machacek 3.1.2, Table 3.2)")
+    p.add_argument("database", metavar="DB")
+    p.add_argument("--rank-class", default="rank", metavar="CLASS",
+                   help="score class of the whole-sentence rankings (default rank)")
+    p.add_argument("--top", type=int, default=10, metavar="N",
+                   help="list the N candidates with the highest disagreement quotient")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    p.set_defaults(func=_cmd_level_agreement)
 
     rk = subparsers.add_parser("ranking", help="relative ranking: import WMT judgements, "
                                "ratio of wins, agreement",

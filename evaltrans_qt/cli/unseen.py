@@ -1,0 +1,104 @@
+"""``evaltrans unseen``: evaluate a system from the database's ranked short segments
+(Macháček §3.2; engine/unseen/matching.py).
+
+    evaltrans unseen DB --system NAME [--method exact|closest] [--json]
+    evaltrans unseen DB --leave-one-out [--system NAME ...] [--method closest] [--json]
+
+A system whose candidate segments are in the database is left out first (its own
+annotations never count); one without them is matched by the annotated segments that
+occur in its translation (exact only). ``--leave-one-out`` runs Tables 3.3 / 3.4 / 3.5
+over every annotated system (or the ``--system`` ones). Every output ends with the
+overestimation warning of §3.2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+
+def _num(v: float, fmt: str = "6.3f") -> str:
+    return format(v, fmt) if math.isfinite(v) else "-".rjust(len(format(0.0, fmt)))
+
+
+def _print_result(r, examples: int) -> None:
+    how = "left out" if r.projected else "not in the segment database"
+    line = (f"{r.system} ({how}), {r.method} matching: {r.segments} ranked segments, "
+            f"{r.hits} hits, hit rate {_num(r.hit_rate, '.3f')}")
+    if r.method == "closest":
+        line += f", AED {_num(r.aed, '.2f')} (misses {_num(r.aed_misses, '.2f')})"
+    print(line)
+    width = max([len(s) for s in r.scores.stats] + [6])
+    print(f"  {'system':<{width}} {'ratio':>6} {'wins':>6} {'losses':>6} {'ties':>6}")
+    for s, v in r.scores.ranking():
+        w = r.scores.stats[s]
+        mark = " *" if s == r.system else ""
+        print(f"  {s:<{width}} {_num(v)} {w.wins:>6} {w.losses:>6} {w.ties:>6}{mark}")
+    oc = r.outcome_counts()
+    n = sum(oc.values())
+    if n:
+        print("  closest segment vs the unseen one (Table 3.5): " + ", ".join(
+            f"{k} {oc[k]} ({100 * oc[k] / n:.1f} %)" for k in oc))
+        for d, row in r.by_distance().items():
+            m = sum(row.values())
+            print(f"    distance {d:>3}: " + "  ".join(f"{k} {row[k] / m:.2f}" for k in row)
+                  + f"  (n={m})")
+        ex = r.examples(examples)
+        if ex:
+            print("  examples (Table 3.6): unseen | closest | D | C")
+            for e in ex:
+                print(f"    {e.unseen} | {' / '.join(e.closest)} | {e.distance} | {e.comparison}")
+
+
+def _cmd_unseen(args: argparse.Namespace) -> int:
+    from evaltrans_qt.engine.unseen import matching
+    from evaltrans_qt.errors import OptionError
+    from evaltrans_qt.io.etdb import load_database
+    db = load_database(args.database)
+    systems = [s for v in args.system or [] for s in v.split(",") if s]
+    if args.leave_one_out:
+        results = matching.leave_one_system_out(db, args.method, systems or None)
+    else:
+        if len(systems) != 1:
+            raise OptionError("give one --system NAME (or --leave-one-out for every annotated "
+                              "system)")
+        results = [matching.evaluate_unseen(db, systems[0], args.method)]
+    if args.json:
+        out = {"method": args.method, "results": [r.to_dict(args.examples) for r in results],
+               "warning": matching.OVERESTIMATE_WARNING}
+        if args.leave_one_out:
+            out["outcomes_all"] = matching.total_outcomes(results)
+        print(json.dumps(out, ensure_ascii=False))
+        return 0
+    for r in results:
+        _print_result(r, args.examples)
+    if args.leave_one_out and args.method == "closest":
+        oc = matching.total_outcomes(results)
+        n = sum(oc.values())
+        if n:
+            print("All: " + ", ".join(f"{k} {100 * v / n:.1f} %" for k, v in oc.items()))
+    print(f"WARNING: {matching.OVERESTIMATE_WARNING}", file=sys.stderr)
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("unseen", help="score a system from the ranked short segments of "
+                              "the database (Machacek 3.2: exact / closest matching, "
+                              "leave-one-out)",
+                              description=__doc__.split("\n\n")[0])
+    p.add_argument("database", metavar="DB")
+    p.add_argument("--system", action="append", metavar="NAME",
+                   help="the system to evaluate as unseen (with --leave-one-out: restrict to "
+                        "these; repeat or separate by commas)")
+    p.add_argument("--method", choices=("exact", "closest"), default="exact",
+                   help="exact: only segments whose candidate is already ranked (3.2.1); "
+                        "closest: every segment takes the rank of the closest ranked one by "
+                        "character edit distance (3.2.2)")
+    p.add_argument("--leave-one-out", action="store_true",
+                   help="leave out every annotated system in turn (Tables 3.3-3.5)")
+    p.add_argument("--examples", type=int, default=10, metavar="N",
+                   help="example misses with their closest segment (Table 3.6; default 10)")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    p.set_defaults(func=_cmd_unseen)
