@@ -8,6 +8,9 @@ blocks), ``scoring`` (a scoring session) or ``results`` (runs the default
 measures, waits for them, and shows the results view with its correlation plot),
 ``postedit`` or ``items`` (a scoring session in the post-edit or the item-marking mode
 of issue 11, on the first candidate with items; nothing is stored).
+``--view ranking`` shows the short-segment ranking screen of issue 13 instead of the
+main window (whole sentences when the database has no extracted segments), some
+candidates placed, nothing submitted.
 ``--size WxH`` (default 1366x768, a laptop screen) is the window size of the
 screenshot; under ``QT_QPA_PLATFORM=offscreen`` the virtual screen gets that size
 too, so the window lays itself out as on such a screen.
@@ -28,7 +31,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                                 "compare, score, and study measures against human judgements.")
     p.add_argument("file", nargs="?", help="EvalTrans database (.etdb.xml); default: the demo database")
     p.add_argument("--screenshot", metavar="OUT.png", help="render the main window to a PNG and exit")
-    p.add_argument("--view", choices=("browse", "compare", "scoring", "results", "postedit", "items"), default="browse",
+    p.add_argument("--view", choices=("browse", "compare", "scoring", "results", "ranking", "postedit", "items"), default="browse",
                    help="what to show for --screenshot (default: browse)")
     p.add_argument("--measure", default=None, help="measure shown in the compare view (e.g. cder)")
     p.add_argument("--size", default="1366x768", type=_size,
@@ -117,6 +120,8 @@ def _prepare_view(window, args) -> None:
             s.score(4, s.classes[0])  # one class scored, the next one current
     elif args.view == "results":
         _prepare_results(window, args)
+    elif args.view == "ranking":                 # issue 13
+        _prepare_ranking(window, args)
     elif args.view in ("postedit", "items"):
         _prepare_protocol_mode(window, args)
     else:
@@ -150,6 +155,30 @@ def _prepare_protocol_mode(window, args) -> None:
         pm.enter_mode("items")
         for mark in ("OK", "syntax"):
             pm.items_panel.mark(mark)
+
+
+def _prepare_ranking(window, args) -> None:
+    """The SegRanks screen (issue 13) on the sentence with the most segments, a few
+    candidates placed (ranks, a tie), the cursor on one still to place; not submitted."""
+    from evaltrans_qt.engine.segranks.model import sentence_segments
+    from evaltrans_qt.ui.ranking_screen import SEGMENTS, SENTENCES, open_ranking_screen
+    db = window.database
+    segs = [len(d.segments) if (d := sentence_segments(s)) is not None else 0 for s in db.sources]
+    screen = open_ranking_screen(window, SEGMENTS if any(segs) else SENTENCES, judge="judge")
+    if screen is None:
+        return
+    w, _x, h = args.size.partition("x")
+    screen.resize(int(w), int(h))
+    if any(segs):
+        screen.go_to_source(max(range(len(segs)), key=lambda i: (segs[i], -i)))
+    for k, task in enumerate(screen.tasks_):
+        m = task.model         # the first board complete (best .. unusable), the others not
+        plan = {0: 1, m.n - 1: m.max_rank} if k == 0 else {c: min(c + 1, 2) for c in range(m.n - 1)}
+        for c, rank in plan.items():
+            screen.place(k, c, rank)
+    todo = screen.missing()
+    if todo:
+        screen.set_cursor(*todo[0])
 
 
 def _prepare_results(window, args) -> None:
@@ -186,7 +215,8 @@ def _screenshot(window, app, args) -> None:
     w, _x, h = args.size.partition("x")
     window.resize(int(w), int(h))
     app.processEvents()
-    img = window.grab()
+    shown = getattr(window, "ranking_screen", None) if args.view == "ranking" else None
+    img = (shown or window).grab()               # issue 13: the ranking screen's own window
     out = Path(args.screenshot)
     out.parent.mkdir(parents=True, exist_ok=True)
     if not img.save(str(out)):
