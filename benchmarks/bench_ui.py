@@ -7,6 +7,9 @@ Measures, in one process with the offscreen Qt platform:
   compare view filled) — budget 3 s;
 * next: one step of a scoring session (``ScoringSession.next``: select the
   source and candidate, similar translations, score panel) — budget 50 ms;
+* the protocol modes of issue 11 (budget 50 ms each): next with the post-edit editor
+  open (its live TER edits of the new candidate), one keystroke in the post-edit editor
+  (TER edits highlighted again), next in the item-marking mode, one item mark;
 * the all-translations table (≈24 000 rows): fill and sort by a score column,
   against a ``QStandardItemModel`` + ``QSortFilterProxyModel`` doing the same
   (the competitor: Qt's stock models, same process).
@@ -26,6 +29,57 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt21-ende"
+
+
+def protocol_modes(w, s, app, steps: int) -> list[tuple]:
+    """Session latency in the post-edit and item-marking modes (issue 11)."""
+    from PySide6.QtTest import QTest
+
+    from evaltrans_qt.engine.protocols import source_words
+    pm = w.protocol_modes
+    rows = []
+    times, keys = [], []
+    for k in range(min(steps, 100)):
+        t = time.perf_counter()
+        s.next()
+        pm.enter_mode("postedit")
+        app.processEvents()
+        times.append(time.perf_counter() - t)
+        ed = pm.postedit_panel.editor
+        t = time.perf_counter()
+        QTest.keyClick(ed, "xyz"[k % 3])
+        app.processEvents()
+        keys.append(time.perf_counter() - t)
+    pm.leave_mode()
+    rows.append(("next + post-edit mode, median (ms)", 1000 * statistics.median(times), 50.0,
+                 f"95th pct {1000 * sorted(times)[int(0.95 * len(times)) - 1]:.1f} ms"))
+    rows.append(("post-edit keystroke (live TER), median (ms)", 1000 * statistics.median(keys), 50.0,
+                 f"max {1000 * max(keys):.1f} ms"))
+    # items on the next sources' (first three words, next three), then mark them
+    db = w.database
+    start = s.pos
+    for si in sorted({s.items[k][0] for k in range(start, min(start + 120, len(s.items)))}):
+        if len(source_words(db.sources[si])) >= 6:
+            pm.define_items(si, [(0, 3), (3, 6)])
+    times, marks = [], []
+    for _ in range(min(steps, 100)):
+        t = time.perf_counter()
+        s.next()
+        if pm.mode != "items":
+            pm.enter_mode("items")
+        app.processEvents()
+        times.append(time.perf_counter() - t)
+        for m in ("OK", "syntax"):
+            t = time.perf_counter()
+            pm.items_panel.mark(m)
+            app.processEvents()
+            marks.append(time.perf_counter() - t)
+    pm.leave_mode()
+    rows.append(("next in item-marking mode, median (ms)", 1000 * statistics.median(times), 50.0,
+                 f"95th pct {1000 * sorted(times)[int(0.95 * len(times)) - 1]:.1f} ms"))
+    rows.append(("item mark (journal fsync), median (ms)", 1000 * statistics.median(marks), 50.0,
+                 f"{len(marks)} marks"))
+    return rows
 
 
 def main() -> None:
@@ -98,6 +152,7 @@ def main() -> None:
         times.append(time.perf_counter() - t)
     rows.append(("score (journal fsync) + next, median (ms)", 1000 * statistics.median(times), 50.0,
                  "50 scores"))
+    rows += protocol_modes(w, s, app, args.steps)
     w.end_session()
 
     # ---- all translations: ours vs QStandardItemModel
