@@ -60,6 +60,15 @@ WIDGET_KEYS = [
                                            "(item-marking mode); Backspace: back one item"),
     ("Define information items", "Shift+arrows or mouse, Enter",
      "select words and make them an item; Delete removes the selected item"),
+    # issue 13: the ranking screens (ui/ranking_screen.py)
+    ("Ranking screens", "Up / Down, or click", "choose a candidate"),
+    ("Ranking screens", "1-9 (two digits from ten ranks on), U",
+     "give it a rank (ties allowed); U: unusable (short segments)"),
+    ("Ranking screens", "Left / Right, Delete", "one rank better / worse; back to not placed"),
+    ("Ranking screens", "Drag a candidate", "drop it on a rank row"),
+    ("Ranking screens", "Enter; Page Down / Page Up",
+     "submit (only when every candidate is placed); next / previous sentence"),
+    ("Ranking screens", "Ctrl+Z, Ctrl+Shift+Z", "undo / redo a placement or a submitted screen"),
 ]
 
 
