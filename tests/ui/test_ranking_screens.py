@@ -252,3 +252,35 @@ def test_segments_screen_needs_extracted_segments(qtbot, main_window, tmp_path):
     open_db(qtbot, w, tmp_path / "plain.etdb.xml")
     assert open_ranking_screen(w, SEGMENTS, judge="anna") is None
     assert "no extracted segments" in str(errors.history[-1])
+
+
+def test_ranking_tab_exports_through_the_window_actions(qtbot, main_window, campaign, tmp_path,
+                                                        monkeypatch):
+    """Ctrl+E / Ctrl+Shift+P on the Ranking tab write its table and its bar chart."""
+    from PySide6.QtGui import QImage
+
+    from evaltrans_qt.engine.segranks.sessions import record_segment_ranking
+    from evaltrans_qt.io.etdb import save_database
+    from evaltrans_qt.ui import ranking_results
+    db = load_database(campaign)
+    record_segment_ranking(db, 4, {0: [2, 1]}, "dora", seconds=3.0)   # sysC beats A and B
+    save_database(db, campaign)
+    w = main_window
+    open_db(qtbot, w, campaign)
+    view = w.results_view
+    tab = view.ranking_view
+    view.tabs.setCurrentWidget(tab)
+    assert by_system(tab.scores.rows) == {"sysC": (2, 0, 0, 1.0), "sysA": (0, 1, 1, 0.0),
+                                          "sysB": (0, 1, 1, 0.0)}
+    target = {"path": str(tmp_path / "t.csv")}
+    monkeypatch.setattr(ranking_results.QFileDialog, "getSaveFileName",
+                        lambda *a, **k: (target["path"], ""))
+    w.act_export_table.trigger()
+    frame = pd.read_csv(tmp_path / "t.csv")
+    assert list(frame["system"]) == ["sysC", "sysA", "sysB"]
+    assert list(frame["ratio_of_wins"]) == [1.0, 0.0, 0.0]
+    assert list(frame["ties"]) == [0, 1, 1]
+    target["path"] = str(tmp_path / "bars.png")
+    w.act_export_plot.trigger()
+    img = QImage(str(tmp_path / "bars.png"))
+    assert not img.isNull() and img.width() >= 1000
