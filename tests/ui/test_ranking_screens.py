@@ -284,3 +284,23 @@ def test_ranking_tab_exports_through_the_window_actions(qtbot, main_window, camp
     w.act_export_plot.trigger()
     img = QImage(str(tmp_path / "bars.png"))
     assert not img.isNull() and img.width() >= 1000
+
+
+def test_screenshot_of_the_ranking_screen(campaign, tmp_path):
+    """``--screenshot --view ranking`` renders the SegRanks screen and changes nothing."""
+    import os
+    import subprocess
+    import sys
+
+    from PySide6.QtGui import QImage
+    before = campaign.read_bytes()
+    out = tmp_path / "rank.png"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", EVALTRANS_QT_DATA_DIR=str(tmp_path))
+    p = subprocess.run([sys.executable, "-m", "evaltrans_qt.ui.app", "--screenshot", str(out),
+                        "--view", "ranking", "--size", "900x600", str(campaign)],
+                       env=env, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    img = QImage(str(out))
+    assert (img.width(), img.height()) == (900, 600)
+    assert campaign.read_bytes() == before
+    assert not Path(str(campaign) + ".journal").exists()
