@@ -382,7 +382,8 @@ def _cmd_extrapolate(args: argparse.Namespace) -> int:
     from evaltrans_qt.engine import similar
     db = load_db(args.database)
     classes = _human_classes(db, _list(args.human))
-    reports = [similar.leave_one_out(db, c) for c in classes]
+    scope = "system" if args.leave_one_system_out else "candidate"
+    reports = [similar.leave_one_out(db, c, distance=args.distance, scope=scope) for c in classes]
     changed = {}
     if args.output:
         for c in classes:
@@ -390,7 +391,8 @@ def _cmd_extrapolate(args: argparse.Namespace) -> int:
                 changed[c] = similar.reuse_identical(db, c, judge=args.judge)
             else:
                 changed[c] = similar.extrapolate(db, c, judge=args.judge,
-                                                 max_distance=args.max_distance)
+                                                 max_distance=args.max_distance,
+                                                 distance=args.distance)
         from evaltrans_qt.io.etdb import save_database
         save_database(db, args.output)
     if args.json:
@@ -592,7 +594,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--identical-only", action="store_true",
                    help="only reuse scores of identical translations")
     p.add_argument("--max-distance", type=int, metavar="N",
-                   help="do not extrapolate from neighbours farther than N word edits")
+                   help="do not extrapolate from neighbours farther than N edits (--distance)")
+    p.add_argument("--distance", choices=("words", "chars"), default="words",
+                   help="edit distance between translations in words (default) or characters "
+                        "(Machacek 3.2.2)")
+    p.add_argument("--leave-one-system-out", action="store_true",
+                   help="accuracy report hiding each candidate's whole system (estimates from "
+                        "other systems only, as for a new system)")
     p.add_argument("--judge", help="judge name stored with extrapolated scores")
     _out_opts(p)
     p.set_defaults(func=_cmd_extrapolate)
