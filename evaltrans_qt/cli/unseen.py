@@ -85,8 +85,7 @@ def _cmd_unseen(args: argparse.Namespace) -> int:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("unseen", help="score a system from the ranked short segments of "
-                              "the database (Machacek 3.2: exact / closest matching, "
-                              "leave-one-out)",
+                              "the database (Machacek 3.2)",
                               description=__doc__.split("\n\n")[0])
     p.add_argument("database", metavar="DB")
     p.add_argument("--system", action="append", metavar="NAME",
