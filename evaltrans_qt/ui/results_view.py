@@ -427,8 +427,13 @@ class ResultsView(QWidget):
         self.human_box.blockSignals(True)
         self.human_box.clear()
         if db is not None:
-            self.human_box.addItems(db.human_classes)
-            if keep in db.human_classes:
+            from evaltrans_qt.engine.protocol_scores import protocol_names
+            # score classes, then the protocols the judges' work defines (SSER classes with
+            # scores, IER with marks, HTER with post-edits, aWER with added references)
+            names = list(db.human_classes)
+            names += [p for p in protocol_names(db, only_with_data=True) if p not in names]
+            self.human_box.addItems(names)
+            if keep in names:
                 self.human_box.setCurrentText(keep)
         self.human_box.blockSignals(False)
 

@@ -72,3 +72,25 @@ def test_results_view_shows_protocol_columns_and_report_has_them(qtbot, main_win
         if system and system in db.systems():
             for n, v in _expected(db, system).items():
                 assert _close(got[n][0], float(v.value)), n
+
+
+def test_protocols_are_offered_and_correlated_in_the_results_view(qtbot, main_window, demo_copy):
+    """The human selector offers the protocols the judges' work defines, and choosing one
+    correlates every measure with it (negated error rates: higher = better)."""
+    from evaltrans_qt.engine.metaeval import correlate_run
+    w = main_window
+    open_db(qtbot, w, demo_copy)
+    view = w.results_view
+    run_to_end(qtbot, view, measures=["wer", "bleu"])
+    offered = [view.human_box.itemText(i) for i in range(view.human_box.count())]
+    assert {"hter", "ier", "awer"} <= set(offered) and "sser:sser" in offered
+    assert offered.index("hter") > offered.index(w.database.human_classes[-1])
+    with qtbot.waitSignal(view.analysisReady, timeout=60_000):
+        view.human_box.setCurrentText("hter")
+    frame = view.corr_model.frame
+    assert len(frame) > 0
+    want = {c.measure: c for c in correlate_run(w.database, view.run, "hter",
+                                                level=view.level_box.currentText())}
+    assert set(want) >= {"wer", "bleu"} and set(frame["human"]) == {"hter"}
+    for _, row in frame.iterrows():
+        assert row["pearson"] == pytest.approx(want[row["measure"]].pearson, abs=1e-12)
