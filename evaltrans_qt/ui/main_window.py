@@ -282,6 +282,23 @@ class MainWindow(QMainWindow):
         ws.path_changed.connect(lambda _p: self._update_title())
         ws.score_changed.connect(self.scoreChanged.emit)
         ws.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        ws.database_modified.connect(self._refresh_class_columns)
+
+    def _refresh_class_columns(self, _affects_results: bool = False) -> None:
+        """A change outside the session (e.g. the first ranking adds the ``rank`` class)
+        may add or remove score classes: rebuild the translations table's class columns,
+        keeping the shown source (or the all-targets view)."""
+        db = self.database
+        model = self.target_model
+        if db is None or list(db.human_classes) == model.classes:
+            return
+        shown, show_all = model.source_index, self.all_targets.isChecked()
+        model.set_database(db)
+        if show_all:
+            model.show_all()
+        elif shown is not None and shown < len(db.sources):
+            model.set_source(shown)
+        self._arrange_target_columns()
 
     @staticmethod
     def _setup_table(view: QTableView, model) -> None:
