@@ -37,12 +37,16 @@ Item = tuple[int, int]  # (source index, target index)
 # ----------------------------------------------------------------- similar translations
 @dataclass
 class SimilarTranslation:
-    """An already-scored translation of the same source, with its word edit distance."""
+    """An already-scored translation of the same source sentence, with its word edit
+    distance, the source it belongs to (another source with the same text is pooled,
+    engine/similar.py) and the judges who scored it."""
 
     target_index: int
     target: Target
     distance: int
     identical: bool
+    source_index: int = -1
+    judges: tuple[str | None, ...] = ()
 
 
 def similar_translations(db: Database, source_index: int, target_index: int,
@@ -57,12 +61,19 @@ def similar_translations(db: Database, source_index: int, target_index: int,
 
     src = db.sources[source_index]
     me = src.targets[target_index]
-    seen: dict[int, SimilarTranslation] = {}
+    seen: dict[tuple[int, int], SimilarTranslation] = {}
     for c in classes:
         for n in similar(db, src, me, c):
-            seen.setdefault(n.index, SimilarTranslation(n.index, n.target, n.distance, n.identical))
+            si = source_index if n.source is None or n.source is src else db.source_index(n.source)
+            key = (si, n.index)
+            if key in seen:
+                old = seen[key]
+                old.judges = tuple(dict.fromkeys(old.judges + n.judges))
+                continue
+            seen[key] = SimilarTranslation(n.index, n.target, n.distance, n.identical, si, n.judges)
     out = list(seen.values())
-    out.sort(key=lambda s: (not s.identical, s.distance, s.target_index))
+    out.sort(key=lambda s: (not s.identical, s.distance, s.source_index != source_index,
+                            s.source_index, s.target_index))
     return out
 
 
@@ -773,20 +784,36 @@ def _rtl(text: str) -> bool:
 
 
 class SimilarPanel(QTreeWidget):
-    """Already-scored translations of the current source (identical first, then nearest)."""
+    """Already-scored translations of the current source (identical first, then nearest),
+    with the judges who scored them. Activating a row (double-click, Enter) emits
+    :attr:`jumpRequested` (source index, target index) and opens that translation in the
+    window's compare view (``open_in_compare``, when the window has it)."""
+
+    jumpRequested = Signal(int, int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("similarPanel")
         self.setRootIsDecorated(False)
         self.setAlternatingRowColors(True)
-        self.setHeaderLabels(["Dist.", "System", "Translation"])
+        self.setHeaderLabels(["Dist.", "System", "Judge", "Translation"])
         self.similar: list[SimilarTranslation] = []
+        self.itemActivated.connect(self._activated)
+
+    def _activated(self, item: QTreeWidgetItem, _column: int = 0) -> None:
+        key = item.data(1, Qt.UserRole)
+        if not key:
+            return
+        si, ti = key
+        self.jumpRequested.emit(si, ti)
+        win = self.window()
+        if si >= 0 and hasattr(win, "open_in_compare"):
+            win.open_in_compare(si, ti)
 
     def show_similar(self, similar: list[SimilarTranslation], classes: list[str]) -> None:
         self.similar = similar
         self.clear()
-        self.setHeaderLabels(["Dist.", "System"] + classes + ["Translation"])
+        self.setHeaderLabels(["Dist.", "System", "Judge"] + classes + ["Translation"])
         bold = self.font()
         bold.setBold(True)
         for s in similar:
@@ -794,10 +821,12 @@ class SimilarPanel(QTreeWidget):
             for c in classes:
                 v = s.target.value(c, include_extrapolated=False)
                 vals.append("" if v is None else f"{v:g}")
+            judges = ", ".join(j or "(anonymous)" for j in s.judges) or "-"
             it = QTreeWidgetItem(self, ["= identical" if s.identical else str(s.distance),
-                                        s.target.system or "-"] + vals + [s.target.text])
-            it.setToolTip(len(classes) + 2, s.target.text)
+                                        s.target.system or "-", judges] + vals + [s.target.text])
+            it.setToolTip(len(classes) + 3, s.target.text)
             it.setData(0, Qt.UserRole, s.target_index)
+            it.setData(1, Qt.UserRole, (s.source_index, s.target_index))
             if s.identical:
                 for col in range(self.columnCount()):
                     it.setFont(col, bold)
