@@ -142,3 +142,21 @@ def test_segment_vs_sentence_kendall_tau_table_3_2():
 def test_segment_vs_sentence_needs_both_levels():
     with pytest.raises(OptionError, match="whole-sentence rankings"):
         levels.level_agreement(make_db(sentence_ranks=False))
+
+
+def test_win_counts_equal_engine_ranking_pairwise():
+    """The fast counting of matching.accumulate = engine.ranking's pairwise comparisons."""
+    from evaltrans_qt.engine.ranking import pairwise, rank_scores
+    db = make_db()
+    for method in ("exact", "closest"):
+        for res in matching.leave_one_system_out(db, method):
+            comps = []
+            for m in res.matches:
+                for ranks, taken in zip(m.segment.rankings, m.taken):
+                    sys_ranks = {s: float(r) for r, ss in zip(ranks, m.segment.systems) for s in ss}
+                    sys_ranks[res.system] = taken
+                    comps.extend(pairwise(sys_ranks))
+            ref = rank_scores(comps)
+            for row in ref.rows:
+                w = res.scores.stats[row.system]
+                assert (w.wins, w.losses, w.ties) == (row.wins, row.losses, row.ties)
