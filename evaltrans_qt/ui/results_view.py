@@ -251,6 +251,8 @@ class ResultsView(QWidget):
         self.metrics_view = add_metrics_tab(self)
         from evaltrans_qt.ui.ranking_results import add_ranking_tab   # issue 13: "Ranking" tab
         self.ranking_view = add_ranking_tab(self)
+        from evaltrans_qt.ui.unseen_view import add_unseen_tab        # issue 17: "Unseen systems"
+        self.unseen_view = add_unseen_tab(self)
 
     def _table(self, name: str) -> tuple[QTableView, FrameModel, ResultsProxy]:
         view = QTableView(objectName=name)
@@ -957,6 +959,8 @@ class ResultsView(QWidget):
     def ask_export_table(self) -> None:
         if self.tabs.currentWidget() is getattr(self, "ranking_view", None):   # issue 13
             return self.ranking_view.ask_export_table()
+        if self.tabs.currentWidget() is getattr(self, "unseen_view", None):    # issue 17
+            return self.unseen_view.ask_export_table()
         which = {0: "systems", 1: "sentences", 2: "correlations"}.get(self.tabs.currentIndex(),
                                                                      "systems")
         path, _ = QFileDialog.getSaveFileName(self, "Export table", self._suggest(which, ".csv"),
@@ -967,6 +971,8 @@ class ResultsView(QWidget):
     def ask_export_plot(self) -> None:
         if self.tabs.currentWidget() is getattr(self, "ranking_view", None):   # issue 13
             return self.ranking_view.ask_export_plot()
+        if self.tabs.currentWidget() is getattr(self, "unseen_view", None):    # issue 17
+            return self.unseen_view.ask_export_plot()
         name = self.current_plot().objectName() or "plot"
         path, _ = QFileDialog.getSaveFileName(self, "Export plot", self._suggest(name, ".png"),
                                               "PNG (*.png);;SVG (*.svg)")
