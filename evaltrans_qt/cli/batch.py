@@ -368,12 +368,19 @@ def _fmt(v: float) -> str:
 
 
 def summary_table(run: RunResult) -> str:
+    """One row per system, one right-aligned column per measure; every column is at least
+    as wide as its name plus one space (``exactmatch`` and ``penalizeunknown`` side by side
+    stay apart) and as its widest value."""
     heads = [n for n in run.measures]
     width = max([len(s or "(no id)") for s in run.systems] + [6])
-    out = ["system".ljust(width) + "".join(f"{h:>10}" for h in heads)]
-    for s, sr in run.systems.items():
+    cells = {s: [_fmt(sr.scores[h].value) if h in sr.scores else "-" for h in heads]
+             for s, sr in run.systems.items()}
+    widths = [max([10, len(h) + 1] + [len(c[j]) + 1 for c in cells.values()])
+              for j, h in enumerate(heads)]
+    out = ["system".ljust(width) + "".join(f"{h:>{w}}" for h, w in zip(heads, widths))]
+    for s in run.systems:
         out.append((s or "(no id)").ljust(width) + "".join(
-            f"{_fmt(sr.scores[h].value) if h in sr.scores else '-':>10}" for h in heads))
+            f"{c:>{w}}" for c, w in zip(cells[s], widths)))
     out += _signature_lines(run, heads)
     return "\n".join(out) + "\n"
 
