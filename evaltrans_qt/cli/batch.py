@@ -29,19 +29,22 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import shlex
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from evaltrans_qt.engine.database import Database
 from evaltrans_qt.engine.driver import Progress, default_measures, evaluate
-from evaltrans_qt.engine.executors import LocalProcessExecutor, SerialExecutor
+from evaltrans_qt.engine.executors import EXECUTOR_KINDS, make_executor
 from evaltrans_qt.engine.measures import get as get_measure
 from evaltrans_qt.engine.options import PRESETS, EvalOptions, option_fields, parse_option_value
 from evaltrans_qt.engine.results import RunResult
+from evaltrans_qt.engine.schedule import TimeLeft
 from evaltrans_qt.errors import EvalTransError, InputFormatError, OptionError
 from evaltrans_qt.io.plaintext import database_from_files
 
@@ -84,6 +87,16 @@ def register(subparsers) -> None:
                          "segment id, columns) with the signatures, as TSV or JSON Lines")
     io.add_argument("--jobs", type=int, default=None, metavar="N",
                     help="worker processes (default: all cores for large runs; 1 = in-process)")
+    io.add_argument("--executor", choices=EXECUTOR_KINDS, default="auto",
+                    help="where to compute (never changes a number): auto (in-process for "
+                         "small runs, else all cores), local, serial, dask (a Dask scheduler, "
+                         "--scheduler), dask-local (a Dask LocalCluster of --workers "
+                         "processes); the dask ones need the [cluster] extra")
+    io.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                    help="address of the Dask scheduler for --executor dask (what 'dask "
+                         "scheduler' prints)")
+    io.add_argument("--workers", type=int, default=None, metavar="N",
+                    help="workers of --executor dask-local (default 2) or local (as --jobs)")
     io.add_argument("--correlation-samples", type=int, default=1000, metavar="N",
                     help="bootstrap samples for the report's <correlation> section, written when "
                          "the database has human scores (0: no correlation section)")
@@ -407,27 +420,54 @@ def json_summary(run: RunResult, paths: dict[str, Path | None]) -> dict[str, Any
 
 
 class ProgressBar:
-    """A one-line progress bar on a terminal's stderr (silent otherwise)."""
+    """A one-line progress bar on a terminal's stderr (silent otherwise): percent of the
+    units of work, what is running (for INVWER: ``INVWER: 36 of 300 sentence pairs``) and
+    the time left (:class:`~evaltrans_qt.engine.schedule.TimeLeft`, from the cost model in
+    the pair phase); redrawn at most every ``interval`` seconds."""
 
-    def __init__(self, stream=None) -> None:
+    def __init__(self, stream=None, workers: int = 1, interval: float = 0.2,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.stream = stream or sys.stderr
         self.enabled = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self._last = -1
+        self.clock = clock
+        self.interval = interval
+        self._t0 = clock()
+        self._shown = -math.inf
+        self._left = TimeLeft(workers)
+
+    def line(self, p: Progress, left: float | None) -> str:
+        """The bar's text for an event (without the carriage return)."""
+        frac = p.done / p.total if p.total > 0 else 0.0
+        bar = "#" * int(25 * frac) + "." * (25 - int(25 * frac))
+        text = f"[{bar}] {int(100 * frac):3d}% {p.message[:48]}"
+        if left is not None and p.done < p.total:
+            text += f"  ~{format_seconds(left)} left"
+        return text
 
     def __call__(self, p: Progress) -> None:
         for w in p.warnings:
             print(f"evaltrans: warning: {w}", file=self.stream)
+        now = self.clock()
+        left = self._left.see(now - self._t0, p)
         if not self.enabled or p.total <= 0:
             return
-        pct = int(100 * p.done / p.total)
-        if pct == self._last and p.done < p.total:
+        final = p.done >= p.total
+        if not final and now - self._shown < self.interval:
             return
-        self._last = pct
-        bar = "#" * (pct // 4) + "." * (25 - pct // 4)
-        self.stream.write(f"\r[{bar}] {pct:3d}% {p.message[:40]:<40}")
-        if p.done >= p.total:
+        self._shown = now
+        self.stream.write(f"\r{self.line(p, left):<100}")
+        if final:
             self.stream.write("\n")
         self.stream.flush()
+
+
+def format_seconds(seconds: float) -> str:
+    """``42 s``, ``17 min``, ``2.5 h`` (what a progress line shows)."""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 # --------------------------------------------------------------------------- run
@@ -501,14 +541,16 @@ def run(args: argparse.Namespace) -> int:
                           "system is written beside it)")
     if args.jobs is not None and args.jobs < 1:
         raise OptionError("--jobs must be at least 1")
-    executor = None
-    if args.jobs == 1:
-        executor = SerialExecutor()
-    elif args.jobs:
-        executor = LocalProcessExecutor(args.jobs)
-    bar = ProgressBar()
-    result = evaluate(db, options, measures, systems, executor=executor, progress=bar,
-                      reference_distances=args.sentences_in_detail)
+    executor = make_executor(args.executor, scheduler=args.scheduler,
+                             workers=args.workers if args.workers is not None else args.jobs)
+    try:
+        bar = ProgressBar(workers=(os.cpu_count() or 1) if executor is None
+                          else getattr(executor, "max_workers", 1))
+        result = evaluate(db, options, measures, systems, executor=executor, progress=bar,
+                          reference_distances=args.sentences_in_detail)
+    finally:
+        if executor is not None:
+            executor.close()
     # candidates read from --target files: rows in file line order, <target nr="-1">
     fixed = {s: _file_order(sr, from_files[s]) if s in from_files else sr
              for s, sr in result.systems.items()}

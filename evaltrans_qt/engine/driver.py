@@ -52,6 +52,11 @@ class Progress:
     total: int
     message: str = ""
     warnings: tuple[str, ...] = ()
+    #: Pair phase: the cost model's estimated seconds done / in all (:meth:`Measure.pair_cost`,
+    #: summed over finished pair batches); 0 elsewhere. For
+    #: :func:`~evaltrans_qt.engine.schedule.estimate_seconds_left`.
+    cost_done: float = 0.0
+    cost_total: float = 0.0
 
 
 def default_measures(options: EvalOptions) -> list[str]:
@@ -195,14 +200,18 @@ def _pair_phase(fitted: dict[str, Measure], batches: Sequence[PairBatch],
     caches: dict[str, dict] = {name: {} for name in counts}
     got = dict.fromkeys(counts, 0)
     done = 0
+    cost_total = float(sum(b.cost for b in batches))
+    cost_done = 0.0
     yield Progress(0, total, " + ".join(f"{n.upper()}: {c} sentence pairs" for n, c in
-                                        counts.items()))
+                                        counts.items()), cost_total=cost_total)
     for idx, values in executor.run({n: fitted[n] for n in counts}, batches, cancel):
         name = batches[idx].measure
         caches[name].update(zip(keys[idx], values))
         got[name] += len(values)
         done += len(values)
-        yield Progress(done, total, f"{name.upper()}: {got[name]} of {counts[name]} sentence pairs")
+        cost_done += batches[idx].cost
+        yield Progress(done, total, f"{name.upper()}: {got[name]} of {counts[name]} sentence pairs",
+                       cost_done=cost_done, cost_total=cost_total)
         check()
     for name, cache in caches.items():
         fitted[name].pair_cache = cache

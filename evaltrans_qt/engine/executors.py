@@ -2,9 +2,10 @@
 
 :class:`SerialExecutor` runs them in-process, :class:`LocalProcessExecutor` on
 all cores; :func:`choose_executor` picks one (serial below
-:data:`SERIAL_THRESHOLD` rows x measures). A distributed executor (Dask)
-implements :meth:`Executor.run` (and optionally :meth:`Executor.map`, used to
-tokenise large corpora in parallel) and nothing else changes.
+:data:`SERIAL_THRESHOLD` rows x measures). The distributed executor
+(:class:`~evaltrans_qt.engine.executors_dask.DaskExecutor`, optional extra
+``[cluster]``) implements :meth:`Executor.run` and :meth:`Executor.map` and nothing
+else changes; :func:`make_executor` makes any of them from a user's choice.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Protocol
 
 from evaltrans_qt.engine.measures.base import Measure
 from evaltrans_qt.engine.work import Chunk, ChunkResult, PairBatch, compute
-from evaltrans_qt.errors import Cancelled
+from evaltrans_qt.errors import Cancelled, OptionError
 
 #: Below this many (rows x measures) the driver runs in-process (no pool start-up).
 SERIAL_THRESHOLD = 4000
@@ -243,3 +244,40 @@ def choose_executor(rows: int, n_measures: int, expensive: bool = False) -> Exec
                                      and not expensive):
         return SerialExecutor()
     return LocalProcessExecutor()
+
+
+#: Where a run computes (``evaltrans batch --executor``, the application's "compute on"):
+#: ``auto`` = :func:`choose_executor`; ``dask`` = a Dask scheduler at an address;
+#: ``dask-local`` = a Dask ``LocalCluster`` (both need the ``[cluster]`` extra).
+EXECUTOR_KINDS = ("auto", "local", "serial", "dask", "dask-local")
+
+
+def make_executor(kind: str = "auto", *, workers: int | None = None,
+                  scheduler: str | None = None, nice: int = 0) -> Executor | None:
+    """The executor of a choice in :data:`EXECUTOR_KINDS` (None for ``auto``: the driver
+    chooses). The executor never changes a number, only where it is computed."""
+    if kind not in EXECUTOR_KINDS:
+        raise OptionError(f"--executor: unknown executor '{kind}' "
+                          f"(known: {', '.join(EXECUTOR_KINDS)})")
+    if workers is not None and workers < 1:
+        raise OptionError(f"--workers must be at least 1 (got {workers})")
+    if scheduler and kind != "dask":
+        raise OptionError(f"--scheduler {scheduler} needs --executor dask (got '{kind}')")
+    if workers is not None and kind == "dask":
+        raise OptionError("--workers is for a local executor; a Dask scheduler has the "
+                          "workers started with 'dask worker'")
+    if kind == "auto" and workers is not None:
+        kind = "serial" if workers == 1 else "local"
+    if kind == "serial":
+        return SerialExecutor()
+    if kind == "local":
+        return LocalProcessExecutor(workers, nice=nice)
+    if kind in ("dask", "dask-local"):
+        from evaltrans_qt.engine.executors_dask import DaskExecutor
+        if kind == "dask":
+            if not scheduler:
+                raise OptionError("--executor dask needs --scheduler tcp://HOST:PORT (the "
+                                  "address 'dask scheduler' prints)")
+            return DaskExecutor(scheduler)
+        return DaskExecutor(workers=workers)
+    return None

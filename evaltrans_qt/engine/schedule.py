@@ -5,7 +5,8 @@ minute per sentence pair) have every distinct (candidate, reference) pair they
 need computed first, as :class:`~evaltrans_qt.engine.work.PairBatch` tasks,
 most expensive first (:func:`schedule_pairs`: each expensive pair alone, cheap
 ones batched), so that the cores stay busy until the end. Row chunks then only
-read the measure's ``pair_cache``.
+read the measure's ``pair_cache``. :class:`TimeLeft` estimates a run's time left
+from the same cost model.
 """
 
 from __future__ import annotations
@@ -117,3 +118,52 @@ def pair_batches(fitted: Mapping[str, Measure], rows: Sequence[SystemRows],
 def chunk_size(total: int, workers: int) -> int:
     """Rows per chunk: about four chunks per worker, within [64, 1024]."""
     return int(max(64, min(1024, -(-total // max(1, 4 * workers)))))
+
+
+class TimeLeft:
+    """Seconds left of a run, from its :class:`~evaltrans_qt.engine.driver.Progress` events
+    (the one estimate of the command line's progress bar and the application).
+
+    * Pair phase (``cost_total > 0``): the cost model's estimated seconds
+      (:meth:`Measure.pair_cost`) of the finished batches against the time they took
+      since the phase began -- ``elapsed x (cost_total - cost_done) / cost_done``. Pairs
+      run most expensive first, so a count of pairs would call a run almost over
+      after its longest pairs; the cost does not. Before the first batch finishes, the
+      model's own seconds (``cost_total / workers``).
+    * Row phase: linear in the rows done since the phase began.
+
+    ``None`` while there is nothing to go by.
+    """
+
+    def __init__(self, workers: int = 1) -> None:
+        self.workers = max(1, int(workers))
+        self._pairs_from: float | None = None            # when the pair phase began
+        self._rows_from: tuple[float, int] | None = None  # (time, rows done) the row phase began
+
+    def update(self, elapsed: float, done: int, total: int, cost_done: float = 0.0,
+               cost_total: float = 0.0) -> float | None:
+        """The estimate after an event seen ``elapsed`` seconds into the run."""
+        if total <= 0:
+            return None
+        if cost_total > 0:                                   # the pair phase
+            if self._pairs_from is None:
+                self._pairs_from = elapsed
+            if cost_done >= cost_total:                      # its last event: rows follow
+                self._rows_from = (elapsed, done)
+                return None
+            if cost_done <= 0:
+                return cost_total / self.workers
+            return (elapsed - self._pairs_from) * (cost_total - cost_done) / cost_done
+        if self._rows_from is None:
+            self._rows_from = (elapsed, done)
+        t0, d0 = self._rows_from
+        if done >= total:
+            return 0.0
+        if done <= d0 or elapsed <= t0:
+            return None
+        return (elapsed - t0) * (total - done) / (done - d0)
+
+    def see(self, elapsed: float, progress) -> float | None:
+        """:meth:`update` with a :class:`~evaltrans_qt.engine.driver.Progress` event."""
+        return self.update(elapsed, progress.done, progress.total,
+                           getattr(progress, "cost_done", 0.0), getattr(progress, "cost_total", 0.0))
