@@ -67,6 +67,16 @@ _ONLY_FOR: dict[str, tuple[str, ...]] = {
 _GROUP_OF = {"wwer": "wer", "per": "wer", "wper": "wer", "msder": "wer", "wcder": "cder"}
 #: Measures that work on the raw characters (the run's tokenisation does not matter).
 _CHARACTER_MEASURES = {"chrf", "cer"}
+#: Measures that look for the database's ranked short segments in the raw candidate text,
+#: split as the segments were split when extracted (``SentenceSegments.tokenization``,
+#: engine/unseen/matching.py ``words_in``) and with case kept (Macháček §3.3.2): the run's
+#: ``tokenization`` and ``case`` do not apply, so the signature says ``tok:segments``
+#: and ``case:mixed`` (issue 17).
+_SEGMENT_MATCHING_MEASURES = {"exactmatch", "penalizeunknown"}
+#: Measures that add database segments as references (SEGRANKSBLEU, Macháček §3.2.3: the
+#: best-ranked candidate segments, tokenised like the run): ``nrefs`` counts only the
+#: original references, so a field names the extra ones.
+_SEGMENT_REFERENCE_MEASURES = {"segranksbleu": "best-ranked"}
 
 
 def evaltrans_version() -> str:
@@ -306,9 +316,15 @@ def measure_signature(measure: str, options: EvalOptions, nrefs: int | str,
     from evaltrans_qt.engine.measures import get
     name = get(measure).name
     info = _base_info(nrefs, extra, with_version=False)
-    if name not in _CHARACTER_MEASURES:
-        info["tok"] = tokenizer_signature(options.tokenization)
-    info["case"] = case_value(options.case == "ignore")
+    if name in _SEGMENT_MATCHING_MEASURES:
+        info["tok"] = "segments"
+        info["case"] = case_value(False)
+    else:
+        if name not in _CHARACTER_MEASURES:
+            info["tok"] = tokenizer_signature(options.tokenization)
+        info["case"] = case_value(options.case == "ignore")
+    if name in _SEGMENT_REFERENCE_MEASURES:
+        info["segment-refs"] = _SEGMENT_REFERENCE_MEASURES[name]
     used: set[str] = set(info)
     for f in measure_option_fields(name):
         key = f.metadata.get("report") or f.metadata["flag"]
