@@ -129,12 +129,13 @@ def _place(ranking: list[tuple[str, float]], system: str) -> float:
 
 def _share(counts: dict[str, int], key: str) -> float:
     n = sum(counts.values())
-    return 100.0 * counts[key] / n if n else math.nan
+    return counts[key] / n if n else math.nan
 
 
 SUMMARY_COLUMNS = ["system", "left out", "segments", "hits", "hit rate", "AED", "AED misses",
                    "ratio of wins (unseen)", "place (unseen)", "ratio of wins (own)",
-                   "place (own)", "compared", "worse %", "equal %", "better %"]
+                   "place (own)", "compared", "share worse", "share equal",
+                   "share better"]
 SUMMARY_TIPS = {
     "left out": "yes: its candidate segments are in the database and were left out (§3.2); "
                 "no: matched by the ranked segments occurring in its translation (§3.3.2)",
@@ -150,9 +151,10 @@ SUMMARY_TIPS = {
     "ratio of wins (own)": "its ratio of wins from its own annotations, whole database (§3.1)",
     "place (own)": "its place in the whole database (1 = best)",
     "compared": "annotations of the misses whose true rank is known (Table 3.5's base)",
-    "worse %": "closest segment ranked worse than the unseen one (Table 3.5)",
-    "equal %": "ranked equal (Table 3.5)",
-    "better %": "ranked better (Table 3.5): the reason unseen systems are overestimated",
+    "share worse": "share of the compared annotations whose closest segment is ranked worse "
+                   "than the unseen one (Table 3.5, there in %)",
+    "share equal": "ranked equal (Table 3.5)",
+    "share better": "ranked better (Table 3.5): why unseen systems are overestimated",
 }
 
 
@@ -174,8 +176,12 @@ def summary_frame(a: UnseenAnalysis) -> pd.DataFrame:
             "ratio of wins (own)": own_ratio.get(r.system, math.nan),
             "place (own)": _place(own, r.system),
             "compared": sum(oc.values()),
-            **{f"{o} %": _share(oc, o) for o in OUTCOMES}})
-    return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+            **{f"share {o}": _share(oc, o) for o in OUTCOMES}})
+    frame = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+    for col in ("place (unseen)", "place (own)"):
+        if len(frame) and frame[col].notna().all():
+            frame[col] = frame[col].astype(int)
+    return frame
 
 
 def scores_frame(r: UnseenResult, own: RankScores | None = None) -> pd.DataFrame:
@@ -207,12 +213,12 @@ def distance_frame(results: list[UnseenResult]) -> pd.DataFrame:
         for o in OUTCOMES:
             total[o] += c[o]
         rows.append({"distance": str(d), **c, "n": sum(c.values()),
-                     **{f"{o} %": _share(c, o) for o in OUTCOMES}})
+                     **{f"share {o}": _share(c, o) for o in OUTCOMES}})
     if rows:
         rows.append({"distance": "All", **total, "n": sum(total.values()),
-                     **{f"{o} %": _share(total, o) for o in OUTCOMES}})
+                     **{f"share {o}": _share(total, o) for o in OUTCOMES}})
     return pd.DataFrame(rows, columns=["distance", *OUTCOMES, "n",
-                                       *(f"{o} %" for o in OUTCOMES)])
+                                       *(f"share {o}" for o in OUTCOMES)])
 
 
 def examples_frame(results: list[UnseenResult], limit: int = 10) -> pd.DataFrame:
@@ -449,10 +455,14 @@ class UnseenView(QWidget):
         for m in (self.summary_model, self.scores_model, self.distance_model,
                   self.examples_model, self.levels_model):
             m.set_frame(pd.DataFrame())
-        self.bars.clear_data()
+        self._clear_bars()
         self.scores_label.setText("")
         self.levels_status.setText("")
         self.status.setText(message)
+
+    def _clear_bars(self, hint: str | None = None) -> None:
+        self.bars.clear_data(hint)
+        self.bars.getAxis("bottom").showLabel(False)
 
     def _show(self, a: UnseenAnalysis) -> None:
         self.analysis = a
@@ -471,10 +481,11 @@ class UnseenView(QWidget):
         by_d = dist[dist["distance"] != "All"]
         if len(by_d):
             self.bars.set_data(list(by_d["distance"]),
-                               {o: list(by_d[f"{o} %"] / 100.0) for o in OUTCOMES},
-                               ylabel="share of the misses (edit distance on the x axis)")
+                               {o: list(by_d[f"share {o}"]) for o in OUTCOMES},
+                               ylabel="share of the compared misses")
+            self.bars.setLabel("bottom", "edit distance to the closest ranked segment")
         else:
-            self.bars.clear_data("no misses with a known rank to compare"
+            self._clear_bars("no misses with a known rank to compare"
                                  if a.method == "closest" else
                                  "choose closest matching to compare closest and unseen "
                                  "segments")

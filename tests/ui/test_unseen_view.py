@@ -24,6 +24,7 @@ from evaltrans_qt.ui.results_models import RAW_ROLE
 from evaltrans_qt.ui.unseen_view import NO_ANNOTATIONS
 
 from .conftest import open_db
+from .test_layout import SCREEN, fully_inside, laptop  # noqa: F401 - the 1366x768 fixture
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "resources" / "segranks_example"
 
@@ -114,10 +115,10 @@ def test_leave_one_system_out_equals_engine_and_exports(qtbot, main_window, rank
         want = {"left out": "yes", "segments": r.segments, "hits": r.hits,
                 "hit rate": r.hit_rate, "AED": r.aed,
                 "ratio of wins (unseen)": r.scores.stats[r.system].ratio,
-                "place (unseen)": float(place), "ratio of wins (own)": own[r.system],
+                "place (unseen)": place, "ratio of wins (own)": own[r.system],
                 "compared": n}
         for o in matching.OUTCOMES:
-            want[f"{o} %"] = 100 * oc[o] / n if n else math.nan
+            want[f"share {o}"] = oc[o] / n if n else math.nan
         for k, v in want.items():
             assert _same(row[k], v), (r.system, k, row[k], v)
 
@@ -129,7 +130,7 @@ def test_leave_one_system_out_equals_engine_and_exports(qtbot, main_window, rank
         assert math.isnan(c["AED"]) and c["compared"] == 0
     else:
         assert c["ratio of wins (unseen)"] == pytest.approx(0.75)
-        assert (c["better %"], c["compared"]) == (pytest.approx(100.0), 5)
+        assert (c["share better"], c["compared"]) == (1.0, 5)
     assert own == pytest.approx({"sysA": 1.0, "sysB": 1 / 3, "sysC": 0.2})
 
     # the Table 3.3 sub-table follows the selected row
@@ -207,3 +208,26 @@ def test_no_annotations_says_so(qtbot, main_window, tmp_path):
     with pytest.raises(Exception, match="compute it first"):
         view.export_table(tmp_path / "x.csv", "summary")
     assert not (tmp_path / "x.csv").exists()
+
+
+def test_controls_fit_a_1366x768_window(qtbot, laptop, ranked):
+    """Issue 12's layout rule for this tab: every control inside the window."""
+    from PySide6.QtWidgets import QAbstractButton, QComboBox
+    w = laptop
+    open_db(qtbot, w, ranked)
+    for dock in w.panels.values():
+        dock.hide()
+    w.compare_view.hide()
+    w.results_dock.show()
+    rv = w.results_view
+    view = rv.unseen_view
+    with qtbot.waitSignal(view.analysisReady, timeout=60_000):
+        rv.tabs.setCurrentWidget(view)                 # shown: computes by itself
+    w.resize(SCREEN.width(), SCREEN.height())
+    qtbot.wait(50)
+    got = [c for kind in (QAbstractButton, QComboBox) for c in view.findChildren(kind)
+           if c.isVisibleTo(view) and c.width() > 0]
+    assert {view.compute_button, view.export_button, view.plot_button, view.system_box,
+            view.method_box} <= set(got)
+    assert [c.objectName() or c.text() for c in got if not fully_inside(w, c)] == []
+    assert fully_inside(w, view.warning) and view.summary_model.rowCount() == 3
