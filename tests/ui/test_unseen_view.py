@@ -231,3 +231,24 @@ def test_controls_fit_a_1366x768_window(qtbot, laptop, ranked):
             view.method_box} <= set(got)
     assert [c.objectName() or c.text() for c in got if not fully_inside(w, c)] == []
     assert fully_inside(w, view.warning) and view.summary_model.rowCount() == 3
+
+
+def test_a_system_without_segments(qtbot, main_window, ranked):
+    """A system the extraction never saw: exact matching by the ranked segments occurring
+    in its translation (§3.3.2); closest matching refused with the engine's message."""
+    db = load_database(ranked)
+    for src, t in db.candidates_by_system("sysA"):
+        db.add_target(src, t.text, "sysD")                 # sysA's words, no segments
+    save_database(db, ranked)
+    view = _view(qtbot, main_window, ranked)
+    a = _compute(qtbot, view, "sysD", "exact")
+    want = matching.evaluate_unseen(load_database(ranked), "sysD", "exact")
+    (row,) = _frame(view.summary_model)
+    assert (row["left out"], row["hits"], row["segments"]) == ("no", want.hits, want.segments)
+    assert want.hits == 7 and not a.results[0].projected
+    assert row["ratio of wins (unseen)"] == pytest.approx(want.scores.stats["sysD"].ratio)
+    view.set_choice("sysD", "closest")
+    with qtbot.waitSignal(view.failed, timeout=60_000) as sig:
+        view.compute()
+    assert "no candidate segments" in sig.args[0] and "Cannot evaluate" in view.status.text()
+    assert view.summary_model.rowCount() == 0 and view.analysis is None
