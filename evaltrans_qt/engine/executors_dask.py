@@ -95,7 +95,7 @@ class DaskExecutor(Executor):
             else:
                 self._cluster = dist.LocalCluster(
                     n_workers=self.workers or 2, threads_per_worker=1,
-                    processes=self.processes, dashboard_address=None)
+                    processes=self.processes, dashboard_address=":0")
                 self._client = dist.Client(self._cluster, set_as_default=False)
         return self._client
 
@@ -147,21 +147,27 @@ class DaskExecutor(Executor):
         finally:
             left = list(pending)
             if left:
+                busy = self._busy_workers(client, {f.key for f in left}) \
+                    if not complete and self.restart_on_cancel else []
                 with contextlib.suppress(Exception):
                     client.cancel(left, force=True)
-                if not complete and self.restart_on_cancel:
-                    self._stop_busy_workers(client, {f.key for f in left})
+                if busy:
+                    # a running task cannot be interrupted: restart its worker (nanny)
+                    with contextlib.suppress(Exception):
+                        client.restart_workers(busy, timeout=30, raise_for_error=False)
             with contextlib.suppress(Exception):
                 shared.release()
 
-    def _stop_busy_workers(self, client, keys: set) -> None:
-        """Restart the workers still computing only keys of ``keys`` (a cancelled run), so a
-        long task does not run on for nobody; others are left alone."""
-        with contextlib.suppress(Exception):
-            busy = [w for w, held in client.processing().items()
+    @staticmethod
+    def _busy_workers(client, keys: set) -> list[str]:
+        """Workers computing only keys of ``keys`` (this run's), which a cancel restarts so
+        that a long task does not run on for nobody; workers with other work are left
+        alone."""
+        try:
+            return [w for w, held in client.processing().items()
                     if held and all(k in keys for k in held)]
-            if busy:
-                client.restart_workers(busy, timeout=30, raise_for_error=False)
+        except Exception:       # noqa: BLE001 -- a scheduler gone is nothing to restart
+            return []
 
     def map(self, fn: Callable, items: Sequence, cancel: CancelFlag | None = None) -> Iterator:
         if cancel is not None and cancel.is_set():
