@@ -229,6 +229,45 @@ class Workspace:
         """Chosen measures a run would leave out, with the option each needs."""
         return skipped_measures(self.measures or [], self.options)
 
+    # ------------------------------------------------------------ where runs compute
+    #: ``("auto", "")`` = this machine; ``("dask", "tcp://host:8786")`` = a Dask scheduler
+    #: (the options dialog's "Compute on"). Not an :class:`EvalOptions` field: it never
+    #: changes a number, so it is neither in signatures nor in the session file.
+    compute_on: tuple[str, str] = ("auto", "")
+    _compute_executor = None
+
+    def set_compute_on(self, kind: str, scheduler: str = "") -> None:
+        """Where the next runs compute: ``auto`` (this machine) or ``dask`` at ``scheduler``
+        (checked: :class:`~evaltrans_qt.errors.OptionError` naming the problem)."""
+        from evaltrans_qt.errors import OptionError
+        scheduler = scheduler.strip()
+        if kind not in ("auto", "dask"):
+            raise OptionError(f"compute on: unknown choice '{kind}' (auto or dask)")
+        if kind == "dask" and not scheduler:
+            raise OptionError("compute on: a Dask scheduler needs its address "
+                              "(e.g. tcp://host:8786, what 'dask scheduler' prints)")
+        new = (kind, scheduler if kind == "dask" else "")
+        if new != self.compute_on:
+            self.close_executor()
+            self.compute_on = new
+
+    def run_executor(self):
+        """The executor of :attr:`compute_on`: None for this machine (the caller's own
+        choice), else a :class:`~evaltrans_qt.engine.executors_dask.DaskExecutor`, kept
+        across runs (one connection) until the choice changes or the workspace closes."""
+        kind, scheduler = self.compute_on
+        if kind == "auto":
+            return None
+        if self._compute_executor is None:
+            from evaltrans_qt.engine.executors import make_executor
+            self._compute_executor = make_executor(kind, scheduler=scheduler)
+        return self._compute_executor
+
+    def close_executor(self) -> None:
+        ex, self._compute_executor = self._compute_executor, None
+        if ex is not None:
+            ex.close()
+
     # ------------------------------------------------------------ runs
     def set_run(self, run: RunResult | None, origin: str = RUN,
                 report_path: str | Path | None = None) -> None:
@@ -299,6 +338,7 @@ class Workspace:
     def close(self) -> None:
         if self.journal is not None:
             self.journal.close()
+        self.close_executor()
 
 
 __all__ = ["Workspace", "load_with_journal", "skipped_measures", "AUTOSAVE_MS", "RUN", "REPORT", "KEEP"]

@@ -39,7 +39,8 @@ class OptionsDialog(QDialog):
     """Edit an :class:`EvalOptions` and the set of measures to run."""
 
     def __init__(self, options: EvalOptions | None = None, measures: list[str] | None = None,
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, *, compute: tuple[str, str] = ("auto", "")
+                 ) -> None:
         super().__init__(parent)
         self.setObjectName("optionsDialog")
         self.setWindowTitle("Evaluation options")
@@ -77,6 +78,7 @@ class OptionsDialog(QDialog):
             forms[group].addRow(label, editor)
             self._editors[f.name] = editor
 
+        self._build_compute_row(layout, compute)
         self.error_label = QLabel(objectName="optionsError")
         self.error_label.setStyleSheet("color: #c62828;")
         self.error_label.setWordWrap(True)
@@ -110,6 +112,37 @@ class OptionsDialog(QDialog):
                 box.toggled.connect(lambda on, n=name: self._measure_ticked(n, on))
         form.addStretch(1)
         self.tabs.addTab(page, "Measures")
+
+    def _build_compute_row(self, layout: QVBoxLayout, compute: tuple[str, str]) -> None:
+        """"Compute on: this machine / Dask scheduler at ..." (Workspace.compute_on; where a
+        run computes never changes its numbers, so it is not an evaluation option)."""
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Compute on:"))
+        self.compute_kind = QComboBox(objectName="computeOn")
+        self.compute_kind.addItems(["this machine", "Dask scheduler at"])
+        self.compute_kind.setToolTip("Where runs compute; the numbers are the same. A Dask "
+                                     "scheduler: start one with 'dask scheduler' and workers "
+                                     "with 'dask worker tcp://HOST:8786' (README: Running on "
+                                     "a cluster; needs the [cluster] extra).")
+        self.scheduler_edit = QLineEdit(objectName="schedulerAddress")
+        self.scheduler_edit.setPlaceholderText("tcp://host:8786")
+        self.compute_kind.currentIndexChanged.connect(
+            lambda i: self.scheduler_edit.setEnabled(i == 1))
+        row.addWidget(self.compute_kind)
+        row.addWidget(self.scheduler_edit, 1)
+        layout.addLayout(row)
+        self.set_compute_on(*compute)
+
+    def set_compute_on(self, kind: str, scheduler: str = "") -> None:
+        self.compute_kind.setCurrentIndex(1 if kind == "dask" else 0)
+        self.scheduler_edit.setText(scheduler)
+        self.scheduler_edit.setEnabled(kind == "dask")
+
+    def compute_on(self) -> tuple[str, str]:
+        """``("auto", "")`` or ``("dask", address)`` -- for :meth:`Workspace.set_compute_on`."""
+        if self.compute_kind.currentIndex() == 1:
+            return "dask", self.scheduler_edit.text().strip()
+        return "auto", ""
 
     def _measure_ticked(self, name: str, on: bool) -> None:
         """Ticking a measure that exists only under an option sets that option (issue 12: a
@@ -194,6 +227,10 @@ class OptionsDialog(QDialog):
     def _accept(self) -> None:
         try:
             self.options()
+            kind, address = self.compute_on()
+            if kind == "dask" and not address:
+                raise OptionError("Compute on: a Dask scheduler needs its address "
+                                  "(e.g. tcp://host:8786)")
         except OptionError as exc:
             self.error_label.setText(str(exc))
             return
