@@ -120,16 +120,23 @@ def chunk_size(total: int, workers: int) -> int:
     return int(max(64, min(1024, -(-total // max(1, 4 * workers)))))
 
 
+#: :class:`TimeLeft`: weight of the cost model's own pace, as a share of the pair phase's work.
+PRIOR_SHARE = 0.2
+
+
 class TimeLeft:
     """Seconds left of a run, from its :class:`~evaltrans_qt.engine.driver.Progress` events
     (the one estimate of the command line's progress bar and the application).
 
-    * Pair phase (``cost_total > 0``): the cost model's estimated seconds
-      (:meth:`Measure.pair_cost`) of the finished batches against the time they took
-      since the phase began -- ``elapsed x (cost_total - cost_done) / cost_done``. Pairs
-      run most expensive first, so a count of pairs would call a run almost over
-      after its longest pairs; the cost does not. Before the first batch finishes, the
-      model's own seconds (``cost_total / workers``).
+    * Pair phase (``cost_total > 0``): the cost model's seconds left
+      (:meth:`Measure.pair_cost`) at the pace seen so far -- model-seconds of the finished
+      batches per second since the phase began, with a prior of :data:`PRIOR_SHARE` of
+      the work done at the model's own pace (``workers`` model-seconds per second). Pairs
+      run most expensive first, so a count of pairs would call a run almost over after
+      its longest pairs; the cost does not. The prior damps the first minutes, when a few
+      long pairs set the pace: pairs of one length differ up to 50x in time (INVWER on
+      WMT21 en-de, ``benchmarks/bench_scale.py``). Before any batch finishes, it is the
+      model's own ``cost_total / workers`` (growing while nothing finishes).
     * Row phase: linear in the rows done since the phase began.
 
     ``None`` while there is nothing to go by.
@@ -151,9 +158,13 @@ class TimeLeft:
             if cost_done >= cost_total:                      # its last event: rows follow
                 self._rows_from = (elapsed, done)
                 return None
-            if cost_done <= 0:
+            # throughput in model-seconds per second: what was done, plus a prior of
+            # PRIOR_SHARE of the work at the model's own pace (W model-seconds per second)
+            prior = PRIOR_SHARE * cost_total
+            spent = elapsed - self._pairs_from + prior / self.workers
+            if cost_done + prior <= 0 or spent <= 0:
                 return cost_total / self.workers
-            return (elapsed - self._pairs_from) * (cost_total - cost_done) / cost_done
+            return (cost_total - cost_done) * spent / (cost_done + prior)
         if self._rows_from is None:
             self._rows_from = (elapsed, done)
         t0, d0 = self._rows_from

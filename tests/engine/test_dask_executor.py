@@ -219,7 +219,9 @@ def test_progress_bar_shows_measure_pairs_and_time_left():
     now[0] = 31.0                                   # 30 s for the first 30 model-seconds
     bar(Progress(3, 400, "INVWER: 3 of 300 sentence pairs", cost_done=30.0, cost_total=100.0))
     line = out.getvalue().rsplit("\r", 1)[-1]
-    assert "INVWER: 3 of 300 sentence pairs" in line and "~70 s left" in line
+    # 70 model-seconds left at (30 + 20) / (30 + 20 / 2) per second: the pace seen, plus a
+    # prior of PRIOR_SHARE = 20 % of the work at the model's pace of 2 workers
+    assert "INVWER: 3 of 300 sentence pairs" in line and "~56 s left" in line
     now[0] = 101.0
     bar(Progress(300, 400, "INVWER: 300 of 300 sentence pairs", cost_done=100.0,
                  cost_total=100.0))
