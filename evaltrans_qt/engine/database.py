@@ -250,6 +250,9 @@ class Database:
         #: Unknown top-level children / root attributes, kept for round-trips.
         self.extra_children: list[str] = []
         self.extra_attrs: dict[str, str] = {}
+        #: External metric scores by name (engine/measures/external.py ``ExternalMetric``;
+        #: ``<external-metrics>`` on disk).
+        self.external_metrics: dict = {}
         #: Encoding of the file this came from; saving keeps it (utf-8 or iso8859-1).
         self.encoding: str = "utf-8"
 
@@ -565,7 +568,8 @@ class Database:
             return NotImplemented
         return (self.version_id == other.version_id and self.levels == other.levels
                 and self.sources == other.sources and self.extra_children == other.extra_children
-                and self.extra_attrs == other.extra_attrs)
+                and self.extra_attrs == other.extra_attrs
+                and self.external_metrics == other.external_metrics)
 
     def __repr__(self) -> str:
         return f"<Database {len(self.sources)} sources, {len(self.levels)} score classes>"

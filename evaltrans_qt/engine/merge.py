@@ -44,6 +44,7 @@ from typing import Literal, NamedTuple, Union
 
 from evaltrans_qt.engine import merge_protocols
 from evaltrans_qt.engine.database import Database, Levels, Score, Source, Target, describe_key
+from evaltrans_qt.engine.measures.external import merge_external
 from evaltrans_qt.engine.segranks.merge import merge_segranks
 from evaltrans_qt.errors import InputFormatError, ScoreError
 
@@ -294,7 +295,9 @@ def merge(db: Database, other: Database, policy: Policy = "old") -> MergeReport:
         if db.has_class(olv.name) and olv.name not in report.added_classes:
             _merge_extras(db.level(olv.name), olv, f"class '{olv.name}'", prefer_new, report)
 
-    for osrc in other.sources:
+    index_map: dict[int, int] = {}          # other's source index -> ours
+    ours = {id(s): i for i, s in enumerate(db.sources)}
+    for oi, osrc in enumerate(other.sources):
         matches = _matching_sources(db, osrc)
         if matches:
             src = matches[0]
@@ -304,6 +307,9 @@ def merge(db: Database, other: Database, policy: Policy = "old") -> MergeReport:
             src.extra_attrs = dict(osrc.extra_attrs)
             src.extra_children = list(osrc.extra_children)
             report.added_sources += 1
+        if id(src) not in ours:
+            ours[id(src)] = len(db.sources) - 1 if db.sources[-1] is src else db.source_index(src)
+        index_map[oi] = ours[id(src)]
         outcome = merge_protocols.merge_items(src, osrc, prefer_new, report)
         merge_segranks(src, osrc, prefer_new, report)
         for ot in osrc.targets:
@@ -326,4 +332,5 @@ def merge(db: Database, other: Database, policy: Policy = "old") -> MergeReport:
             merge_protocols.merge_target(tgt, ot, outcome, report)
             if is_ref and mark_lv is not None:
                 db.mark_reference(tgt, mark_lv)
+    merge_external(db, other, index_map, prefer_new, report)
     return report

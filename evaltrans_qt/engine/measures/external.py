@@ -244,3 +244,54 @@ __all__ = ["ExternalMetric", "ExternalMeasure", "external_metrics", "add_externa
            "with_external", "guess_direction", "external_signature", "check_name",
            "LOWER_IS_BETTER_NAMES", "external_names", "is_external"]
 
+
+
+def merge_external(db, other, index_map: dict[int, int], prefer_new: bool, report) -> None:
+    """Merge ``other``'s external metrics into ``db`` (called by engine.merge.merge).
+
+    ``index_map`` maps ``other``'s source indices to ours (segment scores are keyed by
+    source index). A metric only ``other`` has is added; for one both have, every segment
+    and system score only ``other`` has is added, and the same score with another value is
+    a conflict: ``prefer_new`` takes theirs, otherwise ours stays; each conflict is listed
+    in ``report.protocol_conflicts``. A different direction (higher/lower is better) is a
+    conflict of the whole metric, resolved the same way."""
+    mine_all = external_metrics(db)
+    for name, theirs in external_metrics(other).items():
+        moved = ExternalMetric(theirs.name, theirs.higher_is_better,
+                               {s: {index_map[i]: v for i, v in vals.items() if i in index_map}
+                                for s, vals in theirs.segments.items()},
+                               dict(theirs.systems), theirs.file, theirs.fmt, theirs.reference)
+        mine = mine_all.get(name)
+        if mine is None:
+            mine_all[name] = moved
+            continue
+        if mine.higher_is_better != moved.higher_is_better:
+            report.protocol_conflicts.append(
+                f"external metric '{name}': direction differs; kept "
+                f"{'theirs' if prefer_new else 'ours'}")
+            if prefer_new:
+                mine_all[name] = moved
+            continue
+        clashes = 0
+        for system, vals in moved.segments.items():
+            have = mine.segments.setdefault(system, {})
+            for i, v in vals.items():
+                if i not in have:
+                    have[i] = v
+                elif have[i] != v and not (math.isnan(have[i]) and math.isnan(v)):
+                    clashes += 1
+                    if prefer_new:
+                        have[i] = v
+        for system, v in moved.systems.items():
+            if system not in mine.systems:
+                mine.systems[system] = v
+            elif mine.systems[system] != v:
+                clashes += 1
+                if prefer_new:
+                    mine.systems[system] = v
+        if clashes:
+            report.protocol_conflicts.append(
+                f"external metric '{name}': {clashes} score(s) differ; kept "
+                f"{'theirs' if prefer_new else 'ours'}")
+        mine.file = ", ".join(x for x in dict.fromkeys([*mine.file.split(", "),
+                                                        *moved.file.split(", ")]) if x)
