@@ -55,6 +55,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "reference": ("protocols", "promote a candidate to a reference, take it back, or add a "
                                "new reference (aWER)"),
     "score": ("score", "score hypotheses against references like the sacrebleu command"),
+    "wmt14-tables": ("wmt14", "the WMT14 metrics-task tables (Machacek ch. 4, Tables "
+                              "4.2-4.7) over several language pairs"),
     "segranks": ("segranks", "short-segment ranking (SegRanks, Machacek ch. 2): extract, "
                              "import, export"),
     "significance": ("human", "paired bootstrap / approximate randomisation between systems, "

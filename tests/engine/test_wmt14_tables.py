@@ -33,3 +33,24 @@ def test_tables_layout_values_and_latex():
     assert list(var_t.columns) == ["metric", "WMT12", "WMT13", "WMT14", "HTIES"]
     tex = to_latex(sys_t, caption="System-level correlations")
     assert r"\toprule" in tex and "xx-en" in tex and np.isfinite(row["Average"])
+
+
+def test_wmt14_tables_command_json_and_latex(tmp_path, capsys):
+    import json
+    import shutil
+    from evaltrans_qt.cli.main import main
+    db = tmp_path / "demo.etdb.xml"
+    shutil.copy(demo_database_path(), db)
+    tex = tmp_path / "t.tex"
+    rc = main(["wmt14-tables", f"xx-en={db}", f"yy-en={db}", "--human", "fluency",
+               "--measures", "bleu,ter", "--bootstrap", "100", "--json", "-o", str(tex)])
+    assert rc == 0
+    got = json.loads(capsys.readouterr().out)
+    d = load_database(demo_database_path())
+    want = wmt14_tables({"xx-en": (d, evaluate(d, EvalOptions(), ["bleu", "ter"])),
+                         "yy-en": (d, evaluate(d, EvalOptions(), ["bleu", "ter"]))},
+                        "fluency", n_boot=100)
+    assert [r["metric"] for r in got["system"]] == list(want["system"]["metric"])
+    assert got["segment"][0]["Average"] == pytest.approx(want["segment"]["Average"].iloc[0])
+    assert tex.read_text().count(r"\toprule") == 3
+    assert main(["wmt14-tables", "xx-en"]) == 2

@@ -1,0 +1,81 @@
+"""``evaltrans wmt14-tables``: the WMT14 metrics-task tables (Macháček ch. 4, Tables
+4.2-4.7) of several language pairs, each its own database (engine/wmt14_tables.py)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+from evaltrans_qt.errors import OptionError
+
+#: Table title per frame (Macháček Tables 4.2/4.3, 4.4/4.5, 4.6/4.7).
+TITLES = {"system": "System-level Pearson correlation (± half the 95% bootstrap interval)",
+          "segment": "Segment-level Kendall's tau (WMT14 variant)",
+          "variants": "Segment-level tau variants, averaged over language pairs"}
+
+
+def _pairs(specs: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for spec in specs:
+        lp, sep, path = spec.partition("=")
+        if not sep or not lp or not path:
+            raise OptionError(f"expected LANGPAIR=DATABASE (e.g. de-en=deen.etdb.xml), got {spec!r}")
+        if lp in out:
+            raise OptionError(f"language pair '{lp}' is given twice")
+        out[lp] = path
+    return out
+
+
+def _cmd(args: argparse.Namespace) -> int:
+    from evaltrans_qt.cli.batch import options_from_args
+    from evaltrans_qt.cli.human import load_db
+    from evaltrans_qt.engine.driver import evaluate
+    from evaltrans_qt.engine.wmt14_tables import wmt14_tables
+    from evaltrans_qt.io.export import to_latex
+    opts = options_from_args(args)
+    measures = [m for m in (args.measures or "").split(",") if m] or None
+    pairs = {}
+    for lp, path in _pairs(args.pairs).items():
+        db = load_db(path)
+        if not db.has_class(args.human) and args.human != "rank":
+            raise OptionError(f"{path}: no human score class '{args.human}'")
+        pairs[lp] = (db, evaluate(db, opts, measures))
+    tables = wmt14_tables(pairs, args.human, n_boot=args.bootstrap, seed=args.seed)
+    if args.json:
+        def clean(v):
+            return None if isinstance(v, float) and not math.isfinite(v) else v
+        json.dump({k: [{c: clean(v) for c, v in row.items()} for row in f.to_dict("records")]
+                   for k, f in tables.items()}, sys.stdout, indent=1, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        for key, frame in tables.items():
+            print(f"{TITLES[key]}\n{frame.to_string(index=False, float_format=lambda v: f'{v:.3f}')}\n")
+    if args.output:
+        from evaltrans_qt.io.atomic import atomic_write_text
+        tex = "\n".join(to_latex(frame, 3, caption=TITLES[key]) for key, frame in tables.items())
+        atomic_write_text(Path(args.output), tex)
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    from evaltrans_qt.cli.batch import add_option_arguments
+    p = subparsers.add_parser("wmt14-tables", help="the WMT14 metrics-task tables (Machacek "
+                              "ch. 4, Tables 4.2-4.7) over several language pairs",
+                              description="System-level Pearson with bootstrap intervals, "
+                              "segment-level WMT14 tau and the tau variants of every measure, "
+                              "one database per language pair.")
+    p.add_argument("pairs", nargs="+", metavar="LP=DB", help="language pair and its database")
+    p.add_argument("--human", default="rank", help="human class (default: rank, the relative-"
+                   "ranking judgements)")
+    p.add_argument("--measures", metavar="M[,M]", help="measures (default: the default ones)")
+    p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                   help="bootstrap samples of the system-level intervals (default 1000)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true", help="the three tables as JSON")
+    p.add_argument("-o", "--output", metavar="FILE.tex", help="also write the tables as "
+                   "LaTeX (booktabs)")
+    add_option_arguments(p)
+    p.set_defaults(func=_cmd)
