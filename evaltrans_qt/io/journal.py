@@ -314,11 +314,8 @@ class Journal:
 def find_source(db: Database, change: ScoreChange) -> Source | None:
     """The source an entry refers to: by (doc, seg) when the entry has a ``seg`` (None if
     that position now holds another sentence), else the source with its text (thesis
-    Appendix A.2)."""
-    if change.seg:
-        src = db.source_by_key(change.doc, change.seg)
-        return src if src is not None and src.text == change.source else None
-    return db.source_by_text(change.source)
+    Appendix A.2); the one rule of every journal entry (:func:`protocol_changes.source_of`)."""
+    return protocol_changes.source_of(db, change)
 
 
 def find_target(db: Database, change: ScoreChange) -> Target | None:
@@ -395,10 +392,7 @@ def change_for(db: Database, source_index: int, target_index: int, cls: str, val
                judge: str | None = None, time: str | None = None,
                extrapolated: bool = False) -> ScoreChange:
     """A :class:`ScoreChange` for the target at (source_index, target_index)."""
-    src = db.sources[source_index]
-    t = src.targets[target_index]
-    positional = src.key is not None
-    return ScoreChange(source=src.text, target=t.text, system=t.system, cls=cls, value=value,
-                       judge=judge, time=time, extrapolated=extrapolated,
-                       target_index=target_index, doc=src.doc if positional else None,
-                       seg=src.seg if positional else None)
+    t = db.sources[source_index].targets[target_index]
+    return ScoreChange(**protocol_changes.source_fields(db, source_index), target=t.text,
+                       system=t.system, cls=cls, value=value, judge=judge, time=time,
+                       extrapolated=extrapolated, target_index=target_index)

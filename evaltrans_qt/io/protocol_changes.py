@@ -32,8 +32,10 @@ from evaltrans_qt.engine.database import Database, Source, Target
 
 
 @dataclass(frozen=True)
-class _Where:
-    """Fields shared by all protocol changes: which source (and target)."""
+class SourceChange:
+    """Fields shared by the journal's typed changes (these and the ranking screens',
+    ``io/segranks/changes.py``): which source, by (doc, seg) or text (thesis Appendix A.2);
+    written as one JSON object with the class's ``kind`` as ``type``."""
 
     source: str
     doc: str | None
@@ -45,7 +47,7 @@ class _Where:
 
 
 @dataclass(frozen=True)
-class PostEditChange(_Where):
+class PostEditChange(SourceChange):
     """Set (``text``) or remove (``text is None``) ``judge``'s post-edit of a candidate."""
 
     kind: ClassVar[str] = "postedit"
@@ -59,7 +61,7 @@ class PostEditChange(_Where):
 
 
 @dataclass(frozen=True)
-class MarksChange(_Where):
+class MarksChange(SourceChange):
     """Set (``marks``) or remove (``marks is None``) ``judge``'s item marks of a candidate."""
 
     kind: ClassVar[str] = "marks"
@@ -72,7 +74,7 @@ class MarksChange(_Where):
 
 
 @dataclass(frozen=True)
-class ItemsChange(_Where):
+class ItemsChange(SourceChange):
     """Define the information items of a source (0-based half-open spans; empty: none).
     Marks made against other items are deleted (their undo restores them)."""
 
@@ -83,7 +85,7 @@ class ItemsChange(_Where):
 
 
 @dataclass(frozen=True)
-class ReferenceChange(_Where):
+class ReferenceChange(SourceChange):
     """``mark`` (promote) / ``unmark`` a target as reference, ``add`` a judge's reference
     text ``target`` named ``system``, or ``remove`` such an added reference."""
 
@@ -124,7 +126,9 @@ def with_seq(change: ProtocolChange, seq: int) -> ProtocolChange:
 
 
 # ------------------------------------------------------------------ building changes
-def _where(db: Database, source_index: int) -> dict[str, Any]:
+def source_fields(db: Database, source_index: int) -> dict[str, Any]:
+    """``source``, ``doc``, ``seg`` naming the source at ``source_index`` (0-based) in a
+    change: (doc, seg) only for a positional source, else its text alone."""
     src = db.sources[source_index]
     positional = src.key is not None
     return {"source": src.text, "doc": src.doc if positional else None,
@@ -140,19 +144,19 @@ def postedit_change(db: Database, source_index: int, target_index: int, judge: s
                     text: str | None, seconds: float | None = None) -> PostEditChange:
     """A change setting (or, ``text=None``, removing) a post-edit of the target at
     (source_index, target_index) -- 0-based positions in ``db``."""
-    return PostEditChange(**_where(db, source_index), **_tgt(db, source_index, target_index),
+    return PostEditChange(**source_fields(db, source_index), **_tgt(db, source_index, target_index),
                           judge=judge, text=text, seconds=seconds)
 
 
 def marks_change(db: Database, source_index: int, target_index: int, judge: str | None,
                  marks: tuple[str, ...] | None) -> MarksChange:
-    return MarksChange(**_where(db, source_index), **_tgt(db, source_index, target_index),
+    return MarksChange(**source_fields(db, source_index), **_tgt(db, source_index, target_index),
                        judge=judge, marks=None if marks is None else protocols.parse_marks(marks))
 
 
 def items_change(db: Database, source_index: int, items) -> ItemsChange:
     src = db.sources[source_index]
-    return ItemsChange(**_where(db, source_index),
+    return ItemsChange(**source_fields(db, source_index),
                        items=tuple((int(a), int(b)) for a, b in items),
                        tokenization=src.items_tokenization)
 
@@ -166,26 +170,31 @@ def reference_change(db: Database, source_index: int, target_index: int | None, 
         raise ValueError(f"action must be one of {ACTIONS}, not {action!r}")
     if action == "add":
         src = db.sources[source_index]
-        return ReferenceChange(**_where(db, source_index), target=text or "",
+        return ReferenceChange(**source_fields(db, source_index), target=text or "",
                                system=name if name is not None else protocols.next_added_name(src),
                                action="add", judge=judge)
     assert target_index is not None
-    return ReferenceChange(**_where(db, source_index), **_tgt(db, source_index, target_index),
+    return ReferenceChange(**source_fields(db, source_index), **_tgt(db, source_index, target_index),
                            action=action, judge=judge)
 
 
 # ------------------------------------------------------------------ applying
-def find_source(db: Database, ch: ProtocolChange) -> Source:
-    """The source a change names; LookupError if it is not in ``db``."""
+def source_of(db: Database, ch: Any) -> Source | None:
+    """The source a change (anything with ``source``, ``doc``, ``seg``) names: by (doc, seg)
+    when it has a ``seg`` (None if that position now holds another sentence), else the
+    source with its text (thesis Appendix A.2)."""
     if ch.seg:
         src = db.source_by_key(ch.doc, ch.seg)
-        if src is not None and src.text == ch.source:
-            return src
-    else:
-        src = db.source_by_text(ch.source)
-        if src is not None:
-            return src
-    raise LookupError(f"source {ch.source[:50]!r} is not in the database")
+        return src if src is not None and src.text == ch.source else None
+    return db.source_by_text(ch.source)
+
+
+def find_source(db: Database, ch: Any) -> Source:
+    """The source a change names (:func:`source_of`); LookupError if it is not in ``db``."""
+    src = source_of(db, ch)
+    if src is None:
+        raise LookupError(f"source {ch.source[:50]!r} is not in the database")
+    return src
 
 
 def find_target(src: Source, text: str, system: str | None, index: int | None) -> Target:

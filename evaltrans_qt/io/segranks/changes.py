@@ -24,30 +24,27 @@ target is not in the database and :class:`ScoreError` when the ranks are invalid
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Union
 
-from evaltrans_qt.engine.database import Database, Source
+from evaltrans_qt.engine.database import Database
 from evaltrans_qt.engine.ranking import RANK_CLASS, SECONDS_ATTR, TASK_ATTR, add_ranking
 from evaltrans_qt.engine.segranks.model import SegmentRanking, sentence_segments
 from evaltrans_qt.engine.segranks.sessions import (new_task_id, now, remove_segment_ranking,
                                                    restore_segment_ranking)
 from evaltrans_qt.errors import ScoreError
+from evaltrans_qt.io.protocol_changes import SourceChange, find_source, source_fields
 
 
 @dataclass(frozen=True)
-class SegmentRankingChange:
+class SegmentRankingChange(SourceChange):
     """Set or remove (``ranks is None``) ranking ``task`` of ``judge`` on a sentence.
     ``ranks``: one entry per ranked segment, ``[words, [[candidate text, rank], ...]]``
     with ``words`` the segment's source token indices joined by spaces."""
 
     kind: ClassVar[str] = "segranking"
-    source: str
-    doc: str | None
-    seg: str | None
     judge: str | None
     task: str
     ranks: tuple | None
@@ -55,20 +52,13 @@ class SegmentRankingChange:
     seconds: float | None = None
     seq: int = 0
 
-    def to_json(self) -> str:
-        return json.dumps({"type": self.kind, **asdict(self)}, ensure_ascii=False,
-                          separators=(",", ":"))
-
 
 @dataclass(frozen=True)
-class SentenceRankingChange:
+class SentenceRankingChange(SourceChange):
     """Set or remove (``ranks is None``) whole-sentence ranking ``task`` of ``judge``:
     ``ranks`` = ``[[target text, system, target index, rank], ...]``."""
 
     kind: ClassVar[str] = "ranking"
-    source: str
-    doc: str | None
-    seg: str | None
     judge: str | None
     task: str
     ranks: tuple | None
@@ -76,10 +66,6 @@ class SentenceRankingChange:
     seconds: float | None = None
     cls: str = RANK_CLASS
     seq: int = 0
-
-    def to_json(self) -> str:
-        return json.dumps({"type": self.kind, **asdict(self)}, ensure_ascii=False,
-                          separators=(",", ":"))
 
 
 RankingChange = Union[SegmentRankingChange, SentenceRankingChange]
@@ -110,25 +96,6 @@ def from_dict(d: dict[str, Any]) -> RankingChange:
     return cls(**kw)
 
 
-def _where(db: Database, source_index: int) -> dict[str, Any]:
-    src = db.sources[source_index]
-    positional = src.key is not None
-    return {"source": src.text, "doc": src.doc if positional else None,
-            "seg": src.seg if positional else None}
-
-
-def _find_source(db: Database, ch: RankingChange) -> Source:
-    if ch.seg:
-        src = db.source_by_key(ch.doc, ch.seg)
-        if src is not None and src.text == ch.source:
-            return src
-    else:
-        src = db.source_by_text(ch.source)
-        if src is not None:
-            return src
-    raise LookupError(f"source {ch.source[:50]!r} is not in the database")
-
-
 # ------------------------------------------------------------------ building changes
 def segment_ranking_change(db: Database, source_index: int, judge: str | None,
                            ranks: Mapping[int, Sequence[int]] | None, task: str | None = None,
@@ -151,7 +118,7 @@ def segment_ranking_change(db: Database, source_index: int, judge: str | None,
             enc.append((" ".join(map(str, seg.words)),
                         tuple((c.text, rank) for c, rank in zip(seg.candidates, r))))
         enc = tuple(enc)
-    return SegmentRankingChange(**_where(db, source_index), judge=judge,
+    return SegmentRankingChange(**source_fields(db, source_index), judge=judge,
                                 task=task or new_task_id(), ranks=enc,
                                 time=time if time is not None or ranks is None else now(),
                                 seconds=seconds)
@@ -167,7 +134,7 @@ def sentence_ranking_change(db: Database, source_index: int, judge: str | None,
     if ranks is not None:
         enc = tuple((src.targets[ti].text, src.targets[ti].system, ti, int(r))
                     for ti, r in sorted(ranks.items()))
-    return SentenceRankingChange(**_where(db, source_index), judge=judge,
+    return SentenceRankingChange(**source_fields(db, source_index), judge=judge,
                                  task=task or new_task_id(), ranks=enc,
                                  time=time if time is not None or ranks is None else now(),
                                  seconds=seconds, cls=cls)
@@ -197,7 +164,7 @@ def _encode_segment_ranking(data, rk: SegmentRanking) -> tuple:
 
 def apply_ranking_change(db: Database, ch: RankingChange) -> list[RankingChange]:
     """Apply ``ch`` to ``db``; returns the changes that undo it (module doc)."""
-    src = _find_source(db, ch)
+    src = find_source(db, ch)
     index = next(i for i, s in enumerate(db.sources) if s is src)
     base = {"source": ch.source, "doc": ch.doc, "seg": ch.seg, "judge": ch.judge,
             "task": ch.task}
