@@ -419,7 +419,7 @@ def main() -> None:
           f"{_fmt(sum(float(v.sum()) for v in all_rows))}")
     print("\n(c) progress estimate (TimeLeft) on the simulated 20-system run, 2 workers:")
     for frac, ratio_ in estimate_check(pair_list, all_rows, 2):
-        print(f"  after {100 * frac:.0f} % of the wall time: estimate / truth = {ratio_:.2f}")
+        print(f"after {100 * frac:.0f} % of the wall time: estimate / truth = {ratio_:.2f}")
 
 
 if __name__ == "__main__":
