@@ -118,9 +118,20 @@ def signature_comments(signatures: Mapping[str, str] | None, prefix: str) -> str
     return "".join(f"{prefix} signature {m}: {sig}\n" for m, sig in signatures.items())
 
 
+def suggested_path(database: Path | None, what: str, suffix: str) -> str:
+    """The file name an export dialog offers: ``<database stem>.<what><suffix>`` in the
+    database's folder (``.xml``/``.etdb`` dropped from the stem); ``<what><suffix>`` when
+    the database has no file yet."""
+    if database is None:
+        return f"{what}{suffix}"
+    stem = database.name.removesuffix(".xml").removesuffix(".etdb")
+    return str(database.with_name(f"{stem}.{what}{suffix}"))
+
+
 def write_table(frame: pd.DataFrame, path: str | Path, decimals: int = 4,
                 signatures: Mapping[str, str] | None = None, **latex_kw) -> Path:
-    """Write ``frame`` as .csv, .tsv, .json or .tex (booktabs), by the suffix of ``path``.
+    """Write ``frame`` as .csv, .tsv, .json or .tex (booktabs), by the suffix of ``path``;
+    ``latex_kw`` (e.g. ``caption``) go to :func:`to_latex` and are ignored by the others.
 
     ``signatures`` ({measure: signature}) go first as comment lines (CSV/TSV ``#``, read
     back with ``pandas.read_csv(comment="#")``; LaTeX ``%``), or, in JSON, as

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QHeaderView,
                                QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget)
 
 from evaltrans_qt.engine.ranking import LEVELS, RankScores, database_rank_scores
+from evaltrans_qt.io.export import suggested_path
 from evaltrans_qt.ui import plots
 
 
@@ -194,30 +195,23 @@ class RankingResultsView(QWidget):
         if self.scores is None:
             self.refresh()
         scores = self.scores or RankScores([], {}, self.current_level)
-        tex = str(path).lower().endswith((".tex", ".latex"))
-        return write_table(scores.frame(), path, **(
-            {"caption": f"Ratio of wins ({scores.level}), Macháček §3.1"} if tex else {}))
+        return write_table(scores.frame(), path,
+                           caption=f"Ratio of wins ({scores.level}), Macháček §3.1")
 
     def export_plot(self, path: str | Path) -> Path:
         return plots.export_plot(self.bars, path)
 
-    def _suggest(self, what: str, suffix: str) -> str:
-        p = self.workspace.path
-        if p is None:
-            return f"{what}{suffix}"
-        stem = p.name.removesuffix(".xml").removesuffix(".etdb")
-        return str(p.with_name(f"{stem}.{what}{suffix}"))
-
     def ask_export_table(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export ranking table",
-                                              self._suggest(f"wins-{self.current_level}", ".csv"),
+        name = suggested_path(self.workspace.path, f"wins-{self.current_level}", ".csv")
+        path, _ = QFileDialog.getSaveFileName(self, "Export ranking table", name,
                                               "CSV (*.csv);;LaTeX (*.tex)")
         if path:
             self.export_table(path)
 
     def ask_export_plot(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Export plot",
-                                              self._suggest("rankingBars", ".png"),
+                                              suggested_path(self.workspace.path, "rankingBars",
+                                                             ".png"),
                                               "PNG (*.png);;SVG (*.svg)")
         if path:
             self.export_plot(path)

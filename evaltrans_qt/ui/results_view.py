@@ -38,6 +38,7 @@ from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.engine.results import RunResult, SystemResult
 from evaltrans_qt.engine.tables import ResultTables, build_tables, disagreement, system_difference
 from evaltrans_qt.errors import EvalTransError
+from evaltrans_qt.io.export import suggested_path
 from evaltrans_qt.ui import plots
 from evaltrans_qt.ui.results_models import FrameModel, ResultsProxy, human_first
 from evaltrans_qt.ui.workers import LatestRunner, handle_errors, start_worker
@@ -948,14 +949,6 @@ class ResultsView(QWidget):
         return ans == QMessageBox.Yes
 
     # dialogs (thin wrappers used by the menu actions)
-    def _suggest(self, what: str, suffix: str) -> str:
-        """A file name in the database's folder: ``<database stem>.<what><suffix>``."""
-        path = self.workspace.path
-        if path is None:
-            return f"{what}{suffix}"
-        stem = path.name.removesuffix(".xml").removesuffix(".etdb")
-        return str(path.with_name(f"{stem}.{what}{suffix}"))
-
     def ask_export_table(self) -> None:
         if self.tabs.currentWidget() is getattr(self, "ranking_view", None):   # issue 13
             return self.ranking_view.ask_export_table()
@@ -963,7 +956,8 @@ class ResultsView(QWidget):
             return self.unseen_view.ask_export_table()
         which = {0: "systems", 1: "sentences", 2: "correlations"}.get(self.tabs.currentIndex(),
                                                                      "systems")
-        path, _ = QFileDialog.getSaveFileName(self, "Export table", self._suggest(which, ".csv"),
+        path, _ = QFileDialog.getSaveFileName(self, "Export table",
+                                              suggested_path(self.workspace.path, which, ".csv"),
                                               "CSV (*.csv);;LaTeX (*.tex)")
         if path:
             self.export_table(path, which)
@@ -974,7 +968,8 @@ class ResultsView(QWidget):
         if self.tabs.currentWidget() is getattr(self, "unseen_view", None):    # issue 17
             return self.unseen_view.ask_export_plot()
         name = self.current_plot().objectName() or "plot"
-        path, _ = QFileDialog.getSaveFileName(self, "Export plot", self._suggest(name, ".png"),
+        path, _ = QFileDialog.getSaveFileName(self, "Export plot",
+                                              suggested_path(self.workspace.path, name, ".png"),
                                               "PNG (*.png);;SVG (*.svg)")
         if path:
             self.export_plot(path)
@@ -985,7 +980,8 @@ class ResultsView(QWidget):
         n = len(self.run.systems)
         path, _ = QFileDialog.getSaveFileName(
             self, f"Save EvalTrans report ({n} systems: one file each, NAME.<system>.xml)"
-            if n > 1 else "Save EvalTrans report", self._suggest("report", ".xml"),
+            if n > 1 else "Save EvalTrans report",
+            suggested_path(self.workspace.path, "report", ".xml"),
             "EvalTrans report (*.xml)")
         if path:
             written = self.save_report(path)

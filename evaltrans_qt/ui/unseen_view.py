@@ -48,6 +48,7 @@ from evaltrans_qt.engine.database import Database
 from evaltrans_qt.engine.ranking import RankScores
 from evaltrans_qt.engine.unseen.levels import LevelAgreement
 from evaltrans_qt.engine.unseen.matching import OUTCOMES, OVERESTIMATE_WARNING, UnseenResult
+from evaltrans_qt.io.export import suggested_path
 from evaltrans_qt.ui import plots
 from evaltrans_qt.ui.results_models import FrameModel, ResultsProxy
 from evaltrans_qt.ui.workers import LatestRunner
@@ -558,32 +559,25 @@ class UnseenView(QWidget):
         if frame.empty:
             raise SaveError("there is no unseen-systems table to export yet: compute it first",
                             Path(path))
-        tex = str(path).lower().endswith((".tex", ".latex"))
         a = self.analysis
         cap = TABLES[which] + (f", {a.method} matching" if a is not None else "")
-        return write_table(frame, path, **({"caption": cap} if tex else {}))
+        return write_table(frame, path, caption=cap)
 
     def export_plot(self, path: str | Path) -> Path:
         return plots.export_plot(self.bars, path)
 
-    def _suggest(self, what: str, suffix: str) -> str:
-        p = self.workspace.path
-        if p is None:
-            return f"{what}{suffix}"
-        stem = p.name.removesuffix(".xml").removesuffix(".etdb")
-        return str(p.with_name(f"{stem}.{what}{suffix}"))
-
     def ask_export_table(self, which: str | None = None) -> None:
         which = which or self.current_table()
-        path, _ = QFileDialog.getSaveFileName(self, "Export unseen-systems table",
-                                              self._suggest(f"unseen-{which}", ".csv"),
+        name = suggested_path(self.workspace.path, f"unseen-{which}", ".csv")
+        path, _ = QFileDialog.getSaveFileName(self, "Export unseen-systems table", name,
                                               "CSV (*.csv);;LaTeX (*.tex)")
         if path:
             self.export_table(path, which)
 
     def ask_export_plot(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Export plot",
-                                              self._suggest("unseenBars", ".png"),
+                                              suggested_path(self.workspace.path, "unseenBars",
+                                                             ".png"),
                                               "PNG (*.png);;SVG (*.svg)")
         if path:
             self.export_plot(path)
