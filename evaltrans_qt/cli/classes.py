@@ -101,15 +101,18 @@ def _apply(db: Database, args: argparse.Namespace, action: str) -> str:
         raise ScoreError(f"{exc.problem} -- nothing changed; add --force to do it anyway") from None
 
 
-def _refuse_pending_journal(path: str) -> None:
-    """A journal beside the file holds scores a session has not saved yet (the application is
-    open, or crashed): changing classes now could make them unrecoverable."""
+def refuse_pending_journal(path: str, held: str = "changes",
+                           advice: str = "or end the session first") -> None:
+    """Refuse to write ``path`` while a journal beside it holds ``held`` a session has not
+    saved yet (the application is open, or crashed): writing now could make them
+    unrecoverable. The one check of every command that changes a database in place
+    (``classes``, ``items``/``postedit``/``reference``, ``segranks``/``ranking``)."""
     from evaltrans_qt.io.journal import Journal, journal_path
     jp = journal_path(path)
     if jp.exists() and Journal(jp).entries():
-        raise EvalTransError(f"a scoring session's journal ({jp}) holds scores not yet saved in "
-                             f"this file; open it in evaltrans-qt (which recovers them) or end the "
-                             f"session first, then change its classes", path)
+        raise EvalTransError(f"a scoring session's journal ({jp}) holds {held} not yet saved in "
+                             f"this file; open it in evaltrans-qt (which recovers them) {advice}",
+                             path)
 
 
 def print_classes(db: Database, as_json: bool) -> None:
@@ -138,7 +141,8 @@ def _cmd_classes(args: argparse.Namespace) -> int:
         raise ScoreError("-o/--output is only used with a change (--add, --edit, --remove, ...)")
     db = etdb.load_database(args.database)
     if action is not None:
-        _refuse_pending_journal(args.database)
+        refuse_pending_journal(args.database, "scores",
+                               "or end the session first, then change its classes")
         summary = _apply(db, args, action)
         out = args.output or args.database
         etdb.save_database(db, out)

@@ -29,7 +29,7 @@ import sys
 
 from evaltrans_qt.engine import protocols as P
 from evaltrans_qt.engine.database import Database
-from evaltrans_qt.errors import EvalTransError, ScoreError
+from evaltrans_qt.errors import ScoreError
 
 
 # ------------------------------------------------------------------ shared
@@ -39,12 +39,8 @@ def _load(path: str) -> Database:
 
 
 def _refuse_pending_journal(path: str) -> None:
-    from evaltrans_qt.io.journal import Journal, journal_path
-    jp = journal_path(path)
-    if jp.exists() and Journal(jp).entries():
-        raise EvalTransError(f"a scoring session's journal ({jp}) holds changes not yet saved in "
-                             "this file; open it in evaltrans-qt (which recovers them) or end the "
-                             "session first", path)
+    from evaltrans_qt.cli.classes import refuse_pending_journal   # the one check (lazy: issue 16)
+    refuse_pending_journal(path)
 
 
 def _save(db: Database, args: argparse.Namespace, summary: str) -> None:

@@ -36,7 +36,7 @@ import sys
 from pathlib import Path
 
 from evaltrans_qt.engine.database import Database
-from evaltrans_qt.errors import EvalTransError, InputFormatError, OptionError
+from evaltrans_qt.errors import InputFormatError, OptionError
 
 
 # ------------------------------------------------------------------ shared
@@ -46,11 +46,8 @@ def _load(path: str) -> Database:
 
 
 def _refuse_pending_journal(path: str) -> None:
-    from evaltrans_qt.io.journal import Journal, journal_path
-    jp = journal_path(path)
-    if jp.exists() and Journal(jp).entries():
-        raise EvalTransError(f"a scoring session's journal ({jp}) holds changes not yet saved in "
-                             "this file; open it in evaltrans-qt (which recovers them) first", path)
+    from evaltrans_qt.cli.classes import refuse_pending_journal   # the one check (lazy: issue 16)
+    refuse_pending_journal(path, advice="first")
 
 
 def _num(v: float | None, width: int = 7, digits: int = 4) -> str:
