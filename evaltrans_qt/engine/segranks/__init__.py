@@ -27,8 +27,7 @@ journal entries that make screens crash-proof and undoable are in
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from evaltrans_qt.engine import lazy_exports
 
 _EXPORTS = {
     "Node": "tree", "extract_segments": "tree", "uncovered": "tree",
@@ -45,9 +44,4 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str) -> Any:
-    mod = _EXPORTS.get(name)
-    if mod is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{mod}"), name)
+__getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -15,8 +15,7 @@ The sentence-level database method (EvalTrans) is ``engine/similar.py``.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from evaltrans_qt.engine import lazy_exports
 
 _EXPORTS = {
     "AnnotatedSegment": "annotated", "annotated_segments": "annotated",
@@ -30,9 +29,4 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str) -> Any:
-    mod = _EXPORTS.get(name)
-    if mod is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{mod}"), name)
+__getattr__ = lazy_exports(__name__, _EXPORTS)
