@@ -348,8 +348,7 @@ class BLEU(Measure):
         out = np.zeros((len(segments), 2 + 2 * M + self._extra), dtype=np.float64)
         if not segments:
             return out
-        hyp_len, ref_len, correct, total = ngram_stats(segments, M + self._extra,
-                                                       self.pad_rule, self.ref_rule)
+        hyp_len, ref_len, correct, total = self._ngram_stats(segments, M + self._extra)
         out[:, 0] = hyp_len
         out[:, 1] = ref_len
         out[:, 2:2 + M] = correct[:, :M]
@@ -357,6 +356,12 @@ class BLEU(Measure):
         if self._extra:
             out[:, 2 + 2 * M] = correct[:, M]
         return out
+
+    def _ngram_stats(self, segments: Sequence[Segment], max_order: int
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(hyp_len, ref_len, correct, total) per segment (:func:`ngram_stats`); the hook
+        a variant with other references overrides (SEGRANKSBLEU)."""
+        return ngram_stats(segments, max_order, self.pad_rule, self.ref_rule)
 
     def _next_correct(self, st: np.ndarray, order: int) -> np.ndarray | None:
         """n∩_{order+1} of rows ``st`` for nrc smoothing (None otherwise)."""

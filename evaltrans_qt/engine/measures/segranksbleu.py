@@ -62,23 +62,16 @@ class SegRanksBLEU(DatabaseMeasure, BLEU):
                        for t in good_segments(segs))
             for key, segs in (self.annotations or {}).items()}
 
-    def corpus_stats(self, segments: Sequence[Segment]) -> np.ndarray:
-        M = self.max_order
-        out = np.zeros((len(segments), 2 + 2 * M + self._extra), dtype=np.float64)
-        if not segments:
-            return out
+    def _ngram_stats(self, segments: Sequence[Segment], max_order: int
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """BLEU's statistics with the good segments as extra references of the clipped
+        counts; the brevity penalty sees the original references only (module doc)."""
         extra = getattr(self, "_extra_refs", {})
         hyps = [s.hyp for s in segments]
         refs = [tuple(s.refs) + extra.get(tuple(s.ref_texts), ()) for s in segments]
-        correct, total, _, _ = clipped_counts(hyps, refs, M + self._extra, self.pad_rule)
+        correct, total, _, _ = clipped_counts(hyps, refs, max_order, self.pad_rule)
         hyp_len, ref_len = reference_lengths(hyps, [s.refs for s in segments], self.ref_rule)
-        out[:, 0] = hyp_len
-        out[:, 1] = ref_len
-        out[:, 2:2 + M] = correct[:, :M]
-        out[:, 2 + M:2 + 2 * M] = total[:, :M]
-        if self._extra:
-            out[:, 2 + 2 * M] = correct[:, M]
-        return out
+        return hyp_len, ref_len, correct, total
 
     def score(self, stats: np.ndarray) -> MeasureScore:
         s = super().score(stats)
