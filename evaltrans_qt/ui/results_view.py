@@ -480,10 +480,12 @@ class ResultsView(QWidget):
     # -------------------------------------------------------------- options
     def edit_options(self) -> bool:
         from evaltrans_qt.ui.options_dialog import OptionsDialog
-        dlg = OptionsDialog(self.options, self.measures, self)
+        dlg = OptionsDialog(self.options, self.measures, self,
+                            compute=self.workspace.compute_on)
         if dlg.exec() != OptionsDialog.Accepted:
             return False
         self.set_options(dlg.options(), dlg.measures())
+        self.workspace.set_compute_on(*dlg.compute_on())   # where runs compute (no signature)
         return True
 
     def set_options(self, options: EvalOptions, measures: list[str] | None = None) -> None:
@@ -531,6 +533,12 @@ class ResultsView(QWidget):
         db = self.database
         if db is None or self.running:
             return False
+        if executor is None:
+            try:        # "Compute on: Dask scheduler at …" (options dialog; the workspace)
+                executor = self.workspace.run_executor()
+            except Exception as exc:  # noqa: BLE001 - no dask, or the scheduler is unreachable
+                self._on_error(exc)
+                return False
         from evaltrans_qt.engine.evaluate import iter_evaluate
         from evaltrans_qt.workspace import KEEP
         if options is not None or measures is not None:

@@ -62,3 +62,40 @@ def test_workspace_runs_on_a_dask_scheduler():
     for s in serial.systems:
         for m in measures:
             np.testing.assert_array_equal(serial.systems[s].stats[m], run.systems[s].stats[m])
+
+
+def test_results_view_runs_on_the_chosen_dask_scheduler(qtbot, main_window, demo_copy,
+                                                        monkeypatch):
+    """The application's Run uses the workspace's executor when "Compute on" names a Dask
+    scheduler, with the numbers of a local run; an unusable choice is an error, not a run."""
+    distributed = pytest.importorskip("distributed")
+    from evaltrans_qt.engine.evaluate import SerialExecutor, evaluate
+    from evaltrans_qt.engine.executors_dask import DaskExecutor
+    from tests.ui.conftest import open_db
+    from tests.ui.test_results import run_to_end
+    open_db(qtbot, main_window, demo_copy)
+    view = main_window.results_view
+    used = []
+    real = DaskExecutor.run
+
+    def spy(self, *a, **kw):
+        used.append(self)
+        yield from real(self, *a, **kw)
+    monkeypatch.setattr(DaskExecutor, "run", spy)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=":0") as cluster:
+        main_window.workspace.set_compute_on("dask", cluster.scheduler_address)
+        run_to_end(qtbot, view, options=EvalOptions(), measures=["wer", "bleu"])
+        assert used, "the run did not go through the Dask executor"
+        local = evaluate(main_window.database, EvalOptions(), ["wer", "bleu"],
+                         executor=SerialExecutor())
+        for s, sr in local.systems.items():
+            for m in ("wer", "bleu"):
+                assert np.array_equal(view.run.systems[s].stats[m], sr.stats[m])
+        main_window.workspace.set_compute_on("auto")
+    errors = []
+    from evaltrans_qt.ui import errors as ui_errors
+    monkeypatch.setattr(ui_errors, "show_error", lambda exc, parent=None: errors.append(exc))
+    monkeypatch.setattr(main_window.workspace, "run_executor",
+                        lambda: (_ for _ in ()).throw(OptionError("scheduler unreachable")))
+    assert view.start_run() is False and "unreachable" in str(errors[0])
