@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
-from evaltrans_qt.engine.database import Database, Score, Target
+from evaltrans_qt.engine.database import Database, Score, Source, Target
 from evaltrans_qt.errors import ScoreError
 
 AGGREGATIONS = ("mean", "median")
@@ -185,6 +185,18 @@ def word_length(text: str) -> int:
     return len(text.split())
 
 
+def iter_candidates(db: Database) -> Iterator[tuple[tuple[int, str, int], Source, Target]]:
+    """``(key, source, candidate)`` in database order; ``key`` = (source index, system or
+    ``""``, occurrence of that system in the source): the key of every human score."""
+    for i, src in enumerate(db.sources):
+        seen: dict[str, int] = {}
+        for t in db.candidates(src):
+            sysname = t.system or ""
+            k = seen.get(sysname, 0)
+            seen[sysname] = k + 1
+            yield (i, sysname, k), src, t
+
+
 def human_scores(db: Database, cls: str, how: str = "mean", normalize: bool = False,
                  include_extrapolated: bool = False) -> HumanScores:
     """Collect per-candidate values of ``cls`` (``a+b`` sums the parts) from ``db``.
@@ -201,22 +213,16 @@ def human_scores(db: Database, cls: str, how: str = "mean", normalize: bool = Fa
     floors = {p: valid_floor(db, p) for p in parts}
     values: dict[tuple[int, str, int], float] = {}
     lengths: dict[tuple[int, str, int], int] = {}
-    for i, src in enumerate(db.sources):
-        seen: dict[str, int] = {}
-        for t in db.candidates(src):
-            sysname = t.system or ""
-            k = seen.get(sysname, 0)
-            seen[sysname] = k + 1
-            total = 0.0
-            for p in parts:
-                v = target_value(t, p, how, norms[p], include_extrapolated, floors[p])
-                if not math.isfinite(v):
-                    break
-                total += v
-            else:
-                key = (i, sysname, k)
-                values[key] = -total if parts == [RANK_CLASS] else total
-                lengths[key] = word_length(t.text)
+    for key, _src, t in iter_candidates(db):
+        total = 0.0
+        for p in parts:
+            v = target_value(t, p, how, norms[p], include_extrapolated, floors[p])
+            if not math.isfinite(v):
+                break
+            total += v
+        else:
+            values[key] = -total if parts == [RANK_CLASS] else total
+            lengths[key] = word_length(t.text)
     return HumanScores(cls, values, lengths, normalize, how)
 
 

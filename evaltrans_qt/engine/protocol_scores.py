@@ -34,12 +34,13 @@ least one reference; candidates without one are left out (and not counted).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
-from evaltrans_qt.engine.database import Database, Levels, Source, Target
+from evaltrans_qt.engine.database import Database, Levels
+from evaltrans_qt.engine.human import iter_candidates
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.errors import ScoreError
 
@@ -98,17 +99,6 @@ def rate(numerator: float, denominator: float) -> float:
 
 
 # ------------------------------------------------------------------ candidates
-def iter_candidates(db: Database) -> Iterator[tuple[Key, Source, Target]]:
-    """``(key, source, candidate)`` in database order, keyed as human scores are."""
-    for i, src in enumerate(db.sources):
-        seen: dict[str, int] = {}
-        for t in db.candidates(src):
-            sysname = t.system or ""
-            k = seen.get(sysname, 0)
-            seen[sysname] = k + 1
-            yield (i, sysname, k), src, t
-
-
 def _words(text: str) -> int:
     return len(text.split())
 
