@@ -169,6 +169,21 @@ def ranking_comparisons(db, run, measure: str, cls: str = "rank") -> tuple[np.nd
     return np.array(hs, int), np.array(ms, int)
 
 
+def run_inputs(db, run, human: str, measures: Sequence[str] | None, how: str,
+               normalize: bool, scores=None) -> tuple:
+    """What a meta-evaluation of ``run`` reads: (human scores of class ``human``, or
+    ``scores`` if given; the measures, default all of the run's, each checked to be in it;
+    the reference ids that are not also systems, whose rows are no candidates)."""
+    from evaltrans_qt.engine.human import human_scores
+    from evaltrans_qt.errors import OptionError
+    hs = scores if scores is not None else human_scores(db, human, how=how, normalize=normalize)
+    names = list(measures) if measures is not None else list(run.measures)
+    for m in names:
+        if m not in run.measures:
+            raise OptionError(f"measure '{m}' was not part of this run")
+    return hs, names, set(db.reference_ids()) - set(db.systems())
+
+
 def correlate_run(db, run, human: str, *, measures: Sequence[str] | None = None,
                   level: str = "sentence", normalize: bool = False, how: str = "mean",
                   weighted: bool = True, n_boot: int = 1000, seed: int = 0,
@@ -184,17 +199,12 @@ def correlate_run(db, run, human: str, *, measures: Sequence[str] | None = None,
     bootstrap resamples source sentences and recomputes both. ``scores`` may
     pass precomputed :class:`~evaltrans_qt.engine.human.HumanScores` of ``human``.
     """
-    from evaltrans_qt.engine.human import RANK_CLASS, human_scores
+    from evaltrans_qt.engine.human import RANK_CLASS
     from evaltrans_qt.errors import OptionError
 
     if level not in LEVELS:
         raise OptionError(f"--level: '{level}' is not one of {', '.join(LEVELS)}")
-    hs = scores if scores is not None else human_scores(db, human, how=how, normalize=normalize)
-    names = list(measures) if measures is not None else list(run.measures)
-    for m in names:
-        if m not in run.measures:
-            raise OptionError(f"measure '{m}' was not part of this run")
-    refs = set(db.reference_ids()) - set(db.systems())
+    hs, names, refs = run_inputs(db, run, human, measures, how, normalize, scores)
     rows: list[tuple[str, np.ndarray, np.ndarray]] = []   # system, row index, source index
     yvals: list[np.ndarray] = []
     for sysname, sr in run.systems.items():

@@ -59,13 +59,9 @@ class MetaEvalData:
 def gather(db, run, human: str, *, measures: Sequence[str] | None = None, how: str = "mean",
            normalize: bool = False, weighted: bool = True, scores=None) -> MetaEvalData:
     """The matrices of ``run``'s measures (default all) against ``human`` of ``db``."""
-    from evaltrans_qt.engine.human import human_scores, occurrence_keys
-    hs = scores if scores is not None else human_scores(db, human, how=how, normalize=normalize)
-    names = list(measures) if measures is not None else list(run.measures)
-    for m in names:
-        if m not in run.measures:
-            raise OptionError(f"measure '{m}' was not part of this run")
-    refs = set(db.reference_ids()) - set(db.systems())
+    from evaltrans_qt.engine.human import occurrence_keys
+    from evaltrans_qt.engine.metaeval import run_inputs
+    hs, names, refs = run_inputs(db, run, human, measures, how, normalize, scores)
     systems, keys = [], {}
     for s, sr in run.systems.items():
         if s in refs:
