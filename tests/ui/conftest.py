@@ -65,3 +65,20 @@ def wait_compare(qtbot, window, timeout: int = 180_000):
     """Wait until the compare view has no alignment pending (generous: a first call may compile kernels)."""
     qtbot.waitUntil(lambda: not window.compare_view.runner.pending, timeout=timeout)
     return window.compare_view.comparison
+
+
+#: The bundled SegRanks campaign (README "SegRanks").
+SEGRANKS_EXAMPLE = Path(__file__).resolve().parents[2] / "resources" / "segranks_example"
+
+
+def extract_campaign(tmp_path: Path) -> Path:
+    """The README's extraction of the bundled campaign into a private database (through
+    ``evaltrans segranks extract``); returns the database written."""
+    from evaltrans_qt.cli.main import main as cli
+    d = tmp_path / "camp"
+    shutil.copytree(SEGRANKS_EXAMPLE, d)
+    out = tmp_path / "campaign.etdb.xml"
+    assert cli(["segranks", "extract", "--database", str(d / "campaign.etdb.xml"), "--trees",
+                str(d / "sources.ptb"), "--alignments-dir", str(d), "-o",
+                str(tmp_path / "x.segments"), "--output-database", str(out)]) == 0
+    return out

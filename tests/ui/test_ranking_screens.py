@@ -23,21 +23,13 @@ from evaltrans_qt.engine.segranks.model import sentence_segments
 from evaltrans_qt.io.etdb import load_database
 from evaltrans_qt.ui.ranking_screen import SEGMENTS, SENTENCES, open_ranking_screen
 
-from .conftest import open_db
-
-EXAMPLE = Path(__file__).resolve().parents[2] / "resources" / "segranks_example"
+from .conftest import SEGRANKS_EXAMPLE, extract_campaign, open_db
 
 
 @pytest.fixture
 def campaign(tmp_path) -> Path:
     """The README's extraction of the bundled campaign into a private database."""
-    d = tmp_path / "camp"
-    shutil.copytree(EXAMPLE, d)
-    out = tmp_path / "campaign.etdb.xml"
-    assert cli(["segranks", "extract", "--database", str(d / "campaign.etdb.xml"), "--trees",
-                str(d / "sources.ptb"), "--alignments-dir", str(d), "-o",
-                str(tmp_path / "x.segments"), "--output-database", str(out)]) == 0
-    return out
+    return extract_campaign(tmp_path)
 
 
 def real_drop(view, mime, pos=None) -> bool:
@@ -248,7 +240,7 @@ def test_sentence_screen_draws_pairs_evenly(qtbot, main_window, campaign):
 def test_segments_screen_needs_extracted_segments(qtbot, main_window, tmp_path):
     from evaltrans_qt.ui import errors
     w = main_window
-    shutil.copyfile(EXAMPLE / "campaign.etdb.xml", tmp_path / "plain.etdb.xml")
+    shutil.copyfile(SEGRANKS_EXAMPLE / "campaign.etdb.xml", tmp_path / "plain.etdb.xml")
     open_db(qtbot, w, tmp_path / "plain.etdb.xml")
     assert open_ranking_screen(w, SEGMENTS, judge="anna") is None
     assert "no extracted segments" in str(errors.history[-1])

@@ -7,14 +7,12 @@ and levels.py compute from the same file read independently."""
 from __future__ import annotations
 
 import math
-import shutil
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from PySide6.QtCore import Qt
 
-from evaltrans_qt.cli.main import main as cli
 from evaltrans_qt.engine.ranking import database_rank_scores
 from evaltrans_qt.engine.segranks.sessions import record_segment_ranking, record_sentence_ranking
 from evaltrans_qt.engine.unseen import matching
@@ -23,10 +21,8 @@ from evaltrans_qt.io.etdb import load_database, save_database
 from evaltrans_qt.ui.results_models import RAW_ROLE
 from evaltrans_qt.ui.unseen_view import NO_ANNOTATIONS
 
-from .conftest import open_db
+from .conftest import extract_campaign, open_db
 from .test_layout import SCREEN, fully_inside, laptop  # noqa: F401 - the 1366x768 fixture
-
-EXAMPLE = Path(__file__).resolve().parents[2] / "resources" / "segranks_example"
 
 #: {sentence: {segment: ranks in candidate order}}; candidates (by system) in
 #: extraction order: s0/0 (AB, C); s0/1 (A, B, C); s1/0 (AC, B); s2/0 (A, B, C);
@@ -36,20 +32,10 @@ SEGMENT_RANKS = {0: {0: [1, 2], 1: [1, 2, 2]}, 1: {0: [1, 1]}, 2: {0: [1, 2, 3]}
                  3: {0: [1, 2], 1: [1, 3, 2]}, 4: {0: [1, 2]}}
 
 
-def _extract(tmp_path: Path) -> Path:
-    d = tmp_path / "camp"
-    shutil.copytree(EXAMPLE, d)
-    out = tmp_path / "campaign.etdb.xml"
-    assert cli(["segranks", "extract", "--database", str(d / "campaign.etdb.xml"), "--trees",
-                str(d / "sources.ptb"), "--alignments-dir", str(d), "-o",
-                str(tmp_path / "x.segments"), "--output-database", str(out)]) == 0
-    return out
-
-
 @pytest.fixture
 def ranked(tmp_path) -> Path:
     """The extracted campaign with every segment ranked and three whole-sentence rankings."""
-    path = _extract(tmp_path)
+    path = extract_campaign(tmp_path)
     db = load_database(path)
     for i, ranks in SEGMENT_RANKS.items():
         record_segment_ranking(db, i, ranks, "anna", seconds=10)
@@ -199,7 +185,7 @@ def test_single_system_and_errors(qtbot, main_window, ranked):
 
 
 def test_no_annotations_says_so(qtbot, main_window, tmp_path):
-    path = _extract(tmp_path)                         # segments extracted, none ranked
+    path = extract_campaign(tmp_path)                         # segments extracted, none ranked
     view = _view(qtbot, main_window, path)
     a = _compute(qtbot, view, None, "exact")
     assert a.error == NO_ANNOTATIONS and a.results == []
