@@ -21,10 +21,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from evaltrans_qt.engine import schemes
-from evaltrans_qt.io.etdb import load_database, save_database
-from evaltrans_qt.io.plaintext import import_text
+from evaltrans_qt.io.etdb import load_database
 from tests.ui.conftest import open_db
-from tests.ui.test_protocol_modes import REF, SRC, SYS_A, SYS_B
+from tests.ui.test_protocol_modes import SYS_B, make_study
 
 CHILD = textwrap.dedent(r"""
     import sys
@@ -62,18 +61,6 @@ CHILD = textwrap.dedent(r"""
 """)
 
 
-def _make_study(tmp_path) -> Path:
-    files = {}
-    for name, lines in (("src", SRC), ("ref", REF), ("a", SYS_A), ("b", SYS_B)):
-        p = tmp_path / f"{name}.txt"
-        p.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        files[name] = p
-    db = import_text(files["src"], [files["ref"]], [("sysA", files["a"]), ("sysB", files["b"])])
-    path = tmp_path / "study.etdb.xml"
-    save_database(db, path)
-    return path
-
-
 def _state(db, judge):
     """Everything a judge did: scores, post-edits, marks, items, added and promoted references."""
     out = {"scores": {}, "postedits": {}, "marks": {}, "items": {}, "refs": set()}
@@ -98,7 +85,7 @@ def _state(db, judge):
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
 def test_done_when_flow(qtbot, main_window, tmp_path):
     w = main_window
-    path = _make_study(tmp_path)
+    path = make_study(tmp_path, templates=())
     open_db(qtbot, w, path)
     assert w.database.human_classes == []
     # classes from templates, through the window's undoable class edit

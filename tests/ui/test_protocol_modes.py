@@ -26,20 +26,26 @@ SYS_A = ["Die Katze sitzt auf Matte .", "Er ging zum Markt gestern .", "Es regne
 SYS_B = ["Katze saß auf der Matte", "Er ist gestern zum Markt gegangen .", "Es regnet stark ."]
 
 
-@pytest.fixture
-def text_db(tmp_path):
-    """A text import (source, one reference, two systems) with fluency5 and adequacy5."""
+def make_study(tmp_path, templates=("fluency5", "adequacy5")):
+    """A text import (source, one reference, two systems) with the classes of
+    ``templates``, saved as ``study.etdb.xml``."""
     files = {}
     for name, lines in (("src", SRC), ("ref", REF), ("a", SYS_A), ("b", SYS_B)):
         p = tmp_path / f"{name}.txt"
         p.write_text("\n".join(lines) + "\n", encoding="utf-8")
         files[name] = p
     db = import_text(files["src"], [files["ref"]], [("sysA", files["a"]), ("sysB", files["b"])])
-    schemes.add_template(db, "fluency5")
-    schemes.add_template(db, "adequacy5")
+    for t in templates:
+        schemes.add_template(db, t)
     path = tmp_path / "study.etdb.xml"
     save_database(db, path)
     return path
+
+
+@pytest.fixture
+def text_db(tmp_path):
+    """A text import (source, one reference, two systems) with fluency5 and adequacy5."""
+    return make_study(tmp_path)
 
 
 def _start(qtbot, w, path, judge="kim"):
