@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rapidfuzz.distance import Levenshtein
 
 from evaltrans_qt.engine.alignment import BlockKind, OpKind
 from evaltrans_qt.engine.kernels.cder import cder_path
@@ -22,16 +23,6 @@ from evaltrans_qt.engine.preprocess import Vocabulary, tokenize
 
 def ids(words, vocab):
     return np.asarray([vocab.setdefault(w, len(vocab)) for w in words], dtype=np.int32)
-
-
-def lev_py(a, b) -> int:
-    q = list(range(len(b) + 1))
-    for i in range(1, len(a) + 1):
-        prev, q[0] = q[0], i
-        for l in range(1, len(b) + 1):
-            cur = min(prev + (a[i - 1] != b[l - 1]), q[l] + 1, q[l - 1] + 1)
-            prev, q[l] = q[l], cur
-    return q[len(b)]
 
 
 def cdcd_and_misc(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
@@ -83,7 +74,7 @@ def test_cder_bounds(a, b):
     d, exact = lj_distance(x, y)
     assert exact
     cd, misc = cdcd_and_misc(x, y)
-    assert cd <= d <= min(lev_py(a, b), cd + misc)
+    assert cd <= d <= min(Levenshtein.distance(list(a), list(b)), cd + misc)
 
 
 @settings(max_examples=60, deadline=None)
@@ -95,7 +86,7 @@ def test_approximation_is_a_flagged_upper_bound(a, b, limit):
     d, exact, moves, pos, jumps = lj_search(x, y, exact_limit=limit)
     assert exact == (len(a) <= limit)
     d_exact, _ = lj_distance(x, y)
-    assert d_exact <= d <= lev_py(a, b)
+    assert d_exact <= d <= Levenshtein.distance(list(a), list(b))
     assert path_cost(a, b, moves, pos, jumps) == d
 
 
@@ -164,7 +155,7 @@ def test_real_sentences_bounds(wmt_dir):
             x, y = vocab.encode(th), vocab.encode(tr)
             d, exact = lj_distance(x, y)
             cd, misc = cdcd_and_misc(x, y)
-            assert exact and cd <= d <= min(lev_py(th, tr), cd + misc)
+            assert exact and cd <= d <= min(Levenshtein.distance(list(th), list(tr)), cd + misc)
             n += 1
         if n == 15:
             break
