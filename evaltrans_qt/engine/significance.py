@@ -448,6 +448,17 @@ def _ar_parts(arrs: Sequence[np.ndarray], pos: np.ndarray) -> tuple[list, list]:
     return [pos @ a for a in arrs], [neg @ a for a in arrs]
 
 
+def _ar_setup(arrs: Sequence[np.ndarray], score: BatchScore, n: int, samples: int,
+              seed: Seed) -> tuple:
+    """The draws of sacreBLEU's ``_paired_ar_test`` in its order: (seed used, entropy,
+    the generator after the swap masks, observed scores, :func:`_ar_parts`)."""
+    used = resolve_seed(seed)
+    ent = _entropy(used)
+    rng = np.random.default_rng(ent)
+    pos = swap_masks(rng, n, samples)
+    return used, ent, rng, _observed(arrs, score), *_ar_parts(arrs, pos)
+
+
 def approximate_randomization(stats: Mapping[str, np.ndarray], score: BatchScore, *,
                               samples: int | None = None, seed: Seed = "env",
                               higher_is_better: bool = True,
@@ -460,12 +471,7 @@ def approximate_randomization(stats: Mapping[str, np.ndarray], score: BatchScore
     """
     names, arrs, n = _check(stats)
     R = _samples("randomization", samples)
-    used = resolve_seed(seed)
-    ent = _entropy(used)
-    rng = np.random.default_rng(ent)
-    pos = swap_masks(rng, n, R)
-    obs = _observed(arrs, score)
-    P, N = _ar_parts(arrs, pos)
+    used, ent, rng, obs, P, N = _ar_setup(arrs, score, n, R, seed)
     k = len(names)
     p = np.ones((k, k))
     for i in range(k):
@@ -517,12 +523,7 @@ def paired_ar_vs_baseline(stats_by_system: Mapping[str, np.ndarray], score: Batc
     names, arrs, n = _ordered(stats_by_system, baseline)
     R = _samples("randomization", n_samples)
     conf = 1000 if n_confidence == 0 else n_confidence
-    used = resolve_seed(seed)
-    ent = _entropy(used)
-    rng = np.random.default_rng(ent)
-    pos = swap_masks(rng, n, R)
-    obs = _observed(arrs, score)
-    P, N = _ar_parts(arrs, pos)
+    used, ent, rng, obs, P, N = _ar_setup(arrs, score, n, R, seed)
     rows = []
     sys_counts = bootstrap_counts(rng, n, conf) if conf > 0 else None
     for i, name in enumerate(names):
