@@ -2,7 +2,7 @@
 
 * :class:`ClassesModel` lists the classes (a ``QAbstractTableModel`` over
   :func:`evaltrans_qt.engine.schemes.describe`); the last one decides references
-  (T:1971) and is marked so.
+  (thesis Appendix A.2) and is marked so.
 * :class:`ClassCommand` is one change on the window's undo stack: it snapshots
   the classes and the scores it touches (:mod:`evaltrans_qt.engine.schemes`)
   so Ctrl+Z restores both.
@@ -75,7 +75,7 @@ class ClassesModel(QAbstractTableModel):
         if role == Qt.FontRole and r["decides_references"]:
             return self._bold
         if role == Qt.ToolTipRole and r["decides_references"]:
-            return ("The last class decides which targets are references (T:1971): a target whose "
+            return ("The last class decides which targets are references (thesis Appendix A.2): a target whose "
                     "value here is at least 'perfect' is a reference. It always stays last.")
         if role == Qt.TextAlignmentRole and c >= 2:
             return int(Qt.AlignRight | Qt.AlignVCenter)

@@ -10,7 +10,7 @@
   progress bar (``sessionProgress``).
 * :class:`SimilarPanel` (``similarPanel``) lists already-scored translations
   of the same source, identical ones first, then by word edit distance (the
-  "database method", T:290, M:1644-1648); the identical one's scores are
+  "database method", thesis section 1.2.1, Macháček §5.2); the identical one's scores are
   offered with one key.
 """
 
@@ -54,7 +54,7 @@ def similar_translations(db: Database, source_index: int, target_index: int,
     """Already-scored translations of the same source: identical first, then nearest.
 
     Scored = has a human (not extrapolated) score of one of ``classes``;
-    distance = word-level Levenshtein distance (the database method, T:290;
+    distance = word-level Levenshtein distance (the database method, thesis section 1.2.1;
     :func:`evaltrans_qt.engine.similar.similar`, merged over the classes).
     """
     from evaltrans_qt.engine.similar import similar

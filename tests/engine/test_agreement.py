@@ -1,4 +1,4 @@
-"""Agreement: kappa hand examples (Macháček M:320-336), Fleiss, inter-annotator correlation."""
+"""Agreement: kappa hand examples (Macháček §2.2.1), Fleiss, inter-annotator correlation."""
 
 from __future__ import annotations
 

@@ -60,7 +60,7 @@ def test_import_reports_repeated_sources_with_different_references(qtbot, main_w
     dlg.fields["references"].set_paths([tmp_path / "ref.txt"])
     db = _run(qtbot, w, dlg)
     assert len(db.sources) == 2 and shown == []     # positional: one source per line
-    # Aachen text has no positions: the repeated sentence is merged (T:1971) and reported
+    # Aachen text has no positions: the repeated sentence is merged (thesis Appendix A.2) and reported
     (tmp_path / "a.txt").write_text("SOURCE Danke.\nTARGET 10 Thank you.\n"
                                     "SOURCE Danke.\nTARGET 10 Thanks.\n", encoding="utf-8")
     dlg = ImportDialog("aachen", False, w)
