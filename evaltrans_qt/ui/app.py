@@ -1,4 +1,4 @@
-"""``evaltrans-qt [FILE] [--screenshot OUT.png] [--view compare|scoring|results] [--size WxH]`` — the entry point.
+"""``evaltrans-qt [FILE] [--screenshot OUT.png] [--view VIEW] [--size WxH]`` — the entry point.
 
 With no FILE the demo database opens (a working copy in the data directory).
 ``--screenshot`` renders the main window to a PNG once the database is shown
@@ -10,7 +10,8 @@ measures, waits for them, and shows the results view with its correlation plot),
 of issue 11, on the first candidate with items; nothing is stored).
 ``--view ranking`` shows the short-segment ranking screen of issue 13 instead of the
 main window (whole sentences when the database has no extracted segments), some
-candidates placed, nothing submitted.
+candidates placed, nothing submitted. ``--view metrics`` and ``--view unseen`` run the
+measures and show the results view's Metrics (issue 15) or Unseen systems (issue 17) tab.
 ``--size WxH`` (default 1366x768, a laptop screen) is the window size of the
 screenshot; under ``QT_QPA_PLATFORM=offscreen`` the virtual screen gets that size
 too, so the window lays itself out as on such a screen.
@@ -31,7 +32,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                                 "compare, score, and study measures against human judgements.")
     p.add_argument("file", nargs="?", help="EvalTrans database (.etdb.xml); default: the demo database")
     p.add_argument("--screenshot", metavar="OUT.png", help="render the main window to a PNG and exit")
-    p.add_argument("--view", choices=("browse", "compare", "scoring", "results", "ranking", "postedit", "items"), default="browse",
+    p.add_argument("--view", choices=("browse", "compare", "scoring", "results", "ranking", "postedit", "items", "metrics", "unseen"), default="browse",
                    help="what to show for --screenshot (default: browse)")
     p.add_argument("--measure", default=None, help="measure shown in the compare view (e.g. cder)")
     p.add_argument("--size", default="1366x768", type=_size,
@@ -120,6 +121,14 @@ def _prepare_view(window, args) -> None:
             s.score(4, s.classes[0])  # one class scored, the next one current
     elif args.view == "results":
         _prepare_results(window, args)
+    elif args.view in ("metrics", "unseen"):     # issues 15 and 17: results tabs
+        _prepare_results(window, args)
+        view = window.results_view
+        title = {"metrics": "Metrics", "unseen": "Unseen systems"}[args.view]
+        view.tabs.setCurrentIndex(next(i for i in range(view.tabs.count())
+                                       if view.tabs.tabText(i) == title))
+        if args.view == "unseen":
+            view.unseen_view.compute()
     elif args.view == "ranking":                 # issue 13
         _prepare_ranking(window, args)
     elif args.view in ("postedit", "items"):
@@ -216,7 +225,11 @@ def _screenshot(window, app, args) -> None:
     window.resize(int(w), int(h))
     app.processEvents()
     shown = getattr(window, "ranking_screen", None) if args.view == "ranking" else None
-    img = (shown or window).grab()               # issue 13: the ranking screen's own window
+    target = shown or window                     # issue 13: the ranking screen's own window
+    target.show()
+    for _ in range(5):       # deferred layout (rank rows fit their chips one tick after a resize)
+        app.processEvents()
+    img = target.grab()
     out = Path(args.screenshot)
     out.parent.mkdir(parents=True, exist_ok=True)
     if not img.save(str(out)):

@@ -17,7 +17,7 @@ import math
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QSpinBox,
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QSizePolicy, QSpinBox,
                                QSplitter, QTableView, QVBoxLayout, QWidget)
 
 from evaltrans_qt.ui import plots
@@ -114,6 +114,9 @@ class MetricsView(QWidget):
             row.addWidget(QLabel(label))
             row.addWidget(w)
         self.status = QLabel("", objectName="metricsStatus")
+        # a long status wraps instead of widening the window
+        self.status.setWordWrap(True)
+        self.status.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         row.addWidget(self.status, 1)
         lay.addLayout(row)
         split = QSplitter(Qt.Horizontal)

@@ -21,7 +21,7 @@ def test_parse_args():
     assert parse_args([]).file is None
 
 
-@pytest.mark.parametrize("view", ["compare", "scoring"])
+@pytest.mark.parametrize("view", ["compare", "scoring", "metrics", "unseen"])
 def test_screenshot_of_demo(tmp_path, view):
     out = tmp_path / f"{view}.png"
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", EVALTRANS_QT_DATA_DIR=str(tmp_path / "data"),
