@@ -18,6 +18,7 @@ import numpy as np
 
 from evaltrans_qt.engine.measures.base import MeasureScore
 from evaltrans_qt.engine.options import EvalOptions
+from evaltrans_qt.errors import EvalTransError
 
 
 @dataclass(frozen=True)
@@ -113,10 +114,14 @@ class RunResult:
     def nrefs(self) -> int | str:
         """References per candidate over the run (sacreBLEU's ``nrefs``): the common count,
         or ``"var"`` when candidates have different numbers of references."""
+        cached = self.__dict__.get("_nrefs")
+        if cached is not None:
+            return cached
         counts = {len(refs) for sr in self.systems.values() for refs in sr.reference_texts}
-        if not counts:
-            return self.meta.get("nrefs", 1)
-        return counts.pop() if len(counts) == 1 else "var"
+        n = self.meta.get("nrefs", 1) if not counts else (
+            counts.pop() if len(counts) == 1 else "var")
+        self.__dict__["_nrefs"] = n          # a frozen result: computed once (as measure())
+        return n
 
     def signature(self, measure: str, short: bool = False, **extra) -> str:
         """The signature of ``measure``'s numbers in this run (``engine/signature.py``):
@@ -134,7 +139,7 @@ class RunResult:
         for m in self.measures:
             try:
                 out[m] = self.signature(m, short)
-            except Exception:  # noqa: BLE001 - a measure unknown here (foreign report)
+            except EvalTransError:      # a measure unknown here (a foreign report)
                 continue
         return out
 
