@@ -36,7 +36,7 @@ from evaltrans_qt.errors import InputFormatError, ScoreError
 from evaltrans_qt.io.atomic import atomic_write_bytes
 from evaltrans_qt.io.etdb import format_number
 from evaltrans_qt.io.limits import parse_number
-from evaltrans_qt.io.plaintext import PathLike, check_line_lengths, read_text, split_lines
+from evaltrans_qt.io.plaintext import PathLike, read_import_lines
 
 SCORE_CLASS = "score"
 PERFECT = 10.0
@@ -59,8 +59,7 @@ def _split(line: str) -> tuple[str, str]:
 
 def import_aachen(path: PathLike, encoding: str = "utf-8") -> Database:
     """Read an Aachen text file into a new database (one class ``score``, see module doc)."""
-    lines = split_lines(read_text(path, encoding))
-    check_line_lengths(path, lines)
+    lines = read_import_lines(path, encoding)
     rows: list[tuple[str, list[tuple[float | None, str]]]] = []
     for no, line in enumerate(lines, 1):
         if not line.strip():
