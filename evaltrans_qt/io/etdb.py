@@ -120,15 +120,14 @@ def _line_col(data: bytes, offset: int) -> tuple[int, int]:
     return line, col
 
 
-def _refuse_entities(data: bytes, path, root_tag: bytes | None = b"<database",
-                     what: str = "an EvalTrans database") -> None:
+def _refuse_entities(data: bytes, path, what: str = "an EvalTrans database") -> None:
     """Refuse ``<!ENTITY`` declarations (XXE, billion laughs) before the document is parsed.
 
     libxml2 itself reads the prolog up to the root element's start tag (so comments,
     processing instructions and any encoding, UTF-16 too, are handled as XML) with
     entity substitution, DTD loading and network access off; then the internal DTD
     subset's general and parameter entities are looked at. Malformed prologs are left
-    to the real parse, which reports them. ``root_tag`` is unused (kept for callers).
+    to the real parse, which reports them.
     """
     it = etree.iterparse(io.BytesIO(data), events=("start",), resolve_entities=False,
                          load_dtd=False, no_network=True, huge_tree=False)

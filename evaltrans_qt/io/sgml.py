@@ -184,7 +184,7 @@ def parse_xml(path: PathLike) -> list[SegSet]:
 
     p = Path(path)
     data = read_input_bytes(p, "an mteval XML file")
-    _refuse_entities(data, p, None)
+    _refuse_entities(data, p)
     try:
         root = etree.fromstring(data, _parser())
     except etree.XMLSyntaxError as exc:
