@@ -104,30 +104,33 @@ class JiwerMeasure(Measure):
         return tuple(str(x) for x in seq)
 
     # -- statistics ---------------------------------------------------------------
-    def _pairs(self, segments: Sequence[Segment]):
-        hyps, refs, pair_hyp, owner = [], [], [], []
+    def _pairs(self, segments: Sequence[Segment]) -> tuple[np.ndarray, np.ndarray]:
+        """H/S/D/I counts of every (candidate, reference) pair and the segment of each pair."""
+        hyps, refs, owner = [], [], []
         for k, seg in enumerate(segments):
             h, rs = self.sequences(seg)
             hyps.append(h)
-            for r in rs:
-                pair_hyp.append(k)
-                owner.append(k)
-                refs.append(r)
-        pair_hyp = np.asarray(pair_hyp, dtype=np.int64)
-        counts = hsdi_counts(hyps, refs, pair_hyp, np.arange(len(refs), dtype=np.int64))
-        return counts.astype(np.float64), np.asarray(owner, dtype=np.int64)
+            owner.extend([k] * len(rs))
+            refs.extend(rs)
+        owner = np.asarray(owner, dtype=np.int64)
+        counts = hsdi_counts(hyps, refs, owner, np.arange(len(refs), dtype=np.int64))
+        return counts.astype(np.float64), owner
+
+    def _best(self, counts: np.ndarray, owner: np.ndarray) -> np.ndarray:
+        """The kept pair of each segment that has one (module doc: best value, then fewer
+        edits, then the earlier reference), in segment order."""
+        edits = counts[:, 1:].sum(axis=1)
+        order = np.lexsort((np.arange(len(owner)), edits, self.selection_values(counts), owner))
+        first = np.ones(len(order), dtype=bool)
+        first[1:] = owner[order[1:]] != owner[order[:-1]]
+        return order[first]
 
     def corpus_stats(self, segments: Sequence[Segment]) -> np.ndarray:
         out = np.zeros((len(segments), 4), dtype=np.float64)
         counts, owner = self._pairs(segments)
         if not len(counts):
             return out
-        edits = counts[:, 1:].sum(axis=1)
-        key = self.selection_values(counts)
-        order = np.lexsort((np.arange(len(owner)), edits, key, owner))
-        first = np.ones(len(order), dtype=bool)
-        first[1:] = owner[order[1:]] != owner[order[:-1]]
-        best = order[first]
+        best = self._best(counts, owner)
         out[owner[best]] = counts[best]
         return out
 
@@ -136,11 +139,8 @@ class JiwerMeasure(Measure):
 
     def best_reference(self, seg: Segment) -> int:
         """Index of the reference whose counts are kept, -1 without references."""
-        counts, _ = self._pairs([seg])
-        if not len(counts):
-            return -1
-        edits = counts[:, 1:].sum(axis=1)
-        return int(np.lexsort((np.arange(len(counts)), edits, self.selection_values(counts)))[0])
+        counts, owner = self._pairs([seg])
+        return int(self._best(counts, owner)[0]) if len(counts) else -1
 
     def reference_distances(self, seg: Segment) -> list[float] | None:
         """Edit count S + D + I to each reference."""
