@@ -282,6 +282,7 @@ def _read_source(el, db: Database, levels: dict[str, Levels], path, lines: dict[
     targets: list[Target] = []
     extra: list[str] = []
     protocol_children: list = []
+    segranks_children: list = []
     for child in el:
         tag = child.tag
         if tag == "s_sent" and text is None:
@@ -289,7 +290,7 @@ def _read_source(el, db: Database, levels: dict[str, Levels], path, lines: dict[
         elif tag in _protocols.SOURCE_TAGS:
             protocol_children.append(child)
         elif tag == _segranks.TAG:
-            protocol_children.append(child)
+            segranks_children.append(child)
         elif tag == "targets":
             for t in child:
                 if t.tag == "tgt":
@@ -316,11 +317,9 @@ def _read_source(el, db: Database, levels: dict[str, Levels], path, lines: dict[
     src.extra_children.extend(extra)
     for k, v in attrs.items():
         src.extra_attrs.setdefault(k, v)
-    _protocols.read_source_children(src, [c for c in protocol_children if c.tag != _segranks.TAG],
-                                    path)
-    for c in protocol_children:
-        if c.tag == _segranks.TAG:
-            _segranks.read_source_child(src, c, path)
+    _protocols.read_source_children(src, protocol_children, path)
+    for c in segranks_children:
+        _segranks.read_source_child(src, c, path)
 
 
 def loads(data: bytes, path: str | os.PathLike[str] | None = None) -> Database:
