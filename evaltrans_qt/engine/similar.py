@@ -76,13 +76,6 @@ def check_distance(distance: str) -> None:
         raise OptionError(f"distance must be one of {', '.join(DISTANCES)}, not {distance!r}")
 
 
-def edit_distance(a: str, b: str, distance: str = "words") -> int:
-    """Levenshtein distance of two translations in words or characters (rapidfuzz)."""
-    if distance == "chars":
-        return Levenshtein.distance(a, b)
-    return Levenshtein.distance(words(a), words(b))
-
-
 def pooled_sources(db: Database, source: Source) -> list[Source]:
     """``source`` and every other source with the same text (module doc), ``source`` first."""
     others = [s for s in db.sources_by_text(source.text) if s is not source]
@@ -236,16 +229,19 @@ class ExtrapolationReport:
     bias: float            # mean(estimate - true); > 0 = overestimate
     mean_distance: float
     share_identical: float
-    per_system: dict[str, tuple[int, float]] = field(default_factory=dict)
     warning: str = OVERESTIMATE_WARNING
     distance: str = "words"
     scope: str = "candidate"
     systems: dict[str, SystemAccuracy] = field(default_factory=dict)
 
+    @property
+    def per_system(self) -> dict[str, tuple[int, float]]:
+        return {s: (a.n, a.bias) for s, a in self.systems.items()}
+
     def to_dict(self) -> dict:
         def c(v):
             return None if isinstance(v, float) and not math.isfinite(v) else v
-        d = {k: c(v) for k, v in self.__dict__.items() if k not in ("per_system", "systems")}
+        d = {k: c(v) for k, v in self.__dict__.items() if k != "systems"}
         d["per_system"] = {s: {"n": a.n, "bias": c(a.bias), "mean_abs_diff": c(a.mean_abs_diff),
                                "share_exact": c(a.share_exact)}
                            for s, a in self.systems.items()}
@@ -302,16 +298,15 @@ def leave_one_out(db: Database, cls: str, *, distance: str = "words",
             dists.append(est[1])
             ident.append(ns[0].identical)
             systems.append(t.system or "")
-    d = np.asarray(diffs, float)
-    if d.size == 0:
+    if not diffs:
         return ExtrapolationReport(cls, 0, missing, math.nan, math.nan, math.nan,
                                    math.nan, math.nan, distance=distance, scope=scope)
     per: dict[str, list[float]] = {}
     for s, x in zip(systems, diffs):
         per.setdefault(s, []).append(x)
-    acc = {s: _accuracy(v) for s, v in per.items()}
-    return ExtrapolationReport(cls, int(d.size), missing, float(np.abs(d).mean()),
-                               float(np.mean(np.abs(d) < 1e-9)), float(d.mean()),
+    overall = _accuracy(diffs)
+    return ExtrapolationReport(cls, overall.n, missing, overall.mean_abs_diff,
+                               overall.share_exact, overall.bias,
                                float(np.mean(dists)), float(np.mean(ident)),
-                               {s: (a.n, a.bias) for s, a in acc.items()},
-                               distance=distance, scope=scope, systems=acc)
+                               distance=distance, scope=scope,
+                               systems={s: _accuracy(v) for s, v in per.items()})
