@@ -174,16 +174,21 @@ class ScoringSession(QObject):
         self.levels: list[Levels] = [db.level(c) for c in self.classes]
         self.journal = journal
         self.undo_stack = undo_stack if undo_stack is not None else QUndoStack(self)
-        want = None if not systems else {s or "" for s in systems}
-        self.items: list[Item] = [
-            (i, j) for i, src in enumerate(db.sources) for j, t in enumerate(src.targets)
-            if not db.is_reference(t) and (want is None or (t.system or "") in want)]
-        self.index_of = {it: k for k, it in enumerate(self.items)}
+        self._list_items(None if not systems else {s or "" for s in systems})
         self.pos = 0
         self.class_pos = self.first_unscored_class(self.items[0]) if self.items else 0
         self._spent: dict[Item, float] = {}
         self._shown_at = time.monotonic()
         self._scored = sum(self.is_scored(it) for it in self.items)
+
+    def _list_items(self, want: set[str] | None) -> None:
+        """``items`` (and ``index_of``): every candidate -- not a reference -- of the systems
+        ``want`` (None: all), in database order."""
+        is_ref = self.db.reference_test()
+        self.items: list[Item] = [
+            (i, j) for i, src in enumerate(self.db.sources) for j, t in enumerate(src.targets)
+            if not is_ref(t) and (want is None or (t.system or "") in want)]
+        self.index_of = {it: k for k, it in enumerate(self.items)}
 
     # ---- state
     def target(self, item: Item) -> Target:
@@ -203,13 +208,17 @@ class ScoringSession(QObject):
                 return s.value
         return None
 
+    def _judged(self, item: Item) -> set[str]:
+        """Classes this judge has scored (not extrapolated) on ``item``."""
+        return {s.cls for s in self.target(item).scores if s.judge == self.judge and not s.extrapolated}
+
     def is_scored(self, item: Item) -> bool:
-        have = {s.cls for s in self.target(item).scores if s.judge == self.judge and not s.extrapolated}
+        have = self._judged(item)
         return all(c in have for c in self.classes)
 
     def first_unscored_class(self, item: Item) -> int:
         """Position of the first class this judge has not scored on ``item`` (0 if all are)."""
-        have = {s.cls for s in self.target(item).scores if s.judge == self.judge and not s.extrapolated}
+        have = self._judged(item)
         return next((k for k, c in enumerate(self.classes) if c not in have), 0)
 
     def progress(self) -> tuple[int, int]:
@@ -397,11 +406,7 @@ class ScoringSession(QObject):
         cur_item, cur_cls = self.current, (self.current_class if self.classes else None)
         self.levels = [self.db.level(c) for c in classes]
         self.classes = list(classes)
-        is_ref = self.db.reference_test()
-        want = {self.target(it).system or "" for it in self.items}
-        self.items = [(i, j) for i, src in enumerate(self.db.sources) for j, t in enumerate(src.targets)
-                      if not is_ref(t) and (t.system or "") in want]
-        self.index_of = {it: k for k, it in enumerate(self.items)}
+        self._list_items({self.target(it).system or "" for it in self.items})
         self.pos = self.index_of.get(cur_item, min(self.pos, max(len(self.items) - 1, 0)))
         self._scored = sum(self.is_scored(it) for it in self.items)
         if cur_cls in self.classes:
