@@ -120,7 +120,7 @@ def _reference_rows(references: Sequence[Any], n: int) -> list[list[str | None]]
     return rows
 
 
-def _parts(measure: str, sc: Any, percent: float) -> dict[str, Any]:
+def _parts(measure: str, sc: Any) -> dict[str, Any]:
     """Columns and scalar details of an engine score (plus sacreBLEU's BLEU fields)."""
     parts: dict[str, Any] = {k: float(v) for k, v in sc.parts.details.items()
                              if isinstance(v, (int, float))}
@@ -181,7 +181,7 @@ def score(measures: str | Sequence[str], hypotheses: Sequence[str],
         sc = scorer.score_stats(name, stats[name].sum(axis=0))
         sentences = tuple(percent * float(measure.score(row).value) for row in stats[name])
         out[name] = Score(name, sc.name, float(sc.score), float(sc.value),
-                          _parts(name, sc, percent), sentences, sc.signature.format(),
+                          _parts(name, sc), sentences, sc.signature.format(),
                           bool(measure.higher_is_better), sc.verbose)
     return out[keys[0]] if single else {k: out[k] for k in keys}
 
