@@ -659,9 +659,6 @@ class MainWindow(QMainWindow):
     def is_dirty(self) -> bool:
         return self.workspace.is_dirty
 
-    def _mark_changed(self) -> None:
-        self.workspace.mark_changed()      # -> _dirty_changed: title, autosave
-
     def _dirty_changed(self, dirty: bool) -> None:
         self._update_title()
         if dirty:
