@@ -32,6 +32,7 @@ from importlib import import_module
 
 import numpy as np
 
+from evaltrans_qt.engine.options import SACREBLEU_TOKENIZERS
 from evaltrans_qt.errors import OptionError
 
 BOS = "<s>"
@@ -50,9 +51,9 @@ _SACREBLEU_CLASSES = {
     "ja-mecab": ("tokenizer_ja_mecab", "TokenizerJaMecab", "ja"),
     "ko-mecab": ("tokenizer_ko_mecab", "TokenizerKoMecab", "ko"),
 }
-#: Our tokenization names that are sacreBLEU tokenizers.
-_SACREBLEU_METHODS = {"mteval": "13a", "intl": "intl", "char": "char", "zh": "zh",
-                      "ja-mecab": "ja-mecab", "ko-mecab": "ko-mecab"}
+#: Our tokenization names that are sacreBLEU tokenizers (``none`` splits on whitespace here).
+_SACREBLEU_METHODS = {ours: theirs for theirs, ours in SACREBLEU_TOKENIZERS.items()
+                      if ours != "none"}
 _LOADED: dict[str, Callable[[str], str]] = {}
 #: One lock for importing and building tokenizers: two threads importing
 #: ``sacrebleu.tokenizers`` modules at once can fail with importlib's _DeadlockError.
