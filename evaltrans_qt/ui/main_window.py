@@ -524,6 +524,11 @@ class MainWindow(QMainWindow):
         screen = self.screen() or QApplication.primaryScreen()
         return screen.availableGeometry()
 
+    def _frame_margins(self) -> tuple[int, int]:
+        """Width and height the window frame adds to the client area (0 before it is shown)."""
+        return (max(self.frameGeometry().width() - self.geometry().width(), 0),
+                max(self.frameGeometry().height() - self.geometry().height(), 0))
+
     def fits_screen(self) -> bool:
         """Whether the whole window (frame included) lies inside the available screen area."""
         avail = self.available_geometry()
@@ -539,8 +544,7 @@ class MainWindow(QMainWindow):
         height; panels with nothing to show yet (scoring, similar translations, results,
         live correlation) stay closed until they have something."""
         avail = self.available_geometry()
-        fw = max(self.frameGeometry().width() - self.geometry().width(), 0)
-        fh = max(self.frameGeometry().height() - self.geometry().height(), 0)
+        fw, fh = self._frame_margins()
         w = min(1600, avail.width() - fw)
         h = min(1000, avail.height() - fh)
         p = self.panels
@@ -571,8 +575,7 @@ class MainWindow(QMainWindow):
     def fit_to_screen(self) -> None:
         """Never larger than the available screen (a panel's minimum size can grow the window)."""
         avail = self.available_geometry()
-        fw = max(self.frameGeometry().width() - self.geometry().width(), 0)
-        fh = max(self.frameGeometry().height() - self.geometry().height(), 0)
+        fw, fh = self._frame_margins()
         w = min(self.width(), avail.width() - fw)
         h = min(self.height(), avail.height() - fh)
         if (w, h) != (self.width(), self.height()):
