@@ -64,9 +64,6 @@ from evaltrans_qt.io.limits import MAX_TEXT_CHARS, parse_number, too_long_messag
 from evaltrans_qt.io.xmltext import INVALID_XML_CHARS, escape_attr, escape_text
 
 DOCTYPE = '<!DOCTYPE etdb SYSTEM "etdb.dtd">'
-_LEVEL_KNOWN = ("class", "count", "gray", "green", "perfect", "firstvalid",
-                "continuous", "minimum", "maximum")
-_EVAL_KNOWN = ("class", "val", "evaluator", "time", "extrapolated")
 _INVALID_XML_CHARS = INVALID_XML_CHARS
 
 
@@ -175,10 +172,6 @@ def _attr_items(el) -> list[tuple[str, str]]:
             k = f"{prefix}:{local}"
         out.append((k, v))
     return out
-
-
-def _extra_attrs(el, known: tuple[str, ...]) -> dict[str, str]:
-    return {k: v for k, v in _attr_items(el) if k not in known}
 
 
 def _serialize(el) -> str:

@@ -36,11 +36,6 @@ def parse_number(text: object, what: str = "score") -> float:
     return value
 
 
-def text_too_long(text: str) -> bool:
-    """True if ``text`` exceeds :data:`MAX_TEXT_CHARS`."""
-    return len(text) > MAX_TEXT_CHARS
-
-
 def too_long_message(length: int, what: str = "line") -> str:
     return (f"{what} has {length} characters; at most {MAX_TEXT_CHARS} are supported "
             f"(an XML text node is limited to 10 000 000 bytes, so a longer one could not be "
