@@ -548,7 +548,6 @@ class ResultsView(QWidget):
         skipped = self.workspace.skipped()
         self._partial = {}
         self._t0 = time.perf_counter()
-        self._first_progress = None
         self.progress.setValue(0)
         self.progress.setFormat("starting…")
         self.eta.setText("")
