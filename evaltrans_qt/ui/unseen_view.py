@@ -526,16 +526,6 @@ class UnseenView(QWidget):
                                   f"unseen system (hit rate {r.hit_rate:.2f}{extra}; "
                                   "right: the whole database):")
 
-    @property
-    def selected_result(self) -> UnseenResult | None:
-        a = self.analysis
-        idx = self.summary_view.currentIndex()
-        if a is None or not a.results:
-            return None
-        row = idx.row() if idx.isValid() else 0
-        system = self.summary_model.record(row)["system"]
-        return next(x for x in a.results if x.system == system)
-
     # ------------------------------------------------------------ export
     def frame(self, which: str) -> pd.DataFrame:
         """The table ``which`` (a key of :data:`TABLES`) as shown."""
