@@ -29,10 +29,11 @@ def _segs(block) -> list:
 
 def import_wmtxml(path: PathLike, db: Database | None = None) -> Database:
     """Import one WMT XML test set (module doc); everything is checked first."""
+    from evaltrans_qt.io.etdb import _parser, _refuse_entities  # the one safe configuration
     data = read_input_bytes(path, "a WMT XML test set")
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
+    _refuse_entities(data, path, what="a WMT XML test set")
     try:
-        root = etree.fromstring(data, parser)
+        root = etree.fromstring(data, _parser())
     except etree.XMLSyntaxError as exc:
         raise InputFormatError(f"malformed XML: {exc.msg}", path, exc.lineno or None) from None
     if root.tag != "dataset":

@@ -242,3 +242,16 @@ def test_wmtxml_import(tmp_path):
     f.write_text(WMTXML.replace('<seg id="2">Tschau', '<seg id="9">Tschau'), encoding="utf-8")
     with pytest.raises(InputFormatError, match="no such segment"):
         import_wmtxml(f)
+
+
+def test_wmtxml_refuses_entity_declarations(tmp_path):
+    """The WMT XML reader uses the one safe XML configuration of the other readers: an
+    ``<!ENTITY`` declaration is refused before parsing (XXE, billion laughs)."""
+    from evaltrans_qt.errors import InputFormatError
+    from evaltrans_qt.io.wmtxml import import_wmtxml
+    p = tmp_path / "evil.xml"
+    p.write_text('<?xml version="1.0"?>\n<!DOCTYPE dataset [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n'
+                 '<dataset><collection><doc id="d"><src lang="en"><p><seg id="1">&x;</seg></p>'
+                 '</src></doc></collection></dataset>\n', encoding="utf-8")
+    with pytest.raises(InputFormatError, match="(?i)entit"):
+        import_wmtxml(p)
