@@ -54,8 +54,12 @@ def load_with_journal(path: str | Path) -> tuple[Database, ReplayReport | None]:
     """Load a database and replay its left-over journal, if any (safe on a worker thread)."""
     from evaltrans_qt.io.etdb import load_database
     db = load_database(path)
-    entries = Journal(journal_path(path)).entries()
-    report = replay(db, entries) if entries else None
+    journal = Journal(journal_path(path))
+    entries = journal.entries()
+    if not entries and not journal.skipped:
+        return db, None
+    report = replay(db, entries)
+    report.skipped = list(journal.skipped)
     return db, report
 
 

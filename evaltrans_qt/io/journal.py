@@ -144,6 +144,9 @@ class ReplayReport:
     #: Changes this database cannot hold (undeclared class, value outside its levels),
     #: e.g. a journal left behind by another database at the same path.
     rejected: list[tuple[Change, str]] = field(default_factory=list)
+    #: (line number, problem) of the journal lines skipped as malformed when it was read
+    #: (:attr:`Journal.skipped`), so nobody has to read the journal a second time.
+    skipped: list[tuple[int, str]] = field(default_factory=list)
 
     def summary(self) -> str:
         kind = "score " if all(isinstance(c, ScoreChange) for c in self.applied) else ""

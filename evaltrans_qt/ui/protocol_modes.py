@@ -410,11 +410,9 @@ class ProtocolModes(QObject):
     def warn_skipped(self) -> list[tuple[int, str]]:
         """A warning naming the journal lines skipped as malformed (if any)."""
         journal = self.window.journal
-        if journal is None or not journal.path.exists():
-            return []
-        journal.entries()
-        skipped = list(journal.skipped)
-        if skipped:
+        recovered = self.window.workspace.recovered      # read once, by the load itself
+        skipped = list(recovered.skipped) if recovered is not None else []
+        if skipped and journal is not None:
             from evaltrans_qt.ui import errors
             box = QMessageBox(QMessageBox.Warning, "Journal lines skipped",
                               skipped_message(skipped, journal.path.name), QMessageBox.Ok,
