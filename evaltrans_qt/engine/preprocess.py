@@ -200,15 +200,19 @@ class Vocabulary:
         return i
 
     def encode(self, tokens: Iterable[str]) -> np.ndarray:
+        """Ids of ``tokens``; a new word gets the next id, in order of first occurrence.
+
+        Vectorised for long inputs (e.g. all tokens of many sentences at once): the new
+        words are found first, then every token is looked up in one ``np.fromiter``.
+        """
+        toks = tokens if isinstance(tokens, list) else list(tokens)
         ids = self._ids
-        get = ids.get
-        out = []
-        for t in tokens:
-            i = get(t)
-            if i is None:
-                i = self.id(t)
-            out.append(i)
-        return np.asarray(out, dtype=np.int32)
+        new = [t for t in dict.fromkeys(toks) if t not in ids]
+        if new:
+            first = len(self._words)
+            ids.update(zip(new, range(first, first + len(new))))
+            self._words.extend(new)
+        return np.fromiter(map(ids.__getitem__, toks), dtype=np.int32, count=len(toks))
 
     def decode(self, ids: Iterable[int]) -> list[str]:
         return [self._words[int(i)] for i in ids]
