@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from evaltrans_qt.engine.kernels.ngrams import (
     BOS_ID, EOS_ID, build_table, clipped_counts, clipped_counts_py, info_weights_py, ngrams_py,
-    pack, pair_matches)
+    pack, pair_common, pair_matches, window_counts)
 from evaltrans_qt.engine.preprocess import Vocabulary, pad
 from evaltrans_qt.errors import OptionError
 
@@ -120,3 +120,24 @@ def test_pair_matches_equal_reference_implementation(segs, M):
             assert match[row].tolist() == clipped_counts_py(h, [r], M)[0]
             row += 1
     assert row == match.shape[0]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(sentence, min_size=1, max_size=6), st.integers(1, 5), st.sampled_from(PAD_RULES),
+       st.randoms(use_true_random=False))
+def test_pair_common_with_boundaries_equals_counters(sents, M, rule, rnd):
+    """Σ min of the padded m-gram counts (Table A.5) per pair, pairs in any order; and the
+    number of padded m-grams of each sentence."""
+    n = len(sents)
+    a = np.array([rnd.randrange(n) for _ in range(6)], dtype=np.int64)
+    b = np.array([rnd.randrange(n) for _ in range(6)], dtype=np.int64)
+    if rnd.random() < 0.5:
+        a.sort()
+    common = pair_common(pack(sents), pack(sents), a, b, M, rule)
+    lens = np.array([len(s) for s in sents])
+    for m in range(1, M + 1):
+        assert window_counts(lens, m, rule).tolist() == [
+            sum(ngrams_py(s, m, rule).values()) for s in sents]
+        for p in range(len(a)):
+            x, y = ngrams_py(sents[a[p]], m, rule), ngrams_py(sents[b[p]], m, rule)
+            assert common[p, m - 1] == sum(min(c, y[g]) for g, c in x.items())

@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evaltrans_qt.engine.kernels.bags import (
-    bag_l1_batch, bag_l1_py, ngram_ids, ngrams_py, per_from_l1, per_py, skip_bigram_ids,
+    bag_common_batch, bag_l1_batch, bag_l1_py, ngrams_py, per_from_l1, per_py, skip_bigram_bags,
     skip_bigrams_py)
+from evaltrans_qt.engine.kernels.ngrams import pair_common
 from evaltrans_qt.engine.kernels.levenshtein import (
     OP_DEL, OP_INS, OP_MATCH, OP_SUB, lev_backtrace, lev_distance, lev_distance_batch,
     lev_distance_py, lev_distance_weighted, lev_distance_weighted_batch, unit_sub_matrix)
@@ -96,35 +97,63 @@ def test_per_fixed_costs_eq_4_11():
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(ids, min_size=1, max_size=6), st.integers(1, 4))
-def test_ngram_ids_are_exact(sents, max_n):
+@given(st.lists(ids, min_size=2, max_size=6), st.integers(1, 4), st.randoms(use_true_random=False))
+def test_pair_common_gives_the_m_gram_l1(sents, max_n, rnd):
+    """m-PER's count-vector L1 per order (eq. 4.12 on m-grams) from pair_common, for pairs in
+    any order (shared candidates adjacent or not)."""
     flat, off = packed([arr(s) for s in sents])
-    grams = ngram_ids(flat, off, max_n)
-    for m in range(1, max_n + 1):
-        gid, n_ids = grams[m - 1]
-        seen: dict[tuple, int] = {}
-        for k, s in enumerate(sents):
-            for j, g in enumerate(ngrams_py(s, m)):
-                i = gid[off[k] + j]
-                assert 0 <= i < n_ids
-                assert seen.setdefault(g, i) == i  # equal m-grams share one id
-        assert len(set(seen.values())) == len(seen)  # different m-grams differ
+    n = len(sents)
+    a = np.array([rnd.randrange(n) for _ in range(8)], dtype=np.int64)
+    b = np.array([rnd.randrange(n) for _ in range(8)], dtype=np.int64)
+    common = pair_common((flat, off), (flat, off), a, b, max_n)
+    for p in range(len(a)):
+        for m in range(1, max_n + 1):
+            x, y = ngrams_py(sents[a[p]], m), ngrams_py(sents[b[p]], m)
+            assert len(x) + len(y) - 2 * common[p, m - 1] == bag_l1_py(x, y)
 
 
 @settings(max_examples=100, deadline=None)
 @given(st.lists(ids, min_size=1, max_size=6), st.integers(0, 5))
-def test_skip_bigram_ids_are_exact(sents, skip):
+def test_skip_bigram_bags_are_exact(sents, skip):
     flat, off = packed([arr(s) for s in sents])
-    sid, soff, n_ids = skip_bigram_ids(flat, off, skip)
+    keys, soff = skip_bigram_bags(flat, off, skip)
     seen: dict[tuple, int] = {}
     for k, s in enumerate(sents):
         want = skip_bigrams_py(s, skip)
-        got = sid[soff[k]:soff[k + 1]]
+        got = keys[soff[k]:soff[k + 1]].tolist()
         assert len(got) == len(want)
-        for g, i in zip(want, got):
-            assert seen.setdefault(g, int(i)) == int(i)
-        assert Counter(map(int, got)) == Counter(seen[g] for g in want)
-    assert len(set(seen.values())) == len(seen)
+        for g, key in zip(want, got):
+            assert seen.setdefault(g, key) == key      # equal skip bigrams, equal keys
+    assert len(set(seen.values())) == len(seen)         # different ones differ
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(ids, min_size=2, max_size=6), st.integers(0, 5), st.randoms(use_true_random=False))
+def test_bag_common_of_skip_bigrams_gives_the_counter_l1(sents, skip, rnd):
+    flat, off = packed([arr(s) for s in sents])
+    keys, soff = skip_bigram_bags(flat, off, skip)
+    n = len(sents)
+    a = np.sort(np.array([rnd.randrange(n) for _ in range(8)], dtype=np.int64))
+    if rnd.random() < 0.5:
+        rnd.shuffle(a)                      # runs of a shared first bag, or not
+    b = np.array([rnd.randrange(n) for _ in range(8)], dtype=np.int64)
+    common = bag_common_batch(keys, soff, a, b)
+    for p in range(len(a)):
+        x, y = skip_bigrams_py(sents[a[p]], skip), skip_bigrams_py(sents[b[p]], skip)
+        assert len(x) + len(y) - 2 * common[p] == bag_l1_py(x, y)
+
+
+@pytest.mark.parametrize("n,distinct", [(0, 1), (1, 1), (5000, 3), (3000, 2500)])
+def test_bag_common_exact_with_colliding_keys(n, distinct):
+    """Keys that share their hash bits (multiples of a large power of two, negative ones)
+    are still compared exactly."""
+    rng = np.random.default_rng(n)
+    keys = rng.integers(-distinct, distinct, 2 * n).astype(np.int64) << 40
+    off = np.array([0, n, 2 * n], dtype=np.int64)
+    got = bag_common_batch(keys, off, np.array([0, 1, 0]), np.array([1, 0, 0]))
+    ca, cb = Counter(keys[:n].tolist()), Counter(keys[n:].tolist())
+    common = sum(min(c, cb[k]) for k, c in ca.items())
+    assert got.tolist() == [common, common, n]
 
 
 def _first_vs_rest(sents, rule):
@@ -201,28 +230,3 @@ def test_wper_batch_equals_scipy_on_padded_matrix(sents, rule):
         assert got.tolist() == [per_py(sents[0], s) for s in sents[1:]]
 
 
-@pytest.mark.parametrize("n,distinct", [(0, 1), (1, 1), (5000, 3), (20000, 15000)])
-def test_intern_keys_exact_with_table_growth(n, distinct):
-    from evaltrans_qt.engine.kernels.bags import intern_keys
-    rng = np.random.default_rng(n)
-    keys = rng.integers(-distinct, distinct, n).astype(np.int64) * 1_000_003
-    ids, k = intern_keys(keys)
-    assert k == len(np.unique(keys))
-    first: dict[int, int] = {}
-    for key, i in zip(keys.tolist(), ids.tolist()):
-        assert first.setdefault(key, i) == i
-    assert sorted(first.values()) == list(range(k))  # dense, first-occurrence order
-
-
-@settings(max_examples=100, deadline=None)
-@given(st.lists(ids, min_size=2, max_size=6), st.integers(0, 5))
-def test_sorted_skip_bigram_keys_l1_equals_counter(sents, skip):
-    from evaltrans_qt.engine.kernels.bags import skip_bigram_keys, sorted_l1_batch
-    flat, off = packed([arr(s) for s in sents])
-    keys, soff = skip_bigram_keys(flat, off, skip)
-    n = len(sents)
-    a = np.zeros(n - 1, np.int64)
-    b = np.arange(1, n, dtype=np.int64)
-    got = sorted_l1_batch(keys, soff[:-1][a], soff[1:][a], soff[:-1][b], soff[1:][b])
-    want = [bag_l1_py(skip_bigrams_py(sents[0], skip), skip_bigrams_py(s, skip)) for s in sents[1:]]
-    assert got.tolist() == want

@@ -1,9 +1,12 @@
-"""Count-vector kernels for PER, MSDER, m-PER and skip-bigram PER (thesis section 4.2).
+"""Count-vector kernels for PER, MSDER and skip-bigram PER (thesis section 4.2).
 
 Sentences are packed (``flat``, ``offsets``); a bag is the multiset of ids in
-``ids[start:end]``. m-grams and skip bigrams are first *interned* to dense
-int64 ids (exactly: a hash table that compares the keys themselves), so every count-vector distance is
-the same compiled kernel :func:`bag_l1_batch` over id ranges.
+``ids[start:end]``. Word bags (PER, MSDER) are dense vocabulary ids: :func:`bag_l1_batch`
+counts them in one dense array. Skip bigrams are exact int64 keys
+(:func:`skip_bigram_bags`); :func:`bag_common_batch` counts a candidate's keys once in a
+small hash table that compares the keys themselves and looks each reference's keys up in
+it. (m-PER counts its m-grams with the n-gram kernel,
+:func:`evaltrans_qt.engine.kernels.ngrams.pair_common`.)
 """
 
 from __future__ import annotations
@@ -53,90 +56,7 @@ def per_from_l1(l1: np.ndarray, hyp_len: np.ndarray, ref_len: np.ndarray, c_sub:
     return 0.5 * (np.asarray(l1, dtype=np.float64) - diff) * c_sub + excess
 
 
-# ------------------------------------------------------------------ interning
-@njit(cache=True, nogil=True)
-def _table_insert(slot_key, slot_val, bits, key, val):
-    mask = (1 << bits) - 1
-    h = np.int64((np.uint64(key) * np.uint64(11400714819323198485)) >> np.uint64(64 - bits))
-    while slot_val[h] >= 0:
-        h = (h + 1) & mask
-    slot_key[h] = key
-    slot_val[h] = val
-
-
-@njit(cache=True, nogil=True)
-def intern_keys(keys):
-    """Dense ids 0..k-1 for int64 keys in order of first occurrence.
-
-    Exact: an open-addressing hash table (Fibonacci hashing, linear probing)
-    that stores and compares the keys themselves; it doubles at load 1/2.
-    """
-    n = len(keys)
-    bits = 10
-    slot_key = np.empty(1 << bits, dtype=np.int64)
-    slot_val = np.full(1 << bits, -1, dtype=np.int64)
-    uniq = np.empty(max(n, 1), dtype=np.int64)
-    out = np.empty(n, dtype=np.int64)
-    k = 0
-    mult = np.uint64(11400714819323198485)
-    for i in range(n):
-        key = keys[i]
-        mask = (1 << bits) - 1
-        h = np.int64((np.uint64(key) * mult) >> np.uint64(64 - bits))
-        while True:
-            v = slot_val[h]
-            if v < 0:
-                slot_key[h] = key
-                slot_val[h] = k
-                uniq[k] = key
-                out[i] = k
-                k += 1
-                break
-            if slot_key[h] == key:
-                out[i] = v
-                break
-            h = (h + 1) & mask
-        if 2 * k > (1 << bits):
-            bits += 1
-            slot_key = np.empty(1 << bits, dtype=np.int64)
-            slot_val = np.full(1 << bits, -1, dtype=np.int64)
-            for j in range(k):
-                _table_insert(slot_key, slot_val, bits, uniq[j], j)
-    return out, k
-
-
-def _intern(keys: np.ndarray) -> tuple[np.ndarray, int]:
-    ids, k = intern_keys(np.ascontiguousarray(keys, dtype=np.int64))
-    return ids, int(k)
-
-
-def ngram_ids(flat: np.ndarray, offsets: np.ndarray, max_n: int) -> list[tuple[np.ndarray, int]]:
-    """Dense ids of all m-grams, m = 1..max_n, of packed sentences.
-
-    Returns ``[(ids_m, n_ids_m) for m in 1..max_n]``; ``ids_m[p]`` is the id of
-    the m-gram starting at flat position ``p`` (-1 where it would cross the end
-    of its sentence). Equal m-grams get equal ids (exact interning).
-    """
-    flat = np.asarray(flat, dtype=np.int64)
-    n = len(flat)
-    lengths = np.diff(offsets)
-    ends = np.repeat(np.asarray(offsets[1:], dtype=np.int64), lengths)
-    pos = np.arange(n, dtype=np.int64)
-    base = int(flat.max()) + 1 if n else 1
-    out = [(flat, base)]  # unigram ids are already dense vocabulary ids
-    prev = flat
-    for m in range(2, max_n + 1):
-        cur = np.full(n, -1, dtype=np.int64)
-        valid = (prev >= 0) & (pos + m - 1 < ends)
-        vpos = pos[valid]
-        keys = prev[valid] * base + flat[vpos + m - 1]
-        ids, k = _intern(keys)
-        cur[vpos] = ids
-        out.append((cur, k))
-        prev = cur
-    return out
-
-
+# ------------------------------------------------------------------ skip bigrams
 @njit(cache=True, nogil=True)
 def _skip_bigram_keys(flat, offsets, max_skip, base):
     n_sent = len(offsets) - 1
@@ -164,58 +84,86 @@ def _skip_bigram_keys(flat, offsets, max_skip, base):
 
 
 @njit(cache=True, nogil=True)
-def _sort_runs(keys, off):
-    for s in range(len(off) - 1):
-        keys[off[s]:off[s + 1]].sort()
+def bag_common_batch(keys, key_off, pair_a, pair_b) -> np.ndarray:
+    """Σ_e min(n_e, n~_e) for the bags of exact int64 keys of sentences ``pair_a[p]`` and
+    ``pair_b[p]`` (sentence s: ``keys[key_off[s]:key_off[s+1]]``), every pair p. int64[P].
 
-
-@njit(cache=True, nogil=True)
-def sorted_l1_batch(keys, a_start, a_end, b_start, b_end) -> np.ndarray:
-    """Like :func:`bag_l1_batch` for exact int64 keys whose runs are sorted: merge two runs."""
-    n_pairs = len(a_start)
-    out = np.empty(n_pairs, dtype=np.int64)
+    The first bag is counted in a small hash table (Fibonacci hashing, linear probing,
+    keys compared exactly), once for each run of pairs that share it; the second is looked
+    up in it. The L1 count difference is then |a| + |b| - 2 Σ min (thesis eq. 4.11/4.12).
+    """
+    n_pairs = len(pair_a)
+    out = np.zeros(n_pairs, dtype=np.int64)
+    most = 1
+    for s in range(len(key_off) - 1):
+        most = max(most, key_off[s + 1] - key_off[s])
+    bits = 1
+    while (1 << bits) < 2 * most:
+        bits += 1
+    # slot i: table[2i] = key, table[2i+1] = local id (-1: empty)
+    table = np.full(2 << bits, -1, dtype=np.int64)
+    cnt = np.zeros(most, dtype=np.int64)
+    tmp = np.zeros(most, dtype=np.int64)
+    seen = np.empty(most, dtype=np.int64)
+    mult = np.uint64(11400714819323198485)
+    cur = -1
+    mask = 0
+    shift = np.uint64(63)
     for p in range(n_pairs):
-        i = a_start[p]
-        j = b_start[p]
-        ie = a_end[p]
-        je = b_end[p]
-        common = 0
-        while i < ie and j < je:
-            if keys[i] == keys[j]:
-                common += 1
-                i += 1
-                j += 1
-            elif keys[i] < keys[j]:
-                i += 1
-            else:
-                j += 1
-        out[p] = (a_end[p] - a_start[p]) + (b_end[p] - b_start[p]) - 2 * common
+        a = pair_a[p]
+        if a != cur:
+            cur = a
+            n = key_off[a + 1] - key_off[a]
+            lbits = 1
+            while (1 << lbits) < 2 * max(n, 1):
+                lbits += 1
+            table[:2 << lbits] = -1
+            mask = (1 << lbits) - 1
+            shift = np.uint64(64 - lbits)
+            k = 0
+            for i in range(key_off[a], key_off[a + 1]):
+                key = keys[i]
+                h = np.int64((np.uint64(key) * mult) >> shift)
+                while table[2 * h + 1] >= 0 and table[2 * h] != key:
+                    h = (h + 1) & mask
+                x = table[2 * h + 1]
+                if x < 0:
+                    table[2 * h] = key
+                    table[2 * h + 1] = k
+                    cnt[k] = 1
+                    tmp[k] = 0
+                    k += 1
+                else:
+                    cnt[x] += 1
+        b = pair_b[p]
+        ns = 0
+        for i in range(key_off[b], key_off[b + 1]):
+            key = keys[i]
+            h = np.int64((np.uint64(key) * mult) >> shift)
+            while table[2 * h + 1] >= 0 and table[2 * h] != key:
+                h = (h + 1) & mask
+            x = table[2 * h + 1]
+            if x >= 0:
+                if tmp[x] == 0:
+                    seen[ns] = x
+                    ns += 1
+                tmp[x] += 1
+        c = 0
+        for j in range(ns):
+            x = seen[j]
+            c += min(tmp[x], cnt[x])
+            tmp[x] = 0
+        out[p] = c
     return out
 
 
-def skip_bigram_keys(flat: np.ndarray, offsets: np.ndarray, max_skip: int
+def skip_bigram_bags(flat: np.ndarray, offsets: np.ndarray, max_skip: int
                      ) -> tuple[np.ndarray, np.ndarray]:
-    """Exact int64 keys ``a * V + b`` of the skip bigrams of each sentence, sorted within the
-    sentence (for :func:`sorted_l1_batch`). Returns ``(keys, offsets)``."""
+    """Exact int64 keys ``a * V + b`` of the skip bigrams of each sentence, in position order
+    (for :func:`bag_common_batch`). Returns ``(keys, offsets)``."""
     flat = np.asarray(flat, dtype=np.int64)
     base = int(flat.max()) + 1 if len(flat) else 1
-    keys, off = _skip_bigram_keys(flat, np.asarray(offsets, dtype=np.int64), int(max_skip), base)
-    _sort_runs(keys, off)
-    return keys, off
-
-
-def skip_bigram_ids(flat: np.ndarray, offsets: np.ndarray, max_skip: int
-                    ) -> tuple[np.ndarray, np.ndarray, int]:
-    """Dense ids of the skip bigrams (skip <= ``max_skip`` words between, thesis Figure 4.2).
-
-    Returns ``(ids, offsets, n_ids)`` with sentence s's skip bigrams in
-    ``ids[offsets[s]:offsets[s+1]]``.
-    """
-    flat = np.asarray(flat, dtype=np.int64)
-    base = int(flat.max()) + 1 if len(flat) else 1
-    keys, off = _skip_bigram_keys(flat, np.asarray(offsets, dtype=np.int64), int(max_skip), base)
-    ids, k = _intern(keys)
-    return ids, off, k
+    return _skip_bigram_keys(flat, np.asarray(offsets, dtype=np.int64), int(max_skip), base)
 
 
 # --------------------------------------------------- plain-Python references

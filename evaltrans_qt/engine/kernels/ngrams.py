@@ -379,17 +379,19 @@ def _clip_kernel(hflat, hoff, rflat, roff, rstart, max_order, initial, end,
 
 
 @_njit
-def _pair_kernel(hflat, hoff, rflat, roff, rstart, max_order):
-    """For each (candidate, one of its references) pair and order: Σ min(count_hyp, count_ref)
-    (no boundaries). The candidate is interned once per segment in a small local table."""
-    nseg = hoff.shape[0] - 1
+def _pair_kernel(hflat, hoff, rflat, roff, pair_hyp, pair_ref, max_order, initial, end):
+    """For each pair p = (candidate ``pair_hyp[p]``, reference ``pair_ref[p]``) and order m:
+    Σ_e min(n_hyp(e), n_ref(e)) over the m-grams of the two sentences, boundaries as in
+    :func:`_clip_kernel` (virtual padding, per-order windows). The candidate is interned
+    once in a small local table for each run of pairs that share it; a reference window
+    whose prefix is not in the candidate ends its chain (no longer m-gram can be)."""
+    npair = pair_hyp.shape[0]
     M = max_order
     B = M - 1
-    nref = roff.shape[0] - 1
-    match = np.zeros((nref, M), dtype=np.int64)
+    match = np.zeros((npair, M), dtype=np.int64)
     most = 1
-    for k in range(nseg):
-        most = max(most, _windows(hoff[k + 1] - hoff[k], M, False, False))
+    for k in range(hoff.shape[0] - 1):
+        most = max(most, _windows(hoff[k + 1] - hoff[k], M, initial, end))
     lbits_max = 1
     while (np.int64(1) << lbits_max) < 2 * most:
         lbits_max += 1
@@ -398,56 +400,76 @@ def _pair_kernel(hflat, hoff, rflat, roff, rstart, max_order):
     hypc = np.zeros(most, dtype=np.int64)
     tmp = np.zeros(most, dtype=np.int64)
     seen = np.empty(most, dtype=np.int64)
-    for k in range(nseg):
-        w = _windows(hoff[k + 1] - hoff[k], M, False, False)
-        lbits = 1
-        while (np.int64(1) << lbits) < 2 * max(w, 1):
-            lbits += 1
-        mask = (np.int64(1) << lbits) - 1
-        shift = np.uint64(64 - lbits)
-        slots[:2 << lbits] = -1
-        n = 0
-        st = hoff[k]
-        ln = hoff[k + 1] - st
-        for q in range(B, B + ln):
-            prev = np.int64(-1)
-            for m in range(1, M + 1):
-                if q + m > B + ln:
-                    break
-                key = ((prev + 1) << 31) | np.int64(hflat[st + q + m - 1 - B])
-                i = _probe(slots, key, shift, mask)
-                if slots[2 * i] == -1:
-                    slots[2 * i] = key
-                    slots[2 * i + 1] = n
-                    lorder[n] = m
-                    hypc[n] = 0
-                    tmp[n] = 0
-                    n += 1
-                x = slots[2 * i + 1]
-                hypc[x] += 1
-                prev = x
-        for r in range(rstart[k], rstart[k + 1]):
-            st = roff[r]
-            ln = roff[r + 1] - st
-            ns = 0
-            for q in range(B, B + ln):
+    q0 = 0 if initial else B
+    padded = initial or end
+    cur = -1
+    mask = np.int64(0)
+    shift = np.uint64(0)
+    for p in range(npair):
+        k = pair_hyp[p]
+        if k != cur:
+            cur = k
+            st = hoff[k]
+            ln = hoff[k + 1] - st
+            w = _windows(ln, M, initial, end)
+            lbits = 1
+            while (np.int64(1) << lbits) < 2 * max(w, 1):
+                lbits += 1
+            mask = (np.int64(1) << lbits) - 1
+            shift = np.uint64(64 - lbits)
+            slots[:2 << lbits] = -1
+            n = 0
+            lend = B + ln + 1 if end else B + ln
+            for q in range(q0, lend):
                 prev = np.int64(-1)
                 for m in range(1, M + 1):
-                    if q + m > B + ln:
+                    if q + m > lend:
                         break
-                    key = ((prev + 1) << 31) | np.int64(rflat[st + q + m - 1 - B])
-                    x = _lookup(slots, key, shift, mask)
-                    if x < 0:
-                        break        # no longer m-gram from here can be in the candidate
+                    if padded:
+                        tok = _token(hflat, st, ln, q + m - 1, B)
+                    else:
+                        tok = np.int64(hflat[st + q + m - 1 - B])
+                    key = ((prev + 1) << 31) | tok
+                    i = _probe(slots, key, shift, mask)
+                    if slots[2 * i] == -1:
+                        slots[2 * i] = key
+                        slots[2 * i + 1] = n
+                        lorder[n] = m
+                        hypc[n] = 0
+                        tmp[n] = 0
+                        n += 1
+                    x = slots[2 * i + 1]
+                    if q >= B - (m - 1):
+                        hypc[x] += 1
+                    prev = x
+        r = pair_ref[p]
+        st = roff[r]
+        ln = roff[r + 1] - st
+        lend = B + ln + 1 if end else B + ln
+        ns = 0
+        for q in range(q0, lend):
+            prev = np.int64(-1)
+            for m in range(1, M + 1):
+                if q + m > lend:
+                    break
+                if padded:
+                    tok = _token(rflat, st, ln, q + m - 1, B)
+                else:
+                    tok = np.int64(rflat[st + q + m - 1 - B])
+                key = ((prev + 1) << 31) | tok
+                x = _lookup(slots, key, shift, mask)
+                if x < 0:
+                    break        # no longer m-gram from here can be in the candidate
+                if q >= B - (m - 1):
                     if tmp[x] == 0:
                         seen[ns] = x
                         ns += 1
                     tmp[x] += 1
-                    prev = x
-            for j in range(ns):
-                x = seen[j]
-                match[r, lorder[x] - 1] += min(tmp[x], hypc[x])
-                tmp[x] = 0
+                prev = x
+        for j in range(ns):
+            x = seen[j]
+            match[p, lorder[x] - 1] += min(tmp[x], hypc[x])
+            tmp[x] = 0
     return match
 
 
@@ -635,12 +657,43 @@ def pair_matches(hyps: Sequence[np.ndarray], refs: Sequence[Sequence[np.ndarray]
     """
     if len(hyps) != len(refs):
         raise ValueError("one list of references per candidate")
-    hflat, hoff = pack(hyps)
-    rflat, roff = pack([r for rs in refs for r in rs])
-    rstart = np.zeros(len(refs) + 1, dtype=np.int64)
-    if len(refs):
-        np.cumsum([len(rs) for rs in refs], out=rstart[1:])
-    return _pair_kernel(hflat, hoff, rflat, roff, rstart, max_order)
+    n_ref = np.fromiter(map(len, refs), dtype=np.int64, count=len(refs))
+    pair_hyp = np.repeat(np.arange(len(refs), dtype=np.int64), n_ref)
+    return pair_common(pack(hyps), pack([r for rs in refs for r in rs]), pair_hyp,
+                       np.arange(len(pair_hyp), dtype=np.int64), max_order)
+
+
+def pair_common(hyps: tuple[np.ndarray, np.ndarray], refs: tuple[np.ndarray, np.ndarray],
+                pair_hyp: np.ndarray, pair_ref: np.ndarray, max_order: int,
+                pad_rule: str = "none") -> np.ndarray:
+    """Σ_e min(n_hyp(e), n_ref(e)) per order m = 1..``max_order`` (columns) for each pair
+    p = (candidate ``pair_hyp[p]``, reference ``pair_ref[p]``) of packed sentences
+    (``(flat, offsets)``, :func:`pack`), m-grams padded as Table A.5 says (``pad_rule``).
+
+    With the m-gram counts of the two sentences this gives their count-vector L1
+    distance: Σ_e |n_hyp(e) - n_ref(e)| = N_hyp + N_ref - 2 Σ_e min(...) (m-PER, thesis
+    section 4.2.2). Pairs that share a candidate should be adjacent: the candidate is
+    interned once per run of such pairs.
+    """
+    if max_order < 1:
+        raise OptionError("m-gram order must be at least 1")
+    initial, end = pad_flags(pad_rule)
+    hflat, hoff = hyps
+    rflat, roff = refs
+    return _pair_kernel(np.ascontiguousarray(hflat, dtype=np.int32),
+                        np.ascontiguousarray(hoff, dtype=np.int64),
+                        np.ascontiguousarray(rflat, dtype=np.int32),
+                        np.ascontiguousarray(roff, dtype=np.int64),
+                        np.ascontiguousarray(pair_hyp, dtype=np.int64),
+                        np.ascontiguousarray(pair_ref, dtype=np.int64), max_order, initial, end)
+
+
+def window_counts(lengths: np.ndarray, m: int, pad_rule: str = "none") -> np.ndarray:
+    """Number of m-grams of sentences of these lengths after Table A.5 padding
+    (``len(pad_ids(tokens, rule, m)) - m + 1``, at least 0)."""
+    initial, end = pad_flags(pad_rule)
+    n = np.asarray(lengths, dtype=np.int64) + (m - 1 if initial else 0) + (1 if end else 0)
+    return np.maximum(n - m + 1, 0)
 
 
 # --------------------------------------------------------------------------- references

@@ -19,27 +19,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from evaltrans_qt.engine.kernels.bags import bag_l1_batch, ngram_ids, per_from_l1
+from evaltrans_qt.engine.kernels.bags import per_from_l1
+from evaltrans_qt.engine.kernels.ngrams import pair_common, window_counts
 from evaltrans_qt.engine.measures import register
 from evaltrans_qt.engine.measures._distance import DistanceMeasure, packed, select
 from evaltrans_qt.engine.measures.base import MeasureScore, Segment, error_rate_details
-from evaltrans_qt.engine.preprocess import BOS_ID, EOS_ID
-
-
-def pad_packed(flat: np.ndarray, off: np.ndarray, head: int, tail: int, bos: int, eos: int
-               ) -> tuple[np.ndarray, np.ndarray]:
-    """Add ``head`` x ``bos`` before and ``tail`` x ``eos`` after every packed sentence."""
-    lens = np.diff(off)
-    n = len(lens)
-    new_off = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(lens + head + tail, out=new_off[1:])
-    out = np.full(new_off[-1], bos, dtype=np.int32)
-    if tail:
-        for t in range(1, tail + 1):
-            out[new_off[1:] - t] = eos
-    starts = np.repeat(new_off[:-1] + head - off[:-1], lens)
-    out[np.arange(len(flat)) + starts] = flat
-    return out, new_off
 
 
 @register
@@ -65,37 +49,28 @@ class NPER(DistanceMeasure):
             names += [f"distance_{m}", f"reference_length_{m}"]
         return names
 
-    def _bos_eos(self) -> tuple[int, int]:
-        if self.vocab is not None:
-            return BOS_ID, EOS_ID
-        return 0, 1
-
     def pair_matrix(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
                     pair_hyp: np.ndarray, pair_ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per pair and order: distances d (P, M) and reference m-gram counts L (P, M)."""
+        """Per pair and order: distances d (P, M) and reference m-gram counts L (P, M).
+
+        d_m is eq. 4.12 on m-gram count vectors, whose L1 difference is
+        N_hyp + N_ref - 2 Σ_e min(n_hyp(e), n_ref(e)) (:func:`pair_common`; exact integers).
+        """
         big_m = self.max_n
         rule = self.options.nper_pad_rule
-        head = big_m - 1 if rule in ("initial", "both") else 0
-        tail = 1 if rule in ("end", "both") else 0
-        bos, eos = self._bos_eos()
-        flat, off = packed(list(hyps) + list(refs))
-        flat, off = pad_packed(flat, off, head, tail, bos, eos)
-        grams = ngram_ids(flat, off, big_m)
+        hp, rp = packed(hyps), packed(refs)
         pair_hyp = np.asarray(pair_hyp, dtype=np.int64)
-        pair_ref = np.asarray(pair_ref, dtype=np.int64) + len(hyps)
-        p_count = len(pair_hyp)
-        d = np.zeros((p_count, big_m), dtype=np.float64)
-        lens = np.zeros((p_count, big_m), dtype=np.float64)
+        pair_ref = np.asarray(pair_ref, dtype=np.int64)
+        common = pair_common(hp, rp, pair_hyp, pair_ref, big_m, rule)
+        hyp_len = np.diff(hp[1])[pair_hyp]
+        ref_len = np.diff(rp[1])[pair_ref]
+        d = np.zeros((len(pair_hyp), big_m), dtype=np.float64)
+        lens = np.zeros((len(pair_hyp), big_m), dtype=np.float64)
         for m in range(1, big_m + 1):
-            ids, n_ids = grams[m - 1]
-            shift = (big_m - m) if head else 0
-            start = off[:-1] + shift
-            end = np.maximum(off[1:] - m + 1, start)
-            a0, a1 = start[pair_hyp], end[pair_hyp]
-            b0, b1 = start[pair_ref], end[pair_ref]
-            l1 = bag_l1_batch(ids, a0, a1, b0, b1, max(n_ids, 1))
-            d[:, m - 1] = per_from_l1(l1, a1 - a0, b1 - b0)
-            lens[:, m - 1] = b1 - b0
+            a = window_counts(hyp_len, m, rule)
+            b = window_counts(ref_len, m, rule)
+            d[:, m - 1] = per_from_l1(a + b - 2 * common[:, m - 1], a, b)
+            lens[:, m - 1] = b
         return d, lens
 
     def indexed_distances(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],

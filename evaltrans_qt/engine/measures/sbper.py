@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from evaltrans_qt.engine.kernels.bags import per_from_l1, skip_bigram_keys, sorted_l1_batch
+from evaltrans_qt.engine.kernels.bags import bag_common_batch, per_from_l1, skip_bigram_bags
 from evaltrans_qt.engine.measures import register
 from evaltrans_qt.engine.measures._distance import DistanceMeasure, packed
 
@@ -32,12 +32,10 @@ class SBPER(DistanceMeasure):
     def indexed_distances(self, hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray],
                           pair_hyp: np.ndarray, pair_ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         flat, off = packed(list(hyps) + list(refs))
-        keys, soff = skip_bigram_keys(flat, off, int(self.options.max_bigram_skip))
+        keys, soff = skip_bigram_bags(flat, off, int(self.options.max_bigram_skip))
         pair_hyp = np.asarray(pair_hyp, dtype=np.int64)
-        n_h = len(hyps)
-        a0, a1 = soff[:-1][pair_hyp], soff[1:][pair_hyp]
-        pair_ref = np.asarray(pair_ref, dtype=np.int64) + n_h
-        b0, b1 = soff[:-1][pair_ref], soff[1:][pair_ref]
-        l1 = sorted_l1_batch(keys, a0, a1, b0, b1)
-        rl = (b1 - b0).astype(np.float64)
-        return per_from_l1(l1, a1 - a0, rl), rl
+        pair_ref = np.asarray(pair_ref, dtype=np.int64) + len(hyps)
+        common = bag_common_batch(keys, soff, pair_hyp, pair_ref)
+        hl = np.diff(soff)[pair_hyp]
+        rl = np.diff(soff)[pair_ref]
+        return per_from_l1(hl + rl - 2 * common, hl, rl), rl.astype(np.float64)
