@@ -16,8 +16,8 @@ best sentence score (the first one with the strictly highest, as sacreBLEU's
 have reference n-grams (sacreBLEU ``_get_match_statistics``). The score from
 statistics is sacreBLEU's ``CHRF._compute_f_score`` (:func:`f_scores`, same operations,
 same floats, vectorised). The counting runs in our compiled n-gram kernel
-(:func:`~evaltrans_qt.engine.kernels.ngrams.pair_matches`) over Unicode code points and
-over word ids.
+(:func:`~evaltrans_qt.engine.kernels.ngrams.pair_common`) over Unicode code points and
+over word ids, for a whole chunk of segments at once (each distinct reference once).
 
 Degenerate input: an empty candidate or reference scores 0 as in sacreBLEU (an empty
 pair too: sacreBLEU's chrF of "" against "" is 0, not 100). A segment without any
@@ -36,7 +36,7 @@ from collections.abc import Sequence
 import numpy as np
 from sacrebleu.metrics import CHRF as SacreCHRF
 
-from evaltrans_qt.engine.kernels.ngrams import pair_matches
+from evaltrans_qt.engine.kernels.ngrams import pack, pair_common
 from evaltrans_qt.engine.measures import register
 from evaltrans_qt.engine.measures.base import Measure, MeasureScore, Segment
 from evaltrans_qt.engine.options import EvalOptions
@@ -56,6 +56,20 @@ def char_ids(text: str, lowercase: bool = False, whitespace: bool = False) -> np
     if not whitespace:
         text = "".join(text.split())
     return np.frombuffer(text.encode("utf-32-le"), dtype=np.int32)
+
+
+def char_ids_packed(texts: Sequence[str], lowercase: bool = False, whitespace: bool = False
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`char_ids` of many texts at once, packed: ``(flat, offsets)`` with text i's
+    code points in ``flat[offsets[i]:offsets[i+1]]`` (one encode for all of them)."""
+    if lowercase:
+        texts = [t.lower() for t in texts]
+    if not whitespace:
+        texts = ["".join(t.split()) for t in texts]
+    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)), out=offsets[1:])
+    flat = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.int32)
+    return flat, offsets
 
 
 def f_scores(stats: np.ndarray, beta: int = BETA, eps_smoothing: bool = False) -> np.ndarray:
@@ -164,44 +178,59 @@ class CHRF(Measure):
 
     def corpus_stats(self, segments: Sequence[Segment]) -> np.ndarray:
         C, W = self.char_order, self.word_order
-        out = np.zeros((len(segments), 3 * (C + W)), dtype=np.float64)
+        n = len(segments)
+        out = np.zeros((n, 3 * (C + W)), dtype=np.float64)
         if len(self._ref_cache) > _CACHE_LIMIT or len(self._word_ids) > 10 * _CACHE_LIMIT:
             self._clear_caches()
+        # the distinct references of these segments, each prepared once per process
         cache = self._ref_cache
-        hyps, refs = [], []
-        for seg in segments:
+        position: dict[str, int] = {}
+        ref_texts: list[str] = []
+        pair_ref: list[int] = []
+        n_ref = np.zeros(n, dtype=np.int64)
+        for k, seg in enumerate(segments):
             if len(seg.ref_texts) != len(seg.refs):
                 raise ScoreError("chrF needs the raw reference texts of every segment")
-            hyps.append(self._prepare(seg.hyp_text))
-            rs = []
-            for text in seg.ref_texts:       # the same references recur for every system
-                got = cache.get(text)
-                if got is None:
-                    got = cache[text] = self._prepare(text)
-                rs.append(got)
-            refs.append(rs)
-        n_ref = np.fromiter(map(len, refs), dtype=np.int64, count=len(refs))
-        if not n_ref.sum():
+            n_ref[k] = len(seg.ref_texts)
+            for text in seg.ref_texts:
+                j = position.get(text)
+                if j is None:
+                    j = position[text] = len(ref_texts)
+                    ref_texts.append(text)
+                pair_ref.append(j)
+        if not pair_ref:
             return out
-        pair = np.zeros((int(n_ref.sum()), 3 * (C + W)), dtype=np.float64)
+        refs = []
+        for text in ref_texts:       # the same references recur for every system
+            got = cache.get(text)
+            if got is None:
+                got = cache[text] = self._prepare(text)
+            refs.append(got)
+        pair_hyp = np.repeat(np.arange(n, dtype=np.int64), n_ref)
+        pair_ref_ = np.asarray(pair_ref, dtype=np.int64)
+        hyp_texts = [seg.hyp_text for seg in segments]
+        pair = np.zeros((len(pair_ref), 3 * (C + W)), dtype=np.float64)
         for kind, order, first in ((0, C, 0), (1, W, C)):
             if not order:
                 continue
-            h = [x[kind] for x in hyps]
-            r = [[x[kind] for x in rs] for rs in refs]
-            n = np.arange(1, order + 1)
-            hyp_len = np.repeat(np.fromiter(map(len, h), np.int64, len(h)), n_ref)
-            ref_len = np.fromiter((len(x) for rs in r for x in rs), np.int64, len(pair))
-            hyp_n = np.maximum(0, hyp_len[:, None] - n[None, :] + 1)
-            ref_n = np.maximum(0, ref_len[:, None] - n[None, :] + 1)
+            if kind == 0:
+                h = char_ids_packed(hyp_texts, self.lowercase, self.whitespace)
+            else:
+                h = pack([self.words(t) for t in hyp_texts])
+            r = pack([x[kind] for x in refs])
+            nn = np.arange(1, order + 1)
+            hyp_len = np.diff(h[1])[pair_hyp]
+            ref_len = np.diff(r[1])[pair_ref_]
+            hyp_n = np.maximum(0, hyp_len[:, None] - nn[None, :] + 1)
+            ref_n = np.maximum(0, ref_len[:, None] - nn[None, :] + 1)
             cols = slice(3 * first, 3 * (first + order))
             block = pair[:, cols]                            # a view: fills ``pair``
             block[:, 0::3] = np.where(ref_n > 0, hyp_n, 0)  # no hyp count without ref n-grams
             block[:, 1::3] = ref_n
-            block[:, 2::3] = pair_matches(h, r, order)
+            block[:, 2::3] = pair_common(h, r, pair_hyp, pair_ref_, order)
         f = f_scores(pair, self.beta, self.eps_smoothing)
         # per segment, the first reference with the strictly best f (sacreBLEU's loop)
-        owner = np.repeat(np.arange(len(segments)), n_ref)
+        owner = pair_hyp
         order_ = np.lexsort((np.arange(len(f)), -f, owner))
         first_ = np.ones(len(order_), dtype=bool)
         first_[1:] = owner[order_[1:]] != owner[order_[:-1]]
