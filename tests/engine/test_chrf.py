@@ -92,3 +92,20 @@ def test_needs_raw_texts_and_is_registered():
     assert len(m.stat_names) == 18 and m.corpus_stats([]).shape == (0, 18)
     d = m.score(np.arange(18, dtype=np.float64)).details
     assert [a["n"] for a, _ in d["n-gram"]] == [1, 2, 3, 4, 5, 6]
+
+
+def test_char_ids_packed_equals_char_ids_per_text():
+    """The chunk-wise extraction of code points (one encode for all candidates) gives each
+    text exactly :func:`char_ids` (lower-casing first, whitespace of any kind removed)."""
+    import random
+
+    from evaltrans_qt.engine.measures.chrf import char_ids, char_ids_packed
+    rng = random.Random(5)
+    alphabet = list("aAbB .,;İıΣσς\u00a0\u2009\t\n\u3000ß€😀") + [""]
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12))) for _ in range(300)]
+    for lower in (False, True):
+        for ws in (False, True):
+            flat, off = char_ids_packed(texts, lower, ws)
+            assert off[0] == 0 and off[-1] == len(flat) and flat.dtype == np.int32
+            for i, t in enumerate(texts):
+                assert flat[off[i]:off[i + 1]].tolist() == char_ids(t, lower, ws).tolist()
