@@ -20,10 +20,26 @@ The greedy search is the same step by step, so every number agrees:
 * edits = shifts + remaining edit distance; an empty reference gives
   ``len(hyp)`` edits.
 
-Speed comes from compiling and from re-using the rows of the current
-hypothesis' edit-distance matrix for the unchanged prefix of each candidate
-(a row depends only on the words before it). ``ter_reference`` is the
-plain-Python statement of the same algorithm for the tests.
+Speed (the numbers never change; each piece is tested against a plain statement in
+``tests/engine/test_ter_kernel.py``):
+
+* a shift changes the words in ``[p, e)`` only: the rows of the current hypothesis'
+  matrix before ``p`` are re-used, and after an accepted shift only the rows from ``p``
+  are filled again (a row depends only on the words before it);
+* a candidate is scored by the *plain* edit distance, bit-parallel (Myers 1999, blocks
+  of 64 reference words), from the stored state of row ``p``: one machine-word step per
+  hypothesis word instead of a row of cells. The beam distance is at least the plain one,
+  and equal when the plain one is below :func:`_outside_bound`, the least any path
+  through a cell outside the beam can cost (then some optimal path stays in the beam);
+* otherwise only the rows ``p+1..e`` are filled, and the distance is
+  ``min_j row_e[j] + back[e, j]``, with ``back`` the beam matrix read backwards
+  (:func:`_fill_back`, filled lazily; rows after ``e`` depend only on the unchanged
+  words after ``e``);
+* shift starts are enumerated over the reference positions holding the same word
+  (:func:`_occurrences`), in the same order as the full scan, so the 1000-candidate limit
+  stops at the same candidate.
+
+``ter_reference`` is the plain-Python statement of the same algorithm for the tests.
 """
 
 from __future__ import annotations
@@ -54,72 +70,104 @@ def _beam(n_h, n_r):
 
 
 @njit(cache=True, nogil=True)
-def _fill_rows(words, ref, n_h, n_r, ratio, bw, prev, start, dist, op, with_ops, bound):
-    """Rows ``start+1..n_h`` of the beam edit-distance matrix into ``dist`` (and ``op``).
+def _row_span(i, n_h, n_r, ratio, bw):
+    """Columns ``[lo, hi)`` of row ``i >= 1`` inside the beam (the last row reaches ``n_r``)."""
+    pd = int(math.floor(i * ratio))
+    lo = pd - bw
+    if lo < 0:
+        lo = 0
+    hi = pd + bw
+    if hi > n_r + 1 or i == n_h:
+        hi = n_r + 1
+    return lo, hi
 
-    ``prev`` is the (already valid) row ``start``. Returns the final distance,
-    or ``INF`` as soon as it is certain to exceed ``bound``: every path to the
-    end passes row i at some cell j and still needs at least
-    |(n_h - i) - (n_r - j)| edits, so min_j dist[i][j] + that is a lower bound.
-    """
-    last = prev
-    for i in range(start + 1, n_h + 1):
-        if bound < INF and i > start + 1:
-            lb = INF
-            rest = n_h - i + 1
-            for j in range(n_r + 1):
-                v = last[j]
-                if v < INF:
-                    gap = rest - (n_r - j)
-                    if gap < 0:
-                        gap = -gap
-                    if v + gap < lb:
-                        lb = v + gap
-            if lb > bound:
-                return INF
+
+@njit(cache=True, nogil=True)
+def _fill_rows(words, ref, n_h, n_r, ratio, bw, start, stop, dist, op, with_ops):
+    """Rows ``start+1..stop`` of the beam edit-distance matrix into ``dist`` (and ``op``);
+    row ``start`` of ``dist`` must be valid. Cells outside the beam are ``INF``."""
+    for i in range(start + 1, stop + 1):
+        last = dist[i - 1]
         cur = dist[i]
-        for j in range(n_r + 1):
+        lo, hi = _row_span(i, n_h, n_r, ratio, bw)
+        for j in range(lo):
             cur[j] = INF
-        pd = int(math.floor(i * ratio))
-        min_j = pd - bw
-        if min_j < 0:
-            min_j = 0
-        max_j = pd + bw
-        if max_j > n_r + 1:
-            max_j = n_r + 1
-        if i == n_h:
-            max_j = n_r + 1
+        for j in range(hi, n_r + 1):
+            cur[j] = INF
         w = words[i - 1]
-        for j in range(min_j, max_j):
-            if j == 0:
-                cur[0] = last[0] + 1
-                if with_ops:
-                    op[i, 0] = T_INS
+        j = lo
+        if j == 0:
+            cur[0] = last[0] + 1
+            if with_ops:
+                op[i, 0] = T_INS
+            j = 1
+        left = cur[j - 1]
+        for j in range(j, hi):
+            # ties: match/substitution, then the hypothesis word (INS), then the reference
+            # word (DEL) -- sacreBLEU's order
+            if w == ref[j - 1]:
+                best = last[j - 1]
+                kb = T_NOP
             else:
-                if w == ref[j - 1]:
-                    c = last[j - 1]
-                    k = T_NOP
-                else:
-                    c = last[j - 1] + 1
-                    k = T_SUB
-                best = INF
-                kb = -1
-                if best > c:
-                    best = c
-                    kb = k
-                c = last[j] + 1
-                if best > c:
-                    best = c
-                    kb = T_INS
-                c = cur[j - 1] + 1
-                if best > c:
-                    best = c
-                    kb = T_DEL
-                cur[j] = best
-                if with_ops:
-                    op[i, j] = kb
-        last = cur
-    return last[n_r]
+                best = last[j - 1] + 1
+                kb = T_SUB
+            c = last[j] + 1
+            if c < best:
+                best = c
+                kb = T_INS
+            c = left + 1
+            if c < best:
+                best = c
+                kb = T_DEL
+            cur[j] = best
+            left = best
+            if with_ops:
+                op[i, j] = kb
+    return dist[stop, n_r]
+
+
+@njit(cache=True, nogil=True)
+def _fill_back(words, ref, n_h, n_r, ratio, bw, back, top, stop):
+    """Rows ``top..stop`` (downwards) of ``back``: ``back[i, j]`` = the cheapest beam path
+    from cell ``(i, j)`` to ``(n_h, n_r)`` (``INF`` outside the beam), the forward matrix
+    read backwards; rows after ``top`` must be valid (``top = n_h`` starts afresh). For
+    any row ``e`` the distance is ``min_j dist[e, j] + back[e, j]`` (every path crosses
+    row ``e``), and ``back[e]`` depends only on the words after position ``e``."""
+    if top == n_h:
+        last = back[n_h]
+        lo, hi = _row_span(n_h, n_h, n_r, ratio, bw) if n_h > 0 else (0, n_r + 1)
+        for j in range(n_r + 1):
+            last[j] = INF if j < lo else n_r - j
+        top -= 1
+    for i in range(top, stop - 1, -1):
+        last = back[i + 1]
+        cur = back[i]
+        if i == 0:
+            lo, hi = 0, n_r + 1
+        else:
+            lo, hi = _row_span(i, n_h, n_r, ratio, bw)
+        for j in range(lo):
+            cur[j] = INF
+        for j in range(hi, n_r + 1):
+            cur[j] = INF
+        w = words[i]
+        j = hi - 1
+        right = INF
+        if j == n_r:
+            # no reference word left: only the hypothesis word (INS) down
+            right = last[n_r] + 1
+            cur[n_r] = right
+            j -= 1
+        for j in range(j, lo - 1, -1):
+            best = last[j + 1] if w == ref[j] else last[j + 1] + 1
+            c = last[j] + 1
+            if c < best:
+                best = c
+            c = right + 1
+            if c < best:
+                best = c
+            cur[j] = best
+            right = best
 
 
 @njit(cache=True, nogil=True)
@@ -196,8 +244,142 @@ def _shifted(words, start, length, target, out):
             out[t] = words[k]; t += 1
 
 
+_ONE = np.uint64(1)
+_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+#: The bit-parallel distance takes references of up to this many words (one machine word).
+BITS = 256
+
+
 @njit(cache=True, nogil=True)
-def _ter(hyp, ref, dist, op, scratch, record):
+def _outside_bound(n_h, n_r, ratio, bw):
+    """The least edits of any path through a cell outside the beam (``INF`` if the beam
+    holds every cell): a path through ``(i, j)`` costs at least ``|i - j| + |(n_h - i) -
+    (n_r - j)|``, convex in ``j``, so per row the cells next to the beam are the nearest.
+    A plain edit distance below this bound is the beam distance too: no cell of an
+    optimal path can lie outside the beam."""
+    best = INF
+    for i in range(1, n_h + 1):
+        lo, hi = _row_span(i, n_h, n_r, ratio, bw)
+        for j in (lo - 1, hi):
+            if 0 <= j <= n_r:
+                a = i - j if i >= j else j - i
+                b = (n_h - i) - (n_r - j)
+                if b < 0:
+                    b = -b
+                if a + b < best:
+                    best = a + b
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _match_masks(words, ref, out):
+    """``out[k, j // 64]`` has bit ``j % 64`` set where ``ref[j] == words[k]``."""
+    out[:] = 0
+    for k in range(len(words)):
+        w = words[k]
+        for j in range(len(ref)):
+            if ref[j] == w:
+                out[k, j >> 6] |= _ONE << np.uint64(j & 63)
+
+
+@njit(cache=True, nogil=True)
+def _bit_rows1(masks, start, stop, top, vp, vn, sc, store):
+    """Plain (beam-free) edit distance, bit-parallel (Myers 1999; global form: the top
+    boundary adds +1 per step) for references of at most 64 words: the reference along
+    the bits, one hypothesis word per step (``masks[i]``), from the state of row
+    ``start`` (``vp/vn[start]`` vertical +1/-1 deltas, ``sc[start]`` the last cell) to
+    row ``stop``; states are written back when ``store``. Returns the distance."""
+    pv = vp[start]
+    mv = vn[start]
+    score = sc[start]
+    for i in range(start, stop):
+        eq = masks[i]
+        xv = eq | mv
+        xh = (((eq & pv) + pv) ^ pv) | eq
+        ph = mv | (~(xh | pv))
+        mh = pv & xh
+        if ph & top:
+            score += 1
+        elif mh & top:
+            score -= 1
+        ph = (ph << _ONE) | _ONE
+        mh = mh << _ONE
+        pv = mh | (~(xv | ph))
+        mv = ph & xv
+        if store:
+            vp[i + 1] = pv
+            vn[i + 1] = mv
+            sc[i + 1] = score
+    return score
+
+
+@njit(cache=True, nogil=True)
+def _bit_rows(masks, order, start, stop, top, vp, vn, sc, store, tv, tn):
+    """:func:`_bit_rows1` for longer references, in blocks of 64 words (Myers 1999, the
+    block-based form: a block's outgoing horizontal delta enters the next). Hypothesis
+    word ``i`` is original word ``order[i]`` (``masks`` are the original words'); with
+    ``store`` the states go to ``vp/vn/sc``, else ``tv/tn`` are the work rows."""
+    n_b = vp.shape[1]
+    score = sc[start]
+    pv_row = tv
+    mv_row = tn
+    pv_row[:] = vp[start]
+    mv_row[:] = vn[start]
+    for i in range(start, stop):
+        hp = _ONE    # incoming horizontal delta of the block: +1 at row 0
+        hn = np.uint64(0)
+        m_row = masks[order[i]]
+        for b in range(n_b):
+            eq = m_row[b]
+            pv = pv_row[b]
+            mv = mv_row[b]
+            xv = eq | mv
+            if hn:
+                eq |= _ONE
+            xh = (((eq & pv) + pv) ^ pv) | eq
+            ph = mv | (~(xh | pv))
+            mh = pv & xh
+            if b == n_b - 1:
+                if ph & top:
+                    score += 1
+                elif mh & top:
+                    score -= 1
+            hp2 = ph >> np.uint64(63)
+            hn2 = mh >> np.uint64(63)
+            ph = (ph << _ONE) | hp
+            mh = (mh << _ONE) | hn
+            hp = hp2
+            hn = hn2
+            pv_row[b] = mh | (~(xv | ph))
+            mv_row[b] = ph & xv
+        if store:
+            vp[i + 1] = pv_row
+            vn[i + 1] = mv_row
+            sc[i + 1] = score
+    return score
+
+
+@njit(cache=True, nogil=True)
+def _occurrences(words, ref):
+    """``first[k]``: the first reference position holding ``words[k]`` (-1: none);
+    ``later[j]``: the next reference position holding ``ref[j]`` (-1: none)."""
+    n_r = len(ref)
+    order = np.argsort(ref, kind="mergesort")
+    later = np.full(n_r, -1, dtype=np.int64)
+    for k in range(n_r - 1):
+        if ref[order[k]] == ref[order[k + 1]]:
+            later[order[k]] = order[k + 1]
+    ordered = ref[order]
+    first = np.full(len(words), -1, dtype=np.int64)
+    for k in range(len(words)):
+        at = np.searchsorted(ordered, words[k])
+        if at < n_r and ordered[at] == words[k]:
+            first[k] = order[at]
+    return first, later
+
+
+@njit(cache=True, nogil=True)
+def _ter(hyp, ref, dist, op, scratch, back, record):
     """TER of one pair. Returns (edits, shifts (k, 3) [start, length, target], final words,
     permutation final->original positions, final trace)."""
     n_h = len(hyp)
@@ -212,6 +394,36 @@ def _ter(hyp, ref, dist, op, scratch, record):
         dist[0, j] = j
         op[0, j] = T_DEL
     nxt = np.empty(n_h, dtype=hyp.dtype)
+    # candidates are scored by the bit-parallel plain distance when it provably equals the
+    # beam distance (below ``outside``), else by the beam rows they change
+    bits = n_r <= BITS
+    one = n_r <= 64
+    outside = _outside_bound(n_h, n_r, ratio, bw)
+    n_b = (n_r + 63) >> 6
+    top = _ONE << np.uint64((n_r - 1) & 63)
+    # one word: masks follow the current words; more: masks of the original words, read
+    # through the permutation (``perm``, ``nperm``)
+    masks = np.zeros((n_h, n_b) if bits else (0, 1), dtype=np.uint64)
+    m1 = np.zeros(n_h if one else 0, dtype=np.uint64)
+    n1 = np.zeros(n_h if one else 0, dtype=np.uint64)
+    vp1 = np.zeros(n_h + 1 if one else 0, dtype=np.uint64)
+    vn1 = np.zeros(n_h + 1 if one else 0, dtype=np.uint64)
+    vp = np.zeros((n_h + 1, n_b) if bits and not one else (0, 1), dtype=np.uint64)
+    vn = np.zeros((n_h + 1, n_b) if bits and not one else (0, 1), dtype=np.uint64)
+    tv = np.zeros(n_b, dtype=np.uint64)
+    tn = np.zeros(n_b, dtype=np.uint64)
+    sc = np.zeros(n_h + 1, dtype=np.int64)
+    nperm = np.empty(n_h, dtype=np.int64)
+    if bits:
+        _match_masks(cur, ref, masks)
+        sc[0] = n_r
+        if one:
+            m1[:] = masks[:, 0]
+            vp1[0] = _ALL
+        else:
+            vp[0] = _ALL
+    first, later = _occurrences(cur, ref)
+    nfirst = np.empty(n_h, dtype=np.int64)
     align = np.empty(n_r, dtype=np.int64)
     hyp_err = np.zeros(n_h, dtype=np.int64)
     ref_err = np.zeros(n_r, dtype=np.int64)
@@ -220,8 +432,16 @@ def _ter(hyp, ref, dist, op, scratch, record):
     checked = 0
     n_shifts = 0
     rec = np.zeros((max(n_h, 1) * 2 + 4, 3), dtype=np.int64)
+    # rows of ``dist`` (and ``op``) valid up to ``fwd_ok``, of ``back`` from ``back_ok`` on:
+    # a shift changes the words in [p, e) only, so the rows before p and after e survive
+    fwd_ok = 0
+    back_ok = n_h + 1
     while True:
-        pre = _fill_rows(cur, ref, n_h, n_r, ratio, bw, dist[0], 0, dist, op, True, INF)
+        pre = _fill_rows(cur, ref, n_h, n_r, ratio, bw, fwd_ok, n_h, dist, op, True)
+        if one:
+            _bit_rows1(m1, fwd_ok, n_h, top, vp1, vn1, sc, True)
+        elif bits:
+            _bit_rows(masks, perm, fwd_ok, n_h, top, vp, vn, sc, True, tv, tn)
         tr = _trace(op, n_h, n_r, align, hyp_err, ref_err)
         for k in range(n_h):
             hcum[k + 1] = hcum[k] + hyp_err[k]
@@ -234,8 +454,13 @@ def _ter(hyp, ref, dist, op, scratch, record):
         b_idx = 0
         stop = False
         for sh in range(n_h):
-            for sr in range(n_r):
-                if abs(sr - sh) > MAX_SHIFT_DIST:
+            # the reference positions of this word, ascending (no other start can match)
+            sr = first[sh]
+            while sr >= 0:
+                if sr - sh > MAX_SHIFT_DIST:
+                    break
+                if sh - sr > MAX_SHIFT_DIST:
+                    sr = later[sr]
                     continue
                 length = 0
                 while cur[sh + length] == ref[sr + length] and length < MAX_SHIFT_SIZE:
@@ -261,14 +486,36 @@ def _ter(hyp, ref, dist, op, scratch, record):
                             p = 0
                             while p < n_h and nxt[p] == cur[p]:
                                 p += 1
+                            ed = INF
                             if p == n_h:
                                 ed = pre
-                            else:
-                                # a candidate scoring below the best so far can never
-                                # win: stop its rows early (the count is unaffected)
-                                bound = pre - b_score if found else INF
-                                ed = _fill_rows(nxt, ref, n_h, n_r, ratio, bw, dist[p], p,
-                                                scratch, op, False, bound)
+                            elif one:
+                                _shifted(m1, sh, length, idx, n1)
+                                ed = _bit_rows1(n1, p, n_h, top, vp1, vn1, sc, False)
+                            elif bits:
+                                _shifted(perm, sh, length, idx, nperm)
+                                ed = _bit_rows(masks, nperm, p, n_h, top, vp, vn, sc, False,
+                                               tv, tn)
+                            if p < n_h and ed >= outside:
+                                ed = INF    # (also when not ``bits``: INF stays INF)
+                            if ed == INF:
+                                # rows up to p are the current hypothesis' and rows after
+                                # the last changed word only need back[e]
+                                e = n_h
+                                while nxt[e - 1] == cur[e - 1]:
+                                    e -= 1
+                                if e < back_ok:
+                                    _fill_back(cur, ref, n_h, n_r, ratio, bw, back,
+                                               min(back_ok - 1, n_h), e)
+                                    back_ok = e
+                                scratch[p, :n_r + 1] = dist[p, :n_r + 1]
+                                _fill_rows(nxt, ref, n_h, n_r, ratio, bw, p, e, scratch, op,
+                                           False)
+                                ed = INF
+                                for j in range(n_r + 1):
+                                    v = scratch[e, j] + back[e, j]
+                                    if v < ed:
+                                        ed = v
                             score = pre - ed
                             checked += 1
                             better = False
@@ -295,6 +542,7 @@ def _ter(hyp, ref, dist, op, scratch, record):
                         break
                 if stop:
                     break
+                sr = later[sr]
             if stop:
                 break
         if checked >= MAX_SHIFT_CANDIDATES:
@@ -302,7 +550,21 @@ def _ter(hyp, ref, dist, op, scratch, record):
         if not found or b_score <= 0:
             break
         _shifted(cur, b_sh, b_len, b_idx, nxt)
+        p = 0
+        while nxt[p] == cur[p]:
+            p += 1
+        e = n_h
+        while nxt[e - 1] == cur[e - 1]:
+            e -= 1
+        fwd_ok = p
+        if back_ok < e:
+            back_ok = e
         cur[:] = nxt
+        if one:
+            _shifted(m1, b_sh, b_len, b_idx, n1)
+            m1[:] = n1
+        _shifted(first, b_sh, b_len, b_idx, nfirst)
+        first[:] = nfirst
         permn = np.empty(n_h, dtype=np.int64)
         _shifted(perm, b_sh, b_len, b_idx, permn)
         perm = permn
@@ -327,8 +589,9 @@ def ter_edits(hyp: np.ndarray, ref: np.ndarray) -> int:
     n_r = len(ref)
     dist = np.empty((n_h + 1, n_r + 1), dtype=np.int64)
     scratch = np.empty((n_h + 1, n_r + 1), dtype=np.int64)
+    back = np.empty((n_h + 1, n_r + 1), dtype=np.int64)
     op = np.zeros((n_h + 1, n_r + 1), dtype=np.int8)
-    e, _s, _c, _p, _t = _ter(hyp, ref, dist, op, scratch, False)
+    e, _s, _c, _p, _t = _ter(hyp, ref, dist, op, scratch, back, False)
     return e
 
 
@@ -347,11 +610,13 @@ def ter_edits_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp) -> np.ndarra
             mr = ref_off[p + 1] - ref_off[p]
     dist = np.empty((mh + 1, mr + 1), dtype=np.int64)
     scratch = np.empty((mh + 1, mr + 1), dtype=np.int64)
+    back = np.empty((mh + 1, mr + 1), dtype=np.int64)
     op = np.zeros((mh + 1, mr + 1), dtype=np.int8)
     for p in range(n_pairs):
         h = pair_hyp[p]
         e, _s, _c, _pm, _t = _ter(hyp_flat[hyp_off[h]:hyp_off[h + 1]],
-                                  ref_flat[ref_off[p]:ref_off[p + 1]], dist, op, scratch, False)
+                                  ref_flat[ref_off[p]:ref_off[p + 1]], dist, op, scratch, back,
+                                  False)
         out[p] = e
     return out
 
@@ -369,8 +634,9 @@ def ter_align(hyp: np.ndarray, ref: np.ndarray):
     n_r = len(ref)
     dist = np.empty((n_h + 1, n_r + 1), dtype=np.int64)
     scratch = np.empty((n_h + 1, n_r + 1), dtype=np.int64)
+    back = np.empty((n_h + 1, n_r + 1), dtype=np.int64)
     op = np.zeros((n_h + 1, n_r + 1), dtype=np.int8)
-    return _ter(hyp, ref, dist, op, scratch, True)
+    return _ter(hyp, ref, dist, op, scratch, back, True)
 
 
 # ------------------------------------------------------- plain-Python reference
