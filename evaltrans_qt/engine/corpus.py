@@ -107,7 +107,8 @@ class _Tokens:
             return
         size = -(-len(todo) // (2 * workers))
         jobs = [(todo[a:a + size], self.method, self.case) for a in range(0, len(todo), size)]
-        for (batch, _, _), tokens in zip(jobs, executor.map(tokenize_batch, jobs, cancel)):
+        for (batch, _, _), tokens in zip(jobs, executor.map(tokenize_batch, jobs, cancel),
+                                         strict=True):
             self._encode(batch, tokens)
 
     def _encode(self, texts: Sequence[str], tokens: TokenBatch) -> None:
@@ -162,7 +163,7 @@ def build_corpus(db: Database, options: EvalOptions, systems: Sequence[str] | No
     for j, s in enumerate(systems):
         wanted.setdefault(s or None, []).append((j, s not in cand_ids and s in ref_ids))
 
-    # rows as (system index, source index, target index, candidate, its references)
+    # per system, its rows as (source index, target index, candidate, its references)
     found: list[list[tuple[int, int, Target, tuple[Target, ...]]]] = [[] for _ in systems]
     skipped = [0] * len(systems)
     all_refs: list[tuple[Target, ...]] = []
@@ -205,7 +206,7 @@ def build_corpus(db: Database, options: EvalOptions, systems: Sequence[str] | No
             got = prepared[id(refs)] = (tuple(ids[x] for x in texts), texts)
         return got
 
-    fit_segments = []
+    fit_segments: list[Segment] = []
     for refs in all_refs:
         if refs:
             r_ids, r_texts = ref_data(refs)
