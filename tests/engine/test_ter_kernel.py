@@ -26,9 +26,8 @@ def _beam_matrix(h, r):
     n_h, n_r = len(h), len(r)
     ratio, bw = T._beam(n_h, n_r)
     dist = np.empty((n_h + 1, n_r + 1), np.int64)
-    op = np.zeros((n_h + 1, n_r + 1), np.int8)
     dist[0] = np.arange(n_r + 1)
-    T._fill_rows(h, r, n_h, n_r, ratio, bw, 0, n_h, dist, op, True)
+    T._fill_rows(h, r, n_h, n_r, ratio, bw, 0, n_h, dist)
     return dist, ratio, bw
 
 

@@ -83,9 +83,9 @@ def _row_span(i, n_h, n_r, ratio, bw):
 
 
 @njit(cache=True, nogil=True)
-def _fill_rows(words, ref, n_h, n_r, ratio, bw, start, stop, dist, op, with_ops):
-    """Rows ``start+1..stop`` of the beam edit-distance matrix into ``dist`` (and ``op``);
-    row ``start`` of ``dist`` must be valid. Cells outside the beam are ``INF``."""
+def _fill_rows(words, ref, n_h, n_r, ratio, bw, start, stop, dist):
+    """Rows ``start+1..stop`` of the beam edit-distance matrix into ``dist``; row
+    ``start`` must be valid. Cells outside the beam are ``INF``."""
     for i in range(start + 1, stop + 1):
         last = dist[i - 1]
         cur = dist[i]
@@ -98,31 +98,20 @@ def _fill_rows(words, ref, n_h, n_r, ratio, bw, start, stop, dist, op, with_ops)
         j = lo
         if j == 0:
             cur[0] = last[0] + 1
-            if with_ops:
-                op[i, 0] = T_INS
             j = 1
         left = cur[j - 1]
         for j in range(j, hi):
             # ties: match/substitution, then the hypothesis word (INS), then the reference
             # word (DEL) -- sacreBLEU's order
-            if w == ref[j - 1]:
-                best = last[j - 1]
-                kb = T_NOP
-            else:
-                best = last[j - 1] + 1
-                kb = T_SUB
+            best = last[j - 1] if w == ref[j - 1] else last[j - 1] + 1
             c = last[j] + 1
             if c < best:
                 best = c
-                kb = T_INS
             c = left + 1
             if c < best:
                 best = c
-                kb = T_DEL
             cur[j] = best
             left = best
-            if with_ops:
-                op[i, j] = kb
     return dist[stop, n_r]
 
 
@@ -171,17 +160,35 @@ def _fill_back(words, ref, n_h, n_r, ratio, bw, back, top, stop):
 
 
 @njit(cache=True, nogil=True)
-def _trace(op, n_h, n_r, align, hyp_err, ref_err):
-    """Read the trace back; fill ref->hyp alignment and the error flags (sacreBLEU's
-    ``trace_to_alignment`` of the flipped trace). Returns the trace (reference order)."""
+def _trace(dist, words, ref, n_h, n_r, align, hyp_err, ref_err):
+    """Read the trace back from the filled matrix, each cell's operation chosen again as
+    :func:`_fill_rows` chose it (match/substitution, then INS, then DEL); fill the
+    ref->hyp alignment and the error flags (sacreBLEU's ``trace_to_alignment`` of the
+    flipped trace). Returns the trace (reference order)."""
     tr = np.empty(n_h + n_r, dtype=np.int8)
-    t = 0
+    t = n_h + n_r
     i = n_h
     j = n_r
     while i > 0 or j > 0:
-        k = op[i, j]
+        if i == 0:
+            k = T_DEL
+        elif j == 0:
+            k = T_INS
+        else:
+            if words[i - 1] == ref[j - 1]:
+                best = dist[i - 1, j - 1]
+                k = T_NOP
+            else:
+                best = dist[i - 1, j - 1] + 1
+                k = T_SUB
+            c = dist[i - 1, j] + 1
+            if c < best:
+                best = c
+                k = T_INS
+            if dist[i, j - 1] + 1 < best:
+                k = T_DEL
+        t -= 1
         tr[t] = k
-        t += 1
         if k == T_NOP or k == T_SUB:
             i -= 1
             j -= 1
@@ -189,7 +196,7 @@ def _trace(op, n_h, n_r, align, hyp_err, ref_err):
             j -= 1
         else:
             i -= 1
-    tr = tr[:t][::-1].copy()
+    tr = tr[t:]
     ph = -1
     pr = -1
     for k in tr:
@@ -379,7 +386,7 @@ def _occurrences(words, ref):
 
 
 @njit(cache=True, nogil=True)
-def _ter(hyp, ref, dist, op, scratch, back, record):
+def _ter(hyp, ref, dist, scratch, back, record):
     """TER of one pair. Returns (edits, shifts (k, 3) [start, length, target], final words,
     permutation final->original positions, final trace)."""
     n_h = len(hyp)
@@ -392,7 +399,6 @@ def _ter(hyp, ref, dist, op, scratch, back, record):
     ratio, bw = _beam(n_h, n_r)
     for j in range(n_r + 1):
         dist[0, j] = j
-        op[0, j] = T_DEL
     nxt = np.empty(n_h, dtype=hyp.dtype)
     # candidates are scored by the bit-parallel plain distance when it provably equals the
     # beam distance (below ``outside``), else by the beam rows they change
@@ -432,17 +438,17 @@ def _ter(hyp, ref, dist, op, scratch, back, record):
     checked = 0
     n_shifts = 0
     rec = np.zeros((max(n_h, 1) * 2 + 4, 3), dtype=np.int64)
-    # rows of ``dist`` (and ``op``) valid up to ``fwd_ok``, of ``back`` from ``back_ok`` on:
+    # rows of ``dist`` valid up to ``fwd_ok``, of ``back`` from ``back_ok`` on:
     # a shift changes the words in [p, e) only, so the rows before p and after e survive
     fwd_ok = 0
     back_ok = n_h + 1
     while True:
-        pre = _fill_rows(cur, ref, n_h, n_r, ratio, bw, fwd_ok, n_h, dist, op, True)
+        pre = _fill_rows(cur, ref, n_h, n_r, ratio, bw, fwd_ok, n_h, dist)
         if one:
             _bit_rows1(m1, fwd_ok, n_h, top, vp1, vn1, sc, True)
         elif bits:
             _bit_rows(masks, perm, fwd_ok, n_h, top, vp, vn, sc, True, tv, tn)
-        tr = _trace(op, n_h, n_r, align, hyp_err, ref_err)
+        tr = _trace(dist, cur, ref, n_h, n_r, align, hyp_err, ref_err)
         for k in range(n_h):
             hcum[k + 1] = hcum[k] + hyp_err[k]
         for k in range(n_r):
@@ -509,8 +515,7 @@ def _ter(hyp, ref, dist, op, scratch, back, record):
                                                min(back_ok - 1, n_h), e)
                                     back_ok = e
                                 scratch[p, :n_r + 1] = dist[p, :n_r + 1]
-                                _fill_rows(nxt, ref, n_h, n_r, ratio, bw, p, e, scratch, op,
-                                           False)
+                                _fill_rows(nxt, ref, n_h, n_r, ratio, bw, p, e, scratch)
                                 ed = INF
                                 for j in range(n_r + 1):
                                     v = scratch[e, j] + back[e, j]
@@ -590,8 +595,7 @@ def ter_edits(hyp: np.ndarray, ref: np.ndarray) -> int:
     dist = np.empty((n_h + 1, n_r + 1), dtype=np.int64)
     scratch = np.empty((n_h + 1, n_r + 1), dtype=np.int64)
     back = np.empty((n_h + 1, n_r + 1), dtype=np.int64)
-    op = np.zeros((n_h + 1, n_r + 1), dtype=np.int8)
-    e, _s, _c, _p, _t = _ter(hyp, ref, dist, op, scratch, back, False)
+    e, _s, _c, _p, _t = _ter(hyp, ref, dist, scratch, back, False)
     return e
 
 
@@ -611,11 +615,10 @@ def ter_edits_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp) -> np.ndarra
     dist = np.empty((mh + 1, mr + 1), dtype=np.int64)
     scratch = np.empty((mh + 1, mr + 1), dtype=np.int64)
     back = np.empty((mh + 1, mr + 1), dtype=np.int64)
-    op = np.zeros((mh + 1, mr + 1), dtype=np.int8)
     for p in range(n_pairs):
         h = pair_hyp[p]
         e, _s, _c, _pm, _t = _ter(hyp_flat[hyp_off[h]:hyp_off[h + 1]],
-                                  ref_flat[ref_off[p]:ref_off[p + 1]], dist, op, scratch, back,
+                                  ref_flat[ref_off[p]:ref_off[p + 1]], dist, scratch, back,
                                   False)
         out[p] = e
     return out
@@ -635,8 +638,7 @@ def ter_align(hyp: np.ndarray, ref: np.ndarray):
     dist = np.empty((n_h + 1, n_r + 1), dtype=np.int64)
     scratch = np.empty((n_h + 1, n_r + 1), dtype=np.int64)
     back = np.empty((n_h + 1, n_r + 1), dtype=np.int64)
-    op = np.zeros((n_h + 1, n_r + 1), dtype=np.int8)
-    return _ter(hyp, ref, dist, op, scratch, back, True)
+    return _ter(hyp, ref, dist, scratch, back, True)
 
 
 # ------------------------------------------------------- plain-Python reference
