@@ -33,6 +33,47 @@ class Chunk:
     #: Also compute each reference's absolute distance (report detail).
     reference_distances: bool = False
 
+    def __reduce__(self):
+        """Pickle the segments' token ids as two flat arrays (a chunk of a thousand segments
+        holds about four thousand small arrays, whose one-by-one pickling cost more than
+        some measures); texts stay strings."""
+        return _unpack_chunk, (self.system, self.start, self.stop, _pack_segments(self.segments),
+                               self.leave_one_out, self.reference_distances)
+
+
+def _pack_segments(segments: tuple[Segment, ...]) -> tuple:
+    arrays = [s.hyp for s in segments] + [r for s in segments for r in s.refs]
+    if not arrays or any(a.dtype != np.int32 or a.ndim != 1 for a in arrays):
+        return ("plain", segments)
+    lengths = np.fromiter((len(a) for a in arrays), dtype=np.int64, count=len(arrays))
+    flat = np.concatenate(arrays) if lengths.sum() else np.zeros(0, dtype=np.int32)
+    n_refs = np.fromiter((len(s.refs) for s in segments), dtype=np.int64, count=len(segments))
+    return ("packed", flat, lengths, n_refs, [s.hyp_text for s in segments],
+            [s.ref_texts for s in segments])
+
+
+def _unpack_segments(packed: tuple) -> tuple[Segment, ...]:
+    if packed[0] == "plain":
+        return packed[1]
+    _, flat, lengths, n_refs, hyp_texts, ref_texts = packed
+    off = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=off[1:])
+    bounds = off.tolist()
+    n = len(n_refs)
+    hyps = [flat[bounds[k]:bounds[k + 1]] for k in range(n)]
+    out = []
+    a = n
+    for k, nr in enumerate(n_refs.tolist()):
+        refs = tuple(flat[bounds[a + r]:bounds[a + r + 1]] for r in range(nr))
+        a += nr
+        out.append(Segment(hyps[k], refs, hyp_texts[k], ref_texts[k]))
+    return tuple(out)
+
+
+def _unpack_chunk(system, start, stop, packed, leave_one_out, reference_distances) -> Chunk:
+    return Chunk(system, start, stop, _unpack_segments(packed), leave_one_out,
+                 reference_distances)
+
 
 @dataclass
 class ChunkResult:
