@@ -1,4 +1,4 @@
-"""Fast m-gram counting over int32 token ids (BLEU, NIST and chrF statistics).
+"""Fast m-gram counting over int32 token ids (BLEU, NIST, chrF and m-PER statistics).
 
 m-grams are *interned* hierarchically: the id of an m-gram is found in an
 open-addressing hash table under the exact int64 key
@@ -14,11 +14,12 @@ windows that the per-order padding would produce.
 
 Every kernel has a plain-Python reference implementation (``collections.Counter``)
 that the tests compare against: :func:`ngrams_py`, :func:`clipped_counts_py`
-(also for :func:`pair_matches`, one reference at a time) and
-:func:`info_weights_py`.
+(also for :func:`pair_matches`, one reference at a time; :func:`pair_common` is
+tested against ``ngrams_py`` counters with every pad rule) and :func:`info_weights_py`.
 
-Per segment, the references' m-grams go into a small local table that stays in
-cache; only NIST's weights need the global table of all references
+Per segment, the references' m-grams (BLEU, NIST) or the candidate's (chrF, m-PER:
+one candidate against each reference, :func:`pair_common`) go into a small local table
+that stays in cache; only NIST's weights need the global table of all references
 (:func:`build_table`, in ``NIST.fit``).
 
 Small inputs (issue 16, start-up): importing numba alone takes 0.3-0.5 s, more
