@@ -42,31 +42,42 @@ class Chunk:
 
 
 def _pack_segments(segments: tuple[Segment, ...]) -> tuple:
-    arrays = [s.hyp for s in segments] + [r for s in segments for r in s.refs]
-    if not arrays or any(a.dtype != np.int32 or a.ndim != 1 for a in arrays):
+    """Distinct id arrays (by identity: a reference array shared by several segments stays
+    shared, as pickle's memo would keep it) concatenated, and each slot's array index."""
+    unique: list[np.ndarray] = []
+    seen: dict[int, int] = {}
+    index: list[int] = []
+    for seg in segments:
+        for arr in (seg.hyp, *seg.refs):
+            u = seen.get(id(arr))
+            if u is None:
+                if arr.dtype != np.int32 or arr.ndim != 1:
+                    return ("plain", segments)
+                u = seen[id(arr)] = len(unique)
+                unique.append(arr)
+            index.append(u)
+    if not unique:
         return ("plain", segments)
-    lengths = np.fromiter((len(a) for a in arrays), dtype=np.int64, count=len(arrays))
-    flat = np.concatenate(arrays) if lengths.sum() else np.zeros(0, dtype=np.int32)
+    lengths = np.fromiter((len(a) for a in unique), dtype=np.int64, count=len(unique))
+    flat = np.concatenate(unique) if lengths.sum() else np.zeros(0, dtype=np.int32)
     n_refs = np.fromiter((len(s.refs) for s in segments), dtype=np.int64, count=len(segments))
-    return ("packed", flat, lengths, n_refs, [s.hyp_text for s in segments],
-            [s.ref_texts for s in segments])
+    return ("packed", flat, lengths, np.asarray(index, dtype=np.int32), n_refs,
+            [s.hyp_text for s in segments], [s.ref_texts for s in segments])
 
 
 def _unpack_segments(packed: tuple) -> tuple[Segment, ...]:
     if packed[0] == "plain":
         return packed[1]
-    _, flat, lengths, n_refs, hyp_texts, ref_texts = packed
-    off = np.zeros(len(lengths) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=off[1:])
-    bounds = off.tolist()
-    n = len(n_refs)
-    hyps = [flat[bounds[k]:bounds[k + 1]] for k in range(n)]
+    _, flat, lengths, index, n_refs, hyp_texts, ref_texts = packed
+    bounds = [0, *np.cumsum(lengths).tolist()]
+    arrays = [flat[bounds[u]:bounds[u + 1]] for u in range(len(lengths))]
+    idx = index.tolist()
     out = []
-    a = n
+    a = 0
     for k, nr in enumerate(n_refs.tolist()):
-        refs = tuple(flat[bounds[a + r]:bounds[a + r + 1]] for r in range(nr))
-        a += nr
-        out.append(Segment(hyps[k], refs, hyp_texts[k], ref_texts[k]))
+        out.append(Segment(arrays[idx[a]], tuple(arrays[u] for u in idx[a + 1:a + 1 + nr]),
+                           hyp_texts[k], ref_texts[k]))
+        a += 1 + nr
     return tuple(out)
 
 

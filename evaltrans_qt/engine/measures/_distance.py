@@ -130,13 +130,28 @@ class DistanceMeasure(Measure):
     def _unique_pairs(self, segments: Sequence[Segment]):
         """Candidates, distinct reference arrays (an array object shared by several segments,
         e.g. by all systems of a run, is prepared once), pair index arrays, and each pair's
-        (segment, slot) place."""
+        (segment, slot) place as two index arrays (for :meth:`_grid`)."""
         hyps = [s.hyp for s in segments]
         refs: list[np.ndarray] = []
         seen: dict[int, int] = {}
-        pair_hyp: list[int] = []
         pair_ref: list[int] = []
-        slots: list[tuple[int, int]] = []
+        if type(self).effective_refs is DistanceMeasure.effective_refs:
+            # every reference of every segment, in order
+            counts = np.fromiter((len(s.refs) for s in segments), np.int64, len(segments))
+            for seg in segments:
+                for arr in seg.refs:
+                    u = seen.get(id(arr))
+                    if u is None:
+                        u = seen[id(arr)] = len(refs)
+                        refs.append(arr)
+                    pair_ref.append(u)
+            ks = np.repeat(np.arange(len(segments), dtype=np.int64), counts)
+            starts = np.repeat(np.cumsum(counts) - counts, counts)
+            js = np.arange(len(ks), dtype=np.int64) - starts
+            return hyps, refs, ks, np.asarray(pair_ref, dtype=np.int64), (ks, js)
+        pair_hyp: list[int] = []
+        kl: list[int] = []
+        jl: list[int] = []
         for k, seg in enumerate(segments):
             for j, r in enumerate(self.effective_refs(seg)):
                 arr = seg.refs[r]
@@ -146,20 +161,20 @@ class DistanceMeasure(Measure):
                     refs.append(arr)
                 pair_hyp.append(k)
                 pair_ref.append(u)
-                slots.append((k, j))
+                kl.append(k)
+                jl.append(j)
         return (hyps, refs, np.asarray(pair_hyp, dtype=np.int64),
-                np.asarray(pair_ref, dtype=np.int64), slots)
+                np.asarray(pair_ref, dtype=np.int64),
+                (np.asarray(kl, dtype=np.int64), np.asarray(jl, dtype=np.int64)))
 
-    def _grid(self, n: int, slots, values: Sequence[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
-        rmax = max((j for _, j in slots), default=-1) + 1
+    def _grid(self, n: int, slots: tuple[np.ndarray, np.ndarray], values: Sequence[np.ndarray]
+              ) -> tuple[list[np.ndarray], np.ndarray]:
+        """Per-pair ``values`` laid out as (segment, slot) grids, and which cells are real."""
+        ks, js = slots
+        rmax = int(js.max()) + 1 if len(js) else 0
         valid = np.zeros((n, rmax), dtype=bool)
+        valid[ks, js] = True
         grids = []
-        if slots:
-            ks = np.fromiter((k for k, _ in slots), np.int64, len(slots))
-            js = np.fromiter((j for _, j in slots), np.int64, len(slots))
-            valid[ks, js] = True
-        else:
-            ks = js = np.zeros(0, np.int64)
         for v in values:
             g = np.zeros((n, rmax), dtype=np.float64)
             g[ks, js] = v
