@@ -179,8 +179,9 @@ def pack(arrays: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """
     offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
     if arrays:
-        np.cumsum([len(a) for a in arrays], out=offsets[1:])
-        flat = np.concatenate([np.asarray(a, dtype=np.int32) for a in arrays]) if offsets[-1] else np.zeros(0, np.int32)
+        np.cumsum(np.fromiter(map(len, arrays), np.int64, len(arrays)), out=offsets[1:])
+        flat = (np.concatenate(arrays, dtype=np.int32, casting="same_kind") if offsets[-1]
+                else np.zeros(0, np.int32))
     else:
         flat = np.zeros(0, np.int32)
     return flat, offsets

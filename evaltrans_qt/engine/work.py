@@ -121,17 +121,21 @@ def compute_chunk(measures: Mapping[str, Measure], chunk: Chunk) -> ChunkResult:
     """Statistics of one chunk for every measure (a pure function: runs anywhere)."""
     out = ChunkResult({})
     base = chunk.segments
-    dropped: list[tuple[Segment, list[int]]] | None = None
+    loo_segs: tuple[Segment, ...] = ()
+    loo_keeps: list[list[int]] = []
     if chunk.leave_one_out:
         dropped = [drop_identical(s) for s in base]
+        loo_segs = tuple(d[0] for d in dropped)
+        loo_keeps = [d[1] for d in dropped]
     n = len(base)
     max_refs = max((len(s.refs) for s in base), default=0)
+    # every measure gets the same sequence object, so that work on its pairs is shared
+    # (measures/_distance.py)
     for name, m in measures.items():
-        if dropped is not None and name in chunk.leave_one_out:
-            segs = [d[0] for d in dropped]
-            keeps = [d[1] for d in dropped]
+        if name in chunk.leave_one_out:
+            segs, keeps = loo_segs, loo_keeps
         else:
-            segs, keeps = list(base), None
+            segs, keeps = base, None
         stats = np.asarray(m.corpus_stats(segs), dtype=np.float64)
         if stats.shape != (n, len(m.stat_names)):
             raise ValueError(f"measure {name}: corpus_stats returned shape {stats.shape}, "

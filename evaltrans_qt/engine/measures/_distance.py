@@ -23,6 +23,17 @@ from evaltrans_qt.engine.results import pack
 from evaltrans_qt.errors import OptionError
 
 
+#: The last (segments, :meth:`DistanceMeasure._all_pairs`) -- one tuple, replaced whole, so a
+#: reader in another thread sees a matching pair. It holds the segments, so their ``id``
+#: cannot be reused while cached. The results are shared read-only.
+_last_pairs: tuple = (None, None)
+
+
+def _remember_pairs(segments, result) -> None:
+    global _last_pairs
+    _last_pairs = (segments, result)
+
+
 def select(dist: np.ndarray, length: np.ndarray, valid: np.ndarray, rule: str
            ) -> tuple[np.ndarray, np.ndarray]:
     """Table A.3 rules for many segments at once.
@@ -131,24 +142,17 @@ class DistanceMeasure(Measure):
         """Candidates, distinct reference arrays (an array object shared by several segments,
         e.g. by all systems of a run, is prepared once), pair index arrays, and each pair's
         (segment, slot) place as two index arrays (for :meth:`_grid`)."""
+        if type(self).effective_refs is DistanceMeasure.effective_refs:
+            cached = _last_pairs
+            if cached[0] is segments:      # the chunk's other distance measures
+                return cached[1]
+            result = self._all_pairs(segments)
+            _remember_pairs(segments, result)
+            return result
         hyps = [s.hyp for s in segments]
         refs: list[np.ndarray] = []
         seen: dict[int, int] = {}
         pair_ref: list[int] = []
-        if type(self).effective_refs is DistanceMeasure.effective_refs:
-            # every reference of every segment, in order
-            counts = np.fromiter((len(s.refs) for s in segments), np.int64, len(segments))
-            for seg in segments:
-                for arr in seg.refs:
-                    u = seen.get(id(arr))
-                    if u is None:
-                        u = seen[id(arr)] = len(refs)
-                        refs.append(arr)
-                    pair_ref.append(u)
-            ks = np.repeat(np.arange(len(segments), dtype=np.int64), counts)
-            starts = np.repeat(np.cumsum(counts) - counts, counts)
-            js = np.arange(len(ks), dtype=np.int64) - starts
-            return hyps, refs, ks, np.asarray(pair_ref, dtype=np.int64), (ks, js)
         pair_hyp: list[int] = []
         kl: list[int] = []
         jl: list[int] = []
@@ -166,6 +170,26 @@ class DistanceMeasure(Measure):
         return (hyps, refs, np.asarray(pair_hyp, dtype=np.int64),
                 np.asarray(pair_ref, dtype=np.int64),
                 (np.asarray(kl, dtype=np.int64), np.asarray(jl, dtype=np.int64)))
+
+    @staticmethod
+    def _all_pairs(segments: Sequence[Segment]):
+        """:meth:`_unique_pairs` when every reference of every segment counts."""
+        hyps = [s.hyp for s in segments]
+        refs: list[np.ndarray] = []
+        seen: dict[int, int] = {}
+        pair_ref: list[int] = []
+        counts = np.fromiter((len(s.refs) for s in segments), np.int64, len(segments))
+        for seg in segments:
+            for arr in seg.refs:
+                u = seen.get(id(arr))
+                if u is None:
+                    u = seen[id(arr)] = len(refs)
+                    refs.append(arr)
+                pair_ref.append(u)
+        ks = np.repeat(np.arange(len(segments), dtype=np.int64), counts)
+        starts = np.repeat(np.cumsum(counts) - counts, counts)
+        js = np.arange(len(ks), dtype=np.int64) - starts
+        return hyps, refs, ks, np.asarray(pair_ref, dtype=np.int64), (ks, js)
 
     def _grid(self, n: int, slots: tuple[np.ndarray, np.ndarray], values: Sequence[np.ndarray]
               ) -> tuple[list[np.ndarray], np.ndarray]:
