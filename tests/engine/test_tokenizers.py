@@ -132,3 +132,39 @@ def test_tokenizers_load_once_from_many_threads(monkeypatch):
     assert sorted(imports) == sorted("sacrebleu.tokenizers." + m for m in
                                      ("tokenizer_13a", "tokenizer_intl", "tokenizer_char",
                                       "tokenizer_zh"))   # each once
+
+
+# ------------------------------------------------------- 13a's faster post-tokenizer
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a  # noqa: E402
+
+
+def test_13a_is_accelerated_and_equals_the_stock_tokenizer_on_wmt(wmt_dir):
+    """preprocess._accelerate_13a: every distinct line of the WMT21 en-de files."""
+    ours = preprocess._sacrebleu_tokenizer("13a")
+    assert type(ours._post_tokenizer).__name__ == "_Post"
+    stock = Tokenizer13a()
+    lines = {line for path in sorted(wmt_dir.iterdir()) if path.suffix in (".de", ".en")
+             for line in path.read_text(encoding="utf-8").split("\n")}
+    assert len(lines) > 15000
+    assert [ours(x) for x in sorted(lines)] == [stock(x) for x in sorted(lines)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(list(" .,-0123456789aZ!\"#$%&'()*+/:;<=>?@[\\]^_`{|}~"
+                                     "\t\n\u00a0€„“–…ßİ") + ["&quot;", "&amp;", "<skipped>",
+                                                               "-\n"]),
+                max_size=40).map("".join))
+def test_13a_accelerated_equals_stock_on_punctuation_runs(text):
+    stock = Tokenizer13a()
+    assert preprocess._sacrebleu_tokenizer("13a")(text) == stock(text)
+
+
+def test_13a_with_other_rules_is_left_alone():
+    tok = Tokenizer13a()
+    rx, repl = tok._post_tokenizer._re[1]
+    tok._post_tokenizer._re[1] = (rx, r"\1  \2 ")          # a different template
+    before = tok._post_tokenizer
+    preprocess._accelerate_13a(tok)
+    assert tok._post_tokenizer is before
