@@ -121,7 +121,8 @@ def add_option_arguments(p: argparse.ArgumentParser) -> None:
             g = groups[md["group"]] = p.add_argument_group(f"{md['group']} options")
         default = f.default
         shown = ",".join(map(str, default)) if isinstance(default, tuple) else default
-        help_ = f"{md['help']} (default: {shown}; thesis {md['section']})"
+        # (argparse %-formats help texts: a literal % must be doubled)
+        help_ = f"{md['help']} (default: {shown}; thesis {md['section']})".replace("%", "%%")
         if md.get("kind") == "flag":
             g.add_argument(f"--{md['flag']}", dest=f.name, action="store_true", default=None,
                            help=help_)

@@ -169,11 +169,11 @@ def _add_our_options(p: argparse.ArgumentParser) -> None:
             continue
         if md.get("kind") == "flag":
             g.add_argument(f"--{md['flag']}", dest=f"et_{f.name}", action="store_true",
-                           default=None, help=md["help"])
+                           default=None, help=md["help"].replace("%", "%%"))
         else:
             g.add_argument(f"--{md['flag']}", dest=f"et_{f.name}", default=None,
                            choices=md["choices"], metavar=None if md["choices"] else "VALUE",
-                           help=md["help"])
+                           help=md["help"].replace("%", "%%"))
 
 
 def sentences_path(value: str) -> str:

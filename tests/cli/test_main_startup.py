@@ -102,3 +102,13 @@ def test_an_unknown_command_is_still_an_argparse_error(capsys):
         cli_main.main(["no-such-command"])
     assert exc.value.code == 2
     assert "invalid choice" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", sorted(cli_main.COMMANDS))
+def test_every_command_prints_its_help(command, capsys):
+    """argparse %-formats help texts: an option's help with a literal '%' (INVWER's memory
+    budget, '25 % of the physical memory') crashed `batch --help` and `score --help`."""
+    with pytest.raises(SystemExit) as exc:
+        cli_main.main([command, "--help"])
+    assert exc.value.code == 0
+    assert "usage:" in capsys.readouterr().out
