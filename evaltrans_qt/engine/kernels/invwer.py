@@ -35,6 +35,28 @@ bispans, using the bounds of Algorithms 4.4-4.6:
   derivation and every item is final when popped (Knuth's generalisation of
   Dijkstra; Klein & Manning's A* parsing). Only items with f <= d_inv are
   expanded.
+* run bounds (order-aware, issue 18; h = the maximum of the bound above and
+  these two): contract a tree to its identical pairs M outside the bispan and
+  the bispan itself as one leaf X. Each internal node of a binary tree is the
+  lowest common ancestor of exactly one pair of neighbouring leaves, and it is
+  inverted iff that pair's reference order falls (a descent), so the outside
+  has at least des(M + X) inverted nodes, read in candidate order -- and as
+  many read in reference order. Its leaves cost at least bag(A+B, C+D) with
+  |M| identical pairs, = bag(.., 0) - s |M| (s = min(c_sub, c_del + c_ins)).
+  So  h_run = bag(A+B, C+D, 0) + min over M of (-s |M| + c_inv des(M + X)),
+  relaxed by letting a reference word be paired again after a descent: then
+  the words left and right of X are independent, h_run = bag + R_A(i0; l0, l1)
+  + R_B(i1; l0, l1) (:func:`_runs`: pairs only with reference words outside
+  the bispan; X counts as a descent after a last left pair in D and before a
+  first right pair in C), and the same with the sentences' roles swapped.
+  Consistent: for a parent of x with sibling y, M(parent) plus the identical
+  pairs of y's tree is a solution for x; bag(.., 0) is subadditive, descents
+  inside y are inversions of y's tree, and the sequences only meet at X, where
+  a new descent appears only under an inverted parent (paid by its c_inv) --
+  the other descents at the seams were descents at the parent's X (the pairs
+  avoid the parent's reference span); growth and the leading runs are the
+  empty sibling M(y) = {}. The tables cost O(I L^2 + L I^2) entries and are
+  dropped before the search; on long WMT pairs they halve to quarter the items.
 * ub_total = Levenshtein distance (eq. 4.26); items with f > ub_total are never
   queued (the thesis' pruning "ub' <= lb_inner").
 * normal form: a word without counterpart is attached to the nearest aligned
@@ -66,9 +88,12 @@ d_inv - d_PER (see ``benchmarks/bench_invwer.py``); memory: two values (best
 queued g, h) per bispan, I(I+1)/2 x L(L+1)/2 bispans -- int8 when the upper
 bound is below 120 cost units (h is capped at ub + 1, which prunes the same),
 else int16: ~0.2 GB for 135 x 151 words, the longest WMT21 en-de pair -- plus
-the agenda and the final items, which grow with the work done. ``max_bytes`` caps
-both (the table is checked before it is allocated, the growing arrays at each
-doubling); :func:`inv_bounded` falls back to a bounded approximation beyond it.
+the agenda and the final items, which grow with the work done; while h is
+computed, the run tables (:func:`runs_bytes`, ~70 MB for 135 x 151 words). ``max_bytes``
+caps all of it (the table is checked before it is allocated, the growing arrays at
+each doubling; the run bounds are left out when their tables do not fit, and a search
+that exceeds the budget with them is repeated without them); :func:`inv_bounded`
+falls back to a bounded approximation beyond it.
 """
 
 from __future__ import annotations
@@ -89,7 +114,8 @@ OP_MATCH, OP_SUB, OP_CAND, OP_REF = 0, 1, 2, 3
 _T_SEED, _T_EXT, _T_STRAIGHT, _T_INV, _T_LEAD = 0, 1, 2, 3, 4
 _MAX_COST = 32000
 _CH = 16  # entries per chunk of a corner list
-_OVER_BUDGET = -2   # _astar's result when it stopped at its memory or pop budget
+_OVER_BUDGET = -2   # _astar's result when it stopped at its memory budget
+_OVER_POPS = -3     # ... at its pop budget
 # bytes per element of the growing arrays: agenda entry (ekey, eg, enext, etype, ea, eb),
 # final item (xi0, xi1, xl0, xl1, xtype, xa, xb), chunk of a corner list (pool, cnext, cfill)
 _E_BYTES, _X_BYTES, _C_BYTES = 33, 33, 8 * _CH + 8
@@ -257,21 +283,130 @@ def _prefix_bags(c, r, V, c_sub, c_del, c_ins):
 
 
 @njit(cache=True, nogil=True)
-def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree, bh, NONE, max_dyn, max_pops):
-    """Core of :func:`inv_distance` on local ids (0..V-1). Returns (d, ops, invs, expanded).
+def _runs(c, r, V, s, c_inv):
+    """Run bound of one outside side: R[i, l0, l1] (0 <= i <= I, 0 <= l0 < l1 <= L) is the
+    least  -s |M| + c_inv (des(M) + [last pair of M at a reference word >= l1])  over sets M
+    of identical pairs (i', l') with i' < i and l' outside [l0, l1), listed in candidate
+    order, where des counts the consecutive pairs whose reference position does not grow
+    (a reference word may be paired again after such a descent: the relaxation).
 
-    ``bh``: uninitialised table of 2 entries per bispan (int8 or int16), ``NONE``
-    its largest value (= not queued). ``max_dyn`` > 0 caps the bytes of the growing
-    arrays (agenda, final items, corner lists) and ``max_pops`` > 0 the items popped:
-    beyond either the search stops and returns d = ``_OVER_BUDGET``."""
+    A dynamic programme over the candidate words per span (l0, l1); the state is the
+    reference position of the last pair (or none), the prefix minima over the states live
+    in a Fenwick tree, and only the positions of the word's occurrences are visited."""
     I = c.size
     L = r.size
-    NC = I * (I + 1) // 2
-    NR = L * (L + 1) // 2
-    clo, chi = _spans(I)
-    rlo, rhi = _spans(L)
+    start = np.zeros(V + 1, np.int64)          # occurrences of each word in r, ascending
+    for j in range(L):
+        start[r[j] + 1] += 1
+    for w in range(V):
+        start[w + 1] += start[w]
+    pos = np.empty(L, np.int64)
+    fill = start[:V].copy()
+    for j in range(L):
+        pos[fill[r[j]]] = j
+        fill[r[j]] += 1
+    out = np.zeros((I + 1, L + 1, L + 1), np.int32)
+    n = L + 1                                  # Fenwick slots: 1 = none, j + 2 = pair at j
+    fw = np.empty(n + 1, np.int64)
+    tv = np.empty(L + 1, np.int64)
+    for l0 in range(L):
+        for l1 in range(l0 + 1, L + 1):
+            for k in range(n + 1):
+                fw[k] = 1 << 60
+            k = 1
+            while k <= n:                      # the state "none" (value 0) is in every prefix
+                fw[k] = 0
+                k += k & -k
+            m = 0           # least value of any state
+            lo = 0          # ... of the states left of the span (and none)
+            hi = 1 << 60    # ... of the states right of the span
+            for i in range(I + 1):
+                v = hi + c_inv
+                out[i, l0, l1] = lo if lo < v else v
+                if i == I:
+                    break
+                w = c[i]
+                q0 = start[w]
+                q1 = start[w + 1]
+                for q in range(q0, q1):        # values from the states before word i
+                    jp = pos[q]
+                    if l0 <= jp < l1:
+                        continue
+                    best = 1 << 60
+                    k = jp + 1                 # prefix minimum over slots 1 .. jp + 1
+                    while k > 0:
+                        if fw[k] < best:
+                            best = fw[k]
+                        k -= k & -k
+                    x = m + c_inv
+                    tv[q - q0] = (best if best < x else x) - s
+                for q in range(q0, q1):
+                    jp = pos[q]
+                    if l0 <= jp < l1:
+                        continue
+                    x = tv[q - q0]
+                    k = jp + 2
+                    while k <= n:
+                        if x < fw[k]:
+                            fw[k] = x
+                        k += k & -k
+                    if x < m:
+                        m = x
+                    if jp < l0:
+                        if x < lo:
+                            lo = x
+                    elif x < hi:
+                        hi = x
+    return out
 
-    # ---- h: bag bound of the outside of every bispan (lb_outer, eq. 4.29)
+
+@njit(cache=True, nogil=True)
+def _run_tables(c, r, V, s, c_inv):
+    """The four run bounds, each laid out for the h loop of :func:`_init_h` (i0, i1, l0, l1
+    from the outside in): A[i0, l0, l1] (candidate words left of the bispan, in candidate
+    order), B[i1, l0, l1] (right of it), and the same in reference order, RA[i0, i1, l0]
+    (reference words left of the bispan) and RB[i0, i1, l1] (right of it). The right
+    sides are the left sides of the reversed sentences."""
+    I = c.size
+    L = r.size
+    A = _runs(c, r, V, s, c_inv)
+    t = _runs(c[::-1].copy(), r[::-1].copy(), V, s, c_inv)
+    B = np.zeros((I + 1, L + 1, L + 1), np.int32)
+    for i1 in range(I + 1):
+        for l0 in range(L):
+            for l1 in range(l0 + 1, L + 1):
+                B[i1, l0, l1] = t[I - i1, L - l1, L - l0]
+    t = _runs(r, c, V, s, c_inv)
+    RA = np.zeros((I + 1, I + 1, L + 1), np.int32)
+    for l0 in range(L + 1):
+        for i0 in range(I):
+            for i1 in range(i0 + 1, I + 1):
+                RA[i0, i1, l0] = t[l0, i0, i1]
+    t = _runs(r[::-1].copy(), c[::-1].copy(), V, s, c_inv)
+    RB = np.zeros((I + 1, I + 1, L + 1), np.int32)
+    for l1 in range(L + 1):
+        for i0 in range(I):
+            for i1 in range(i0 + 1, I + 1):
+                RB[i0, i1, l1] = t[L - l1, I - i1, I - i0]
+    return A, B, RA, RB
+
+
+@njit(cache=True, nogil=True)
+def _init_h(c, r, V, c_sub, c_del, c_ins, c_inv, ub, bh, NONE, runs):
+    """Fill the table ``bh``: every bispan not queued (``NONE``) with h = its outside bound
+    (lb_outer, eq. 4.29, see the module doc), capped at ub + 1; with ``runs`` also the run
+    bounds of :func:`_run_tables` (whose tables live only here)."""
+    I = c.size
+    L = r.size
+    NR = L * (L + 1) // 2
+    s = c_sub if c_sub < c_del + c_ins else c_del + c_ins
+    if runs:
+        RUNA, RUNB, RUNRA, RUNRB = _run_tables(c, r, V, s, c_inv)
+    else:
+        RUNA = np.zeros((1, 1, 1), np.int32)
+        RUNB = RUNA
+        RUNRA = RUNA
+        RUNRB = RUNA
     Cc = np.zeros(V, np.int32)
     Cr = np.zeros(V, np.int32)
     for i in range(I):
@@ -341,11 +476,39 @@ def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree, bh, NONE, max_dyn
                     two = _bag(a, bt, m1, c_sub, c_del, c_ins) + 2 * c_inv
                     if two < hv:
                         hv = two                                     # two or more inversions
+                    if runs:                                         # run bounds, any ancestors
+                        b0 = _bag(a, bt, 0, c_sub, c_del, c_ins)
+                        x = b0 + RUNA[i0, l0, l1] + RUNB[i1, l0, l1]
+                        if x > hv:
+                            hv = x
+                        x = b0 + RUNRA[i0, i1, l0] + RUNRB[i0, i1, l1]
+                        if x > hv:
+                            hv = x
                     kk = 2 * (base + l1 * (l1 - 1) // 2 + l0)
                     bh[kk] = NONE
                     bh[kk + 1] = hv if hv < hcap else hcap
                 for l1 in range(l0 + 1, L + 1):
                     cd[r[l1 - 1]] += 1
+
+
+
+@njit(cache=True, nogil=True)
+def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree, bh, NONE, max_dyn, max_pops,
+           runs):
+    """Core of :func:`inv_distance` on local ids (0..V-1). Returns (d, ops, invs, expanded).
+
+    ``bh``: uninitialised table of 2 entries per bispan (int8 or int16), ``NONE``
+    its largest value (= not queued). ``max_dyn`` > 0 caps the bytes of the growing
+    arrays (agenda, final items, corner lists) and ``max_pops`` > 0 the items popped:
+    beyond either the search stops and returns d = ``_OVER_BUDGET``."""
+    I = c.size
+    L = r.size
+    NC = I * (I + 1) // 2
+    NR = L * (L + 1) // 2
+    clo, chi = _spans(I)
+    rlo, rhi = _spans(L)
+
+    _init_h(c, r, V, c_sub, c_del, c_ins, c_inv, ub, bh, NONE, runs)
 
     # ---- agenda: bucket queue of entries (lazy deletion via bh)
     cap = 1 << 14
@@ -427,7 +590,7 @@ def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree, bh, NONE, max_dyn
         l0 = rlo[ri]
         l1 = rhi[ri]
         if max_pops > 0 and expanded > max_pops:
-            result = _OVER_BUDGET
+            result = _OVER_POPS
             break
         if nx == xi0.size:
             n2 = 2 * xi0.size
@@ -668,6 +831,17 @@ def table_bytes(I: int, L: int, ub: int, want_tree: bool = False) -> int:
     return nb * per + tree + 48 * cells + first
 
 
+#: Smallest I x L for which the search adds the run bounds to h (smaller pairs are searched
+#: faster than the bounds' tables are built).
+RUNS_MIN_CELLS = 0
+
+
+def runs_bytes(I: int, L: int) -> int:
+    """Bytes of the run bounds' tables (:func:`_run_tables`; four int32 tables and one being
+    built), held only while h is computed."""
+    return 4 * (3 * (I + 1) * (L + 1) ** 2 + 3 * (L + 1) * (I + 1) ** 2)
+
+
 def _unaligned(I: int, L: int, c_del: int, c_ins: int) -> tuple[int, np.ndarray]:
     ops = [(OP_CAND, i, -1) for i in range(I)] + [(OP_REF, -1, l) for l in range(L)]
     return I * c_del + L * c_ins, np.asarray(ops, np.int32).reshape(-1, 3)
@@ -710,13 +884,24 @@ def inv_search(cand: np.ndarray, ref: np.ndarray, c_sub: int = 1, c_del: int = 1
         dyn = max(1, max_bytes - fixed)
     nb = I * (I + 1) * L * (L + 1) // 2   # two entries per bispan
     if ub < 120:  # g and h fit in int8 (values > ub are never queued): half the memory traffic
-        bh, none = np.empty(nb, np.int8), 127
+        dt, none = np.int8, 127
     else:
-        bh, none = np.empty(nb, np.int16), 32767
-    d, ops, invs, expanded = _astar(c, r, V, int(c_sub), int(c_del), int(c_ins), int(c_inv), ub,
-                                    bool(want_tree), bh, none, dyn, int(max_pops))
-    del bh
-    if d == _OVER_BUDGET:
+        dt, none = np.int16, 32767
+    s = min(int(c_sub), int(c_del) + int(c_ins))
+    runs = (I * L >= RUNS_MIN_CELLS and (s + int(c_inv)) * (I + L + 2) < 1 << 30
+            and (max_bytes is None or fixed + runs_bytes(I, L) <= max_bytes))
+    # the run bounds change which items are popped, never the distance; a search that
+    # exceeds its budget with them is run again without them, so a pair is never less
+    # exact than without the run bounds
+    for use_runs in ((True, False) if runs else (False,)):
+        bh = np.empty(nb, dt)
+        d, ops, invs, expanded = _astar(c, r, V, int(c_sub), int(c_del), int(c_ins), int(c_inv),
+                                        ub, bool(want_tree), bh, none, dyn, int(max_pops),
+                                        use_runs)
+        del bh
+        if d != _OVER_BUDGET and d != _OVER_POPS:
+            break
+    if d == _OVER_BUDGET or d == _OVER_POPS:
         raise OverBudget(fixed + dyn if max_bytes is not None else fixed, max_bytes or 0)
     unaligned, uops = _unaligned(I, L, c_del, c_ins)  # the only tree without an aligned pair
     if d < 0 or unaligned < d:
