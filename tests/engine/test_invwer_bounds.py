@@ -7,6 +7,7 @@ pairs (repeated words, zero costs, the int16 table, the budget fallback)."""
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from functools import lru_cache
 
 import numpy as np
@@ -132,6 +133,43 @@ def test_h_is_admissible_and_consistent(costs):
         assert raised > 0
 
 
+def bag(n_c, n_r, m, costs):
+    """Bag (PER) cost of n_c candidate and n_r reference words with m identical pairs."""
+    c_sub, c_del, c_ins, _ = costs
+    s, k = min(c_sub, c_del + c_ins), min(n_c, n_r)
+    return (k - m) * s + (n_c - k) * c_del + (n_r - k) * c_ins
+
+
+def bag_h_py(a, b, costs, x):
+    """The bag bounds of h by direct counting (module doc: no inverted ancestor, crossing
+    one way only, two or more inversions)."""
+    i0, i1, l0, l1 = x
+    A, B, C, D = (Counter(v) for v in (a[:i0], a[i1:], b[:l0], b[l1:]))
+    words = set(A) | set(B) | set(C) | set(D)
+    full = sum(min(A[w] + B[w], C[w] + D[w]) for w in words)
+    bc = sum(min(A[w] + B[w], C[w] + D[w], B[w] + C[w]) for w in words)
+    ad = sum(min(A[w] + B[w], C[w] + D[w], A[w] + D[w]) for w in words)
+    n_c, n_r = len(a) - (i1 - i0), len(b) - (l1 - l0)
+    zero = (bag(i0, l0, sum((A & C).values()), costs)
+            + bag(len(a) - i1, len(b) - l1, sum((B & D).values()), costs))
+    return min(zero, bag(n_c, n_r, max(bc, ad), costs) + costs[3],
+               bag(n_c, n_r, full, costs) + 2 * costs[3])
+
+
+@pytest.mark.parametrize("costs", COSTS[:5])
+def test_bag_bounds_equal_direct_counting(costs):
+    """The table's h without the run bounds equals the bag bounds counted directly."""
+    rng = np.random.default_rng(300 + sum(costs))
+    for _ in range(10):
+        a, b = rand_pair(rng, 9, 4)
+        ub = int(K.lev_costs(*K._local_ids(a, b)[:2], *costs[:3]))
+        h = kernel_h(a, b, costs, False)
+        for x in itertools.product(range(len(a) + 1), range(len(a) + 1), range(len(b) + 1),
+                                   range(len(b) + 1)):
+            if nonempty(x):
+                assert h(*x) == min(bag_h_py(a.tolist(), b.tolist(), costs, x), ub + 1), x
+
+
 def runs_brute(c, r, i, l0, l1, s, c_inv):
     """The relaxation of ``_runs`` by enumeration: every map of a subset of c[:i] to equal
     words of r outside [l0, l1) (a reference word may be used again)."""
@@ -159,8 +197,8 @@ def test_run_tables_equal_their_definition(seed):
     for l0 in range(L):
         for l1 in range(l0 + 1, L + 1):
             for i in range(I + 1):
-                assert A[i, l0, l1] == runs_brute(c.tolist(), r.tolist(), i, l0, l1, s, c_inv)
-                assert B[i, l0, l1] == runs_brute(cr, rr, I - i, L - l1, L - l0, s, c_inv)
+                assert A[i, l1, l0] == runs_brute(c.tolist(), r.tolist(), i, l0, l1, s, c_inv)
+                assert B[i, l1, l0] == runs_brute(cr, rr, I - i, L - l1, L - l0, s, c_inv)
     for i0 in range(I):
         for i1 in range(i0 + 1, I + 1):
             for l in range(L + 1):

@@ -101,6 +101,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+import threading
 
 import numpy as np
 from numba import njit
@@ -362,20 +363,25 @@ def _runs(c, r, V, s, c_inv):
 
 @njit(cache=True, nogil=True)
 def _run_tables(c, r, V, s, c_inv):
-    """The four run bounds, each laid out for the h loop of :func:`_init_h` (i0, i1, l0, l1
-    from the outside in): A[i0, l0, l1] (candidate words left of the bispan, in candidate
-    order), B[i1, l0, l1] (right of it), and the same in reference order, RA[i0, i1, l0]
+    """The four run bounds, each laid out for the h loop of :func:`_init_h` (i0, i1, l1, l0
+    from the outside in): A[i0, l1, l0] (candidate words left of the bispan, in candidate
+    order), B[i1, l1, l0] (right of it), and the same in reference order, RA[i0, i1, l0]
     (reference words left of the bispan) and RB[i0, i1, l1] (right of it). The right
     sides are the left sides of the reversed sentences."""
     I = c.size
     L = r.size
-    A = _runs(c, r, V, s, c_inv)
+    t = _runs(c, r, V, s, c_inv)
+    A = np.zeros((I + 1, L + 1, L + 1), np.int32)
+    for i0 in range(I + 1):
+        for l0 in range(L):
+            for l1 in range(l0 + 1, L + 1):
+                A[i0, l1, l0] = t[i0, l0, l1]
     t = _runs(c[::-1].copy(), r[::-1].copy(), V, s, c_inv)
     B = np.zeros((I + 1, L + 1, L + 1), np.int32)
     for i1 in range(I + 1):
         for l0 in range(L):
             for l1 in range(l0 + 1, L + 1):
-                B[i1, l0, l1] = t[I - i1, L - l1, L - l0]
+                B[i1, l1, l0] = t[I - i1, L - l1, L - l0]
     t = _runs(r, c, V, s, c_inv)
     RA = np.zeros((I + 1, I + 1, L + 1), np.int32)
     for l0 in range(L + 1):
@@ -419,11 +425,20 @@ def _init_h(c, r, V, c_sub, c_del, c_ins, c_inv, ub, bh, NONE, runs):
     S = _prefix_bags(c[::-1].copy(), r[::-1].copy(), V, c_sub, c_del, c_ins)[::-1, ::-1]
     # bh[2k] = best queued g of bispan k (NONE: not queued, -1: final); bh[2k+1] = min(h(k), ub + 1)
     hcap = ub + 1
-    # outside counts per word: A = cand[:i0], B = cand[i1:], C = ref[:l0], D = ref[l1:]
+    # rank[l] = occurrences of the word r[l] in r[:l]
+    rank = np.empty(L, np.int64)
+    seen = np.zeros(V, np.int64)
+    for l in range(L):
+        rank[l] = seen[r[l]]
+        seen[r[l]] += 1
+    # outside counts per word: A = cand[:i0], B = cand[i1:], C = ref[:l0], D = ref[l1:];
+    # the loops run i0, i1, l1, l0 (l0 innermost: the bispans of one (i0, i1, l1) are
+    # consecutive in the table). C's counts are the ranks, D's are kept per l1.
     ca = np.zeros(V, np.int64)
     cb = np.zeros(V, np.int64)
-    cc = np.zeros(V, np.int64)
     cd = np.zeros(V, np.int64)
+    M1 = np.empty(L + 1, np.int64)
+    M2 = np.empty(L + 1, np.int64)
     for i0 in range(I):
         if i0 > 0:
             ca[c[i0 - 1]] += 1
@@ -433,64 +448,62 @@ def _init_h(c, r, V, c_sub, c_del, c_ins, c_inv, ub, bh, NONE, runs):
             cb[c[i1 - 1]] -= 1
             base = (i1 * (i1 - 1) // 2 + i0) * NR
             a = I - (i1 - i0)
-            # base state l0 = l1 = 0: C empty, D = whole reference
+            # state l0 = l1 = 0: C empty, D = whole reference
             mA = 0
             mBC = 0
             mAD = 0
             for w in range(V):
-                cc[w] = 0
                 cd[w] = Cr[w]
                 x, y, z = _flows(ca[w], cb[w], 0, Cr[w])
                 mA += x
                 mBC += y
                 mAD += z
-            for l0 in range(L):
-                if l0 > 0:  # ref word l0-1 moves from D to C
-                    w = r[l0 - 1]
-                    x, y, z = _flows(ca[w], cb[w], cc[w], cd[w])
-                    cc[w] += 1
-                    cd[w] -= 1
-                    x2, y2, z2 = _flows(ca[w], cb[w], cc[w], cd[w])
-                    mA += x2 - x
-                    mBC += y2 - y
-                    mAD += z2 - z
+            for l1 in range(1, L + 1):
+                w = r[l1 - 1]          # leaves D (C is empty at l0 = 0)
+                x, y, z = _flows(ca[w], cb[w], 0, cd[w])
+                cd[w] -= 1
+                x2, y2, z2 = _flows(ca[w], cb[w], 0, cd[w])
+                mA += x2 - x
+                mBC += y2 - y
+                mAD += z2 - z
                 m1 = mA
                 m2 = mBC
                 m3 = mAD
-                for l1 in range(l0 + 1, L + 1):
-                    w = r[l1 - 1]
-                    x, y, z = _flows(ca[w], cb[w], cc[w], cd[w])
-                    cd[w] -= 1
-                    x2, y2, z2 = _flows(ca[w], cb[w], cc[w], cd[w])
-                    m1 += x2 - x
-                    m2 += y2 - y
-                    m3 += z2 - z
+                # the matchings of every l0 (a scan over the words moving to C), then h
+                for l0 in range(l1):
+                    if l0 > 0:         # ref word l0-1 moves from the bispan to C
+                        w = r[l0 - 1]
+                        k = rank[l0 - 1]
+                        x, y, z = _flows(ca[w], cb[w], k, cd[w])
+                        x2, y2, z2 = _flows(ca[w], cb[w], k + 1, cd[w])
+                        m1 += x2 - x
+                        m2 += y2 - y
+                        m3 += z2 - z
+                    M1[l0] = m1
+                    M2[l0] = m2 if m2 > m3 else m3   # the larger matching: the weaker bound
+                s1 = S[i1, l1]
+                row = 2 * (base + l1 * (l1 - 1) // 2)
+                rb = RUNRB[i0, i1, l1] if runs else 0
+                for l0 in range(l1):
                     bt = L - (l1 - l0)
-                    hv = P[i0, l0] + S[i1, l1]                       # no inverted ancestor
-                    if m2 < m3:  # the larger matching gives the smaller (weaker) bound
-                        one = _bag(a, bt, m3, c_sub, c_del, c_ins) + c_inv
-                    else:
-                        one = _bag(a, bt, m2, c_sub, c_del, c_ins) + c_inv
-                    if one < hv:
-                        hv = one                                     # one: crossing one way only
-                    two = _bag(a, bt, m1, c_sub, c_del, c_ins) + 2 * c_inv
-                    if two < hv:
-                        hv = two                                     # two or more inversions
+                    k = a if a < bt else bt
+                    b0 = k * s + (a - k) * c_del + (bt - k) * c_ins   # bag(.., 0); - s m: bag(.., m)
+                    hv = P[i0, l0] + s1                              # no inverted ancestor
+                    x = b0 - s * M2[l0] + c_inv                      # crossing one way only
+                    if x < hv:
+                        hv = x
+                    x = b0 - s * M1[l0] + 2 * c_inv                  # two or more inversions
+                    if x < hv:
+                        hv = x
                     if runs:                                         # run bounds, any ancestors
-                        b0 = _bag(a, bt, 0, c_sub, c_del, c_ins)
-                        x = b0 + RUNA[i0, l0, l1] + RUNB[i1, l0, l1]
+                        x = b0 + RUNA[i0, l1, l0] + RUNB[i1, l1, l0]
                         if x > hv:
                             hv = x
-                        x = b0 + RUNRA[i0, i1, l0] + RUNRB[i0, i1, l1]
+                        x = b0 + RUNRA[i0, i1, l0] + rb
                         if x > hv:
                             hv = x
-                    kk = 2 * (base + l1 * (l1 - 1) // 2 + l0)
-                    bh[kk] = NONE
-                    bh[kk + 1] = hv if hv < hcap else hcap
-                for l1 in range(l0 + 1, L + 1):
-                    cd[r[l1 - 1]] += 1
-
-
+                    bh[row + 2 * l0] = NONE
+                    bh[row + 2 * l0 + 1] = hv if hv < hcap else hcap
 
 @njit(cache=True, nogil=True)
 def _astar(c, r, V, c_sub, c_del, c_ins, c_inv, ub, want_tree, bh, NONE, max_dyn, max_pops,
@@ -831,6 +844,26 @@ def table_bytes(I: int, L: int, ub: int, want_tree: bool = False) -> int:
     return nb * per + tree + 48 * cells + first
 
 
+#: Largest g/h table (bytes) kept for the next search of the same thread: a fresh table's
+#: first touch costs page faults (~0.5 ms per MB, more with huge pages), as much as the
+#: whole search of a short pair; larger tables belong to long searches and are freed.
+TABLE_CACHE_BYTES = 64 << 20
+_cache = threading.local()
+
+
+def _table(n: int, dtype) -> np.ndarray:
+    """An uninitialised table of ``n`` entries of ``dtype`` (int8 or int16), reusing this
+    thread's buffer when it is large enough (the search initialises every entry)."""
+    size = n * np.dtype(dtype).itemsize
+    if size > TABLE_CACHE_BYTES:
+        return np.empty(n, dtype)
+    buf = getattr(_cache, "buf", None)
+    if buf is None or buf.size < size:
+        buf = np.empty(max(size, 1 << 20), np.int8)
+        _cache.buf = buf
+    return buf[:size].view(dtype)
+
+
 #: Smallest I x L for which the search adds the run bounds to h (smaller pairs are searched
 #: faster than the bounds' tables are built).
 RUNS_MIN_CELLS = 0
@@ -894,7 +927,7 @@ def inv_search(cand: np.ndarray, ref: np.ndarray, c_sub: int = 1, c_del: int = 1
     # exceeds its budget with them is run again without them, so a pair is never less
     # exact than without the run bounds
     for use_runs in ((True, False) if runs else (False,)):
-        bh = np.empty(nb, dt)
+        bh = _table(nb, dt)
         d, ops, invs, expanded = _astar(c, r, V, int(c_sub), int(c_del), int(c_ins), int(c_inv),
                                         ub, bool(want_tree), bh, none, dyn, int(max_pops),
                                         use_runs)
