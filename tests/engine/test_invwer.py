@@ -186,6 +186,16 @@ def _measure(**kw):
     return m
 
 
+def test_pair_cost_has_a_fixed_part_and_grows_with_the_length():
+    """Even a one-word pair costs the call (~50 us); longer pairs cost more."""
+    from evaltrans_qt.engine.measures.invwer import PAIR_FIXED_SECONDS
+    m = _measure()
+    assert m.pair_cost(1, 1) >= PAIR_FIXED_SECONDS >= 1e-5
+    assert m.pair_cost(0, 5) == PAIR_FIXED_SECONDS
+    costs = [m.pair_cost(n, n) for n in (1, 10, 40, 140)]
+    assert costs == sorted(costs) and costs[-1] > 1.0 > costs[1]
+
+
 def test_enabled_only_with_allow_transpositions():
     cls = get("invwer")
     assert not cls.enabled(EvalOptions())

@@ -215,8 +215,9 @@ def _combine(kind, ch, pool, cnext, cfill, tk, tg, tb, bh, head, ekey, eg, enext
     and each final partner in the corner list from chunk ``ch`` (combination ``kind``).
 
     Each chunk of partners is read in three passes -- the parents' keys and costs,
-    their table entries, then offers only where the parent is neither final (-1) nor
-    queued as cheaply -- so the table reads overlap and few branches mispredict.
+    their table entries (queued g and h, -1 = final), then offers only where the parent is
+    neither final nor queued as cheaply and f <= ub -- so the table reads overlap and the
+    one branch per partner is rarely taken (well predicted).
     Returns the new entry count.
     """
     inv = kind == _C_INV_LEFT or kind == _C_INV_RIGHT
@@ -230,10 +231,12 @@ def _combine(kind, ch, pool, cnext, cfill, tk, tg, tb, bh, head, ekey, eg, enext
             v = pool[q0 + j]
             tk[j] = _keys(kind, v >> 40, (v >> 20) & 0xFFFFF, i0, i1, l0, l1, NR)[0]
             tg[j] = g + (v & 0xFFFFF) + extra
+        for j in range(nq):    # gate: an offer g is made iff g < min(queued g, ub + 1 - h)
+            bk = np.int64(bh[2 * tk[j]])
+            gt = ub + 1 - np.int64(bh[2 * tk[j] + 1])
+            tb[j] = bk if bk < gt else gt
         for j in range(nq):
-            tb[j] = bh[2 * tk[j]]
-        for j in range(nq):
-            if tb[j] > tg[j]:
+            if tg[j] < tb[j]:
                 v = pool[q0 + j]
                 sk = _keys(kind, v >> 40, (v >> 20) & 0xFFFFF, i0, i1, l0, l1, NR)[1]
                 if first:
@@ -866,7 +869,7 @@ def _table(n: int, dtype) -> np.ndarray:
 
 #: Smallest I x L for which the search adds the run bounds to h (smaller pairs are searched
 #: faster than the bounds' tables are built).
-RUNS_MIN_CELLS = 0
+RUNS_MIN_CELLS = 700
 
 
 def runs_bytes(I: int, L: int) -> int:
