@@ -245,12 +245,25 @@ def test_with_and_without_runs_agree_on_longer_pairs(seed):
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_trees_with_runs_are_optimal_trees(seed):
+def test_tree_searches_go_without_the_run_bounds(seed, monkeypatch):
+    """A tree search keeps the bag bounds alone (the same tree among equally cheap ones as
+    before the run bounds); its tree is optimal and its distance that of the distance-only
+    search with the run bounds."""
+    calls = []
+    real = K._astar
+
+    def spy(*args):
+        calls.append((args[8], args[-1]))       # (want_tree, runs)
+        return real(*args)
+
+    monkeypatch.setattr(K, "_astar", spy)
+    monkeypatch.setattr(K, "RUNS_MIN_CELLS", 0)
     rng = np.random.default_rng(200 + seed)
     a, b = rand_pair(rng, 7, 3)
     costs = tuple(int(v) for v in rng.integers(0, 4, 4))
-    d, ops, invs, _ = search(a, b, costs, True, want_tree=True)
-    assert d == inv_distance_py(a.tolist(), b.tolist(), *costs)
+    d, ops, invs, _ = inv_search(a, b, *costs, want_tree=True)
+    assert d == inv_search(a, b, *costs)[0] == inv_distance_py(a.tolist(), b.tolist(), *costs)
+    assert calls == [(True, False), (False, True)]
     c_sub, c_del, c_ins, c_inv = costs
     total = c_inv * len(invs)
     for code, i, l in ops.tolist():

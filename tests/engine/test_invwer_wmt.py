@@ -69,7 +69,8 @@ def test_sample_with_and_without_runs(wmt_dir):
 
 
 def _slow_enabled(config) -> bool:
-    return "slow" in (config.getoption("markexpr", "") or "") or bool(os.environ.get("EVALTRANS_SLOW"))
+    marks = config.getoption("markexpr", "") or ""
+    return "slow" in marks or bool(os.environ.get("EVALTRANS_SLOW"))
 
 
 @pytest.mark.slow

@@ -57,6 +57,8 @@ bispans, using the bounds of Algorithms 4.4-4.6:
   avoid the parent's reference span); growth and the leading runs are the
   empty sibling M(y) = {}. The tables cost O(I L^2 + L I^2) entries and are
   dropped before the search; on long WMT pairs they halve to quarter the items.
+  Distance-only searches use them (from I L >= ``RUNS_MIN_CELLS``); a tree search
+  does not, so that among equally cheap trees it completes the same one as before.
 * ub_total = Levenshtein distance (eq. 4.26); items with f > ub_total are never
   queued (the thesis' pruning "ub' <= lb_inner").
 * normal form: a word without counterpart is attached to the nearest aligned
@@ -490,7 +492,7 @@ def _init_h(c, r, V, c_sub, c_del, c_ins, c_inv, ub, bh, NONE, runs):
                 for l0 in range(l1):
                     bt = L - (l1 - l0)
                     k = a if a < bt else bt
-                    b0 = k * s + (a - k) * c_del + (bt - k) * c_ins   # bag(.., 0); - s m: bag(.., m)
+                    b0 = k * s + (a - k) * c_del + (bt - k) * c_ins   # bag(.., 0) = bag(.., m) + s m
                     hv = P[i0, l0] + s1                              # no inverted ancestor
                     x = b0 - s * M2[l0] + c_inv                      # crossing one way only
                     if x < hv:
@@ -924,11 +926,12 @@ def inv_search(cand: np.ndarray, ref: np.ndarray, c_sub: int = 1, c_del: int = 1
     else:
         dt, none = np.int16, 32767
     s = min(int(c_sub), int(c_del) + int(c_ins))
-    runs = (I * L >= RUNS_MIN_CELLS and (s + int(c_inv)) * (I + L + 2) < 1 << 30
+    runs = (not want_tree and I * L >= RUNS_MIN_CELLS and (s + int(c_inv)) * (I + L + 2) < 1 << 30
             and (max_bytes is None or fixed + runs_bytes(I, L) <= max_bytes))
     # the run bounds change which items are popped, never the distance; a search that
     # exceeds its budget with them is run again without them, so a pair is never less
-    # exact than without the run bounds
+    # exact than without the run bounds. A tree search goes without them: among equally
+    # cheap trees it returns the one the bag bounds find first, as before the run bounds.
     for use_runs in ((True, False) if runs else (False,)):
         bh = _table(nb, dt)
         d, ops, invs, expanded = _astar(c, r, V, int(c_sub), int(c_del), int(c_ins), int(c_inv),

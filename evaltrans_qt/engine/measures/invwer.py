@@ -13,7 +13,9 @@ candidate word without counterpart is listed where the tree puts it), and one
 INVERSION block per inverted node <A B>: the block's spans are those of A (the
 part that comes first in the candidate and last in the reference), cost c_INV;
 ``notes["inversions"]`` also gives B. Ties between equally cheap trees: the
-first tree completed by the best-first search (deterministic; see the kernel).
+first tree completed by the best-first search with the bag bounds (deterministic; the
+distance-only searches of a run also use the kernel's run bounds, which find the same
+distance sooner but may complete another tree first).
 
 Memory: each pair's exact search must fit ``invwer-memory-budget`` (MiB; 0 =
 min(2 GiB, 25 % of the physical memory), per search, i.e. per worker process).
