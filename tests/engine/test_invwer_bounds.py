@@ -313,6 +313,26 @@ def test_search_over_budget_with_runs_is_repeated_without(monkeypatch):
     assert calls == [True, False]
 
 
+def test_pieces_of_the_approximation_go_without_the_run_bounds(monkeypatch):
+    """Searches with a pop budget (the approximation's pieces) keep the bag bounds alone,
+    so the pieces are cut where they were before the run bounds."""
+    calls = []
+    real = K._astar
+
+    def spy(*args):
+        calls.append((args[-2], args[-1]))      # (max_pops, runs)
+        return real(*args)
+
+    monkeypatch.setattr(K, "_astar", spy)
+    monkeypatch.setattr(K, "RUNS_MIN_CELLS", 0)
+    rng = np.random.default_rng(13)
+    a, b = rand_pair(rng, 45, 10, 45)
+    res = inv_bounded(a, b, max_bytes=3 << 20)
+    assert not res.exact and calls
+    assert any(pops > 0 for pops, _ in calls)
+    assert all(not runs for pops, runs in calls if pops > 0)
+
+
 def test_tiny_budget_still_gives_a_valid_upper_bound():
     rng = np.random.default_rng(11)
     a, b = rand_pair(rng, 45, 10, 45)

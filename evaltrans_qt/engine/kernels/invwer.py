@@ -903,7 +903,8 @@ def inv_search(cand: np.ndarray, ref: np.ndarray, c_sub: int = 1, c_del: int = 1
     B = cand [i_split, i1) / ref [l0, l_split); ``expanded`` = items popped.
     ``max_bytes`` (default: no limit) caps the search's memory and ``max_pops`` > 0 the
     items popped; :class:`OverBudget` is raised beyond them, before the table is
-    allocated when the table alone does not fit.
+    allocated when the table alone does not fit. Without a tree and a pop budget the
+    search adds the run bounds to h (module doc): same distance, fewer items popped.
     """
     _check_costs(c_sub, c_del, c_ins, c_inv)
     I, L = len(cand), len(ref)
@@ -926,12 +927,14 @@ def inv_search(cand: np.ndarray, ref: np.ndarray, c_sub: int = 1, c_del: int = 1
     else:
         dt, none = np.int16, 32767
     s = min(int(c_sub), int(c_del) + int(c_ins))
-    runs = (not want_tree and I * L >= RUNS_MIN_CELLS and (s + int(c_inv)) * (I + L + 2) < 1 << 30
+    runs = (not want_tree and not max_pops and I * L >= RUNS_MIN_CELLS
+            and (s + int(c_inv)) * (I + L + 2) < 1 << 30
             and (max_bytes is None or fixed + runs_bytes(I, L) <= max_bytes))
     # the run bounds change which items are popped, never the distance; a search that
     # exceeds its budget with them is run again without them, so a pair is never less
-    # exact than without the run bounds. A tree search goes without them: among equally
-    # cheap trees it returns the one the bag bounds find first, as before the run bounds.
+    # exact than without the run bounds. A tree search goes without them (among equally
+    # cheap trees it returns the one the bag bounds find first, as before the run bounds),
+    # and so does a search with a pop budget (the pieces of inv_bounded: cut as before).
     for use_runs in ((True, False) if runs else (False,)):
         bh = _table(nb, dt)
         d, ops, invs, expanded = _astar(c, r, V, int(c_sub), int(c_del), int(c_ins), int(c_inv),
