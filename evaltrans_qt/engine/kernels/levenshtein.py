@@ -29,6 +29,26 @@ OP_MATCH, OP_SUB, OP_INS, OP_DEL = 0, 1, 2, 3
 
 
 # ---------------------------------------------------------------- unit costs
+@njit(cache=True, nogil=True, inline="always")
+def myers_step(eq, pv, mv, score, top):
+    """One text word of the bit-parallel unit-cost Levenshtein distance (Myers 1999, global
+    form of Hyyro 2003: the top boundary adds +1 per word): ``eq`` the pattern positions
+    equal to the word, ``pv/mv`` the column's vertical +1/-1 deltas, ``score`` its last
+    cell, ``top`` the bit of the last pattern position. Returns the next (pv, mv, score)."""
+    one = np.uint64(1)
+    xv = eq | mv
+    xh = (((eq & pv) + pv) ^ pv) | eq
+    ph = mv | ~(xh | pv)
+    mh = pv & xh
+    if ph & top:
+        score += 1
+    elif mh & top:
+        score -= 1
+    ph = (ph << one) | one
+    mh = mh << one
+    return mh | ~(xv | ph), ph & xv, score
+
+
 @njit(cache=True, nogil=True)
 def _lev_bits(pat, p0, m, txt, t0, n):
     """Bit-parallel unit-cost Levenshtein distance (Myers 1999 / Hyyro 2003), pattern length
@@ -44,18 +64,7 @@ def _lev_bits(pat, p0, m, txt, t0, n):
         for k in range(m):
             if pat[p0 + k] == w:
                 eq |= one << np.uint64(k)
-        xv = eq | mv
-        xh = (((eq & pv) + pv) ^ pv) | eq
-        ph = mv | ~(xh | pv)
-        mh = pv & xh
-        if ph & top:
-            score += 1
-        elif mh & top:
-            score -= 1
-        ph = (ph << one) | one
-        mh = mh << one
-        pv = mh | ~(xv | ph)
-        mv = ph & xv
+        pv, mv, score = myers_step(eq, pv, mv, score, top)
     return score
 
 

@@ -49,6 +49,8 @@ import math
 import numpy as np
 from numba import njit
 
+from evaltrans_qt.engine.kernels.levenshtein import myers_step
+
 MAX_SHIFT_SIZE = 10
 MAX_SHIFT_DIST = 50
 BEAM_WIDTH = 25
@@ -291,8 +293,8 @@ def _match_masks(words, ref, out):
 
 @njit(cache=True, nogil=True)
 def _bit_rows1(masks, start, stop, top, vp, vn, sc, store):
-    """Plain (beam-free) edit distance, bit-parallel (Myers 1999; global form: the top
-    boundary adds +1 per step) for references of at most 64 words: the reference along
+    """Plain (beam-free) edit distance, bit-parallel (:func:`~evaltrans_qt.engine.kernels.
+    levenshtein.myers_step`) for references of at most 64 words: the reference along
     the bits, one hypothesis word per step (``masks[i]``), from the state of row
     ``start`` (``vp/vn[start]`` vertical +1/-1 deltas, ``sc[start]`` the last cell) to
     row ``stop``; states are written back when ``store``. Returns the distance."""
@@ -300,19 +302,7 @@ def _bit_rows1(masks, start, stop, top, vp, vn, sc, store):
     mv = vn[start]
     score = sc[start]
     for i in range(start, stop):
-        eq = masks[i]
-        xv = eq | mv
-        xh = (((eq & pv) + pv) ^ pv) | eq
-        ph = mv | (~(xh | pv))
-        mh = pv & xh
-        if ph & top:
-            score += 1
-        elif mh & top:
-            score -= 1
-        ph = (ph << _ONE) | _ONE
-        mh = mh << _ONE
-        pv = mh | (~(xv | ph))
-        mv = ph & xv
+        pv, mv, score = myers_step(masks[i], pv, mv, score, top)
         if store:
             vp[i + 1] = pv
             vn[i + 1] = mv
