@@ -7,7 +7,7 @@ Dask workers.
    expensive pairs of the whole corpus by the cost model, and a stratified random sample
    of the rest (``--per-bin`` pairs from each factor-4 band of the model cost). A pair
    not timed gets model cost x the median measured/model ratio of its band (the model,
-   ``2e-8 (I L)^2`` s, ranks pairs by length; pairs of one length differ up to 50x, so
+   ``INVWER.pair_cost``, a fixed cost plus ``(I L)^2`` times a constant, ranks pairs by length; pairs of one length differ up to 50x, so
    the timed pairs keep their own times and the others the typical one). The row
    phase (every default measure; INVWER there only reads the pair phase's values) is
    timed in-process per 64-row chunk over all 20 systems; a chunk of another size costs
