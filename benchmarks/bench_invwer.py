@@ -8,7 +8,10 @@ feasible -- the time of the unpruned Algorithm 4.3 (the competitor, in the same
 process, on up to ``--cyk-sample`` pairs of the bucket) with the speed-up.
 With ``--ljwer`` it also times LJWER and reports the share of approximated
 sentences (candidates longer than ``ljwer-exact-limit`` words or over the state
-budget).
+budget). ``--runs N`` times the N most expensive pairs (by the cost model) and every
+20th of the others in this process with and without the kernel's run bounds (the
+search before issue 18 item 3: the bag bounds alone), interleaved, and reports the
+ratios -- same distances asserted.
 
 Then the product path: ``evaluate()`` of the same system with only ``invwer``
 (what ``evaltrans batch --allow-transpositions`` runs) on a
@@ -20,6 +23,7 @@ times. ``--chunked`` also *runs* that old path (INVWER without a pair cost).
 
     python benchmarks/bench_invwer.py [WMT_DIR] [--system Facebook-AI] [--workers 2]
         [--max-len N] [--ljwer] [--cyk-sample 5] [--no-kernel] [--no-product] [--chunked]
+        [--runs N]
 
 ``--max-len`` skips pairs longer than N words (listed as skipped), so a run
 stays bounded while the longest pairs are investigated separately; the
@@ -39,7 +43,8 @@ from pathlib import Path
 
 import numpy as np
 
-from evaltrans_qt.engine.kernels.invwer import inv_distance, inv_distance_cyk
+from evaltrans_qt.engine.kernels import invwer as kernel
+from evaltrans_qt.engine.kernels.invwer import inv_distance, inv_distance_cyk, inv_search
 from evaltrans_qt.engine.kernels.ljwer import lj_search
 from evaltrans_qt.engine.preprocess import Vocabulary, tokenize
 
@@ -176,6 +181,9 @@ def main() -> None:
     ap.add_argument("--no-product", action="store_true", help="skip the product path")
     ap.add_argument("--chunked", action="store_true",
                     help="also run the product path with the old row-chunk schedule")
+    ap.add_argument("--runs", type=int, default=0, metavar="N",
+                    help="same-process timing with and without the run bounds: the N most "
+                         "expensive pairs and every 20th other pair")
     a = ap.parse_args()
     wmt = Path(a.wmt_dir)
     vocab = Vocabulary()
@@ -197,6 +205,8 @@ def main() -> None:
           f"{len(hyp) * len(REFS)} pairs; {len(jobs)} timed, {len(skipped)} skipped "
           f"(max-len {a.max_len or 'none'}); {a.workers} worker processes; kernel commit "
           f"{_commit()}; load average {_load()}")
+    if a.runs:
+        runs_table(jobs, a.runs)
     kernel = kernel_table(a, hyp, refs, jobs, skipped, keep) if not a.no_kernel else None
     wall = None
     if not a.no_product:
@@ -213,6 +223,44 @@ def main() -> None:
         print(f"old schedule (row chunks, no pair phase), measured: wall {wall_c:.1f} s"
               + (f" (old / new = {wall_c / wall:.2f})" if wall else ""))
     print(f"load average at the end {_load()}")
+
+
+def _timed_search(x, y, runs: bool) -> tuple[int, int, float]:
+    """(d_inv, items popped, CPU seconds) with or without the run bounds."""
+    saved = kernel.RUNS_MIN_CELLS
+    kernel.RUNS_MIN_CELLS = kernel.RUNS_MIN_CELLS if runs else 1 << 60
+    try:
+        t = time.process_time()
+        d, _, _, popped = inv_search(x, y)
+        return d, popped, time.process_time() - t
+    finally:
+        kernel.RUNS_MIN_CELLS = saved
+
+
+def runs_table(jobs, n: int) -> None:
+    """Same-process CPU time with and without the run bounds (``--runs``); ``jobs`` are
+    sorted most expensive first."""
+    _warm()
+    chosen = jobs[:n] + jobs[n::20]
+    rows = []
+    for key, x, y in chosen:
+        d0, p0, t0 = _timed_search(x, y, False)
+        d1, p1, t1 = _timed_search(x, y, True)
+        assert d0 == d1, key
+        rows.append((key, len(x), len(y), d0, p0, p1, t0, t1))
+    print(f"\nrun bounds, same process (CPU s): {len(rows)} pairs ({min(n, len(jobs))} most "
+          f"expensive, every 20th other)")
+    print(f"{'pair':>12} {'I x L':>9} {'d':>4} {'popped':>10} {'w/ runs':>10} {'s':>8} "
+          f"{'w/ runs':>8} {'ratio':>6}")
+    for (k, r), i, l, d, p0, p1, t0, t1 in rows[:n]:
+        print(f"{k + 1:>8}/{REFS[r]:<3} {i:>4}x{l:<4} {d:4d} {p0:10d} {p1:10d} {t0:8.3f} "
+              f"{t1:8.3f} {t0 / max(t1, 1e-9):6.2f}")
+    for name, part in (("most expensive", rows[:n]), ("the others' sample", rows[n:])):
+        s0 = sum(r[6] for r in part)
+        s1 = sum(r[7] for r in part)
+        if part:
+            print(f"{name}: {len(part)} pairs, {s0:.2f} s -> {s1:.2f} s, "
+                  f"ratio {s0 / max(s1, 1e-9):.2f}")
 
 
 def kernel_table(a, hyp, refs, jobs, skipped, keep) -> tuple[float, float, float]:

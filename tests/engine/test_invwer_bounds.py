@@ -207,12 +207,12 @@ def test_run_tables_equal_their_definition(seed):
 
 
 def search(a, b, costs=(1, 1, 1, 1), runs=True, **kw):
-    saved = K.RUNS_MIN_CELLS
-    K.RUNS_MIN_CELLS = 0 if runs else 1 << 60
+    saved = K.RUNS_MIN_CELLS, K.RUNS_MIN_GAP
+    K.RUNS_MIN_CELLS, K.RUNS_MIN_GAP = (0, 0) if runs else (1 << 60, 1 << 60)
     try:
         return inv_search(a, b, *costs, **kw)
     finally:
-        K.RUNS_MIN_CELLS = saved
+        K.RUNS_MIN_CELLS, K.RUNS_MIN_GAP = saved
 
 
 words = st.lists(st.sampled_from("abcde"), min_size=0, max_size=10)
@@ -258,6 +258,7 @@ def test_tree_searches_go_without_the_run_bounds(seed, monkeypatch):
 
     monkeypatch.setattr(K, "_astar", spy)
     monkeypatch.setattr(K, "RUNS_MIN_CELLS", 0)
+    monkeypatch.setattr(K, "RUNS_MIN_GAP", 0)
     rng = np.random.default_rng(200 + seed)
     a, b = rand_pair(rng, 7, 3)
     costs = tuple(int(v) for v in rng.integers(0, 4, 4))
@@ -282,6 +283,7 @@ def test_budget_without_room_for_the_run_tables_is_still_exact(monkeypatch):
 
     monkeypatch.setattr(K, "_astar", spy)
     monkeypatch.setattr(K, "RUNS_MIN_CELLS", 0)
+    monkeypatch.setattr(K, "RUNS_MIN_GAP", 0)
     rng = np.random.default_rng(5)
     a, b = rand_pair(rng, 12, 4, 8)
     ub = int(K.lev_costs(*K._local_ids(a, b)[:2], 1, 1, 1))
@@ -307,6 +309,7 @@ def test_search_over_budget_with_runs_is_repeated_without(monkeypatch):
 
     monkeypatch.setattr(K, "_astar", fake)
     monkeypatch.setattr(K, "RUNS_MIN_CELLS", 0)
+    monkeypatch.setattr(K, "RUNS_MIN_GAP", 0)
     rng = np.random.default_rng(9)
     a, b = rand_pair(rng, 12, 4, 8)
     assert inv_search(a, b, max_bytes=1 << 30)[0] == inv_distance_cyk(a, b, 1, 1, 1, 1)
@@ -325,12 +328,32 @@ def test_pieces_of_the_approximation_go_without_the_run_bounds(monkeypatch):
 
     monkeypatch.setattr(K, "_astar", spy)
     monkeypatch.setattr(K, "RUNS_MIN_CELLS", 0)
+    monkeypatch.setattr(K, "RUNS_MIN_GAP", 0)
     rng = np.random.default_rng(13)
     a, b = rand_pair(rng, 45, 10, 45)
     res = inv_bounded(a, b, max_bytes=3 << 20)
     assert not res.exact and calls
     assert any(pops > 0 for pops, _ in calls)
     assert all(not runs for pops, runs in calls if pops > 0)
+
+
+def test_nearly_monotone_pairs_go_without_the_run_bounds(monkeypatch):
+    """Upper bound within RUNS_MIN_GAP of the bag bound: the tables would cost more than
+    they save; a pair with a swapped phrase far from it uses them."""
+    calls = []
+    real = K._astar
+
+    def spy(*args):
+        calls.append(args[-1])
+        return real(*args)
+
+    monkeypatch.setattr(K, "_astar", spy)
+    a = np.arange(40, dtype=np.int32)
+    b = a.copy()
+    b[5], b[6] = a[6], a[5]                          # Levenshtein 2, bag 0: gap 2
+    assert inv_search(a, b)[0] == 1 and calls == [False]
+    b = np.concatenate([a[20:], a[:20]])             # Levenshtein 40, bag 0
+    assert inv_search(a, b)[0] == 1 and calls == [False, True]
 
 
 def test_tiny_budget_still_gives_a_valid_upper_bound():

@@ -40,14 +40,14 @@ def load_pairs(wmt_dir, system: str = SYSTEM) -> list[tuple[int, str, np.ndarray
 
 def both(x, y):
     """(d with the run bounds, d without them, items popped with, without)."""
-    saved = K.RUNS_MIN_CELLS
+    saved = K.RUNS_MIN_CELLS, K.RUNS_MIN_GAP
     try:
-        K.RUNS_MIN_CELLS = 0
+        K.RUNS_MIN_CELLS, K.RUNS_MIN_GAP = 0, 0
         d1, _, _, e1 = inv_search(x, y)
         K.RUNS_MIN_CELLS = 1 << 60
         d0, _, _, e0 = inv_search(x, y)
     finally:
-        K.RUNS_MIN_CELLS = saved
+        K.RUNS_MIN_CELLS, K.RUNS_MIN_GAP = saved
     return d1, d0, e1, e0
 
 

@@ -492,7 +492,7 @@ def _init_h(c, r, V, c_sub, c_del, c_ins, c_inv, ub, bh, NONE, runs):
                 for l0 in range(l1):
                     bt = L - (l1 - l0)
                     k = a if a < bt else bt
-                    b0 = k * s + (a - k) * c_del + (bt - k) * c_ins   # bag(.., 0) = bag(.., m) + s m
+                    b0 = k * s + (a - k) * c_del + (bt - k) * c_ins  # bag(.., m) = b0 - s m
                     hv = P[i0, l0] + s1                              # no inverted ancestor
                     x = b0 - s * M2[l0] + c_inv                      # crossing one way only
                     if x < hv:
@@ -869,9 +869,18 @@ def _table(n: int, dtype) -> np.ndarray:
     return buf[:size].view(dtype)
 
 
-#: Smallest I x L for which the search adds the run bounds to h (smaller pairs are searched
-#: faster than the bounds' tables are built).
+#: The search adds the run bounds to h from I x L >= RUNS_MIN_CELLS and a gap between the
+#: upper bound and the pair's bag bound of RUNS_MIN_GAP x max(1, c_inv) (smaller or nearly
+#: monotone pairs are searched faster than the bounds' tables are built: WMT21 en-de).
 RUNS_MIN_CELLS = 700
+RUNS_MIN_GAP = 4
+
+
+def _root_bag(c: np.ndarray, r: np.ndarray, V: int, s: int, c_del: int, c_ins: int) -> int:
+    """Bag (PER) bound of the whole pair on local ids (eq. 4.26)."""
+    m = int(np.minimum(np.bincount(c, minlength=V), np.bincount(r, minlength=V)).sum())
+    k = min(len(c), len(r))
+    return (k - m) * s + (len(c) - k) * c_del + (len(r) - k) * c_ins
 
 
 def runs_bytes(I: int, L: int) -> int:
@@ -929,6 +938,7 @@ def inv_search(cand: np.ndarray, ref: np.ndarray, c_sub: int = 1, c_del: int = 1
     s = min(int(c_sub), int(c_del) + int(c_ins))
     runs = (not want_tree and not max_pops and I * L >= RUNS_MIN_CELLS
             and (s + int(c_inv)) * (I + L + 2) < 1 << 30
+            and ub - _root_bag(c, r, V, s, int(c_del), int(c_ins)) >= RUNS_MIN_GAP * max(1, c_inv)
             and (max_bytes is None or fixed + runs_bytes(I, L) <= max_bytes))
     # the run bounds change which items are popped, never the distance; a search that
     # exceeds its budget with them is run again without them, so a pair is never less
