@@ -153,10 +153,8 @@ def _shared_rows(rows: Sequence[SystemRows]) -> tuple[dict[str, list[int]],
             if at is None:
                 first[key] = (r.system, k)
                 mine.append(k)
-            elif at[0] == r.system:
-                theirs.append((k, r.system, at[1]))
             else:
-                theirs.append((k, at[0], at[1]))
+                theirs.append((k, *at))
     return own, copied
 
 

@@ -255,7 +255,8 @@ def _shifted(words, start, length, target, out):
 
 _ONE = np.uint64(1)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
-#: The bit-parallel distance takes references of up to this many words (one machine word).
+#: The bit-parallel distance takes references of up to this many words (blocks of 64;
+#: longer ones fill the changed beam rows instead).
 BITS = 256
 
 
