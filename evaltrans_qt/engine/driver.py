@@ -8,7 +8,9 @@ Flow (SPEC §4.5, issue 3 item 4):
    references; NIST information weights, thesis eq. 3.8);
 3. *pair phase*, for measures with a non-zero :meth:`Measure.pair_cost`
    (INVWER): the pairs they need are computed first, most expensive first
-   (:mod:`evaltrans_qt.engine.schedule`), into the measure's ``pair_cache``;
+   (:mod:`evaltrans_qt.engine.schedule`), into the measure's ``pair_cache``; unless the
+   run reports every reference's distance, a candidate's references are one unit and the
+   farther ones are only proven farther (:meth:`Measure.group_values`);
 4. statistics are computed in independent row chunks
    (:class:`~evaltrans_qt.engine.work.Chunk`) by an executor
    (:mod:`evaltrans_qt.engine.executors`, chosen automatically unless given);
@@ -175,7 +177,8 @@ def _run(db, options, names, loo, systems, executor, cancel, reference_distances
         fitted[name] = m
         check()
     workers = getattr(executor, "max_workers", 1)
-    batches, keys, counts = pair_batches(fitted, rows, loo, workers)
+    batches, keys, counts = pair_batches(fitted, rows, loo, workers,
+                                         together=not reference_distances)
     n_pairs = sum(counts.values())
     if batches:
         yield from _pair_phase(fitted, batches, keys, counts, executor, cancel, total, check)

@@ -7,6 +7,12 @@ most expensive first (:func:`schedule_pairs`: each expensive pair alone, cheap
 ones batched), so that the cores stay busy until the end. Row chunks then only
 read the measure's ``pair_cache``. :class:`TimeLeft` estimates a run's time left
 from the same cost model.
+
+For a measure whose statistics need only the nearest references' values
+(:attr:`Measure.nearest_only`; INVWER under every rule but ``lowestError``) and a run
+that does not report every reference's distance, the unit is a candidate with its
+references (:func:`collect_groups`): :meth:`Measure.group_values` searches the likely
+nearest first and the others only up to its distance.
 """
 
 from __future__ import annotations
@@ -63,6 +69,42 @@ def collect_pairs(measure: Measure, name: str, rows: Sequence[SystemRows],
     return out
 
 
+def collect_groups(measure: Measure, name: str, rows: Sequence[SystemRows],
+                   leave_one_out: frozenset[str]) -> list[list[tuple[tuple[bytes, bytes], tuple]]]:
+    """:func:`collect_pairs` cut into groups of one candidate with its references: one group
+    per distinct (candidate, reference set) of the segments, in the segments' reference
+    order, ``[(pair_key, (hyp, ref, cost)), ...]``. A pair that two different sets share
+    (the same candidate and reference in two segments with other references) is a group of
+    its own, so a "farther" value always comes from the very references it is read with."""
+    pairs = collect_pairs(measure, name, rows, leave_one_out)
+    loo = name in leave_one_out
+    sets: dict[tuple, list[tuple[bytes, bytes]]] = {}
+    owners: dict[tuple[bytes, bytes], int] = {}
+    for r in rows:
+        for seg in r.segments:
+            if loo:
+                seg = drop_identical(seg)[0]
+            keys = [k for k in dict.fromkeys(pair_key(seg.hyp, ref) for ref in seg.refs)
+                    if k in pairs]
+            sig = tuple(keys)
+            if sig in sets or not keys:
+                continue
+            sets[sig] = keys
+            for k in keys:
+                owners[k] = owners.get(k, 0) + 1
+    groups: list[list[tuple[tuple[bytes, bytes], tuple]]] = []
+    alone: set[tuple[bytes, bytes]] = set()
+    for keys in sets.values():
+        mine = [k for k in keys if owners[k] == 1]
+        if mine:
+            groups.append([(k, pairs[k]) for k in mine])
+        for k in keys:
+            if owners[k] > 1 and k not in alone:
+                alone.add(k)
+                groups.append([(k, pairs[k])])
+    return groups
+
+
 def schedule_pairs(costs: Sequence[float], workers: int) -> list[list[int]]:
     """Group pair indices into tasks, most expensive task first (longest-processing-time
     list scheduling: a free worker takes the next task).
@@ -95,22 +137,33 @@ def schedule_pairs(costs: Sequence[float], workers: int) -> list[list[int]]:
 
 
 def pair_batches(fitted: Mapping[str, Measure], rows: Sequence[SystemRows],
-                 leave_one_out: frozenset[str], workers: int
+                 leave_one_out: frozenset[str], workers: int, together: bool = True
                  ) -> tuple[list[PairBatch], list[list[tuple[bytes, bytes]]], dict[str, int]]:
     """The pair phase's tasks, in the order to run them: ``(batches, the pair keys of each
-    batch, pairs per measure)``; no tasks if no measure has a non-zero pair cost."""
+    batch, pairs per measure)``; no tasks if no measure has a non-zero pair cost.
+    ``together``: a candidate's references form one unit (:func:`collect_groups`) for the
+    measures with :attr:`Measure.nearest_only`; False when every reference's exact value is
+    wanted (the report's per-reference distances)."""
     tasks: list[tuple[PairBatch, list[tuple[bytes, bytes]]]] = []
     counts: dict[str, int] = {}
     for name in costly_measures(fitted):
-        pairs = list(collect_pairs(fitted[name], name, rows, leave_one_out).items())
-        if not pairs:
+        m = fitted[name]
+        if together and m.nearest_only:
+            units = collect_groups(m, name, rows, leave_one_out)
+        else:
+            units = [[kv] for kv in collect_pairs(m, name, rows, leave_one_out).items()]
+        if not units:
             continue
-        counts[name] = len(pairs)
-        for group in schedule_pairs([c for _, (_, _, c) in pairs], workers):
-            chosen = [pairs[g] for g in group]
-            tasks.append((PairBatch(name, tuple((h, r) for _, (h, r, _) in chosen),
-                                    sum(c for _, (_, _, c) in chosen)),
-                          [key for key, _ in chosen]))
+        counts[name] = sum(len(u) for u in units)
+        costs = [m.group_cost([c for _, (_, _, c) in u]) if len(u) > 1 else u[0][1][2]
+                 for u in units]
+        for task in schedule_pairs(costs, workers):
+            chosen = [units[t] for t in task]
+            sizes = tuple(len(u) for u in chosen)
+            tasks.append((PairBatch(name, tuple((h, r) for u in chosen for _, (h, r, _) in u),
+                                    float(sum(costs[t] for t in task)),
+                                    sizes if max(sizes) > 1 else ()),
+                          [key for u in chosen for key, _ in u]))
     tasks.sort(key=lambda t: -t[0].cost)   # several measures: merged by cost (stable)
     return [t[0] for t in tasks], [t[1] for t in tasks], counts
 

@@ -97,11 +97,14 @@ class ChunkResult:
 @dataclass(frozen=True)
 class PairBatch:
     """Unit of work of the pair phase: ``pair_value`` of (candidate, reference) pairs of one
-    measure; ``cost`` is their summed :meth:`Measure.pair_cost` (rough seconds)."""
+    measure; ``cost`` is their estimated seconds (:meth:`Measure.pair_cost`,
+    :meth:`Measure.group_cost`). ``groups``, if given, cuts ``pairs`` into runs of one
+    candidate with its references (the sizes), computed by :meth:`Measure.group_values`."""
 
     measure: str
     pairs: tuple[tuple[np.ndarray, np.ndarray], ...]
     cost: float = 0.0
+    groups: tuple[int, ...] = ()
 
 
 def drop_identical(seg: Segment) -> tuple[Segment, list[int]]:
@@ -158,7 +161,16 @@ def compute_chunk(measures: Mapping[str, Measure], chunk: Chunk) -> ChunkResult:
 def compute_pairs(measures: Mapping[str, Measure], batch: PairBatch) -> list:
     """The values of one pair batch (a pure function: runs anywhere)."""
     m = measures[batch.measure]
-    return [m.pair_value(hyp, ref) for hyp, ref in batch.pairs]
+    if not batch.groups:
+        return [m.pair_value(hyp, ref) for hyp, ref in batch.pairs]
+    out: list = []
+    start = 0
+    for n in batch.groups:
+        part = batch.pairs[start:start + n]
+        out.extend(m.group_values(part[0][0], [ref for _, ref in part]) if n > 1
+                   else [m.pair_value(*part[0])])
+        start += n
+    return out
 
 
 def compute(measures: Mapping[str, Measure], work: Chunk | PairBatch) -> ChunkResult | list:

@@ -828,13 +828,16 @@ class OverBudget(Exception):
 @dataclass(frozen=True)
 class InvResult:
     """d_inv of one pair (cost units) with the tree's leaves and inversions (see
-    :func:`inv_search`); ``exact`` is False when it is the bounded approximation."""
+    :func:`inv_search`); ``exact`` is False when it is the bounded approximation.
+    ``farther`` (:func:`inv_nearest` only): the search stopped once d_inv was proven larger
+    than another reference's distance; ``distance`` is then that proof's lower bound."""
 
     distance: int
     ops: np.ndarray
     invs: np.ndarray
     expanded: int
     exact: bool = True
+    farther: bool = False
 
 
 def table_bytes(I: int, L: int, ub: int, want_tree: bool = False) -> int:
@@ -902,7 +905,7 @@ def inv_distance(cand: np.ndarray, ref: np.ndarray, c_sub: int = 1, c_del: int =
 
 def inv_search(cand: np.ndarray, ref: np.ndarray, c_sub: int = 1, c_del: int = 1, c_ins: int = 1,
                c_inv: int = 1, want_tree: bool = False, max_bytes: int | None = None,
-               max_pops: int = 0):
+               max_pops: int = 0, bound: int | None = None):
     """Exact d_inv with the optimal tree's leaves and inversions.
 
     Returns ``(distance, ops, invs, expanded)``: ``ops`` rows ``(code, i, l)`` in
@@ -914,14 +917,27 @@ def inv_search(cand: np.ndarray, ref: np.ndarray, c_sub: int = 1, c_del: int = 1
     items popped; :class:`OverBudget` is raised beyond them, before the table is
     allocated when the table alone does not fit. Without a tree and a pop budget the
     search adds the run bounds to h (module doc): same distance, fewer items popped.
+    ``bound``: only trees of cost <= ``bound`` are looked for (the upper bound of the search
+    is min(Levenshtein, bound)); if d_inv > ``bound`` the distance returned is -1 (no ops):
+    an exact answer to "is d_inv <= bound, and if so what is it" at a fraction of the work
+    when the bound is tight (the other references of a candidate, :func:`inv_nearest`).
     """
     _check_costs(c_sub, c_del, c_ins, c_inv)
     I, L = len(cand), len(ref)
     if I == 0 or L == 0:
         d, ops = _unaligned(I, L, c_del, c_ins)
+        if bound is not None and d > bound:
+            return -1, np.zeros((0, 3), np.int32), np.zeros((0, 8), np.int32), 0
         return d, ops, np.zeros((0, 8), np.int32), 0
     c, r, V = _local_ids(cand, ref)
     ub = int(lev_costs(c, r, int(c_sub), int(c_del), int(c_ins)))
+    s = min(int(c_sub), int(c_del) + int(c_ins))
+    if bound is not None and bound < ub:
+        # every tree costs >= the bag bound; the tree without an aligned pair costs
+        # I c_del + L c_ins >= the Levenshtein distance > bound, so it never counts here
+        if bound < 0 or _root_bag(c, r, V, s, int(c_del), int(c_ins)) > bound:
+            return -1, np.zeros((0, 3), np.int32), np.zeros((0, 8), np.int32), 0
+        ub = int(bound)
     if ub > _MAX_COST:
         raise ValueError(f"d_inv: costs too large for the int16 tables (upper bound {ub})")
     fixed = table_bytes(I, L, ub, want_tree)
@@ -935,7 +951,6 @@ def inv_search(cand: np.ndarray, ref: np.ndarray, c_sub: int = 1, c_del: int = 1
         dt, none = np.int8, 127
     else:
         dt, none = np.int16, 32767
-    s = min(int(c_sub), int(c_del) + int(c_ins))
     runs = (not want_tree and not max_pops and I * L >= RUNS_MIN_CELLS
             and (s + int(c_inv)) * (I + L + 2) < 1 << 30
             and ub - _root_bag(c, r, V, s, int(c_del), int(c_ins)) >= RUNS_MIN_GAP * max(1, c_inv)
@@ -956,6 +971,8 @@ def inv_search(cand: np.ndarray, ref: np.ndarray, c_sub: int = 1, c_del: int = 1
     if d == _OVER_BUDGET or d == _OVER_POPS:
         raise OverBudget(fixed + dyn if max_bytes is not None else fixed, max_bytes or 0)
     unaligned, uops = _unaligned(I, L, c_del, c_ins)  # the only tree without an aligned pair
+    if unaligned > ub and d < 0:    # nothing <= bound (< Levenshtein <= unaligned)
+        return -1, np.zeros((0, 3), np.int32), np.zeros((0, 8), np.int32), int(expanded)
     if d < 0 or unaligned < d:
         return unaligned, uops, np.zeros((0, 8), np.int32), int(expanded)
     return int(d), ops, invs, int(expanded)
@@ -1137,6 +1154,64 @@ def inv_bounded(cand: np.ndarray, ref: np.ndarray, c_sub: int = 1, c_del: int = 
     done = [(p, _piece(c[p[0]:p[1]], r[p[2]:p[3]], costs, want_tree, budget)) for p in parts]
     d, ops, invs, ex = _concat(done, want_tree)
     return InvResult(d, ops, invs, ex, False)
+
+
+def nearest_order(cand: np.ndarray, refs: Sequence[np.ndarray], c_sub: int = 1, c_del: int = 1,
+                  c_ins: int = 1) -> list[int]:
+    """The order :func:`inv_nearest` searches references in: by the sum of the two bounds
+    of d_inv (bag <= d_inv <= Levenshtein, eq. 4.26), so the likely nearest comes first
+    (on WMT21 en-de the first is a nearest reference for 96 % of the candidates); ties keep
+    the given order."""
+    s = min(int(c_sub), int(c_del) + int(c_ins))
+    keys = []
+    for ref in refs:
+        if len(cand) == 0 or len(ref) == 0:
+            keys.append(2 * _unaligned(len(cand), len(ref), c_del, c_ins)[0])
+            continue
+        c, r, V = _local_ids(cand, ref)
+        keys.append(int(lev_costs(c, r, int(c_sub), int(c_del), int(c_ins)))
+                    + _root_bag(c, r, V, s, int(c_del), int(c_ins)))
+    return sorted(range(len(refs)), key=lambda j: (keys[j], j))
+
+
+def inv_nearest(cand: np.ndarray, refs: Sequence[np.ndarray], c_sub: int = 1, c_del: int = 1,
+                c_ins: int = 1, c_inv: int = 1, max_bytes: int | None = None
+                ) -> list[InvResult]:
+    """d_inv of one candidate to each of its references when only the nearest counts
+    (multiple references, eq. 4.1: the least distance, and which references have it).
+
+    The references are searched in :func:`nearest_order`: the first with
+    :func:`inv_bounded`, each other only up to the least distance found so far
+    (:func:`inv_search` with ``bound``: only items of f <= that distance are expanded,
+    which on WMT21 en-de costs a fifth of the full search of a farther reference).
+    A reference whose d_inv exceeds it gets ``farther=True`` and the lower bound
+    bound + 1; every other result -- the nearest references, ties included -- is what
+    :func:`inv_bounded` returns for the pair. When an earlier result is an approximation
+    (an upper bound), a reference beyond it is beyond the true least distance too, and
+    would not have been the least of :func:`inv_bounded`'s values either. A bounded search
+    over the budget falls back to :func:`inv_bounded` (the result without this function).
+    """
+    from evaltrans_qt.engine.kernels.budget import auto_budget
+    budget = auto_budget() if max_bytes is None else int(max_bytes)
+    out: list[InvResult | None] = [None] * len(refs)
+    best: int | None = None
+    no_ops, no_invs = np.zeros((0, 3), np.int32), np.zeros((0, 8), np.int32)
+    for j in nearest_order(cand, refs, c_sub, c_del, c_ins):
+        res = None
+        if best is not None:
+            try:
+                d, ops, invs, ex = inv_search(cand, refs[j], c_sub, c_del, c_ins, c_inv, False,
+                                              budget, bound=best)
+                res = (InvResult(d, ops, invs, ex) if d >= 0
+                       else InvResult(best + 1, no_ops, no_invs, ex, True, True))
+            except OverBudget:
+                res = None
+        if res is None:
+            res = inv_bounded(cand, refs[j], c_sub, c_del, c_ins, c_inv, False, budget)
+        out[j] = res
+        if not res.farther and (best is None or res.distance < best):
+            best = res.distance
+    return out  # type: ignore[return-value]
 
 
 @njit(cache=True, nogil=True)

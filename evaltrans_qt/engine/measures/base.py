@@ -158,6 +158,23 @@ class Measure(ABC):
         """The expensive, picklable part of one pair (measures with a non-zero cost)."""
         raise NotImplementedError(f"{type(self).__name__} has a pair cost but no pair_value")
 
+    @property
+    def nearest_only(self) -> bool:
+        """True when a segment's statistics need the exact pair values of its nearest
+        references only (eq. 4.1): the pair phase then gives a candidate's references to
+        :meth:`group_values` together, which may answer "farther than another" for the rest."""
+        return False
+
+    def group_values(self, hyp: np.ndarray, refs: Sequence[np.ndarray]) -> list:
+        """:meth:`pair_value` of one candidate and each of its references (a measure with
+        :attr:`nearest_only` may return a cheaper "farther" value for a non-nearest one).
+        Default: every pair on its own."""
+        return [self.pair_value(hyp, ref) for ref in refs]
+
+    def group_cost(self, costs: Sequence[float]) -> float:
+        """Rough seconds of :meth:`group_values` for references of these :meth:`pair_cost`."""
+        return float(sum(costs))
+
     def cached_pair_value(self, hyp: np.ndarray, ref: np.ndarray) -> Any:
         """:meth:`pair_value`, from :attr:`pair_cache` when the driver computed it."""
         if self.pair_cache:
