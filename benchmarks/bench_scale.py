@@ -2,13 +2,18 @@
 en-de (20 systems x 1002 segments x 3 references) -- measured here, simulated on 8 to 512
 Dask workers.
 
-1. **Task times, measured once.** INVWER per pair (``INVWER.pair_value``, in
-   ``--jobs`` forked processes): every pair of the measured slice (2), the ``--top`` most
-   expensive pairs of the whole corpus by the cost model, and a stratified random sample
-   of the rest (``--per-bin`` pairs from each factor-4 band of the model cost). A pair
-   not timed gets model cost x the median measured/model ratio of its band (the model,
-   ``INVWER.pair_cost``, a fixed cost plus ``(I L)^2`` times a constant, ranks pairs by length; pairs of one length differ up to 50x, so
-   the timed pairs keep their own times and the others the typical one). The row
+1. **Task times, measured once.** INVWER per unit of the driver's pair phase -- a
+   candidate with its references (:func:`collect_groups`: the likely nearest searched in
+   full, the others up to its distance; ``compute_pairs``, in ``--jobs`` forked
+   processes): by default every unit (the 20 systems' ~15k units take about 3 minutes on
+   2 cores); with ``--per-bin N`` only the units of the measured slice (2), the ``--top``
+   most expensive units of the whole corpus by the cost model, and a stratified random
+   sample of the rest (N units from each factor-4 band of the model cost). A unit not
+   timed gets model cost x the mean measured/model ratio of its band (the model,
+   ``INVWER.group_cost`` of ``INVWER.pair_cost``, a fixed cost plus ``(I L)^2`` times a
+   constant, ranks units by length; units of one length differ up to 50x, so the timed
+   units keep their own times and the others the band's mean, which keeps sums right).
+   The row
    phase (every default measure; INVWER there only reads the pair phase's values) is
    timed in-process per 64-row chunk over all 20 systems; a chunk of another size costs
    the sum of its rows. The Dask per-task overhead is measured on a LocalCluster of one
@@ -29,7 +34,7 @@ Dask workers.
    command line shows) replayed on the simulated 2-worker run of the 20 systems:
    estimate / true time left after 10, 25 and 50 % of the wall time.
 
-    python benchmarks/bench_scale.py [WMT_DIR] [--jobs 2] [--top 2] [--per-bin 8]
+    python benchmarks/bench_scale.py [WMT_DIR] [--jobs 2] [--top 2] [--per-bin 0]
         [--slice-systems 3] [--slice-segments 60] [--no-measured]
 
 Run it on a quiet machine (load < 2); it takes several minutes.
@@ -55,10 +60,11 @@ from evaltrans_qt.engine.corpus import build_corpus
 from evaltrans_qt.engine.driver import default_measures, evaluate
 from evaltrans_qt.engine.executors import LocalProcessExecutor
 from evaltrans_qt.engine.measures import get as get_measure
+from evaltrans_qt.engine.measures.base import pair_key
 from evaltrans_qt.engine.measures.invwer import INVWER
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.schedule import TimeLeft, chunk_size, collect_pairs, schedule_pairs
-from evaltrans_qt.engine.work import Chunk, PairBatch, compute
+from evaltrans_qt.engine.schedule import TimeLeft, chunk_size, collect_groups, schedule_pairs
+from evaltrans_qt.engine.work import Chunk, PairBatch, compute, compute_pairs
 from evaltrans_qt.io.plaintext import database_from_files
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt21-ende"
@@ -119,27 +125,45 @@ def fitted_measures(db, names: list[str]):
 
 
 # ----------------------------------------------------------------- 1. task times
-def _time_pair(job):
-    key, hyp, ref = job
+def collect_units(inv: INVWER, rows) -> dict:
+    """The pair phase's units as the driver makes them: ``{first pair key: (pairs, model
+    cost)}`` (:func:`collect_groups`, :meth:`INVWER.group_cost`)."""
+    out = {}
+    for g in collect_groups(inv, "invwer", rows, frozenset()):
+        costs = [c for _, (_, _, c) in g]
+        out[g[0][0]] = (tuple((h, r) for _, (h, r, _) in g),
+                        inv.group_cost(costs) if len(g) > 1 else costs[0])
+    return out
+
+
+def _batch(pairs) -> PairBatch:
+    return PairBatch("invwer", pairs, 0.0, (len(pairs),) if len(pairs) > 1 else ())
+
+
+def _time_unit(job):
+    key, pairs = job
     t = time.perf_counter()
-    _M.pair_value(hyp, ref)
+    compute_pairs({"invwer": _M}, _batch(pairs))
     return key, time.perf_counter() - t
 
 
-def time_pairs(inv: INVWER, jobs: list, workers: int) -> dict:
-    """Seconds per pair key (longest first over ``workers`` forked processes)."""
+def time_units(inv: INVWER, jobs: list, costs: dict, workers: int) -> dict:
+    """Seconds per unit key (longest first over ``workers`` forked processes)."""
     global _M
     _M = inv
     x = np.asarray([1, 2, 3, 4], np.int32)
-    inv.pair_value(x, x[::-1].copy())               # compiled before the fork
-    jobs = sorted(jobs, key=lambda j: -inv.pair_cost(len(j[1]), len(j[2])))
+    compute_pairs({"invwer": inv}, _batch(((x, x[::-1].copy()), (x, x))))   # compiled first
+    jobs = sorted(jobs, key=lambda j: -costs[j[0]])
     with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork")) as pool:
-        return dict(pool.map(_time_pair, jobs, chunksize=1))
+        return dict(pool.map(_time_unit, jobs, chunksize=1))
 
 
 def pick_sample(pairs: dict, fixed: set, top: int, per_bin: int, seed: int = 0) -> set:
-    """``fixed`` + the ``top`` most expensive pairs + ``per_bin`` random pairs per band."""
-    keys = sorted(pairs, key=lambda k: -pairs[k][2])
+    """``fixed`` + the ``top`` most expensive units + ``per_bin`` random units per band
+    (every unit if ``per_bin`` is 0)."""
+    if per_bin <= 0:
+        return set(pairs)
+    keys = sorted(pairs, key=lambda k: -pairs[k][-1])
     chosen = set(fixed) | set(keys[:top])
     rng = np.random.default_rng(seed)
     for band in _bands(pairs).values():
@@ -151,27 +175,28 @@ def pick_sample(pairs: dict, fixed: set, top: int, per_bin: int, seed: int = 0) 
 
 def _bands(pairs: dict) -> dict[int, list]:
     out: dict[int, list] = {}
-    for k, (_, _, c) in pairs.items():
+    for k, v in pairs.items():
+        c = v[-1]
         out.setdefault(int(math.floor(math.log(max(c, 1e-12), 4))), []).append(k)
     return out
 
 
 def predicted_times(pairs: dict, measured: dict) -> tuple[dict, dict]:
-    """Measured seconds where timed, else model cost x the median measured/model ratio of
+    """Measured seconds where timed, else model cost x the mean measured/model ratio of
     its band (the nearest band with a timed pair when a band has none). Returns (times,
     ratio per band)."""
     bands = _bands(pairs)
     ratio = {}
     for b, keys in bands.items():
-        r = [measured[k] / pairs[k][2] for k in keys if k in measured]
+        r = [measured[k] / pairs[k][-1] for k in keys if k in measured]
         if r:
-            ratio[b] = statistics.median(r)
+            ratio[b] = statistics.fmean(r)
     known = sorted(ratio)
     times = {}
     for b, keys in bands.items():
         rb = ratio.get(b) or ratio[min(known, key=lambda x: abs(x - b))]
         for k in keys:
-            times[k] = measured.get(k, pairs[k][2] * rb)
+            times[k] = measured.get(k, pairs[k][-1] * rb)
     return times, ratio
 
 
@@ -323,7 +348,8 @@ def main() -> None:
     ap.add_argument("--system", default="Facebook-AI")
     ap.add_argument("--jobs", type=int, default=2, help="processes timing the pairs")
     ap.add_argument("--top", type=int, default=2)
-    ap.add_argument("--per-bin", type=int, default=8)
+    ap.add_argument("--per-bin", type=int, default=0,
+                    help="time only N random units per cost band (0: time every unit)")
     ap.add_argument("--slice-systems", type=int, default=3)
     ap.add_argument("--slice-segments", type=int, default=60)
     ap.add_argument("--overhead-tasks", type=int, default=500)
@@ -338,13 +364,15 @@ def main() -> None:
     db = load_db(wmt, systems)
     rows, fitted = fitted_measures(db, names)
     inv = fitted["invwer"]
-    pairs = collect_pairs(inv, "invwer", rows, frozenset())
-    print(f"corpus: {sum(len(r.segments) for r in rows)} rows, {len(pairs)} distinct INVWER "
-          f"pairs, measures {', '.join(names)} ({time.perf_counter() - t:.1f} s)")
+    pairs = collect_units(inv, rows)
+    unit_of = {pair_key(h, r): k for k, (ps, _) in pairs.items() for h, r in ps}
+    print(f"corpus: {sum(len(r.segments) for r in rows)} rows, {len(unit_of)} distinct INVWER "
+          f"pairs in {len(pairs)} units (a candidate with its references), measures "
+          f"{', '.join(names)} ({time.perf_counter() - t:.1f} s)")
     slice_systems = systems[:a.slice_systems]
     sdb = load_db(wmt, slice_systems, a.slice_segments)
     srows, sfitted = fitted_measures(sdb, names)
-    spairs = collect_pairs(sfitted["invwer"], "invwer", srows, frozenset())
+    spairs = collect_units(sfitted["invwer"], srows)
     # the slice's pairs under the full corpus' keys (the same token ids are not guaranteed)
     full_of = {}
     by_text = {}
@@ -352,23 +380,24 @@ def main() -> None:
         for seg in r.segments:
             for ref, rt in zip(seg.refs, seg.ref_texts):
                 by_text[(seg.hyp_text, rt)] = (seg.hyp, ref)
-    from evaltrans_qt.engine.measures.base import pair_key
     for r in srows:
         for seg in r.segments:
             for rt in seg.ref_texts:
                 h, ref = by_text[(seg.hyp_text, rt)]
-                full_of[pair_key(h, ref)] = True
+                full_of[unit_of[pair_key(h, ref)]] = True
     sample = pick_sample(pairs, set(full_of), a.top, a.per_bin)
     t = time.perf_counter()
-    measured = time_pairs(inv, [(k, pairs[k][0], pairs[k][1]) for k in sample], a.jobs)
+    measured = time_units(inv, [(k, pairs[k][0]) for k in sample],
+                          {k: pairs[k][1] for k in sample}, a.jobs)
     wall = time.perf_counter() - t
     times, ratio = predicted_times(pairs, measured)
-    print(f"timed {len(measured)} pairs ({sum(measured.values()):.0f} s of pair time, "
-          f"{wall:.0f} s wall on {a.jobs}); measured/model median ratio per band: "
+    print(f"timed {len(measured)} units ({sum(measured.values()):.0f} s of pair time, "
+          f"{wall:.0f} s wall on {a.jobs}); measured/model mean ratio per band: "
           + ", ".join(f"4^{b}: {r:.2f}" for b, r in sorted(ratio.items())))
     top = max(measured, key=measured.get)
-    print(f"longest timed pair: {len(pairs[top][0])} x {len(pairs[top][1])} words "
-          f"{measured[top]:.1f} s; predicted INVWER total for 20 systems "
+    print(f"longest timed unit: a {len(pairs[top][0][0][0])}-word candidate, references of "
+          + "/".join(str(len(r)) for _, r in pairs[top][0])
+          + f" words, {measured[top]:.1f} s; predicted INVWER total for 20 systems "
           f"{sum(times.values()):.0f} s of pair time")
     t = time.perf_counter()
     row_secs = row_seconds(rows, fitted)
@@ -376,21 +405,22 @@ def main() -> None:
           f"{sum(float(v.sum()) for v in row_secs.values()):.1f} s for all rows in one process "
           f"({time.perf_counter() - t:.1f} s wall)")
     small = {"invwer": inv}
-    overhead, scatter, mb = dask_costs(small, a.overhead_tasks, len(pairs))
+    overhead, scatter, mb = dask_costs(small, a.overhead_tasks, len(unit_of))
     print(f"Dask: {1000 * overhead:.2f} ms per task (one worker process), scatter of the "
-          f"measures with a {len(pairs)}-pair cache ({mb:.1f} MB) to 2 workers {scatter:.2f} s")
+          f"measures with a {len(unit_of)}-pair cache ({mb:.1f} MB) to 2 workers {scatter:.2f} s")
 
-    pair_list = [(pairs[k][2], times[k]) for k in pairs]
-    one = collect_pairs(inv, "invwer", [r for r in rows if r.system == a.system], frozenset())
-    one_list = [(pairs[k][2], times[k]) for k in one]
+    pair_list = [(pairs[k][1], times[k]) for k in pairs]
+    # one system's units, as the full corpus' units holding its pairs
+    one = {unit_of[k] for k in collect_units(inv, [r for r in rows if r.system == a.system])}
+    one_list = [(pairs[k][1], times[k]) for k in one]
     one_rows = [row_secs[a.system]]
     all_rows = list(row_secs.values())
 
     if not a.no_measured:
         print(f"\n(a) measured, slice: {len(slice_systems)} systems x {a.slice_segments} "
-              f"segments, {len(spairs)} INVWER pairs, measures {', '.join(names)}; load {_load()}")
+              f"segments, {len(spairs)} INVWER units, measures {', '.join(names)}; load {_load()}")
         skeys = [k for k in pairs if k in full_of]
-        s_list = [(pairs[k][2], measured[k]) for k in skeys]
+        s_list = [(pairs[k][1], measured[k]) for k in skeys]
         s_rows = [row_secs[s][:a.slice_segments] for s in slice_systems]
         print(f"| executor | measured wall | simulated | cluster start-up |\n|---|---|---|---|")
         for label, w, up in measured_slice(sdb, names):
@@ -414,7 +444,7 @@ def main() -> None:
         label = "2 (this machine, local pool)" if w == 2 else str(w)
         print(f"| {label} | " + " | ".join(cells) + " |")
     longest = max(times.values())
-    print(f"lower bound at any size: the longest pair, {_fmt(longest)}; summed pair time "
+    print(f"lower bound at any size: the longest unit, {_fmt(longest)}; summed pair time "
           f"{_fmt(sum(times.values()))} (20 systems), row phase "
           f"{_fmt(sum(float(v.sum()) for v in all_rows))}")
     print("\n(c) progress estimate (TimeLeft) on the simulated 20-system run, 2 workers:")

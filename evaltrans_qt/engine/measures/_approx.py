@@ -1,10 +1,14 @@
 """Distance measures whose value may be an upper bound (LJWER beyond its exact limit,
 INVWER beyond its memory budget): a ``flag:approximated`` statistics column.
 
-The column is 1 for a segment when any of its references' distances was
-approximated; it adds up like any column (its system sum counts the flagged
-segments), the driver copies it to ``SystemResult.flags[measure]["approximated"]``
-and the report marks the sentence (``flags="approximated"``).
+The column is 1 for a segment when any of the distances it read was approximated
+(in a run's pair phase a candidate's references are searched together and a farther
+one is only *proven* farther -- exactly -- so there only the nearest references'
+distances can be approximations; a run that reports every reference's distance
+computes each in full, and may flag a segment for a farther reference); it adds up
+like any column (its system sum counts the flagged segments), the driver copies it to
+``SystemResult.flags[measure]["approximated"]`` and the report marks the sentence
+(``flags="approximated"``).
 """
 
 from __future__ import annotations
