@@ -398,8 +398,11 @@ def databases(draw):
     db = Database([Levels("fluency", 6, 2, 5, 5, 1),
                    Levels("mqm", 0, -25, 0, 0, -25, True, -25.0, 0.0)],
                   version_id=draw(_text))
-    for _ in range(draw(st.integers(0, 4))):
-        src = db.add_source(draw(_text), draw(st.none() | _name), draw(st.none() | _name))
+    for k in range(draw(st.integers(0, 4))):
+        # a (doc, seg) position holds one sentence (Database.add_source): distinct seg ids
+        seg = draw(st.none() | _name)
+        src = db.add_source(draw(_text), draw(st.none() | _name),
+                            None if seg is None else f"{seg}.{k}")
         for _ in range(draw(st.integers(0, 3))):
             t = db.add_target(src, draw(_text), draw(st.none() | _name),
                               reference=draw(st.booleans()))
