@@ -102,7 +102,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
+import math
 import threading
 
 import numpy as np
@@ -1156,61 +1158,77 @@ def inv_bounded(cand: np.ndarray, ref: np.ndarray, c_sub: int = 1, c_del: int = 
     return InvResult(d, ops, invs, ex, False)
 
 
+def _relative(d: int, length: int) -> Fraction | float:
+    """d / length as Table A.3's ``lowestError`` reads it: 0 for 0/0, infinite for d/0."""
+    if length:
+        return Fraction(d, length)
+    return Fraction(0) if d == 0 else math.inf
+
+
 def nearest_order(cand: np.ndarray, refs: Sequence[np.ndarray], c_sub: int = 1, c_del: int = 1,
-                  c_ins: int = 1) -> list[int]:
+                  c_ins: int = 1, relative: bool = False) -> list[int]:
     """The order :func:`inv_nearest` searches references in: by the sum of the two bounds
-    of d_inv (bag <= d_inv <= Levenshtein, eq. 4.26), so the likely nearest comes first
-    (on WMT21 en-de the first is a nearest reference for 96 % of the candidates); ties keep
-    the given order."""
+    of d_inv (bag <= d_inv <= Levenshtein, eq. 4.26) -- over the reference length if
+    ``relative`` -- so the likely nearest comes first (on WMT21 en-de the first is a nearest
+    reference for 96 % of the candidates); ties keep the given order."""
     s = min(int(c_sub), int(c_del) + int(c_ins))
     keys = []
     for ref in refs:
         if len(cand) == 0 or len(ref) == 0:
-            keys.append(2 * _unaligned(len(cand), len(ref), c_del, c_ins)[0])
-            continue
-        c, r, V = _local_ids(cand, ref)
-        keys.append(int(lev_costs(c, r, int(c_sub), int(c_del), int(c_ins)))
-                    + _root_bag(c, r, V, s, int(c_del), int(c_ins)))
+            k = 2 * _unaligned(len(cand), len(ref), c_del, c_ins)[0]
+        else:
+            c, r, V = _local_ids(cand, ref)
+            k = (int(lev_costs(c, r, int(c_sub), int(c_del), int(c_ins)))
+                 + _root_bag(c, r, V, s, int(c_del), int(c_ins)))
+        keys.append(_relative(k, len(ref)) if relative else k)
     return sorted(range(len(refs)), key=lambda j: (keys[j], j))
 
 
 def inv_nearest(cand: np.ndarray, refs: Sequence[np.ndarray], c_sub: int = 1, c_del: int = 1,
-                c_ins: int = 1, c_inv: int = 1, max_bytes: int | None = None
-                ) -> list[InvResult]:
+                c_ins: int = 1, c_inv: int = 1, max_bytes: int | None = None,
+                relative: bool = False) -> list[InvResult]:
     """d_inv of one candidate to each of its references when only the nearest counts
-    (multiple references, eq. 4.1: the least distance, and which references have it).
+    (multiple references, eq. 4.1: the least distance, and which references have it;
+    with ``relative`` the least distance / reference length, Table A.3 ``lowestError``).
 
     The references are searched in :func:`nearest_order`: the first with
     :func:`inv_bounded`, each other only up to the least distance found so far
     (:func:`inv_search` with ``bound``: only items of f <= that distance are expanded,
-    which on WMT21 en-de costs a fifth of the full search of a farther reference).
-    A reference whose d_inv exceeds it gets ``farther=True`` and the lower bound
-    bound + 1; every other result -- the nearest references, ties included -- is what
-    :func:`inv_bounded` returns for the pair. When an earlier result is an approximation
-    (an upper bound), a reference beyond it is beyond the true least distance too, and
-    would not have been the least of :func:`inv_bounded`'s values either. A bounded search
-    over the budget falls back to :func:`inv_bounded` (the result without this function).
+    which on WMT21 en-de costs a fifth of the full search of a farther reference; with
+    ``relative`` the bound is the largest distance whose ratio to this reference's length
+    does not exceed the least ratio). A reference beyond its bound gets ``farther=True``
+    and the lower bound bound + 1; every other result -- the nearest references, ties
+    included -- is what :func:`inv_bounded` returns for the pair. When an earlier result is
+    an approximation (an upper bound), a reference beyond it is beyond the true least
+    distance too, and would not have been the least of :func:`inv_bounded`'s values either.
+    A bounded search over the budget falls back to :func:`inv_bounded` (the result without
+    this function).
     """
     from evaltrans_qt.engine.kernels.budget import auto_budget
     budget = auto_budget() if max_bytes is None else int(max_bytes)
     out: list[InvResult | None] = [None] * len(refs)
-    best: int | None = None
+    best: Fraction | float | None = None      # least distance (or ratio) so far
     no_ops, no_invs = np.zeros((0, 3), np.int32), np.zeros((0, 8), np.int32)
-    for j in nearest_order(cand, refs, c_sub, c_del, c_ins):
+    for j in nearest_order(cand, refs, c_sub, c_del, c_ins, relative):
         res = None
-        if best is not None:
+        bound = None
+        if best is not None and best != math.inf:
+            bound = math.floor(best * len(refs[j])) if relative else int(best)
+        if bound is not None:
             try:
                 d, ops, invs, ex = inv_search(cand, refs[j], c_sub, c_del, c_ins, c_inv, False,
-                                              budget, bound=best)
+                                              budget, bound=bound)
                 res = (InvResult(d, ops, invs, ex) if d >= 0
-                       else InvResult(best + 1, no_ops, no_invs, ex, True, True))
+                       else InvResult(bound + 1, no_ops, no_invs, ex, True, True))
             except OverBudget:
                 res = None
         if res is None:
             res = inv_bounded(cand, refs[j], c_sub, c_del, c_ins, c_inv, False, budget)
         out[j] = res
-        if not res.farther and (best is None or res.distance < best):
-            best = res.distance
+        if not res.farther:
+            v = _relative(res.distance, len(refs[j])) if relative else res.distance
+            if best is None or v < best:
+                best = v
     return out  # type: ignore[return-value]
 
 
