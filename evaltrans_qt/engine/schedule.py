@@ -9,10 +9,10 @@ read the measure's ``pair_cache``. :class:`TimeLeft` estimates a run's time left
 from the same cost model.
 
 For a measure whose statistics need only the nearest references' values
-(:attr:`Measure.nearest_only`; INVWER under every rule but ``lowestError``) and a run
-that does not report every reference's distance, the unit is a candidate with its
-references (:func:`collect_groups`): :meth:`Measure.group_values` searches the likely
-nearest first and the others only up to its distance.
+(:attr:`Measure.nearest_only`; INVWER) and a run that does not report every
+reference's distance, the unit is a candidate with its references
+(:func:`collect_groups`): :meth:`Measure.group_values` searches the likely nearest
+first and the others only up to its distance.
 """
 
 from __future__ import annotations
