@@ -1,6 +1,7 @@
 """INVWER on real WMT21 en-de pairs (issue 18, item 3): the search with the run bounds gives
 the same d_inv as the search without them (the bag bounds alone, the kernel before issue 18)
-and as unpruned Algorithm 4.3 where that is feasible.
+and as unpruned Algorithm 4.3 where that is feasible; a candidate searched with its three
+references together (inv_nearest) keeps the nearest references' d_inv.
 
 The full check of one system (3000 pairs, a few minutes) runs with ``pytest -m slow`` or
 EVALTRANS_SLOW=1; the normal suite checks a sample of it."""
@@ -81,3 +82,27 @@ def test_full_system_with_and_without_runs(wmt_dir, request):
     for k, ref, x, y in load_pairs(wmt_dir):
         d1, d0, _, _ = both(x, y)
         assert d1 == d0, (k, ref, len(x), len(y))
+
+
+def test_candidates_with_their_references(wmt_dir):
+    """inv_nearest on every 25th candidate of 12-40 words with its three references (about
+    30): the nearest references' d_inv as searched alone, the others proven farther or
+    exact; on real data most farther references are only proven farther."""
+    by_seg: dict[int, list] = {}
+    for k, _, x, y in load_pairs(wmt_dir):
+        by_seg.setdefault(k, [x]).append(y)
+    groups = [g for g in by_seg.values() if len(g) == 4 and 12 <= len(g[0]) <= 40][::25]
+    assert len(groups) >= 25
+    farther = 0
+    for x, *refs in groups:
+        full = [inv_search(x, y)[0] for y in refs]
+        got = K.inv_nearest(x, refs)
+        least = min(full)
+        for d, g in zip(full, got):
+            if g.farther:
+                farther += 1
+                assert least < g.distance <= d
+            else:
+                assert g.distance == d and g.exact
+        assert min(g.distance for g in got if not g.farther) == least
+    assert farther > len(groups)
