@@ -202,3 +202,13 @@ def test_a_pair_shared_by_two_reference_sets_is_its_own_group():
     rows = [Rows([Segment(h, (a, b, c)), Segment(h, (a, b, c))])]
     (only,) = collect_groups(m, "invwer", rows, frozenset())
     assert [k for k, _ in only] == [pair_key(h, x) for x in (a, b, c)]
+
+
+def test_group_cost_is_below_the_pairs_and_grows_with_them():
+    m = get_measure("invwer")(EvalOptions(allow_transpositions=True))
+    pairs = [m.pair_cost(40, 42), m.pair_cost(40, 38), m.pair_cost(40, 55)]
+    g = m.group_cost(pairs)
+    assert 0 < g < sum(pairs)
+    assert m.group_cost(pairs + [m.pair_cost(40, 60)]) > g
+    assert m.group_cost([m.pair_cost(80, 80), *pairs[1:]]) > g
+    assert m.group_cost([]) == 0.0
