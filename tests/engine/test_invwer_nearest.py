@@ -22,7 +22,7 @@ from evaltrans_qt.engine.measures.invwer import INVWER
 from evaltrans_qt.engine.options import REF_LENGTH_RULES, EvalOptions
 from evaltrans_qt.engine.schedule import collect_groups, collect_pairs
 from evaltrans_qt.engine.work import compute_pairs
-from evaltrans_qt.io.etdb import demo_database_path, load_database
+from tests.engine.test_pairwise import _db   # the demo database + a copying and a twin system
 
 words = st.lists(st.integers(0, 3), max_size=7).map(lambda x: np.asarray(x, np.int32))
 costs = st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(0, 3), st.integers(0, 3)
@@ -101,19 +101,6 @@ def test_nearest_order_puts_the_closest_bounds_first():
 
 
 # --------------------------------------------------------------------------- driver
-def _db():
-    """The demo database (three references) plus a system copying ref-A and one repeating
-    another system (leaving-one-out and shared pairs have work to do)."""
-    db = load_database(demo_database_path())
-    systems = db.systems()
-    for src in db.sources:
-        refs = db.references(src)
-        db.add_target(src, refs[0].text, "Copy")
-        other = next(t for t in src.targets if t.system == systems[0])
-        db.add_target(src, other.text, "Twin")
-    return db
-
-
 def _plain(monkeypatch, db, options, systems):
     """Every pair on its own in the row chunks (INVWER without a pair cost)."""
     with monkeypatch.context() as mp:
