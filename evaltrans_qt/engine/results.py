@@ -10,7 +10,7 @@ resampling and correlation all start from the same numbers.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -170,6 +170,22 @@ def raise_if_missing(stats: Mapping[str, np.ndarray], measure: str) -> None:
     if measure not in stats:
         from evaltrans_qt.errors import OptionError
         raise OptionError(f"measure '{measure}' was not part of this run")
+
+
+def intern_by_identity(arrays: Iterable[np.ndarray]) -> tuple[list[np.ndarray], list[int]]:
+    """The distinct array *objects* of ``arrays`` (first-seen order) and each item's index
+    among them: an array shared by many segments (all systems' references of a run) is
+    prepared, packed or shipped once."""
+    unique: list[np.ndarray] = []
+    seen: dict[int, int] = {}
+    index: list[int] = []
+    for arr in arrays:
+        u = seen.get(id(arr))
+        if u is None:
+            u = seen[id(arr)] = len(unique)
+            unique.append(arr)
+        index.append(u)
+    return unique, index
 
 
 def pack(arrays: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

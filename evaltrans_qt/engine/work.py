@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from evaltrans_qt.engine.measures.base import Measure, Segment
+from evaltrans_qt.engine.results import intern_by_identity
 
 
 @dataclass(frozen=True)
@@ -44,19 +45,8 @@ class Chunk:
 def _pack_segments(segments: tuple[Segment, ...]) -> tuple:
     """Distinct id arrays (by identity: a reference array shared by several segments stays
     shared, as pickle's memo would keep it) concatenated, and each slot's array index."""
-    unique: list[np.ndarray] = []
-    seen: dict[int, int] = {}
-    index: list[int] = []
-    for seg in segments:
-        for arr in (seg.hyp, *seg.refs):
-            u = seen.get(id(arr))
-            if u is None:
-                if arr.dtype != np.int32 or arr.ndim != 1:
-                    return ("plain", segments)
-                u = seen[id(arr)] = len(unique)
-                unique.append(arr)
-            index.append(u)
-    if not unique:
+    unique, index = intern_by_identity(arr for seg in segments for arr in (seg.hyp, *seg.refs))
+    if not unique or any(a.dtype != np.int32 or a.ndim != 1 for a in unique):
         return ("plain", segments)
     lengths = np.fromiter((len(a) for a in unique), dtype=np.int64, count=len(unique))
     flat = np.concatenate(unique) if lengths.sum() else np.zeros(0, dtype=np.int32)

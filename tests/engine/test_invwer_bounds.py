@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from functools import lru_cache
 
 import numpy as np
 import pytest
@@ -17,38 +16,14 @@ from hypothesis import strategies as st
 
 from evaltrans_qt.engine.kernels import invwer as K
 from evaltrans_qt.engine.kernels.invwer import (inv_bounded, inv_distance, inv_distance_cyk,
-                                                inv_distance_py, inv_search)
+                                                inv_distance_py, inv_inside_py, inv_search)
+from tests.engine.test_invwer import ids
 
 
 def rand_pair(rng, n_max: int, vocab: int, n_min: int = 1):
     a = rng.integers(0, vocab, int(rng.integers(n_min, n_max + 1))).astype(np.int32)
     b = rng.integers(0, vocab, int(rng.integers(n_min, n_max + 1))).astype(np.int32)
     return a, b
-
-
-def exact_inside(a, b, costs):
-    """Q(i0, i1, l0, l1) of every bispan, empty sides included (eq. 4.24, all splits)."""
-    c_sub, c_del, c_ins, c_inv = costs
-
-    @lru_cache(maxsize=None)
-    def q(i0, i1, l0, l1):
-        if i1 == i0:
-            return (l1 - l0) * c_ins
-        if l1 == l0:
-            return (i1 - i0) * c_del
-        best = None
-        if i1 - i0 == 1 and l1 - l0 == 1:
-            best = 0 if a[i0] == b[l0] else c_sub
-        for ip in range(i0, i1 + 1):
-            for lp in range(l0, l1 + 1):
-                if (ip, lp) not in ((i0, l0), (i1, l1)):
-                    v = q(i0, ip, l0, lp) + q(ip, i1, lp, l1)
-                    best = v if best is None or v < best else best
-                if (ip, lp) not in ((i0, l1), (i1, l0)):
-                    v = q(i0, ip, lp, l1) + q(ip, i1, l0, lp) + c_inv
-                    best = v if best is None or v < best else best
-        return best
-    return q
 
 
 def splits(p):
@@ -114,7 +89,7 @@ def test_h_is_admissible_and_consistent(costs):
     for _ in range(12):
         a, b = rand_pair(rng, 6, 3, 2)
         I, L = len(a), len(b)
-        q = exact_inside(tuple(a.tolist()), tuple(b.tolist()), costs)
+        q = inv_inside_py(a.tolist(), b.tolist(), *costs)   # Q of every bispan (eq. 4.24)
         out = exact_outside(q, I, L, costs[3])
         h_old = kernel_h(a, b, costs, False)
         h_new = kernel_h(a, b, costs, True)
@@ -215,6 +190,23 @@ def search(a, b, costs=(1, 1, 1, 1), runs=True, **kw):
         K.RUNS_MIN_CELLS, K.RUNS_MIN_GAP = saved
 
 
+def spy_astar(monkeypatch, pick=lambda args: args[-1], runs_everywhere: bool = True) -> list:
+    """Record ``pick(args)`` of every :func:`_astar` call (default: whether it used the run
+    bounds); with ``runs_everywhere`` the run bounds apply to every pair size and gap."""
+    calls: list = []
+    real = K._astar
+
+    def spy(*args):
+        calls.append(pick(args))
+        return real(*args)
+
+    monkeypatch.setattr(K, "_astar", spy)
+    if runs_everywhere:
+        monkeypatch.setattr(K, "RUNS_MIN_CELLS", 0)
+        monkeypatch.setattr(K, "RUNS_MIN_GAP", 0)
+    return calls
+
+
 words = st.lists(st.sampled_from("abcde"), min_size=0, max_size=10)
 costs4 = st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(0, 3), st.integers(0, 3))
 
@@ -223,8 +215,7 @@ costs4 = st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(0, 3), st.i
 @given(words, words, costs4)
 def test_with_runs_equals_cyk(a, b, c):
     voc: dict = {}
-    x = np.asarray([voc.setdefault(w, len(voc)) for w in a], np.int32)
-    y = np.asarray([voc.setdefault(w, len(voc)) for w in b], np.int32)
+    x, y = ids(a, voc), ids(b, voc)
     assert search(x, y, c)[0] == inv_distance_cyk(x, y, *c)
 
 
@@ -249,16 +240,7 @@ def test_tree_searches_go_without_the_run_bounds(seed, monkeypatch):
     """A tree search keeps the bag bounds alone (the same tree among equally cheap ones as
     before the run bounds); its tree is optimal and its distance that of the distance-only
     search with the run bounds."""
-    calls = []
-    real = K._astar
-
-    def spy(*args):
-        calls.append((args[8], args[-1]))       # (want_tree, runs)
-        return real(*args)
-
-    monkeypatch.setattr(K, "_astar", spy)
-    monkeypatch.setattr(K, "RUNS_MIN_CELLS", 0)
-    monkeypatch.setattr(K, "RUNS_MIN_GAP", 0)
+    calls = spy_astar(monkeypatch, lambda args: (args[8], args[-1]))   # (want_tree, runs)
     rng = np.random.default_rng(200 + seed)
     a, b = rand_pair(rng, 7, 3)
     costs = tuple(int(v) for v in rng.integers(0, 4, 4))
@@ -274,16 +256,7 @@ def test_tree_searches_go_without_the_run_bounds(seed, monkeypatch):
 
 def test_budget_without_room_for_the_run_tables_is_still_exact(monkeypatch):
     """A budget that holds the table but not the run tables: searched without them."""
-    calls = []
-    real = K._astar
-
-    def spy(*args):
-        calls.append(args[-1])
-        return real(*args)
-
-    monkeypatch.setattr(K, "_astar", spy)
-    monkeypatch.setattr(K, "RUNS_MIN_CELLS", 0)
-    monkeypatch.setattr(K, "RUNS_MIN_GAP", 0)
+    calls = spy_astar(monkeypatch)
     rng = np.random.default_rng(5)
     a, b = rand_pair(rng, 12, 4, 8)
     ub = int(K.lev_costs(*K._local_ids(a, b)[:2], 1, 1, 1))
@@ -319,16 +292,7 @@ def test_search_over_budget_with_runs_is_repeated_without(monkeypatch):
 def test_pieces_of_the_approximation_go_without_the_run_bounds(monkeypatch):
     """Searches with a pop budget (the approximation's pieces) keep the bag bounds alone,
     so the pieces are cut where they were before the run bounds."""
-    calls = []
-    real = K._astar
-
-    def spy(*args):
-        calls.append((args[-2], args[-1]))      # (max_pops, runs)
-        return real(*args)
-
-    monkeypatch.setattr(K, "_astar", spy)
-    monkeypatch.setattr(K, "RUNS_MIN_CELLS", 0)
-    monkeypatch.setattr(K, "RUNS_MIN_GAP", 0)
+    calls = spy_astar(monkeypatch, lambda args: (args[-2], args[-1]))  # (max_pops, runs)
     rng = np.random.default_rng(13)
     a, b = rand_pair(rng, 45, 10, 45)
     res = inv_bounded(a, b, max_bytes=3 << 20)
@@ -340,14 +304,7 @@ def test_pieces_of_the_approximation_go_without_the_run_bounds(monkeypatch):
 def test_nearly_monotone_pairs_go_without_the_run_bounds(monkeypatch):
     """Upper bound within RUNS_MIN_GAP of the bag bound: the tables would cost more than
     they save; a pair with a swapped phrase far from it uses them."""
-    calls = []
-    real = K._astar
-
-    def spy(*args):
-        calls.append(args[-1])
-        return real(*args)
-
-    monkeypatch.setattr(K, "_astar", spy)
+    calls = spy_astar(monkeypatch, runs_everywhere=False)
     a = np.arange(40, dtype=np.int32)
     b = a.copy()
     b[5], b[6] = a[6], a[5]                          # Levenshtein 2, bag 0: gap 2

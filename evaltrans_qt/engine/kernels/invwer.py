@@ -1267,14 +1267,12 @@ def inv_distance_cyk(c, r, c_sub, c_del, c_ins, c_inv):
     return Q[0, I, 0, L]
 
 
-def inv_distance_py(cand: Sequence, ref: Sequence, c_sub: int = 1, c_del: int = 1,
-                    c_ins: int = 1, c_inv: int = 1) -> int:
-    """Plain-Python reference: recursion eq. 4.24 over *all* splits (empty parts allowed).
-
-    Q(i0, i1; l0, l1) on half-open spans; a split whose part equals the whole
-    bispan (the other part eps/eps) is skipped. Exponential-free but O(I^3 L^3):
-    for tests on short sentences only.
-    """
+def inv_inside_py(cand: Sequence, ref: Sequence, c_sub: int = 1, c_del: int = 1,
+                  c_ins: int = 1, c_inv: int = 1):
+    """Plain-Python reference: the inside cost Q(i0, i1, l0, l1) of every bispan (half-open
+    spans, empty sides included) by recursion eq. 4.24 over *all* splits (empty parts
+    allowed; a split whose part equals the whole bispan, the other part eps/eps, is
+    skipped). Memoised, O(I^3 L^3): for tests on short sentences only."""
     cand = tuple(cand)
     ref = tuple(ref)
 
@@ -1297,4 +1295,10 @@ def inv_distance_py(cand: Sequence, ref: Sequence, c_sub: int = 1, c_del: int = 
                     best = v if best is None or v < best else best
         return best
 
-    return q(0, len(cand), 0, len(ref))
+    return q
+
+
+def inv_distance_py(cand: Sequence, ref: Sequence, c_sub: int = 1, c_del: int = 1,
+                    c_ins: int = 1, c_inv: int = 1) -> int:
+    """d_inv by the plain recursion (:func:`inv_inside_py` of the whole pair)."""
+    return inv_inside_py(cand, ref, c_sub, c_del, c_ins, c_inv)(0, len(cand), 0, len(ref))

@@ -19,11 +19,11 @@ from evaltrans_qt.engine.alignment import Alignment, EditOp, OpKind
 from evaltrans_qt.engine.measures.base import (Measure, MeasureScore, Segment, error_rate_details,
                                                 error_rates)
 from evaltrans_qt.engine.options import REF_LENGTH_RULES
-from evaltrans_qt.engine.results import pack
+from evaltrans_qt.engine.results import intern_by_identity, pack
 from evaltrans_qt.errors import OptionError
 
 
-#: The last (segments, :meth:`DistanceMeasure._all_pairs`) -- one tuple, replaced whole, so a
+#: The last (segments, :meth:`DistanceMeasure._pair_layout`) -- one tuple, replaced whole, so a
 #: reader in another thread sees a matching pair. It holds the segments, so their ``id``
 #: cannot be reused while cached. The results are shared read-only.
 _last_pairs: tuple = (None, None)
@@ -146,50 +146,24 @@ class DistanceMeasure(Measure):
             cached = _last_pairs
             if cached[0] is segments:      # the chunk's other distance measures
                 return cached[1]
-            result = self._all_pairs(segments)
+            result = self._pair_layout(segments)
             _remember_pairs(segments, result)
             return result
-        hyps = [s.hyp for s in segments]
-        refs: list[np.ndarray] = []
-        seen: dict[int, int] = {}
-        pair_ref: list[int] = []
-        pair_hyp: list[int] = []
-        kl: list[int] = []
-        jl: list[int] = []
-        for k, seg in enumerate(segments):
-            for j, r in enumerate(self.effective_refs(seg)):
-                arr = seg.refs[r]
-                u = seen.get(id(arr))
-                if u is None:
-                    u = seen[id(arr)] = len(refs)
-                    refs.append(arr)
-                pair_hyp.append(k)
-                pair_ref.append(u)
-                kl.append(k)
-                jl.append(j)
-        return (hyps, refs, np.asarray(pair_hyp, dtype=np.int64),
-                np.asarray(pair_ref, dtype=np.int64),
-                (np.asarray(kl, dtype=np.int64), np.asarray(jl, dtype=np.int64)))
+        return self._pair_layout(segments, [[seg.refs[r] for r in self.effective_refs(seg)]
+                                            for seg in segments])
 
     @staticmethod
-    def _all_pairs(segments: Sequence[Segment]):
-        """:meth:`_unique_pairs` when every reference of every segment counts."""
-        hyps = [s.hyp for s in segments]
-        refs: list[np.ndarray] = []
-        seen: dict[int, int] = {}
-        pair_ref: list[int] = []
-        counts = np.fromiter((len(s.refs) for s in segments), np.int64, len(segments))
-        for seg in segments:
-            for arr in seg.refs:
-                u = seen.get(id(arr))
-                if u is None:
-                    u = seen[id(arr)] = len(refs)
-                    refs.append(arr)
-                pair_ref.append(u)
+    def _pair_layout(segments: Sequence[Segment],
+                     chosen: Sequence[Sequence[np.ndarray]] | None = None):
+        """:meth:`_unique_pairs` of the references ``chosen`` for each segment (default: all)."""
+        if chosen is None:
+            chosen = [seg.refs for seg in segments]
+        refs, pair_ref = intern_by_identity(arr for c in chosen for arr in c)
+        counts = np.fromiter((len(c) for c in chosen), np.int64, len(segments))
         ks = np.repeat(np.arange(len(segments), dtype=np.int64), counts)
         starts = np.repeat(np.cumsum(counts) - counts, counts)
         js = np.arange(len(ks), dtype=np.int64) - starts
-        return hyps, refs, ks, np.asarray(pair_ref, dtype=np.int64), (ks, js)
+        return [s.hyp for s in segments], refs, ks, np.asarray(pair_ref, dtype=np.int64), (ks, js)
 
     def _grid(self, n: int, slots: tuple[np.ndarray, np.ndarray], values: Sequence[np.ndarray]
               ) -> tuple[list[np.ndarray], np.ndarray]:
