@@ -32,7 +32,7 @@ from evaltrans_qt.engine.measures.base import Segment
 from evaltrans_qt.engine.measures.bleu import BLEU
 from evaltrans_qt.engine.measures.chrf import CHRF
 from evaltrans_qt.engine.measures.nist import NIST
-from evaltrans_qt.engine.preprocess import Vocabulary, tokenize
+from evaltrans_qt.engine.text.preprocess import Vocabulary, tokenize
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt21-ende"
 REFS = ("A", "C", "D")

@@ -58,8 +58,8 @@ def main(argv=None) -> int:
     import sacrebleu
     from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-    from evaltrans_qt.engine.evaluate import (LocalProcessExecutor, SerialExecutor,
-                                              default_measures, evaluate)
+    from evaltrans_qt.engine.run.executors.local import LocalProcessExecutor, SerialExecutor
+    from evaltrans_qt.engine.run.driver import default_measures, evaluate
     from evaltrans_qt.engine.options import EvalOptions
 
     opts = EvalOptions()
@@ -78,7 +78,7 @@ def main(argv=None) -> int:
 
     # warm-up: modules imported, numba kernels loaded -- on *other* sentences, so that no
     # tokenisation is cached for the timed runs (not timed)
-    from evaltrans_qt.engine.database import Database
+    from evaltrans_qt.engine.data.database import Database
     warm = Database()
     for i, src in enumerate(db.sources[:30]):
         s = warm.add_source(src.text + " #warm")

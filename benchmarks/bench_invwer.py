@@ -46,7 +46,7 @@ import numpy as np
 from evaltrans_qt.engine.kernels import invwer as kernel
 from evaltrans_qt.engine.kernels.invwer import inv_distance, inv_distance_cyk, inv_search
 from evaltrans_qt.engine.kernels.ljwer import lj_search
-from evaltrans_qt.engine.preprocess import Vocabulary, tokenize
+from evaltrans_qt.engine.text.preprocess import Vocabulary, tokenize
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt21-ende"
 REFS = ("A", "C", "D")
@@ -94,7 +94,7 @@ def _load() -> str:
 def _old_schedule(seg_times: list[float], workers: int) -> float:
     """Makespan of the old driver: rows in consecutive chunks (``_chunk_size``), chunks
     started in order on the first free worker."""
-    from evaltrans_qt.engine.evaluate import _chunk_size
+    from evaltrans_qt.engine.run.schedule import chunk_size as _chunk_size
     size = _chunk_size(len(seg_times), workers)
     free = [0.0] * workers
     for a in range(0, len(seg_times), size):
@@ -106,7 +106,7 @@ def _old_schedule(seg_times: list[float], workers: int) -> float:
 def _pair_schedule(jobs, times: dict, workers: int) -> float:
     """Makespan of the driver's pair phase (:func:`schedule_pairs` on INVWER's estimated
     costs) with the measured pair times."""
-    from evaltrans_qt.engine.evaluate import schedule_pairs
+    from evaltrans_qt.engine.run.schedule import schedule_pairs
     from evaltrans_qt.engine.measures.invwer import INVWER
     m = INVWER()
     tasks = schedule_pairs([m.pair_cost(len(x), len(y)) for _, x, y in jobs], workers)
@@ -121,7 +121,8 @@ def product_path(wmt: Path, system: str, keep: list[int], workers: int, chunked:
                  ) -> tuple[float, float, int]:
     """evaluate() of ``system`` (segments ``keep``) with only INVWER: (wall s, pair phase s,
     pairs). ``chunked``: INVWER without a pair cost (the old row-chunk schedule)."""
-    from evaltrans_qt.engine.evaluate import LocalProcessExecutor, evaluate
+    from evaltrans_qt.engine.run.executors.local import LocalProcessExecutor
+    from evaltrans_qt.engine.run.driver import evaluate
     from evaltrans_qt.io.plaintext import database_from_files
     from evaltrans_qt.engine.measures import load_all
     from evaltrans_qt.engine.measures.invwer import INVWER

@@ -53,7 +53,7 @@ def random_pair(n: int, seed: int = 7) -> tuple[list[int], list[int]]:
 
 
 def wmt_pair(wmt: Path, n: int) -> tuple[list[int], list[int]] | None:
-    from evaltrans_qt.engine.preprocess import Vocabulary, tokenize
+    from evaltrans_qt.engine.text.preprocess import Vocabulary, tokenize
     hyp = wmt / "newstest2021.en-de.hyp.Facebook-AI.de"
     ref = wmt / "newstest2021.en-de.ref.A.de"
     if not hyp.exists() or not ref.exists():

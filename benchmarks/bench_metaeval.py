@@ -5,7 +5,7 @@ pairwise accuracy and acc*_eq, must take under 10 s once the measures are comput
 Steps (each timed): import the WMT folder with ``mqm.tsv`` as class ``mqm`` (as
 ``evaltrans import wmt DIR --scores DIR/mqm.tsv --score-class mqm``), write and import
 a COMET-like segment score file (WMT submission format, seeded noise around the MQM
-score; ``io/scores.py``), evaluate the default measures (``engine/driver.py``), then
+score; ``io/scores.py``), evaluate the default measures (``engine/run/driver.py``), then
 the timed part: ``metrics_task.gather`` + ``metrics_table`` at segment level grouped by
 item (pearson, kendall, pairwise-accuracy, acc-eq) and at system level (the same plus
 soft pairwise accuracy), and a PERM-BOTH clustering at system level.
@@ -35,9 +35,9 @@ def main() -> int:
     if not (d / "mqm.tsv").is_file():
         print(f"no WMT21 data at {d}", file=sys.stderr)
         return 2
-    from evaltrans_qt.engine import metrics_task as mt
-    from evaltrans_qt.engine.driver import evaluate
-    from evaltrans_qt.engine.human import human_scores
+    from evaltrans_qt.engine.metaeval import metrics_task as mt
+    from evaltrans_qt.engine.run.driver import evaluate
+    from evaltrans_qt.engine.human.resolve import human_scores
     from evaltrans_qt.engine.measures.external import with_external
     from evaltrans_qt.engine.options import EvalOptions
     from evaltrans_qt.io import scores

@@ -30,7 +30,7 @@ Dask workers.
    scatter, for one system (``--system``), the 20 systems, and a campaign of 12 language
    pairs of that size (12 copies of the 20 systems' tasks in one schedule -- assumes the
    other pairs' sentence lengths are like en-de's).
-4. **The progress estimate** (:class:`~evaltrans_qt.engine.schedule.TimeLeft`, what the
+4. **The progress estimate** (:class:`~evaltrans_qt.engine.run.schedule.TimeLeft`, what the
    command line shows) replayed on the simulated 2-worker run of the 20 systems:
    estimate / true time left after 10, 25 and 50 % of the wall time.
 
@@ -56,15 +56,15 @@ from pathlib import Path
 
 import numpy as np
 
-from evaltrans_qt.engine.corpus import build_corpus
-from evaltrans_qt.engine.driver import default_measures, evaluate
-from evaltrans_qt.engine.executors import LocalProcessExecutor
+from evaltrans_qt.engine.run.corpus import build_corpus
+from evaltrans_qt.engine.run.driver import default_measures, evaluate
+from evaltrans_qt.engine.run.executors.local import LocalProcessExecutor
 from evaltrans_qt.engine.measures import get as get_measure
 from evaltrans_qt.engine.measures.base import pair_key
 from evaltrans_qt.engine.measures.invwer import INVWER
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.schedule import TimeLeft, chunk_size, collect_groups, schedule_pairs
-from evaltrans_qt.engine.work import Chunk, PairBatch, compute, compute_pairs
+from evaltrans_qt.engine.run.schedule import TimeLeft, chunk_size, collect_groups, schedule_pairs
+from evaltrans_qt.engine.run.work import Chunk, PairBatch, compute, compute_pairs
 from evaltrans_qt.io.plaintext import database_from_files
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt21-ende"
@@ -221,7 +221,7 @@ def dask_costs(fitted_small, n_tasks: int, cache_size: int) -> tuple[float, floa
     of ``cache_size`` entries to 2 workers, its pickled MB)."""
     import pickle
 
-    from evaltrans_qt.engine.executors_dask import DaskExecutor
+    from evaltrans_qt.engine.run.executors.dask import DaskExecutor
     with DaskExecutor(workers=1) as ex:
         ex.max_workers                                       # cluster up before the clock
         empty = [PairBatch("invwer", (), 0.0)] * n_tasks
@@ -317,7 +317,7 @@ def estimate_check(pairs, row_secs, workers: int) -> list[tuple[float, float]]:
 # ----------------------------------------------------------------- 2. measured
 def measured_slice(db, names: list[str], workers_list=(1, 2)) -> list[tuple[str, float, float]]:
     """(executor, wall s, start-up s) of evaluate() on ``db``."""
-    from evaltrans_qt.engine.executors_dask import DaskExecutor
+    from evaltrans_qt.engine.run.executors.dask import DaskExecutor
     out = []
     t = time.perf_counter()
     with LocalProcessExecutor(2, start_method="fork") as ex:

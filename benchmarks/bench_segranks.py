@@ -21,8 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from evaltrans_qt.engine.segranks.extract import candidate_tokens, extract_database
-from evaltrans_qt.engine.segranks.model import source_tokens
+from evaltrans_qt.engine.human.segranks.extract import candidate_tokens, extract_database
+from evaltrans_qt.engine.human.segranks.model import source_tokens
 from evaltrans_qt.io.segranks import alignments, trees
 from evaltrans_qt.io.wmt import import_wmt
 

@@ -35,7 +35,7 @@ def protocol_modes(w, s, app, steps: int) -> list[tuple]:
     """Session latency in the post-edit and item-marking modes (issue 11)."""
     from PySide6.QtTest import QTest
 
-    from evaltrans_qt.engine.protocols import source_words
+    from evaltrans_qt.engine.data.protocols import source_words
     pm = w.protocol_modes
     rows = []
     times, keys = [], []

@@ -42,7 +42,7 @@ def main() -> int:
     from PySide6.QtCore import QElapsedTimer, QEventLoop, QSettings, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from evaltrans_qt.engine.evaluate import default_measures, evaluate
+    from evaltrans_qt.engine.run.driver import default_measures, evaluate
     from evaltrans_qt.engine.options import EvalOptions
     from evaltrans_qt.io.etdb import save_database
     from evaltrans_qt.io.wmt import import_wmt

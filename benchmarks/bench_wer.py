@@ -32,7 +32,7 @@ from evaltrans_qt.engine.measures import get
 from evaltrans_qt.engine.measures._distance import packed
 from evaltrans_qt.engine.measures.base import Segment
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.preprocess import Vocabulary, tokenize
+from evaltrans_qt.engine.text.preprocess import Vocabulary, tokenize
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt21-ende"
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from evaltrans_qt.version import __version__
 
 #: Public name -> module that defines it (everything else is private).
 _PUBLIC = {

@@ -5,7 +5,7 @@ loads neither numpy nor pandas). Thin glue over the engine, one way to do each
 thing:
 
 * :func:`score` -- lists of strings -> :class:`Score` objects, through
-  :class:`evaltrans_qt.engine.scoring.Scorer` (what ``evaltrans score`` uses);
+  :class:`evaltrans_qt.engine.run.scoring.Scorer` (what ``evaltrans score`` uses);
 * :class:`Database` -- the engine's database plus ``from_lists``, ``load``,
   ``save``, ``demo`` and ``to_frame``;
 * :func:`evaluate` -- the evaluation driver (``engine.driver.evaluate``, what
@@ -28,15 +28,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, overload
 
-from evaltrans_qt.engine.database import Database as _EngineDatabase
-from evaltrans_qt.engine.database import Levels
+from evaltrans_qt.engine.data.database import Database as _EngineDatabase
+from evaltrans_qt.engine.data.database import Levels
 from evaltrans_qt.engine.options import PRESETS, EvalOptions, option_fields, parse_option_value
 from evaltrans_qt.errors import InputFormatError, OptionError, ScoreError
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from evaltrans_qt.engine.results import RunResult
+    from evaltrans_qt.engine.run.results import RunResult
 
 PathLike = str | os.PathLike[str]
 #: Preset of :func:`score` (sacreBLEU's defaults, as ``evaltrans score``).
@@ -160,7 +160,7 @@ def score(measures: str | Sequence[str], hypotheses: Sequence[str],
     Options start from ``options`` or ``preset`` (default ``sacrebleu``, as ``evaltrans
     score``) with ``option_values`` set by EvalOptions field name.
     """
-    from evaltrans_qt.engine.scoring import UNBOUNDED, Scorer, get_measure
+    from evaltrans_qt.engine.run.scoring import UNBOUNDED, Scorer, get_measure
     single = isinstance(measures, str)
     names = [measures] if single else list(measures)
     if not names:
@@ -300,7 +300,7 @@ class Database(_EngineDatabase):
         NaN when unscored; extrapolated estimates included, as the result tables)."""
         import pandas as pd
 
-        from evaltrans_qt.engine.human import target_value, valid_floor
+        from evaltrans_qt.engine.human.scores import target_value, valid_floor
         classes = self.human_classes
         floors = {c: valid_floor(self, c) for c in classes}
         rows = []
@@ -319,10 +319,10 @@ class Run:
     """An evaluation run: ``systems`` (one row per system) and ``sentences`` (one row per
     system and segment: ``system``, ``segment`` = source index, ``seg``, ``candidate``,
     every measure column, ``human:<class>``) as pandas DataFrames; ``signatures`` per
-    measure; ``result`` the engine's :class:`~evaltrans_qt.engine.results.RunResult`."""
+    measure; ``result`` the engine's :class:`~evaltrans_qt.engine.run.results.RunResult`."""
 
     def __init__(self, result: RunResult, database: _EngineDatabase) -> None:
-        from evaltrans_qt.engine.tables import build_tables
+        from evaltrans_qt.engine.run.tables import build_tables
         self.result = result
         self.database = database
         tables = build_tables(result, database)
@@ -359,8 +359,8 @@ def evaluate(db: _EngineDatabase, measures: str | Sequence[str] | None = None,
     enabled one) as ``evaltrans batch`` does. Options start from ``options`` or ``preset``
     (default ``evaltrans default``); ``jobs``: worker processes (1 = in-process; default
     chosen by size)."""
-    from evaltrans_qt.engine.evaluate import LocalProcessExecutor, SerialExecutor
-    from evaltrans_qt.engine.evaluate import evaluate as run_evaluation
+    from evaltrans_qt.engine.run.executors.local import LocalProcessExecutor, SerialExecutor
+    from evaltrans_qt.engine.run.driver import evaluate as run_evaluation
     if not isinstance(db, _EngineDatabase):
         raise OptionError(f"evaluate: expected a Database, got {type(db).__name__}")
     opts = make_options(options, preset, **option_values)
@@ -393,7 +393,7 @@ def correlate(data: Run | _EngineDatabase, human: str, *, level: str = "sentence
     Database is evaluated first (``measures``, ``options``)."""
     import pandas as pd
 
-    from evaltrans_qt.engine.correlation import correlate_run
+    from evaltrans_qt.engine.metaeval.correlation import correlate_run
     run = _as_run(data, measures, options)
     rows = correlate_run(run.database, run.result, human, level=level,
                          measures=None if isinstance(data, _EngineDatabase) else measures,
@@ -421,7 +421,7 @@ def significance(run: Run, measure: str, *, method: str = "bootstrap",
     ``samples`` and ``seed`` used."""
     import pandas as pd
 
-    from evaltrans_qt.engine.significance import run_significance
+    from evaltrans_qt.engine.metaeval.significance import run_significance
     if not isinstance(run, Run):
         raise OptionError(f"significance: expected a Run (from evaluate), got "
                           f"{type(run).__name__}")

@@ -36,9 +36,9 @@ from pathlib import Path
 
 from psygnal import Signal
 
-from evaltrans_qt.engine.database import Database
+from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.results import RunResult
+from evaltrans_qt.engine.run.results import RunResult
 from evaltrans_qt.errors import EvalTransError
 from evaltrans_qt.io.journal import Journal, ReplayReport, ScoreChange, journal_path, replay
 
@@ -223,7 +223,7 @@ class Workspace:
 
     def run_measures(self) -> list[str]:
         """The measures a run computes now: the chosen ones the options enable."""
-        from evaltrans_qt.engine.evaluate import default_measures
+        from evaltrans_qt.engine.run.driver import default_measures
         from evaltrans_qt.engine.measures import get
         if self.measures is None:
             return default_measures(self.options)
@@ -257,13 +257,13 @@ class Workspace:
 
     def run_executor(self):
         """The executor of :attr:`compute_on`: None for this machine (the caller's own
-        choice), else a :class:`~evaltrans_qt.engine.executors_dask.DaskExecutor`, kept
+        choice), else a :class:`~evaltrans_qt.engine.run.executors.dask.DaskExecutor`, kept
         across runs (one connection) until the choice changes or the workspace closes."""
         kind, scheduler = self.compute_on
         if kind == "auto":
             return None
         if self._compute_executor is None:
-            from evaltrans_qt.engine.executors import make_executor
+            from evaltrans_qt.engine.run.executors.choice import make_executor
             self._compute_executor = make_executor(kind, scheduler=scheduler)
         return self._compute_executor
 

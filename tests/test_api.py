@@ -88,5 +88,5 @@ def test_public_names_are_lazy_and_listed():
     assert set(et.__all__) - {"__version__"} <= set(dir(et))
     with pytest.raises(AttributeError):
         et.no_such_name  # noqa: B018
-    from evaltrans_qt.engine.database import Database as EngineDatabase
+    from evaltrans_qt.engine.data.database import Database as EngineDatabase
     assert issubclass(et.Database, EngineDatabase)

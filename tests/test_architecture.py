@@ -26,10 +26,11 @@ QT = ("PySide6", "shiboken6", "pyqtgraph", "PyQt5", "PyQt6", "qtpy")
 #: Layer of a module (first part below ``evaltrans_qt``) -> layers it may import.
 ALLOWED = {
     "errors": set(),
-    "engine": {"engine", "errors"},
-    "io": {"engine", "io", "errors"},
+    "version": set(),
+    "engine": {"engine", "errors", "version"},
+    "io": {"engine", "io", "errors", "version"},
     "workspace": {"engine", "io", "errors", "workspace"},
-    "cli": {"engine", "io", "errors", "workspace", "cli"},
+    "cli": {"engine", "io", "errors", "workspace", "cli", "version"},
     "api": {"engine", "io", "errors", "api"},          # the public Python API (docs/api.md)
     "__main__": {"cli"},                                # python -m evaltrans_qt
 }
@@ -152,3 +153,138 @@ def test_engine_io_cli_import_without_qt():
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr[-3000:]
     assert int(res.stdout.split()[-1]) > 50
+
+
+# --------------------------------------------------------------------------- import graph
+def _is_module(name: str) -> bool:
+    rel = Path(*name.split("."))
+    return (ROOT / rel.with_suffix(".py")).is_file() or (ROOT / rel / "__init__.py").is_file()
+
+
+def _type_checking_lines(tree: ast.AST) -> set[int]:
+    """Lines of ``if TYPE_CHECKING:`` blocks (imports there never run)."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for sub in node.body:
+                out.update(range(sub.lineno, (sub.end_lineno or sub.lineno) + 1))
+    return out
+
+
+def edges_of(path: Path) -> list[tuple[int, str, list[str]]]:
+    """``(line, module, names)`` for every import of ours in ``path`` at any depth (inside
+    functions too, not under ``if TYPE_CHECKING``): ``from a.b import c`` names the module
+    ``a.b.c`` when that is a module, else ``a.b`` with the imported names."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    skip = _type_checking_lines(tree)
+    mod_name = _module_name(path)
+    package = mod_name if path.name == "__init__.py" else mod_name.rpartition(".")[0]
+    out: list[tuple[int, str, list[str]]] = []
+    for node in ast.walk(tree):
+        if getattr(node, "lineno", None) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            out.extend((node.lineno, a.name, []) for a in node.names
+                       if a.name.split(".")[0] == "evaltrans_qt")
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - node.level + 1]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            if mod.split(".")[0] != "evaltrans_qt":
+                continue
+            plain = []
+            for a in node.names:
+                if _is_module(f"{mod}.{a.name}"):
+                    out.append((node.lineno, f"{mod}.{a.name}", []))
+                else:
+                    plain.append(a.name)
+            if plain:
+                out.append((node.lineno, mod, plain))
+    return out
+
+
+def import_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for path in _sources():
+        src = _module_name(path)
+        graph.setdefault(src, set()).update(m for _, m, _ in edges_of(path) if m != src)
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    sys.setrecursionlimit(max(10_000, sys.getrecursionlimit()))
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_cycles_not_even_inside_functions():
+    assert import_cycles(import_graph()) == []
+
+
+def private_imports() -> list[str]:
+    """``file:line`` for every ``from x import _name`` of another module of ours, and for
+    every import of a private module (``measures/_distance.py``) from outside its package."""
+    bad = []
+    for path in _sources():
+        me = _module_name(path)
+        my_package = me if path.name == "__init__.py" else me.rpartition(".")[0]
+        for line, mod, names in edges_of(path):
+            package, _, last = mod.rpartition(".")
+            if (last.startswith("_") and not last.startswith("__")
+                    and not (my_package + ".").startswith(package + ".")):
+                bad.append(f"{path.relative_to(ROOT)}:{line} imports private module {mod}")
+            bad.extend(f"{path.relative_to(ROOT)}:{line} imports {mod}.{n}" for n in names
+                       if n.startswith("_") and not n.startswith("__") and mod != me)
+    return bad
+
+
+def test_no_private_names_imported_across_modules():
+    assert private_imports() == []
+
+
+def test_the_cycle_and_privacy_checks_are_not_vacuous():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert import_cycles(graph) == [["a", "b", "c"]]
+    assert import_cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_every_package_is_installed():
+    """pyproject's explicit package list names every package of the source tree."""
+    import tomllib
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+                 ["packages"])
+    found = {_module_name(p) for p in _sources() if p.name == "__init__.py"}
+    assert found <= listed, found - listed

@@ -25,7 +25,7 @@ import json
 import sys
 
 from evaltrans_qt.cli.batch import add_option_arguments, options_from_args
-from evaltrans_qt.engine.alignment import Alignment, OpKind, explain_segment
+from evaltrans_qt.engine.text.alignment import Alignment, OpKind, explain_segment
 from evaltrans_qt.errors import OptionError
 
 GAP = "***"

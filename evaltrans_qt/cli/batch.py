@@ -38,13 +38,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from evaltrans_qt.engine.database import Database
-from evaltrans_qt.engine.driver import Progress, default_measures, evaluate
-from evaltrans_qt.engine.executors import EXECUTOR_KINDS, make_executor
+from evaltrans_qt.engine.data.database import Database
+from evaltrans_qt.engine.run.driver import Progress, default_measures, evaluate
+from evaltrans_qt.engine.run.executors.choice import EXECUTOR_KINDS, make_executor
 from evaltrans_qt.engine.measures import get as get_measure
 from evaltrans_qt.engine.options import PRESETS, EvalOptions, option_fields, parse_option_value
-from evaltrans_qt.engine.results import RunResult
-from evaltrans_qt.engine.schedule import TimeLeft
+from evaltrans_qt.engine.run.results import RunResult
+from evaltrans_qt.engine.run.schedule import TimeLeft
 from evaltrans_qt.errors import EvalTransError, InputFormatError, OptionError
 from evaltrans_qt.io.plaintext import database_from_files
 
@@ -320,14 +320,14 @@ def report_extras(db: Database | None, systems: Sequence[str], options: EvalOpti
     only what the database holds. Used by ``evaltrans batch`` and the application's report."""
     if db is None:
         return {}
-    from evaltrans_qt.engine import protocol_scores
+    from evaltrans_qt.engine.human import protocol_scores
     out: dict[str, dict] = {s: {} for s in systems}
     names = protocol_scores.protocol_names(db)
     results = [protocol_scores.protocol_result(db, n, options) for n in names]
     for s in systems:       # = system_values(db, s, options), each protocol computed once
         out[s]["protocols"] = {n: r.system(s) for n, r in zip(names, results)}
     try:
-        from evaltrans_qt.engine.ranking import system_rank_values
+        from evaltrans_qt.engine.human.ranking import system_rank_values
     except ImportError:     # pragma: no cover - rankings are optional
         return out
     for s in systems:
@@ -423,7 +423,7 @@ def json_summary(run: RunResult, paths: dict[str, Path | None]) -> dict[str, Any
 class ProgressBar:
     """A one-line progress bar on a terminal's stderr (silent otherwise): percent of the
     units of work, what is running (for INVWER: ``INVWER: 36 of 300 sentence pairs``) and
-    the time left (:class:`~evaltrans_qt.engine.schedule.TimeLeft`, from the cost model in
+    the time left (:class:`~evaltrans_qt.engine.run.schedule.TimeLeft`, from the cost model in
     the pair phase); redrawn at most every ``interval`` seconds."""
 
     def __init__(self, stream=None, workers: int = 1, interval: float = 0.2,
@@ -475,7 +475,7 @@ def format_seconds(seconds: float) -> str:
 def run_correlations(db: Database, run: RunResult, samples: int) -> list:
     """The report's ``<correlation>`` rows: every measure against every human class of the
     database that has scores, at sentence level and (with at least 3 systems) system level."""
-    from evaltrans_qt.engine.metaeval import correlate_run
+    from evaltrans_qt.engine.metaeval.correlation import correlate_run
     from evaltrans_qt.errors import ScoreError
     rows = []
     levels = ["sentence"] + (["system"] if len(run.systems) >= 3 else [])
@@ -493,8 +493,8 @@ def extrapolated_human_scores(db: Database, run: RunResult
     """``--extrapolate`` (Table A.2): estimate unscored candidates from the database's scored
     translations (in memory only; ``engine.similar.extrapolate``), then per system and human
     class: (length-weighted system score of thesis section 5.5, #person-given, #extrapolated)."""
-    from evaltrans_qt.engine.human import human_scores
-    from evaltrans_qt.engine.similar import extrapolate
+    from evaltrans_qt.engine.human.resolve import human_scores
+    from evaltrans_qt.engine.human.similar import extrapolate
     out: dict[str, dict[str, tuple[float, int, int]]] = {s: {} for s in run.systems}
     for cls in db.human_classes:
         extrapolate(db, cls)

@@ -5,7 +5,7 @@ call: ``--add NAME --count N --perfect P --firstvalid F [--gray G --green G]``,
 ``--add-continuous NAME --min A --max B``, ``--add-template T [--name NAME]``,
 ``--edit NAME [--rename NEW] [--count …] [--min … --max …] [--force]``,
 ``--remove NAME [--force]``. The rules (reference class last, thesis Appendix A.2; no score
-left invalid) are :mod:`evaltrans_qt.engine.schemes`'. The database is written
+left invalid) are :mod:`evaltrans_qt.engine.data.schemes`'. The database is written
 atomically (in place, or to ``-o``) only when the change succeeded; on bad input
 the exit code is 2 and nothing is written.
 """
@@ -17,8 +17,8 @@ import dataclasses
 import json
 import sys
 
-from evaltrans_qt.engine import schemes
-from evaltrans_qt.engine.database import Database, Levels
+from evaltrans_qt.engine.data import schemes
+from evaltrans_qt.engine.data.database import Database, Levels
 from evaltrans_qt.errors import EvalTransError, ScoreError
 
 _ACTIONS = ("add", "add_continuous", "add_template", "edit", "remove")
@@ -80,22 +80,22 @@ def _apply(db: Database, args: argparse.Namespace, action: str) -> str:
     """Change ``db``; returns a one-line summary for stderr."""
     try:
         if action == "add":
-            lv = db.define_class(schemes.discrete(args.add, args.count, args.perfect, args.firstvalid,
+            lv = schemes.add_class(db, schemes.discrete(args.add, args.count, args.perfect, args.firstvalid,
                                                   args.gray, args.green))
             return f"added class '{lv.name}' ({schemes.scale_text(lv)})"
         if action == "add_continuous":
-            lv = db.define_class(schemes.continuous(args.add_continuous, args.min, args.max,
+            lv = schemes.add_class(db, schemes.continuous(args.add_continuous, args.min, args.max,
                                                     args.perfect, args.gray, args.green))
             return f"added class '{lv.name}' ({schemes.scale_text(lv)})"
         if action == "add_template":
-            lv = db.define_template_class(args.add_template, args.name)
+            lv = schemes.add_template(db, args.add_template, args.name)
             return f"added class '{lv.name}' from template '{args.add_template}' ({schemes.scale_text(lv)})"
         if action == "edit":
             new = _edited(db, args)
-            n = db.edit_class(args.edit, new, force=args.force)
+            n = schemes.edit_class(db, args.edit, new, force=args.force)
             return f"edited class '{args.edit}'" + (f" (now '{new.name}')" if new.name != args.edit else "") \
                 + (f"; {n} score(s) deleted" if n else "")
-        n = db.remove_class(args.remove, force=args.force)
+        n = schemes.remove_class(db, args.remove, force=args.force)
         return f"removed class '{args.remove}'" + (f" and its {n} score(s)" if n else "")
     except schemes.ClassInUseError as exc:
         raise ScoreError(f"{exc.problem} -- nothing changed; add --force to do it anyway") from None

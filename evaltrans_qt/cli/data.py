@@ -13,8 +13,8 @@ import math
 import sys
 from pathlib import Path
 
-from evaltrans_qt.engine.database import Database
-from evaltrans_qt.engine.merge import merge
+from evaltrans_qt.engine.data.database import Database
+from evaltrans_qt.engine.data.merge import merge
 from evaltrans_qt.errors import InputFormatError
 from evaltrans_qt.io import aachen, etdb, plaintext, sgml, wmt
 

@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from evaltrans_qt.engine.database import Database
+from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.engine.options import PRESETS, EvalOptions
 from evaltrans_qt.errors import ScoreError
 
@@ -58,7 +58,7 @@ def _list(v: str | None) -> list[str] | None:
 
 
 def _human_classes(db: Database, requested: list[str] | None) -> list[str]:
-    from evaltrans_qt.engine.human import check_class
+    from evaltrans_qt.engine.human.resolve import check_class
     if requested:
         for c in requested:
             check_class(db, c)
@@ -70,7 +70,7 @@ def _human_classes(db: Database, requested: list[str] | None) -> list[str]:
 
 
 def _run(db: Database, args: argparse.Namespace, measures: list[str] | None):
-    from evaltrans_qt.engine.driver import evaluate
+    from evaltrans_qt.engine.run.driver import evaluate
     opts = options_from_args(args)
     systems = _list(getattr(args, "systems", None))
     return evaluate(db, opts, measures, systems)
@@ -86,10 +86,11 @@ def _num(v: float | None, fmt: str = ".4f") -> str:
 def _scores(db: Database, cls: str, args: argparse.Namespace, extrapolate: bool):
     """Human scores of ``cls``; with ``--extrapolate`` (Table A.2) unscored candidates are
     first estimated from the database (in memory only) and those estimates included."""
-    from evaltrans_qt.engine.human import check_class, human_scores, split_class
+    from evaltrans_qt.engine.human.scores import split_class
+    from evaltrans_qt.engine.human.resolve import check_class, human_scores
     check_class(db, cls)
     if extrapolate:
-        from evaltrans_qt.engine import similar
+        from evaltrans_qt.engine.human import similar
         n = sum(similar.extrapolate(db, part) for part in split_class(cls))
         print(f"evaltrans: --extrapolate: {n} '{cls}' score(s) estimated from the database. "
               f"WARNING: {similar.OVERESTIMATE_WARNING}", file=sys.stderr)
@@ -99,9 +100,9 @@ def _scores(db: Database, cls: str, args: argparse.Namespace, extrapolate: bool)
 
 # ------------------------------------------------------------ correlate
 def _cmd_correlate(args: argparse.Namespace) -> int:
-    from evaltrans_qt.engine.correlation_format import format_table
-    from evaltrans_qt.engine.driver import evaluate
-    from evaltrans_qt.engine.metaeval import correlate_run
+    from evaltrans_qt.engine.metaeval.correlation_format import format_table
+    from evaltrans_qt.engine.run.driver import evaluate
+    from evaltrans_qt.engine.metaeval.correlation import correlate_run
     t0 = time.perf_counter()
     db = load_db(args.database)
     classes = _human_classes(db, _list(args.human))
@@ -165,7 +166,7 @@ def _split_measures(db: Database, names: list[str] | None
     computed = [n for n in names if n not in ext]
     external = [n for n in names if n in ext]
     if not computed:
-        from evaltrans_qt.engine.driver import default_measures
+        from evaltrans_qt.engine.run.driver import default_measures
         computed = default_measures(EvalOptions())[:1]   # a run needs one computed measure
     return computed, external
 
@@ -177,8 +178,8 @@ def _with_external(run, db: Database, names: list[str] | None):
 
 
 def _correlate_mtme(db: Database, run, classes: list[str], scores, args, t0: float) -> int:
-    """``correlate --stats/--group``: mt-metrics-eval statistics (engine/metrics_task.py)."""
-    from evaltrans_qt.engine import metrics_task as mt
+    """``correlate --stats/--group``: mt-metrics-eval statistics (engine/metaeval/metrics_task.py)."""
+    from evaltrans_qt.engine.metaeval import metrics_task as mt
     stats = _list(args.stats) or ["pearson", "kendall"]
     level = {"sentence": "seg", "system": "sys"}.get(args.level, args.level)
     levels = ("seg", "sys") if level == "both" else (level,)
@@ -207,8 +208,8 @@ def _correlate_mtme(db: Database, run, classes: list[str], scores, args, t0: flo
 
 def _cmd_significance_metrics(args: argparse.Namespace) -> int:
     """``significance --between-metrics``: p-values between measures, clusters."""
-    from evaltrans_qt.engine import metrics_task as mt
-    from evaltrans_qt.engine.driver import evaluate
+    from evaltrans_qt.engine.metaeval import metrics_task as mt
+    from evaltrans_qt.engine.run.driver import evaluate
     db = load_db(args.database)
     cls = _human_classes(db, _list(args.human))[0]
     opts = options_from_args(args)
@@ -233,7 +234,7 @@ def _cmd_significance_metrics(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------ orange
 def _cmd_orange(args: argparse.Namespace) -> int:
-    from evaltrans_qt.engine.orange import format_orange, orange
+    from evaltrans_qt.engine.metaeval.orange import format_orange, orange
     db = load_db(args.database)
     rows = orange(db, options_from_args(args), _list(args.measures))
     if args.json:
@@ -256,8 +257,8 @@ def _seed_text(res) -> str:
 
 def _significance_signature(res, run, human: str | None, weighted: bool) -> str:
     """The tested numbers' signature with sacreBLEU's ``bs``/``ar`` and ``seed`` fields
-    (``engine/signature.py``); human scores get an extended one of the same style."""
-    from evaltrans_qt.engine.signature import Signature, evaltrans_version
+    (``engine/run/signature.py``); human scores get an extended one of the same style."""
+    from evaltrans_qt.engine.run.signature import Signature, evaltrans_version
     kind = "ar" if res.method == "randomization" else "bs"
     seed = res.seed if res.seed is not None else "none"
     if run is not None:
@@ -272,7 +273,7 @@ def _significance_signature(res, run, human: str | None, weighted: bool) -> str:
 
 
 def _cmd_significance(args: argparse.Namespace) -> int:
-    from evaltrans_qt.engine import significance as sig
+    from evaltrans_qt.engine.metaeval import significance as sig
     if args.between_metrics:
         return _cmd_significance_metrics(args)
     if args.method in ("perm-both", "williams"):
@@ -337,7 +338,7 @@ def _cmd_significance(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------ agreement
 def _cmd_agreement(args: argparse.Namespace) -> int:
-    from evaltrans_qt.engine import agreement as ag
+    from evaltrans_qt.engine.human import agreement as ag
     db = load_db(args.database)
     out = []
     for cls in _human_classes(db, _list(args.human)):
@@ -379,7 +380,7 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------ extrapolate
 def _cmd_extrapolate(args: argparse.Namespace) -> int:
-    from evaltrans_qt.engine import similar
+    from evaltrans_qt.engine.human import similar
     db = load_db(args.database)
     classes = _human_classes(db, _list(args.human))
     scope = "system" if args.leave_one_system_out else "candidate"
@@ -409,7 +410,7 @@ def _cmd_extrapolate(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------ ratio of wins
 def _cmd_wins(args: argparse.Namespace) -> int:
-    from evaltrans_qt.engine.ranking import database_ratio_of_wins
+    from evaltrans_qt.engine.human.ranking import database_ratio_of_wins
     db = load_db(args.database)
     if not db.has_class(args.rank_class):
         raise ScoreError(f"the database has no '{args.rank_class}' ranking judgements")
@@ -429,8 +430,8 @@ def _cmd_wins(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------ combine
 def _cmd_combine(args: argparse.Namespace) -> int:
-    from evaltrans_qt.engine.combination import cross_validate, optimal_weights
-    from evaltrans_qt.engine.human import human_scores
+    from evaltrans_qt.engine.metaeval.combination import cross_validate, optimal_weights
+    from evaltrans_qt.engine.human.resolve import human_scores
     db = load_db(args.database)
     cls = _human_classes(db, _list(args.human))[0]
     run = _run(db, args, _list(args.measures))

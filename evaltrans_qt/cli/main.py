@@ -24,7 +24,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from evaltrans_qt import __version__
+from evaltrans_qt.version import __version__
 from evaltrans_qt.errors import EvalTransError
 
 #: sub-command -> (module in evaltrans_qt.cli, help line of ``evaltrans --help``).

@@ -55,7 +55,7 @@ def _cmd_export_mtme(args: argparse.Namespace) -> int:
     run = None
     if not args.no_measures:
         from evaltrans_qt.cli.human import _list, options_from_args
-        from evaltrans_qt.engine.driver import evaluate
+        from evaltrans_qt.engine.run.driver import evaluate
         run = evaluate(db, options_from_args(args), _list(args.measures))
     files = export_mtme(db, args.output, args.lp, run)
     print(f"{args.output}: {len(files)} files", file=sys.stderr)

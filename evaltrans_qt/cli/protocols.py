@@ -15,7 +15,7 @@
   the evaluation options choose TER's/WER's preprocessing as for ``evaltrans batch``.
 
 Source K is the 1-based position in the application's source list. Every change is
-checked first (engine/protocols.py); bad input exits 2 naming the problem and writes
+checked first (engine/data/protocols.py); bad input exits 2 naming the problem and writes
 nothing; the database is written atomically (in place or to ``-o``). A change is
 refused while a scoring session's journal beside the file holds unsaved entries.
 """
@@ -27,8 +27,8 @@ import json
 import math
 import sys
 
-from evaltrans_qt.engine import protocols as P
-from evaltrans_qt.engine.database import Database
+from evaltrans_qt.engine.data import protocols as P
+from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.errors import ScoreError
 
 
@@ -153,7 +153,7 @@ def _cmd_postedit(args: argparse.Namespace) -> int:
     t = P.target_of(db, src, args.system, candidate=True)
     pe = P.set_postedit(db, t, args.text, args.judge, args.seconds)
     _save(db, args, f"source {args.source}: post-edit of '{args.system}' by {args.judge} stored")
-    from evaltrans_qt.engine.protocol_scores import hter_of
+    from evaltrans_qt.engine.human.protocol_scores import hter_of
     edits, length, value = hter_of(t.text, pe.text)
     _emit(args, {"source": args.source, "system": args.system, "judge": args.judge,
                  "text": pe.text, "seconds": pe.seconds, "hter": value, "edits": edits,
@@ -168,7 +168,7 @@ def _fmt(v: float, n: int) -> str:
 
 def _cmd_human(args: argparse.Namespace) -> int:
     from evaltrans_qt.cli.human import options_from_args
-    from evaltrans_qt.engine import protocol_scores as S
+    from evaltrans_qt.engine.human import protocol_scores as S
     db = _load(args.database)
     if args.judge is not None and args.judge not in db.judges() and not any(
             p.judge == args.judge for _, t in db.iter_targets() for p in t.postedits) and not any(

@@ -11,7 +11,7 @@ Accepts sacreBLEU 2.x's flags with its defaults (``sacrebleu/sacrebleu.py``
 ``print_single_results`` / ``print_results_table``, ``metrics/base.py``
 ``Score.format``): the same JSON keys and values, the same text lines and
 tables, the same signatures, with the numbers of our engine
-(:mod:`evaltrans_qt.engine.scoring`). Each metric's options start from the
+(:mod:`evaltrans_qt.engine.run.scoring`). Each metric's options start from the
 preset ``sacrebleu`` (BLEU exp smoothing, chrF 6/0/β 2, TER on the tercom
 tokenizer, case-insensitive); sentence-level BLEU uses effective order, as
 sacreBLEU sets it. ``-m`` also takes every measure of our registry (wer, per,
@@ -509,7 +509,7 @@ def _batch_score(scorer, name: str):
     """(B x k) summed statistics -> B scores in the printed units (percent for rates)."""
     import numpy as np
 
-    from evaltrans_qt.engine.scoring import UNBOUNDED
+    from evaltrans_qt.engine.run.scoring import UNBOUNDED
     measure = scorer.measures[name]
     scale = 1.0 if name in UNBOUNDED else 100.0
     return lambda sums: scale * np.asarray(measure.score_values(np.atleast_2d(sums)), float)
@@ -520,14 +520,14 @@ def _confidence(scorer, name: str, stats, n: int) -> tuple[float, float]:
     ``n`` resampled corpus scores (``default_rng(SACREBLEU_SEED)``, same draws)."""
     import numpy as np
 
-    from evaltrans_qt.engine.significance import bootstrap_counts, estimate_ci, resolve_seed
+    from evaltrans_qt.engine.metaeval.significance import bootstrap_counts, estimate_ci, resolve_seed
     counts = bootstrap_counts(np.random.default_rng(resolve_seed("env")), len(stats), n)
     mean, ci = estimate_ci(_batch_score(scorer, name)(counts @ np.asarray(stats, float)))[:2]
     return mean, ci
 
 
 def run(args: argparse.Namespace) -> int:
-    from evaltrans_qt.engine.scoring import Scorer, get_measure
+    from evaltrans_qt.engine.run.scoring import Scorer, get_measure
     from evaltrans_qt.errors import InputFormatError, OptionError
 
     _check_args(args)
@@ -614,7 +614,7 @@ def run(args: argparse.Namespace) -> int:
         print_results_table(table, sigs, args, fmt)
         return 0
 
-    from evaltrans_qt.engine import significance as sig_mod
+    from evaltrans_qt.engine.metaeval import significance as sig_mod
     test = "bs" if args.paired_bs else "ar"
     n_samples = args.paired_bs_n if args.paired_bs else args.paired_ar_n
     n_used = n_samples if n_samples > 0 else (1000 if test == "bs" else 10000)
@@ -644,7 +644,7 @@ def write_sentences(args: argparse.Namespace, scorer, order: Sequence[str],
                     sys_names: Sequence[str], all_stats: Sequence[dict]) -> None:
     """``--sentences``: one row per system and line, one column per metric (its printed
     name and units, the same options as the corpus score), signatures by metric."""
-    from evaltrans_qt.engine.scoring import UNBOUNDED, display_name
+    from evaltrans_qt.engine.run.scoring import UNBOUNDED, display_name
     from evaltrans_qt.io.sentences import write_sentences as write
     cols = {name: display_name(name, scorer.options[name]) for name in order}
     rows = []

@@ -11,13 +11,13 @@
   * ``export DB -o ranks.json | extracted.segments``: the JSON export or the TSV.
   * ``agreement DB``: segment-level vs sentence-level pairwise comparisons of the same
     sentences, Kendall τ per system and the disagreement quotient (Macháček §3.1.2,
-    Table 3.2; engine/unseen/levels.py).
+    Table 3.2; engine/human/unseen/levels.py).
 
 ``evaltrans ranking ...``
   * ``import-wmt CSV --database DB -o OUT``: WMT13-16 judgement CSV as whole-sentence
     rankings;
   * ``wins DB [--segments | --sentences]``: per system ratio of wins (ignoring ties),
-    expected wins, counts (engine/ranking.py); ``-o table.csv|.tex`` exports the table;
+    expected wins, counts (engine/human/ranking.py); ``-o table.csv|.tex`` exports the table;
   * ``agreement DB [--segments | --sentences]``: kappa inter/intra with P(E) (Macháček
     §2.2.1) and the annotator statistics of Table 2.3.
 
@@ -35,7 +35,7 @@ import math
 import sys
 from pathlib import Path
 
-from evaltrans_qt.engine.database import Database
+from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.errors import InputFormatError, OptionError
 
 
@@ -77,8 +77,8 @@ def _alignment_args(values: list[str] | None) -> dict[str, str]:
 
 # ------------------------------------------------------------------ segranks extract
 def _cmd_extract(args: argparse.Namespace) -> int:
-    from evaltrans_qt.engine.segranks.extract import candidate_tokens, extract_database
-    from evaltrans_qt.engine.segranks.model import source_tokens
+    from evaltrans_qt.engine.human.segranks.extract import candidate_tokens, extract_database
+    from evaltrans_qt.engine.human.segranks.model import source_tokens
     from evaltrans_qt.io.atomic import atomic_write_bytes
     from evaltrans_qt.io.etdb import checked_bytes
     from evaltrans_qt.io.segranks import alignments as al
@@ -216,12 +216,12 @@ def _cmd_import_wmt(args: argparse.Namespace) -> int:
 def _level(args: argparse.Namespace, db: Database) -> str:
     if args.level:
         return args.level
-    from evaltrans_qt.engine.ranking import segment_rankings
+    from evaltrans_qt.engine.human.ranking import segment_rankings
     return "segments" if segment_rankings(db) or not db.has_class(args.rank_class) else "sentences"
 
 
 def _cmd_wins(args: argparse.Namespace) -> int:
-    from evaltrans_qt.engine.ranking import database_rank_scores
+    from evaltrans_qt.engine.human.ranking import database_rank_scores
     db = _load(args.database)
     level = _level(args, db)
     res = database_rank_scores(db, level, args.rank_class)
@@ -245,7 +245,7 @@ def _cmd_wins(args: argparse.Namespace) -> int:
 
 
 def _cmd_agreement(args: argparse.Namespace) -> int:
-    from evaltrans_qt.engine import agreement as ag
+    from evaltrans_qt.engine.human import agreement as ag
     db = _load(args.database)
     level = _level(args, db)
     kap = ag.segment_kappa(db) if level == "segments" else ag.ranking_kappa(db, args.rank_class)
@@ -280,7 +280,7 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------ segranks agreement
 def _cmd_level_agreement(args: argparse.Namespace) -> int:
-    from evaltrans_qt.engine.unseen.levels import level_agreement
+    from evaltrans_qt.engine.human.unseen.levels import level_agreement
     db = _load(args.database)
     res = level_agreement(db, args.rank_class)
     if args.json:
@@ -321,7 +321,7 @@ def _level_opts(p: argparse.ArgumentParser) -> None:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from evaltrans_qt.engine.options import TOKENIZATIONS
-    from evaltrans_qt.engine.segranks.projection import SYMMETRIZATIONS
+    from evaltrans_qt.engine.human.segranks.projection import SYMMETRIZATIONS
     seg = subparsers.add_parser("segranks", help="short-segment ranking (SegRanks, Machacek "
                                 "ch. 2): extract, import, export",
                                 description="SegRanks: extract short segments from source "

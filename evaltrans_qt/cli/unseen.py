@@ -1,5 +1,5 @@
 """``evaltrans unseen``: evaluate a system from the database's ranked short segments
-(Macháček §3.2; engine/unseen/matching.py).
+(Macháček §3.2; engine/human/unseen/matching.py).
 
     evaltrans unseen DB --system NAME [--method exact|closest] [--json]
     evaltrans unseen DB --leave-one-out [--system NAME ...] [--method closest] [--json]
@@ -53,7 +53,7 @@ def _print_result(r, examples: int) -> None:
 
 
 def _cmd_unseen(args: argparse.Namespace) -> int:
-    from evaltrans_qt.engine.unseen import matching
+    from evaltrans_qt.engine.human.unseen import matching
     from evaltrans_qt.errors import OptionError
     from evaltrans_qt.io.etdb import load_database
     db = load_database(args.database)

@@ -1,5 +1,5 @@
 """``evaltrans wmt14-tables``: the WMT14 metrics-task tables (Macháček ch. 4, Tables
-4.2-4.7) of several language pairs, each its own database (engine/wmt14_tables.py)."""
+4.2-4.7) of several language pairs, each its own database (engine/metaeval/wmt14_tables.py)."""
 
 from __future__ import annotations
 
@@ -32,8 +32,8 @@ def _pairs(specs: list[str]) -> dict[str, str]:
 def _cmd(args: argparse.Namespace) -> int:
     from evaltrans_qt.cli.batch import options_from_args
     from evaltrans_qt.cli.human import load_db
-    from evaltrans_qt.engine.driver import evaluate
-    from evaltrans_qt.engine.wmt14_tables import wmt14_tables
+    from evaltrans_qt.engine.run.driver import evaluate
+    from evaltrans_qt.engine.metaeval.wmt14_tables import wmt14_tables
     from evaltrans_qt.io.export import to_latex
     opts = options_from_args(args)
     measures = [m for m in (args.measures or "").split(",") if m] or None

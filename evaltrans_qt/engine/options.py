@@ -12,7 +12,7 @@ minimumNearest, no boundaries, which equals sacreBLEU's ``corpus_bleu``
 whenever every order has a match (sacreBLEU smooths with ``exp`` otherwise);
 NIST equals mteval (average reference length); TER runs on the same tokens,
 case used. Every number carries a signature naming these choices
-(``engine/signature.py``). The preset ``sacrebleu`` reproduces sacreBLEU's own
+(``engine/run/signature.py``). The preset ``sacrebleu`` reproduces sacreBLEU's own
 defaults for every metric it has (BLEU ``exp`` smoothing, TER on its tercom
 tokenizer, case-insensitive); the thesis' experimental settings are presets
 too (:data:`PRESETS`, thesis Table 8.3).

@@ -31,10 +31,10 @@ from __future__ import annotations
 
 import os
 
-from evaltrans_qt.engine.database import Database, Levels, Score, Source
+from evaltrans_qt.engine.data.database import Database, Levels, Score, Source
 from evaltrans_qt.errors import InputFormatError, ScoreError
 from evaltrans_qt.io.atomic import atomic_write_bytes
-from evaltrans_qt.io.etdb import format_number
+from evaltrans_qt.io.xmlsafe import format_number
 from evaltrans_qt.io.limits import parse_number
 from evaltrans_qt.io.plaintext import PathLike, read_import_lines
 

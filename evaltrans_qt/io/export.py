@@ -1,6 +1,6 @@
 """Export result tables: CSV, JSON and LaTeX (booktabs), chosen by file suffix.
 
-Tables are pandas frames (``engine/tables.py``). Writes are atomic
+Tables are pandas frames (``engine/run/tables.py``). Writes are atomic
 (``io/atomic.py``): a failed export never leaves a half-written file.
 
 CSV/TSV cells are neutralised against formula injection as OWASP's "CSV Injection"

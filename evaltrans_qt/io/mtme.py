@@ -34,11 +34,11 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from evaltrans_qt.engine.database import Database, Levels, Score
+from evaltrans_qt.engine.data.database import Database, Levels, Score
 from evaltrans_qt.engine.measures.external import ExternalMetric, external_metrics, guess_direction
 from evaltrans_qt.errors import InputFormatError
 from evaltrans_qt.io.plaintext import PathLike, check_same_length, read_import_lines
-from evaltrans_qt.io.scores import (_number, human_tables, parse_mtme_name, read_mtme_lines)
+from evaltrans_qt.io.scores import (score_number, human_tables, parse_mtme_name, read_mtme_lines)
 from evaltrans_qt.io.wmt import score_levels
 
 LEVELS = ("seg", "doc", "domain", "sys")
@@ -118,7 +118,7 @@ def import_mtme(directory: PathLike, lp: str, db: Database | None = None) -> Dat
             for no, system, text in read_mtme_lines(f):
                 if system not in known:
                     raise InputFormatError(f"unknown system '{system}'", f, no)
-                v = _number(text, f, no)
+                v = score_number(text, f, no)
                 if math.isfinite(v):
                     part.systems[system] = v
         else:
@@ -178,7 +178,7 @@ def _seg_blocks(path: Path, n: int, known: set[str], allow_none: bool) -> dict[s
         vals = out.setdefault(system, [])
         if len(vals) >= n:
             raise InputFormatError(f"more than {n} segment scores for {system}", path, no)
-        vals.append(_number(text, path, no))
+        vals.append(score_number(text, path, no))
     for system, vals in out.items():
         if len(vals) != n:
             raise InputFormatError(f"{system} has {len(vals)} segment scores, the source "

@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from evaltrans_qt.engine.database import Database, Source, Target
+from evaltrans_qt.engine.data.database import Database, Source, Target
 from evaltrans_qt.errors import InputFormatError, OptionError
 from evaltrans_qt.io.limits import MAX_TEXT_CHARS, too_long_message
 

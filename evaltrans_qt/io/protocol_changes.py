@@ -16,7 +16,7 @@ How a session uses them (the application's post-edit, item and reference modes):
     for u in undo:                          # Ctrl+Z: the inverse changes, journaled too
         apply_protocol_change(db, journal.append(u))
 
-:func:`apply_protocol_change` checks the change (engine/protocols.py) and returns the
+:func:`apply_protocol_change` checks the change (engine/data/protocols.py) and returns the
 changes that undo it; it raises :class:`LookupError` when the source or target is not
 in the database and :class:`ScoreError` when the change is invalid for it.
 """
@@ -27,8 +27,8 @@ import json
 from dataclasses import asdict, dataclass, replace
 from typing import Any, ClassVar, Union
 
-from evaltrans_qt.engine import protocols
-from evaltrans_qt.engine.database import Database, Source, Target
+from evaltrans_qt.engine.data import protocols
+from evaltrans_qt.engine.data.database import Database, Source, Target
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ Element names (Figures A.2/A.3 where they name one; otherwise by the rules below
   measure's raised per-sentence flags (e.g. ``flags="approximated"`` for LJWER);
   ``signature`` on a system-level measure element names every option that
   changes its numbers (sacreBLEU's own signature for BLEU/chrF/TER, an extended
-  one for our measures, ``engine/signature.py``); the reader keeps it in
+  one for our measures, ``engine/run/signature.py``); the reader keeps it in
   ``RunResult.meta["signatures"]``.
 * ``<candidate-statistics>``: ``<system>``, ``<candidates>``,
   ``<candidate-words>``, ``<reference-sentences>``, ``<reference-words>``,
@@ -76,14 +76,15 @@ from typing import Any
 import numpy as np
 from lxml import etree
 
-from evaltrans_qt import __version__
+from evaltrans_qt.version import __version__
 from evaltrans_qt.engine.measures import load_all
 from evaltrans_qt.engine.measures.base import FLAG_PREFIX, MeasureScore, stat_flags
 from evaltrans_qt.engine.options import EvalOptions, option_fields, parse_option_value
-from evaltrans_qt.engine.results import RunResult, SystemResult
+from evaltrans_qt.engine.run.results import RunResult, SystemResult
 from evaltrans_qt.errors import InputFormatError, OptionError
 from evaltrans_qt.io.atomic import atomic_write_bytes
-from evaltrans_qt.io.xmltext import escape_attr, escape_text, replace_invalid
+from evaltrans_qt.io.xmlsafe import (escape_attr, escape_text, refuse_entities, replace_invalid,
+                                     safe_parser)
 
 DOCTYPE = '<!DOCTYPE etreport SYSTEM "etreport.dtd">'
 SOFTWARE = f"evaltrans_qt {__version__}"
@@ -121,7 +122,7 @@ def _format_stats(row: np.ndarray) -> str:
 
 
 def _esc(text: str) -> str:
-    """Element text (:mod:`evaltrans_qt.io.xmltext`); characters XML 1.0 cannot hold become
+    """Element text (:mod:`evaltrans_qt.io.xmlsafe`); characters XML 1.0 cannot hold become
     U+FFFD."""
     return escape_text(replace_invalid(text))
 
@@ -277,7 +278,7 @@ def build_report(run: RunResult, system: str, *, author: str | None = None,
     bootstrap; ``pearson`` also Fisher-z bounds). Error measures are negated, so a
     positive value means agreement with the judges.
     ``protocols`` = {name: ``SystemValue``} of the human-evaluation protocols for this
-    system (:func:`evaltrans_qt.engine.protocol_scores.system_values`) becomes
+    system (:func:`evaltrans_qt.engine.human.protocol_scores.system_values`) becomes
     ``<human-protocols>`` after ``<candidate-statistics>`` (see :func:`protocols_element`).
     """
     sr = run.systems[system]
@@ -326,7 +327,7 @@ def build_report(run: RunResult, system: str, *, author: str | None = None,
         w.close(2, m.report_element)
     w.close(1, "evaluation")
     if correlation:
-        from evaltrans_qt.engine.correlation_format import correlation_report_elements
+        from evaltrans_qt.engine.metaeval.correlation_format import correlation_report_elements
         w.open(1, "correlation")
         details_into(w, 2, {"coefficients": correlation_report_elements(correlation)["correlation"]})
         w.close(1, "correlation")
@@ -345,7 +346,7 @@ def _user() -> str:
 
 def _candidate_statistics(w: _Writer, run: RunResult, sr: SystemResult,
                           human: Mapping[str, tuple[float, int, int]]) -> None:
-    from evaltrans_qt.engine.preprocess import tokenize
+    from evaltrans_qt.engine.text.preprocess import tokenize
     w.open(1, "candidate-statistics")
     w.leaf(2, "system", sr.system)
     w.leaf(2, "candidates", len(sr.segments))
@@ -369,7 +370,7 @@ def _candidate_statistics(w: _Writer, run: RunResult, sr: SystemResult,
 def protocols_element(w: _Writer, protocols: Mapping[str, Any]) -> None:
     """``<human-protocols>`` (our extension, issue 11): one ``<protocol name sentences
     numerator denominator>value</protocol>`` per protocol -- SSER per SSER class
-    (``sser:<class>``), IER, HTER, aWER, SER (survey §4.4; engine/protocol_scores.py);
+    (``sser:<class>``), IER, HTER, aWER, SER (survey §4.4; engine/human/protocol_scores.py);
     ``sentences`` is how many candidates the value is based on (``nan`` with none)."""
     w.open(1, "human-protocols")
     for name, v in protocols.items():
@@ -383,7 +384,7 @@ def ranking_element(w: _Writer, ranking: Mapping[str, Any]) -> None:
     """``<ranking>`` (our extension, issue 13): one ``<ranks level rankings wins losses
     ties>`` per level with ``<ratio-of-wins>`` (ignoring ties, Macháček §3.1),
     ``<expected-wins>`` (Koehn 2012), ``<expected-wins-ties>`` and ``<geq-others>``;
-    ``ranking`` = :func:`evaltrans_qt.engine.ranking.system_rank_values` of the system."""
+    ``ranking`` = :func:`evaltrans_qt.engine.human.ranking.system_rank_values` of the system."""
     w.open(1, "ranking")
     for level, (row, n) in ranking.items():
         w.open(2, "ranks", {"level": level, "rankings": int(n), "wins": row.wins,
@@ -444,11 +445,6 @@ def write_report(path: str | os.PathLike[str], run: RunResult, system: str, **kw
 
 
 # --------------------------------------------------------------------------- reading
-def _parser() -> etree.XMLParser:
-    return etree.XMLParser(no_network=True, load_dtd=False, resolve_entities=False,
-                           huge_tree=True, remove_comments=True, remove_pis=True)
-
-
 def read_report(path: str | os.PathLike[str]) -> RunResult:
     """Load a report written by :func:`write_report` (or the original tool) into a RunResult."""
     p = Path(path)
@@ -462,10 +458,9 @@ def read_report(path: str | os.PathLike[str]) -> RunResult:
 def loads_report(data: bytes, path: str | os.PathLike[str] | None = None) -> RunResult:
     """Parse report bytes. Measures known to the registry are rebuilt from their
     ``stats`` (exactly the numbers of the run); others keep the parsed details."""
-    from evaltrans_qt.io.etdb import _refuse_entities   # libxml2 reads the prolog itself
-    _refuse_entities(data, path, what="a report")
+    refuse_entities(data, path, what="a report")
     try:
-        root = etree.fromstring(data, _parser())
+        root = etree.fromstring(data, safe_parser(huge_tree=True))
     except etree.XMLSyntaxError as exc:
         line, col = (exc.position if exc.position else (None, None))
         raise InputFormatError(f"not a well-formed XML report: {exc.msg}", path, line,

@@ -49,13 +49,13 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from evaltrans_qt.engine.database import Database
+from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.engine.measures.external import (ExternalMetric, add_external, check_name,
                                                    external_metrics, guess_direction)
 from evaltrans_qt.errors import EvalTransError, InputFormatError
 from evaltrans_qt.io.limits import parse_number
 from evaltrans_qt.io.plaintext import PathLike, read_text, split_lines
-from evaltrans_qt.io.xmltext import escape_attr, escape_text
+from evaltrans_qt.io.xmlsafe import escape_attr, escape_text
 
 ELEMENT = "external-metrics"
 FORMATS = ("wmt", "mtme", "tsv", "jsonl")
@@ -87,7 +87,7 @@ def _known_systems(db: Database) -> set[str]:
     return {t.system for s in db.sources for t in s.targets if t.system}
 
 
-def _number(text: str, path, no: int) -> float:
+def score_number(text: str, path, no: int) -> float:
     if text == "None":
         return math.nan
     try:
@@ -173,7 +173,7 @@ def _read_wmt(path: PathLike, db: Database, lp: str | None, testset: str | None
         system = c[3]
         if system not in known:
             raise InputFormatError(f"unknown system '{system}' (not in the database)", path, no)
-        value = _number(c[-1], path, no)
+        value = score_number(c[-1], path, no)
         if len(c) == 5:
             if system in metric.systems:
                 raise InputFormatError(f"second system score for {system}", path, no)
@@ -226,7 +226,7 @@ def _read_mtme(path: PathLike, db: Database) -> ExternalMetric:
     for no, system, text in read_mtme_lines(path):
         if system not in known:
             raise InputFormatError(f"unknown system '{system}' (not in the database)", path, no)
-        value = _number(text, path, no)
+        value = score_number(text, path, no)
         if level == "sys":
             if system in metric.systems:
                 raise InputFormatError(f"second system score for {system}", path, no)
@@ -281,7 +281,7 @@ def _read_plain(path: PathLike, db: Database, fmt: str, name: str) -> ExternalMe
                 raise InputFormatError(f"segment must be a number, not {seg!r}", path, no)
             if not text or text == "None":
                 continue
-            value = _number(text, path, no)
+            value = score_number(text, path, no)
         if system not in known:
             raise InputFormatError(f"unknown system '{system}' (not in the database)", path, no)
         idx = seg_of.get(seg)

@@ -1,7 +1,7 @@
 """Per-sentence values as TSV or JSON Lines (``--sentences FILE.tsv|.jsonl``, issue 16).
 
 One row per (system, segment) with every measure column. The signatures of
-the numbers (``engine/signature.py``) travel with them:
+the numbers (``engine/run/signature.py``) travel with them:
 
 * TSV: ``# signature NAME: SIGNATURE`` lines, then a header line of column
   names, then tab-separated rows; numbers in Python's shortest round-trip form,
@@ -157,7 +157,7 @@ def segment_id(db, index: int) -> str:
 
 
 def run_sentence_rows(run, db=None) -> tuple[list[str], list[dict[str, Any]]]:
-    """(columns, rows) of a :class:`~evaltrans_qt.engine.results.RunResult`: ``system``,
+    """(columns, rows) of a :class:`~evaltrans_qt.engine.run.results.RunResult`: ``system``,
     ``doc`` (only when a source has one), ``segment`` (:func:`segment_id`), then every
     column of every measure (``MeasureScore.columns`` of each sentence's statistics, the
     engine's units: error rates and BLEU as fractions)."""

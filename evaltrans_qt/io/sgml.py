@@ -26,10 +26,11 @@ from pathlib import Path
 
 from lxml import etree
 
-from evaltrans_qt.engine.database import Database
+from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.errors import InputFormatError
 from evaltrans_qt.io.limits import MAX_TEXT_CHARS, too_long_message
 from evaltrans_qt.io.plaintext import PathLike, read_input_bytes, read_text
+from evaltrans_qt.io.xmlsafe import refuse_entities, safe_parser
 
 _TAG = re.compile(r"<(/?)([A-Za-z]+)\b([^>]*)>", re.S)
 _ATTR = re.compile(r"""([A-Za-z_:][-\w:.]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
@@ -180,13 +181,12 @@ def parse_sgml(path: PathLike, encoding: str = "utf-8") -> list[SegSet]:
 
 def parse_xml(path: PathLike) -> list[SegSet]:
     """Parse an mteval XML file (``<mteval>`` wrapper optional) with the safe parser."""
-    from evaltrans_qt.io.etdb import _parser, _refuse_entities  # the one safe configuration
 
     p = Path(path)
     data = read_input_bytes(p, "an mteval XML file")
-    _refuse_entities(data, p)
+    refuse_entities(data, p)
     try:
-        root = etree.fromstring(data, _parser())
+        root = etree.fromstring(data, safe_parser())
     except etree.XMLSyntaxError as exc:
         msg = re.sub(r", line \d+, column \d+$", "", exc.msg or str(exc))
         raise InputFormatError(f"malformed XML: {msg}", p, exc.lineno or None, exc.offset or None) from None

@@ -27,7 +27,7 @@ import math
 import re
 from pathlib import Path
 
-from evaltrans_qt.engine.database import Database, Levels, Score, Target
+from evaltrans_qt.engine.data.database import Database, Levels, Score, Target
 from evaltrans_qt.errors import InputFormatError, ScoreError
 from evaltrans_qt.io.limits import parse_number
 from evaltrans_qt.io.plaintext import (PathLike, add_aligned, add_line_targets, check_same_length,

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from lxml import etree
 
-from evaltrans_qt.engine.database import Database
+from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.errors import InputFormatError
 from evaltrans_qt.io.plaintext import PathLike, read_input_bytes
+from evaltrans_qt.io.xmlsafe import refuse_entities, safe_parser
 
 
 def _segs(block) -> list:
@@ -29,11 +30,10 @@ def _segs(block) -> list:
 
 def import_wmtxml(path: PathLike, db: Database | None = None) -> Database:
     """Import one WMT XML test set (module doc); everything is checked first."""
-    from evaltrans_qt.io.etdb import _parser, _refuse_entities  # the one safe configuration
     data = read_input_bytes(path, "a WMT XML test set")
-    _refuse_entities(data, path, what="a WMT XML test set")
+    refuse_entities(data, path, what="a WMT XML test set")
     try:
-        root = etree.fromstring(data, _parser())
+        root = etree.fromstring(data, safe_parser())
     except etree.XMLSyntaxError as exc:
         raise InputFormatError(f"malformed XML: {exc.msg}", path, exc.lineno or None) from None
     if root.tag != "dataset":

@@ -14,8 +14,8 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QLabel, QTableView, QVBoxLayout, QWidget
 
-from evaltrans_qt.engine.database import Database
-from evaltrans_qt.engine.results import RunResult
+from evaltrans_qt.engine.data.database import Database
+from evaltrans_qt.engine.run.results import RunResult
 from evaltrans_qt.ui.results_models import FrameModel, ResultsProxy
 from evaltrans_qt.ui.results_view import ResultsView
 from evaltrans_qt.ui.workers import LatestRunner
@@ -27,7 +27,7 @@ def live_correlations(run: RunResult, db: Database, human: str) -> pd.DataFrame:
     No bootstrap (it must be quick); error measures negated so that positive
     means agreement. Runs on a worker thread.
     """
-    from evaltrans_qt.engine.correlation import correlate_run
+    from evaltrans_qt.engine.metaeval.correlation import correlate_run
     rows = []
     try:
         cors = correlate_run(db, run, human, level="sentence", n_boot=0)
@@ -131,7 +131,7 @@ def preload_sacrebleu() -> None:
     """Import sacreBLEU (metrics, tokenizers) and every measure module once, in the main
     thread, before any worker thread can: two threads importing ``sacrebleu.tokenizers``
     at once can fail with importlib's _DeadlockError (issue 12; the tokenizer loader in
-    ``engine/preprocess.py`` also holds a lock)."""
+    ``engine/text/preprocess.py`` also holds a lock)."""
     import sacrebleu  # noqa: F401
     from sacrebleu.metrics import BLEU, CHRF, TER  # noqa: F401
     from sacrebleu.tokenizers import tokenizer_13a, tokenizer_ter  # noqa: F401
@@ -192,7 +192,7 @@ def install(window) -> ResultsView:
     view.runFinished.connect(lambda _run: freeze_long_lived())
     view.runFinished.connect(lambda _run: window.session is not None and window.live_dock.show())
     # compile the numba kernels in the background so the first run/alignment is quick
-    from evaltrans_qt.engine import warmup
+    from evaltrans_qt.engine.run import warmup
     from evaltrans_qt.ui.workers import start_worker
     if not warmup.is_warm():
         start_worker(warmup.ensure_warm)

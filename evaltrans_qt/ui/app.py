@@ -169,8 +169,8 @@ def _prepare_protocol_mode(window, args) -> None:
 def _prepare_ranking(window, args) -> None:
     """The SegRanks screen (issue 13) on the sentence with the most segments, a few
     candidates placed (ranks, a tie), the cursor on one still to place; not submitted."""
-    from evaltrans_qt.engine.segranks.model import sentence_segments
-    from evaltrans_qt.ui.ranking_screen import SEGMENTS, SENTENCES, open_ranking_screen
+    from evaltrans_qt.engine.human.segranks.model import sentence_segments
+    from evaltrans_qt.ui.ranking_actions import SEGMENTS, SENTENCES, open_ranking_screen
     db = window.database
     segs = [len(d.segments) if (d := sentence_segments(s)) is not None else 0 for s in db.sources]
     screen = open_ranking_screen(window, SEGMENTS if any(segs) else SENTENCES, judge="judge")

@@ -1,10 +1,10 @@
 """Edit → Score classes…: define, edit and remove the score classes (``<levels>``) of the database.
 
 * :class:`ClassesModel` lists the classes (a ``QAbstractTableModel`` over
-  :func:`evaltrans_qt.engine.schemes.describe`); the last one decides references
+  :func:`evaltrans_qt.engine.data.schemes.describe`); the last one decides references
   (thesis Appendix A.2) and is marked so.
 * :class:`ClassCommand` is one change on the window's undo stack: it snapshots
-  the classes and the scores it touches (:mod:`evaltrans_qt.engine.schemes`)
+  the classes and the scores it touches (:mod:`evaltrans_qt.engine.data.schemes`)
   so Ctrl+Z restores both.
 * :class:`ClassesDialog` (``classesDialog``) adds classes from a template or a
   form, edits the selected class, removes it -- asking first when scores would
@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogBut
                                QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
                                QMessageBox, QPushButton, QSpinBox, QTableView, QVBoxLayout, QWidget)
 
-from evaltrans_qt.engine import schemes
-from evaltrans_qt.engine.database import Database, Levels
+from evaltrans_qt.engine.data import schemes
+from evaltrans_qt.engine.data.database import Database, Levels
 from evaltrans_qt.errors import EvalTransError
 
 
@@ -292,21 +292,21 @@ class ClassesDialog(QDialog):
 
     def add_template(self, template: str, class_name: str | None = None) -> bool:
         lv = schemes.template(template, class_name)
-        return self._run(f"add class '{lv.name}'", lambda db, _f: db.define_class(lv), [], lv.name)
+        return self._run(f"add class '{lv.name}'", lambda db, _f: schemes.add_class(db, lv), [], lv.name)
 
     def add_from_form(self) -> bool:
         lv = self.form_levels()
-        return self._run(f"add class '{lv.name}'", lambda db, _f: db.define_class(lv), [], lv.name)
+        return self._run(f"add class '{lv.name}'", lambda db, _f: schemes.add_class(db, lv), [], lv.name)
 
     def edit_selected(self) -> bool:
         name = self.selected()
         if name is None:
             return False
         new = self.form_levels(self.main.database.level(name))
-        return self._run(f"edit class '{name}'", lambda db, f: db.edit_class(name, new, f), [name], new.name)
+        return self._run(f"edit class '{name}'", lambda db, f: schemes.edit_class(db, name, new, f), [name], new.name)
 
     def remove_selected(self) -> bool:
         name = self.selected()
         if name is None:
             return False
-        return self._run(f"remove class '{name}'", lambda db, f: db.remove_class(name, f), [name])
+        return self._run(f"remove class '{name}'", lambda db, f: schemes.remove_class(db, name, f), [name])

@@ -15,7 +15,7 @@ from pathlib import Path
 from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout,
                                QLineEdit, QListWidget, QPushButton, QVBoxLayout, QWidget)
 
-from evaltrans_qt.engine.database import Database
+from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.errors import EvalTransError, InputFormatError
 from evaltrans_qt.ui import errors
 from evaltrans_qt.ui.workers import handle_errors, launch, start_worker

@@ -1,7 +1,7 @@
 """Information items (IER, survey §4.4.16): defining them and marking them while scoring.
 
 * :class:`ItemsDialog` (``itemsDialog``): the source's words (tokenised as items count
-  them, :func:`evaltrans_qt.engine.protocols.source_words`) in a list; select words with
+  them, :func:`evaltrans_qt.engine.data.protocols.source_words`) in a list; select words with
   the mouse (click, Shift+click, drag) or the keyboard (Shift+arrows) and press Enter
   (or "Add item") to make them an item; Delete removes the selected item. The spans
   are also editable as text (``1-3,4-7``, as ``evaltrans items --define``).
@@ -9,7 +9,7 @@
   source, one row each; the window's keys O / E / S / M / X mark the current item
   OK / error / syntax / meaning / other and move on, Backspace goes back. When every
   item has a mark, ``completed(marks)`` is emitted (one change: one mark per item,
-  as :func:`evaltrans_qt.engine.protocols.set_marks` requires).
+  as :func:`evaltrans_qt.engine.data.protocols.set_marks` requires).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHB
                                QListView, QListWidget, QListWidgetItem, QPushButton, QTreeWidget,
                                QTreeWidgetItem, QVBoxLayout, QWidget)
 
-from evaltrans_qt.engine import protocols
+from evaltrans_qt.engine.data import protocols
 from evaltrans_qt.errors import ScoreError
 
 #: Row colours of the marks (OK green, the errors reddish, other grey).

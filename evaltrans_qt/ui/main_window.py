@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QCheckBox, QComb
                                QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMainWindow, QMessageBox, QTableView,
                                QToolBar, QVBoxLayout, QWidget)
 
-from evaltrans_qt.engine.database import Database
+from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.errors import EvalTransError, SaveError
 from evaltrans_qt.io.journal import Journal, ReplayReport, journal_path
@@ -499,7 +499,7 @@ class MainWindow(QMainWindow):
         m.addActions([self.act_next_class, self.act_prev_class, self.act_clear_score])
         scores = m.addMenu("Score")
         scores.addActions(self.score_actions)
-        from evaltrans_qt.ui.ranking_screen import install_actions   # issue 13: ranking screens
+        from evaltrans_qt.ui.ranking_actions import install_actions   # issue 13: ranking screens
         install_actions(self, m)
         self.session_menu = m
 
@@ -1217,7 +1217,7 @@ class MainWindow(QMainWindow):
         return dlg
 
     def change_classes(self, text: str, change, touches: list[str]) -> bool:
-        """Apply ``change(database)`` (a class edit of :mod:`evaltrans_qt.engine.schemes`) as one
+        """Apply ``change(database)`` (a class edit of :mod:`evaltrans_qt.engine.data.schemes`) as one
         undoable step; errors (:class:`EvalTransError`) propagate and change nothing."""
         from evaltrans_qt.ui.classes_dialog import ClassCommand
         if self.database is None:

@@ -1,7 +1,7 @@
 """Merge another database into the open one, asking about each conflicting score (SPEC §7).
 
 The other file is loaded on a worker; the merge itself
-(:func:`evaltrans_qt.engine.merge.merge`) runs on the UI thread because it
+(:func:`evaltrans_qt.engine.data.merge.merge`) runs on the UI thread because it
 asks the user: :class:`ConflictDialog` shows old and new score side by side
 with *Keep old*, *Take new* and *Apply to all*; a summary follows.
 """
@@ -14,8 +14,8 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QGridLayout, QLabel,
                                QMessageBox, QPushButton, QVBoxLayout, QWidget)
 
-from evaltrans_qt.engine.database import Database
-from evaltrans_qt.engine.merge import Choice, Conflict, MergeReport, merge
+from evaltrans_qt.engine.data.database import Database
+from evaltrans_qt.engine.data.merge import Choice, Conflict, MergeReport, merge
 from evaltrans_qt.ui import errors
 from evaltrans_qt.ui.workers import handle_errors, start_worker
 

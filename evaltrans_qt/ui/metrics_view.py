@@ -3,7 +3,7 @@
 A ranked table of every measure (ours and the database's external metrics) with its
 significance cluster, Pearson, Kendall, pairwise accuracy and acc*_eq (with epsilon),
 and a heat map of the metric-vs-metric p-values (row better than column). The numbers
-come from :func:`evaltrans_qt.engine.metrics_task.overview`, run on a worker thread
+come from :func:`evaltrans_qt.engine.metaeval.metrics_task.overview`, run on a worker thread
 (:class:`~evaltrans_qt.ui.workers.LatestRunner`) whenever the results view's analysis
 is ready or the controls change.
 
@@ -147,7 +147,7 @@ class MetricsView(QWidget):
             return
         method = self.method.currentText()
         statistic = self.statistic.currentText() if method == "perm-both" else "pearson"
-        from evaltrans_qt.engine.metrics_task import overview
+        from evaltrans_qt.engine.metaeval.metrics_task import overview
         self.status.setText("computing…")
         self.runner.submit(overview, db, run, human, level=self.level.currentText(),
                            statistic=statistic, grouping=self.grouping.currentText(),

@@ -1,4 +1,4 @@
-"""Qt models of a :class:`~evaltrans_qt.engine.database.Database`: sources and targets.
+"""Qt models of a :class:`~evaltrans_qt.engine.data.database.Database`: sources and targets.
 
 ``SourceTableModel`` lists the sources with reference/candidate counts and
 their scored state; ``TargetTableModel`` lists targets (references and
@@ -22,7 +22,7 @@ from PySide6.QtCore import (QAbstractTableModel, QModelIndex, QPersistentModelIn
 from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QApplication
 
-from evaltrans_qt.engine.database import Database, Target
+from evaltrans_qt.engine.data.database import Database, Target
 
 SORT_ROLE = Qt.ItemDataRole.UserRole.value + 1
 #: (source_index, target_index) of a target row; source_index of a source row.

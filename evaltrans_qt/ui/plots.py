@@ -27,7 +27,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QImage
 
-from evaltrans_qt.engine.correlation import least_squares_line, orthogonal_line
+from evaltrans_qt.engine.metaeval.statistics.regression import least_squares_line, orthogonal_line
 from evaltrans_qt.errors import SaveError
 
 #: Colour-blind-safe palette (Okabe-Ito).

@@ -37,8 +37,8 @@ from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QUndoCommand
 from PySide6.QtWidgets import QMessageBox
 
-from evaltrans_qt.engine import protocols
-from evaltrans_qt.engine.database import ITEM_MARKS
+from evaltrans_qt.engine.data import protocols
+from evaltrans_qt.engine.data.database import ITEM_MARKS
 from evaltrans_qt.errors import EvalTransError, SaveError
 from evaltrans_qt.io import protocol_changes as pc
 

@@ -3,7 +3,7 @@
 Per system the ratio of wins ignoring ties (Macháček §3.1), expected wins (Koehn 2012 as
 WMT13 used it; and with ties as half a win), WMT's "≥ others" and the counts of wins,
 losses and ties, from the short-segment rankings (expanded to systems, Macháček §3.1)
-or the whole-sentence rankings -- :func:`evaltrans_qt.engine.ranking.database_rank_scores`.
+or the whole-sentence rankings -- :func:`evaltrans_qt.engine.human.ranking.database_rank_scores`.
 Shown as a sortable table (:class:`RankScoresModel`, a QAbstractTableModel) and a bar
 chart (ratio of wins and expected wins per system); recomputed whenever the workspace's
 database changes (a ranking screen submits or undoes, a database is opened or
@@ -23,7 +23,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyMod
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel,
                                QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget)
 
-from evaltrans_qt.engine.ranking import LEVELS, RankScores, database_rank_scores
+from evaltrans_qt.engine.human.ranking import LEVELS, RankScores, database_rank_scores
 from evaltrans_qt.io.export import suggested_path
 from evaltrans_qt.ui import plots
 

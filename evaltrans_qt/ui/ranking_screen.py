@@ -3,7 +3,7 @@
 A screen shows one source at a time and the candidates to rank in rank rows
 (:mod:`evaltrans_qt.ui.rank_board`): :class:`SentenceRankingScreen` the N whole
 candidates of WMT's relative ranking (drawn by
-:class:`~evaltrans_qt.engine.segranks.sessions.PairSampler` so that system pairs are
+:class:`~evaltrans_qt.engine.human.segranks.sessions.PairSampler` so that system pairs are
 compared evenly; ranks 1..N, ties allowed), ``segment_ranking_screen.SegmentRankingScreen``
 every short segment of the sentence (Macháček §2.2; ranks 1..N and "unusable" N+1).
 
@@ -41,7 +41,7 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFormLayout, QFrame, Q
                                QLineEdit, QPushButton, QScrollArea, QSpinBox,
                                QVBoxLayout, QWidget)
 
-from evaltrans_qt.engine.database import Database
+from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.errors import EvalTransError, SaveError
 from evaltrans_qt.io.segranks.changes import RankingChange, apply_ranking_change
 from evaltrans_qt.ui.rank_board import RankBinsModel, RankBoard
@@ -428,7 +428,7 @@ class RankingScreen(QWidget):
         placed = [t.model.ranks() for t in self.tasks_]
         task = self.task_ids.get(si)
         if task is None:
-            from evaltrans_qt.engine.segranks.sessions import new_task_id
+            from evaltrans_qt.engine.human.segranks.sessions import new_task_id
             task = self.task_ids[si] = new_task_id()
         seconds = round(self.seconds_on(si), 1)
         try:
@@ -481,7 +481,7 @@ class RankingScreen(QWidget):
 # ---------------------------------------------------------------- whole sentences
 def _judge_tasks(db: Database, si: int, judge: str | None) -> dict[str, dict[int, int]]:
     """{task: {target index: rank}} of ``judge``'s whole-sentence rankings of source ``si``."""
-    from evaltrans_qt.engine.ranking import RANK_CLASS, TASK_ATTR
+    from evaltrans_qt.engine.human.ranking import RANK_CLASS, TASK_ATTR
     out: dict[str, dict[int, int]] = {}
     for ti, t in enumerate(db.sources[si].targets):
         for s in t.scores:
@@ -497,8 +497,8 @@ class SentenceRankingScreen(RankingScreen):
 
     def __init__(self, workspace, judge: str, n: int = DEFAULT_N, systems: Sequence[str] | None = None,
                  seed: int | None = None, parent: QWidget | None = None) -> None:
-        from evaltrans_qt.engine.ranking import rankings
-        from evaltrans_qt.engine.segranks.sessions import PairSampler
+        from evaltrans_qt.engine.human.ranking import rankings
+        from evaltrans_qt.engine.human.segranks.sessions import PairSampler
         db = workspace.database
         self.systems = [s for s in (systems or db.systems()) if s]
         self.sampler = PairSampler(self.systems, n, zlib.crc32((judge or "").encode())
@@ -579,80 +579,5 @@ class RankingSetupDialog(QDialog):
         form.addRow(buttons)
 
 
-def open_ranking_screen(window, kind: str, judge: str | None = None,
-                        n: int | None = None) -> RankingScreen | None:
-    """Session → Rank whole sentences / short segments: ask the judge (unless given), make
-    sure the journal can be written (a database without a file is saved first), open."""
-    db = window.database
-    if db is None:
-        return None
-    from evaltrans_qt.ui import errors
-    if kind == SEGMENTS:
-        from evaltrans_qt.engine.segranks.model import sentence_segments
-        if not any((d := sentence_segments(s)) is not None and d.segments for s in db.sources):
-            errors.show_error(EvalTransError(
-                "this database has no extracted segments to rank: run `evaltrans segranks "
-                "extract` (README, SegRanks) or import a .segments file first"), window)
-            return None
-    if judge is None:
-        settings = window.settings
-        dlg = RankingSetupDialog(kind, str(settings.value("session/judge", "")),
-                                 int(settings.value("ranking/n", DEFAULT_N) or DEFAULT_N), window)
-        window.last_ranking_dialog = dlg
-        if dlg.exec() != QDialog.Accepted:
-            return None
-        judge, n = dlg.judge.text().strip(), dlg.n.value()
-        if getattr(window, "persist_settings", True):
-            settings.setValue("session/judge", judge)
-            settings.setValue("ranking/n", n)
-    if window.database_path is None:
-        window.save_as()
-        if window.database_path is None:
-            return None
-    journal = window.journal
-    if journal is not None:
-        try:
-            journal.ensure_writable()
-        except OSError as exc:
-            errors.show_error(SaveError(f"cannot start ranking: the journal cannot be written "
-                                        f"({exc.strerror or exc})", journal.path), window)
-            return None
-    old = getattr(window, "ranking_screen", None)
-    if old is not None:
-        try:
-            old.close()
-        except RuntimeError:                   # already deleted with its C++ object
-            pass
-    try:
-        if kind == SENTENCES:
-            screen: RankingScreen = SentenceRankingScreen(window.workspace, judge, n or DEFAULT_N,
-                                                          parent=window)
-        else:
-            from evaltrans_qt.ui.segment_ranking_screen import SegmentRankingScreen
-            screen = SegmentRankingScreen(window.workspace, judge, parent=window)
-    except EvalTransError as exc:
-        errors.show_error(exc, window)
-        return None
-    screen.setAttribute(Qt.WA_DeleteOnClose)
-    window.ranking_screen = screen
-    screen.show()
-    screen.raise_()
-    screen.activateWindow()
-    return screen
-
-
-def install_actions(window, menu) -> None:
-    """Session → Rank whole sentences… (Ctrl+Alt+K) and Rank short segments… (Ctrl+Alt+J):
-    the window's one hook (``main_window._build_menus``)."""
-    window.act_rank_sentences = window._act(
-        "Rank &whole sentences…", "Ctrl+Alt+K", lambda: open_ranking_screen(window, SENTENCES),
-        "Relative ranking of N whole candidates per source (WMT style), ties allowed")
-    window.act_rank_segments = window._act(
-        "Rank short &segments…", "Ctrl+Alt+J", lambda: open_ranking_screen(window, SEGMENTS),
-        "SegRanks: rank the candidate segments of every extracted segment of a sentence")
-    menu.addSeparator()
-    menu.addActions([window.act_rank_sentences, window.act_rank_segments])
-
-
-__all__ = ["install_actions", "RankingScreen", "SentenceRankingScreen", "RankingSetupDialog", "open_ranking_screen",
-           "PlaceCommand", "SubmitCommand", "SENTENCES", "SEGMENTS"]
+__all__ = ["RankingScreen", "SentenceRankingScreen", "RankingSetupDialog", "PlaceCommand",
+           "SubmitCommand", "SENTENCES", "SEGMENTS"]

@@ -1,7 +1,7 @@
 """Add a new reference to a source (survey §4.4.4, aWER): a small dialog.
 
 The text starts as the current candidate (the judge corrects it) or empty; the name
-defaults to ``added-N`` (:func:`evaltrans_qt.engine.protocols.next_added_name`).
+defaults to ``added-N`` (:func:`evaltrans_qt.engine.data.protocols.next_added_name`).
 The change itself is made by :class:`evaltrans_qt.ui.protocol_modes.ProtocolModes`.
 """
 

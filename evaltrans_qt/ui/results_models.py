@@ -1,4 +1,4 @@
-"""Qt models over result tables (pandas frames from ``engine/tables.py``).
+"""Qt models over result tables (pandas frames from ``engine/run/tables.py``).
 
 :class:`FrameModel` is a read-only ``QAbstractTableModel``: ``Qt.DisplayRole``
 is formatted text, :data:`RAW_ROLE` the real value (floats for export and

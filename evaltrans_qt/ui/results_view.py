@@ -33,10 +33,10 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFrame, QHBoxL
                                QLabel, QLineEdit, QMessageBox, QProgressBar, QPushButton, QSizePolicy,
                                QSpinBox, QSplitter, QTableView, QTabWidget, QVBoxLayout, QWidget)
 
-from evaltrans_qt.engine.database import Database
+from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.results import RunResult, SystemResult
-from evaltrans_qt.engine.tables import ResultTables, build_tables, disagreement, system_difference
+from evaltrans_qt.engine.run.results import RunResult, SystemResult
+from evaltrans_qt.engine.run.tables import ResultTables, build_tables, disagreement, system_difference
 from evaltrans_qt.errors import EvalTransError
 from evaltrans_qt.io.export import suggested_path
 from evaltrans_qt.ui import plots
@@ -62,7 +62,7 @@ def analyse(run: RunResult, db: Database | None, human: str | None, level: str,
     tables = build_tables(run, db, human_classes=[human] if human else [])
     out = Analysis(tables, human, level)
     if db is not None and human:
-        from evaltrans_qt.engine.correlation import correlate_run
+        from evaltrans_qt.engine.metaeval.correlation import correlate_run
         try:
             out.correlations = correlate_run(db, run, human, level=level, normalize=normalize,
                                              n_boot=n_boot)
@@ -72,14 +72,14 @@ def analyse(run: RunResult, db: Database | None, human: str | None, level: str,
 
 
 def significance_job(run: RunResult, measure: str, method: str, samples: int):
-    from evaltrans_qt.engine.significance import run_significance
+    from evaltrans_qt.engine.metaeval.significance import run_significance
     return run_significance(run, measure, method=method, samples=samples)
 
 
 def combination_job(frame: pd.DataFrame, col_a: str, col_b: str, human_col: str,
                     dir_a: int, dir_b: int):
     """Weight curve (eq. 6.9, Figure 8.1) and optimal weights with 10-fold CV."""
-    from evaltrans_qt.engine.combination import cross_validate, optimal_weights, weight_curve
+    from evaltrans_qt.engine.metaeval.combination import cross_validate, optimal_weights, weight_curve
     sub = frame[[col_a, col_b, human_col, "segment"]].dropna()
     xa = dir_a * sub[col_a].to_numpy(float)
     xb = dir_b * sub[col_b].to_numpy(float)
@@ -430,7 +430,7 @@ class ResultsView(QWidget):
         self.human_box.blockSignals(True)
         self.human_box.clear()
         if db is not None:
-            from evaltrans_qt.engine.protocol_scores import protocol_names
+            from evaltrans_qt.engine.human.protocol_scores import protocol_names
             # score classes, then the protocols the judges' work defines (SSER classes with
             # scores, IER with marks, HTER with post-edits, aWER with added references)
             names = list(db.human_classes)
@@ -539,7 +539,7 @@ class ResultsView(QWidget):
             except Exception as exc:  # noqa: BLE001 - no dask, or the scheduler is unreachable
                 self._on_error(exc)
                 return False
-        from evaltrans_qt.engine.evaluate import iter_evaluate
+        from evaltrans_qt.engine.run.driver import iter_evaluate
         from evaltrans_qt.workspace import KEEP
         if options is not None or measures is not None:
             self.workspace.set_options(options if options is not None else self.options,
@@ -560,15 +560,15 @@ class ResultsView(QWidget):
         opts = self.options
         if executor is None:
             # a large run uses every core at a lower priority, so the UI stays responsive
-            from evaltrans_qt.engine.evaluate import (LocalProcessExecutor, SerialExecutor,
-                                                      choose_executor, has_expensive_pairs)
+            from evaltrans_qt.engine.run.executors.local import LocalProcessExecutor, SerialExecutor, choose_executor
+            from evaltrans_qt.engine.run.schedule import has_expensive_pairs
             rows = sum(len(db.candidates(s)) for s in db.sources)
             if not isinstance(choose_executor(rows, len(names), has_expensive_pairs(names)),
                               SerialExecutor):
                 executor = self._pool = getattr(self, "_pool", None) or LocalProcessExecutor(nice=10)
         # Chunks travel to the pool pickled; pickling holds the GIL in one C call, so
         # small chunks keep each hold short enough for a fluid UI (1002 rows: ~90 ms).
-        from evaltrans_qt.engine.evaluate import LocalProcessExecutor as _Pool
+        from evaltrans_qt.engine.run.executors.local import LocalProcessExecutor as _Pool
         chunk = 128 if isinstance(executor, _Pool) else None
         w = start_worker(iter_evaluate, db, opts, names, None, executor, _start=False,
                          chunk_size=chunk)

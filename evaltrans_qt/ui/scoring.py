@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QDialog, QDialogButtonBo
                                QGridLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
                                QSizePolicy, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
-from evaltrans_qt.engine.database import Database, Levels, Score, Target
+from evaltrans_qt.engine.data.database import Database, Levels, Score, Target
 from evaltrans_qt.io.journal import Journal, ScoreChange, apply_change, change_for
 
 Item = tuple[int, int]  # (source index, target index)
@@ -39,7 +39,7 @@ Item = tuple[int, int]  # (source index, target index)
 class SimilarTranslation:
     """An already-scored translation of the same source sentence, with its word edit
     distance, the source it belongs to (another source with the same text is pooled,
-    engine/similar.py) and the judges who scored it."""
+    engine/human/similar.py) and the judges who scored it."""
 
     target_index: int
     target: Target
@@ -55,9 +55,9 @@ def similar_translations(db: Database, source_index: int, target_index: int,
 
     Scored = has a human (not extrapolated) score of one of ``classes``;
     distance = word-level Levenshtein distance (the database method, thesis section 1.2.1;
-    :func:`evaltrans_qt.engine.similar.similar`, merged over the classes).
+    :func:`evaltrans_qt.engine.human.similar.similar`, merged over the classes).
     """
-    from evaltrans_qt.engine.similar import similar
+    from evaltrans_qt.engine.human.similar import similar
 
     src = db.sources[source_index]
     me = src.targets[target_index]

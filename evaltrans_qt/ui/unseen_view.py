@@ -3,7 +3,7 @@ system nobody ranked, Macháček ch. 3 -- the application side of ``evaltrans un
 and ``evaltrans segranks agreement``.
 
 Choose a system (or every annotated one, leave-one-system-out, §3.2) and the method
-(exact §3.2.1 | closest §3.2.2); the engine (``engine/unseen/matching.py``,
+(exact §3.2.1 | closest §3.2.2); the engine (``engine/human/unseen/matching.py``,
 ``levels.py``) runs off the UI thread through a :class:`~evaltrans_qt.ui.workers.LatestRunner`
 (:func:`unseen_job`, Qt-free) and the view shows:
 
@@ -44,10 +44,10 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QHeaderView,
                                QMenu, QPushButton, QSizePolicy, QSplitter, QTableView, QTabWidget,
                                QVBoxLayout, QWidget)
 
-from evaltrans_qt.engine.database import Database
-from evaltrans_qt.engine.ranking import RankScores
-from evaltrans_qt.engine.unseen.levels import LevelAgreement
-from evaltrans_qt.engine.unseen.matching import OUTCOMES, OVERESTIMATE_WARNING, UnseenResult
+from evaltrans_qt.engine.data.database import Database
+from evaltrans_qt.engine.human.ranking import RankScores
+from evaltrans_qt.engine.human.unseen.levels import LevelAgreement
+from evaltrans_qt.engine.human.unseen.matching import OUTCOMES, OVERESTIMATE_WARNING, UnseenResult
 from evaltrans_qt.io.export import suggested_path
 from evaltrans_qt.ui import plots
 from evaltrans_qt.ui.results_models import FrameModel, ResultsProxy
@@ -93,15 +93,15 @@ class UnseenAnalysis:
 
 
 def unseen_job(db: Database, system: str | None, method: str) -> UnseenAnalysis:
-    """:func:`~evaltrans_qt.engine.unseen.matching.leave_one_system_out` (``system`` None)
-    or :func:`~evaltrans_qt.engine.unseen.matching.evaluate_unseen`, the database's own
-    segment-level ratio of wins and :func:`~evaltrans_qt.engine.unseen.levels.level_agreement`.
+    """:func:`~evaltrans_qt.engine.human.unseen.matching.leave_one_system_out` (``system`` None)
+    or :func:`~evaltrans_qt.engine.human.unseen.matching.evaluate_unseen`, the database's own
+    segment-level ratio of wins and :func:`~evaltrans_qt.engine.human.unseen.levels.level_agreement`.
     Engine errors (an unknown system, closest matching without candidate segments)
     propagate; a database without annotations gives ``error`` = :data:`NO_ANNOTATIONS`."""
-    from evaltrans_qt.engine.ranking import database_rank_scores
-    from evaltrans_qt.engine.unseen import matching
-    from evaltrans_qt.engine.unseen.annotated import annotated_segments
-    from evaltrans_qt.engine.unseen.levels import level_agreement
+    from evaltrans_qt.engine.human.ranking import database_rank_scores
+    from evaltrans_qt.engine.human.unseen import matching
+    from evaltrans_qt.engine.human.unseen.annotated import annotated_segments
+    from evaltrans_qt.engine.human.unseen.levels import level_agreement
     from evaltrans_qt.errors import OptionError
     out = UnseenAnalysis(method, system)
     segs = annotated_segments(db)

@@ -230,7 +230,7 @@ def test_wmt_one_system_in_detail_round_trips(wmt_dir, tmp_path):
 
 def test_extrapolate_records_estimated_human_scores(files, capsys):
     """--extrapolate (Table A.2): a file candidate identical to a scored one gets its score."""
-    from evaltrans_qt.engine.database import Levels
+    from evaltrans_qt.engine.data.database import Levels
     db = small_db()
     db.levels.insert(0, Levels("fluency", count=6, gray=2, green=5, perfect=5, firstvalid=1))
     a0 = next(t for t in db.sources[0].targets if t.system == "A")      # "a b c"
@@ -260,7 +260,7 @@ def test_extrapolate_records_estimated_human_scores(files, capsys):
 def test_progress_bar_only_on_a_terminal():
     import io
     from evaltrans_qt.cli.batch import ProgressBar
-    from evaltrans_qt.engine.evaluate import Progress
+    from evaltrans_qt.engine.run.driver import Progress
 
     class Tty(io.StringIO):
         def isatty(self):

@@ -12,7 +12,8 @@ from lxml import etree
 from sacrebleu.metrics import BLEU, CHRF, TER
 
 from evaltrans_qt.cli.main import main
-from evaltrans_qt.engine.evaluate import SerialExecutor, evaluate
+from evaltrans_qt.engine.run.executors.local import SerialExecutor
+from evaltrans_qt.engine.run.driver import evaluate
 from evaltrans_qt.engine.options import PRESETS
 from evaltrans_qt.io.export import write_table
 from evaltrans_qt.io.plaintext import import_text

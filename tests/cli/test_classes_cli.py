@@ -10,6 +10,7 @@ from lxml import etree
 
 from evaltrans_qt.cli.main import main
 from evaltrans_qt.io import etdb
+from evaltrans_qt.engine.data import schemes
 
 
 def run(capsys, *argv) -> tuple[int, str, str]:
@@ -101,12 +102,12 @@ def test_edit_refuses_to_invalidate_scores_unless_forced(capsys, imported, tmp_p
     rc, _, _ = run(capsys, "classes", imported, "--edit", "fluency", "--rename", "flu")
     assert rc == 0
     db = etdb.load_database(imported)
-    assert db.human_classes == ["flu"] and db.class_score_count("flu") == 4
+    assert db.human_classes == ["flu"] and schemes.score_count(db, "flu") == 4
     out = tmp_path / "other.etdb.xml"
     rc, _, _ = run(capsys, "classes", imported, "--edit", "flu", "--count", 5, "--perfect", 4,
                    "--green", 4, "--force", "-o", out)
-    assert rc == 0 and etdb.load_database(out).class_score_count("flu") == 0
-    assert etdb.load_database(imported).class_score_count("flu") == 4      # -o: FILE untouched
+    assert rc == 0 and schemes.score_count(etdb.load_database(out), "flu") == 0
+    assert schemes.score_count(etdb.load_database(imported), "flu") == 4      # -o: FILE untouched
 
 
 @pytest.mark.parametrize("argv, message", [

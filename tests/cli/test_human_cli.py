@@ -43,7 +43,7 @@ def test_correlate_json_fields_and_values_match_scipy(demo, capsys):
     wer = next(r for r in rows if r["measure"] == "wer" and r["level"] == "sentence")
     assert wer["negated"] is True
     # independent recomputation: evaluate, collect adequacy means per candidate, scipy
-    from evaltrans_qt.engine.evaluate import evaluate
+    from evaltrans_qt.engine.run.driver import evaluate
     from evaltrans_qt.engine.options import EvalOptions
     db = load_database(demo)
     run = evaluate(db, EvalOptions(), ["wer"])
@@ -113,7 +113,7 @@ def test_agreement_extrapolate_combine(demo, tmp_path, capsys):
 
 
 def test_ratio_of_wins_command(demo, tmp_path, capsys):
-    from evaltrans_qt.engine.ranking import add_ranking
+    from evaltrans_qt.engine.human.ranking import add_ranking
     db = load_database(demo)
     src = db.sources[0]
     cands = [t for t in src.targets if not db.is_reference(t)]

@@ -8,9 +8,10 @@ import json
 import pytest
 
 from evaltrans_qt.cli.main import main
-from evaltrans_qt.engine import protocols as P
-from evaltrans_qt.engine.database import Database
+from evaltrans_qt.engine.data import protocols as P
+from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.io.etdb import load_database, save_database
+from evaltrans_qt.engine.data import schemes
 
 
 @pytest.fixture
@@ -24,7 +25,7 @@ def dbfile(tmp_path):
     db.add_target(s2, "Good morning !", "ref", reference=True)
     db.add_target(s2, "Good tomorrow !", "A")
     db.add_target(s2, "Morning !", "B")
-    db.define_template_class("sser")
+    schemes.add_template(db, "sser")
     p = tmp_path / "db.etdb.xml"
     save_database(db, p)
     return p

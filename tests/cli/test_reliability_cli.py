@@ -69,7 +69,7 @@ def test_2_command_line_writes_only_bytes_that_load(capsys, tmp_path, monkeypatc
     w.write_text(NS_DB)
     other.write_text(NS_DB)
     before = w.read_bytes()
-    monkeypatch.setattr(etdb, "dumps", lambda db: b"<database><unclosed>")
+    monkeypatch.setattr(etdb.writer, "dumps", lambda db: b"<database><unclosed>")
     rc, _, err = run(capsys, "merge", w, other, "-o", w)
     assert rc == 2 and "would not load again" in err
     assert w.read_bytes() == before

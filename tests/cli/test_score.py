@@ -350,10 +350,10 @@ def test_baseline_given_twice_is_ignored_in_paired_mode(corpus_dir, capsys, monk
 def test_startup_does_not_import_heavy_modules():
     code = ("import sys; from evaltrans_qt.cli.main import build_parser; build_parser(); "
             "print(','.join(m for m in ('numba', 'sacrebleu', 'tabulate', "
-            "'evaltrans_qt.engine.scoring') if m in sys.modules))")
+            "'evaltrans_qt.engine.run.scoring') if m in sys.modules))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        cwd=ROOT, timeout=120)
-    assert "evaltrans_qt.engine.scoring" not in r.stdout and "tabulate" not in r.stdout
+    assert "evaltrans_qt.engine.run.scoring" not in r.stdout and "tabulate" not in r.stdout
 
 
 def test_jiwer_measures_equal_jiwer(corpus_dir, capsys, monkeypatch):

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from evaltrans_qt.cli.main import main
-from evaltrans_qt.engine.segranks.model import sentence_segments
-from evaltrans_qt.engine.segranks.sessions import record_segment_ranking
+from evaltrans_qt.engine.human.segranks.model import sentence_segments
+from evaltrans_qt.engine.human.segranks.sessions import record_segment_ranking
 from evaltrans_qt.io.etdb import load_database, save_database
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "resources" / "segranks_example"

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from evaltrans_qt.cli.main import main
-from evaltrans_qt.engine.database import Score
+from evaltrans_qt.engine.data.database import Score
 from evaltrans_qt.io.etdb import load_database, save_database
 from evaltrans_qt.io.report import read_report
 from tests.engine.unseen_db import make_db

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from evaltrans_qt.engine.preprocess import Vocabulary, tokenize
+from evaltrans_qt.engine.text.preprocess import Vocabulary, tokenize
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from evaltrans_qt.engine.measures.base import Segment
-from evaltrans_qt.engine.preprocess import Vocabulary, tokenize
+from evaltrans_qt.engine.text.preprocess import Vocabulary, tokenize
 
 
 @dataclass(frozen=True)

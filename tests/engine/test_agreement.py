@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from evaltrans_qt.engine import agreement as ag
-from evaltrans_qt.engine.database import Database, Levels, Score
-from evaltrans_qt.engine.ranking import add_ranking
+from evaltrans_qt.engine.human import agreement as ag
+from evaltrans_qt.engine.data.database import Database, Levels, Score
+from evaltrans_qt.engine.human.ranking import add_ranking
 
 
 def test_cohen_kappa_hand_example_pooled_chance():

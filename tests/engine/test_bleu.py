@@ -13,8 +13,8 @@ from evaltrans_qt.engine.measures import get, load_all
 from evaltrans_qt.engine.measures.base import Segment
 from evaltrans_qt.engine.measures.bleu import BLEU, length_penalty, reference_lengths
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.preprocess import Vocabulary
-from evaltrans_qt.engine.reflength import ngram_reference_length
+from evaltrans_qt.engine.text.preprocess import Vocabulary
+from evaltrans_qt.engine.text.reflength import ngram_reference_length
 
 from .ngram_wmt import load
 

@@ -14,7 +14,7 @@ from sacrebleu.metrics import BLEU as SacreBLEU
 from evaltrans_qt.engine.measures.base import Segment
 from evaltrans_qt.engine.measures.bleu import BLEU
 from evaltrans_qt.engine.options import SACREBLEU_TOKENIZERS, EvalOptions
-from evaltrans_qt.engine.preprocess import Vocabulary, tokenize
+from evaltrans_qt.engine.text.preprocess import Vocabulary, tokenize
 from evaltrans_qt.errors import OptionError
 
 from .ngram_wmt import load

@@ -16,10 +16,10 @@ from evaltrans_qt.engine.measures import get
 from evaltrans_qt.engine.measures.base import Segment
 from evaltrans_qt.engine.measures.cder import boundaries, path_alignment
 from evaltrans_qt.engine.options import CDER_PAD_RULES, REF_LENGTH_RULES, EvalOptions
-from evaltrans_qt.engine.preprocess import Vocabulary
-from evaltrans_qt.engine.reflength import choose
-from evaltrans_qt.engine.results import pack
-from evaltrans_qt.engine.subcosts import cost as sub_cost
+from evaltrans_qt.engine.text.preprocess import Vocabulary
+from evaltrans_qt.engine.text.reflength import choose
+from evaltrans_qt.engine.run.results import pack
+from evaltrans_qt.engine.text.subcosts import cost as sub_cost
 
 PADS = {"none": (False, False), "left": (True, False), "right": (False, True),
         "both": (True, True)}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evaltrans_qt.engine import combination as cb
+from evaltrans_qt.engine.metaeval import combination as cb
 
 
 def _data(n=3000, seed=0):

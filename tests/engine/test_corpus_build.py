@@ -12,13 +12,13 @@ import random
 import numpy as np
 import pytest
 
-from evaltrans_qt.engine import corpus
-from evaltrans_qt.engine.corpus import build_corpus
-from evaltrans_qt.engine.database import Database
-from evaltrans_qt.engine.executors import LocalProcessExecutor, SerialExecutor
+from evaltrans_qt.engine.run import corpus
+from evaltrans_qt.engine.run.corpus import build_corpus
+from evaltrans_qt.engine.data.database import Database
+from evaltrans_qt.engine.run.executors.local import LocalProcessExecutor, SerialExecutor
 from evaltrans_qt.engine.measures.base import Segment
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.preprocess import Vocabulary, tokenize
+from evaltrans_qt.engine.text.preprocess import Vocabulary, tokenize
 from evaltrans_qt.errors import Cancelled, EvalTransError, OptionError
 
 WORDS = ["the", "cat", "Cat", "sat", "on", "mat", "3.5", "x-1", "«quoted»", "&amp;", "it's",

@@ -11,7 +11,21 @@ import scipy.stats as st
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from evaltrans_qt.engine import correlation as C
+from evaltrans_qt.engine.metaeval.statistics.wmt import WMT_VARIANTS, pairwise_relations, wmt_tau
+from evaltrans_qt.engine.metaeval.statistics.bootstrap import cluster_weights, percentile_interval
+from evaltrans_qt.engine.metaeval.statistics.coefficients import (concordance_reference,
+                                                                  fisher_interval, kendall_tau_a,
+                                                                  kendall_tau_b, midranks, pearson,
+                                                                  rowwise_correlations, spearman,
+                                                                  tau_bar, tau_per_group,
+                                                                  weighted_kendall,
+                                                                  weighted_midranks,
+                                                                  weighted_pearson,
+                                                                  weighted_spearman)
+from evaltrans_qt.engine.metaeval.correlation import (correlate_run, correlate_sentences,
+                                                      correlate_systems, ranking_comparisons)
+from evaltrans_qt.engine.metaeval.correlation_format import correlation_report_elements
+from evaltrans_qt.engine.metaeval.statistics.regression import least_squares_line, orthogonal_line
 
 small = hs.lists(hs.tuples(hs.integers(0, 4), hs.integers(0, 4)), min_size=3, max_size=30)
 
@@ -22,14 +36,14 @@ def test_coefficients_match_scipy_with_ties(pairs):
     x = np.array([p[0] for p in pairs], float)
     y = np.array([p[1] for p in pairs], float)
     if np.ptp(x) == 0 or np.ptp(y) == 0:
-        assert math.isnan(C.pearson(x, y)) and math.isnan(C.spearman(x, y))
-        assert math.isnan(C.kendall_tau_b(x, y))
+        assert math.isnan(pearson(x, y)) and math.isnan(spearman(x, y))
+        assert math.isnan(kendall_tau_b(x, y))
         return
-    assert C.pearson(x, y) == pytest.approx(st.pearsonr(x, y)[0], abs=1e-12)
-    assert C.spearman(x, y) == pytest.approx(st.spearmanr(x, y)[0], abs=1e-12)
-    assert C.kendall_tau_b(x, y) == pytest.approx(st.kendalltau(x, y)[0], abs=1e-12)
+    assert pearson(x, y) == pytest.approx(st.pearsonr(x, y)[0], abs=1e-12)
+    assert spearman(x, y) == pytest.approx(st.spearmanr(x, y)[0], abs=1e-12)
+    assert kendall_tau_b(x, y) == pytest.approx(st.kendalltau(x, y)[0], abs=1e-12)
     n = len(x)
-    assert C.kendall_tau_a(x, y) == pytest.approx(C.concordance_reference(x, y) / (n * (n - 1) / 2))
+    assert kendall_tau_a(x, y) == pytest.approx(concordance_reference(x, y) / (n * (n - 1) / 2))
 
 
 @settings(max_examples=40, deadline=None)
@@ -39,33 +53,33 @@ def test_weights_equal_repeated_items(pairs, mult):
     y = np.array([p[1] for p in pairs], float)
     w = np.array(mult[:len(x)], float)
     xr, yr = np.repeat(x, w.astype(int)), np.repeat(y, w.astype(int))
-    ta, tb = C.weighted_kendall(x, y, w[None])
+    ta, tb = weighted_kendall(x, y, w[None])
     # numba kernel against the plain-Python reference
     tot = w.sum()
     if tot >= 2:
-        assert ta[0] == pytest.approx(C.concordance_reference(x, y, w) / (tot * (tot - 1) / 2))
+        assert ta[0] == pytest.approx(concordance_reference(x, y, w) / (tot * (tot - 1) / 2))
     if len(xr) >= 3 and np.ptp(xr) > 0 and np.ptp(yr) > 0:
-        assert C.weighted_pearson(x, y, w[None])[0] == pytest.approx(st.pearsonr(xr, yr)[0], abs=1e-9)
-        assert C.weighted_spearman(x, y, w[None])[0] == pytest.approx(st.spearmanr(xr, yr)[0], abs=1e-9)
+        assert weighted_pearson(x, y, w[None])[0] == pytest.approx(st.pearsonr(xr, yr)[0], abs=1e-9)
+        assert weighted_spearman(x, y, w[None])[0] == pytest.approx(st.spearmanr(xr, yr)[0], abs=1e-9)
         assert tb[0] == pytest.approx(st.kendalltau(xr, yr)[0], abs=1e-9)
         # numba Spearman against Pearson on the numpy mid-ranks (reference)
-        rx = C.weighted_midranks(x, w[None])[0]
-        ry = C.weighted_midranks(y, w[None])[0]
+        rx = weighted_midranks(x, w[None])[0]
+        ry = weighted_midranks(y, w[None])[0]
         keep = w > 0
         ref = st.pearsonr(np.repeat(rx[keep], w[keep].astype(int)), np.repeat(ry[keep], w[keep].astype(int)))[0]
-        assert C.weighted_spearman(x, y, w[None])[0] == pytest.approx(ref, abs=1e-9)
+        assert weighted_spearman(x, y, w[None])[0] == pytest.approx(ref, abs=1e-9)
 
 
 def test_midranks():
-    assert C.midranks([10, 20, 20, 30]).tolist() == [1, 2.5, 2.5, 4]
+    assert midranks([10, 20, 20, 30]).tolist() == [1, 2.5, 2.5, 4]
 
 
 def test_thesis_tau_is_tau_a_hand_example():
     # x ties on the first pair: C = 2, D = 0, M = 3 -> tau_a = 2/3, tau_b = 2/sqrt(2*3)
-    assert C.kendall_tau_a([1, 1, 2], [1, 2, 3]) == pytest.approx(2 / 3)
-    assert C.kendall_tau_b([1, 1, 2], [1, 2, 3]) == pytest.approx(2 / math.sqrt(6))
+    assert kendall_tau_a([1, 1, 2], [1, 2, 3]) == pytest.approx(2 / 3)
+    assert kendall_tau_b([1, 1, 2], [1, 2, 3]) == pytest.approx(2 / math.sqrt(6))
     # no ties: C = 5, D = 1 of 6 pairs
-    assert C.kendall_tau_a([1, 2, 3, 4], [1, 3, 2, 4]) == pytest.approx(4 / 6)
+    assert kendall_tau_a([1, 2, 3, 4], [1, 3, 2, 4]) == pytest.approx(4 / 6)
 
 
 def test_tau_bar_hand_example():
@@ -75,8 +89,8 @@ def test_tau_bar_hand_example():
     x = [1, 2, 3, 1, 2, 3, 5]
     y = [1, 2, 3, 3, 1, 2, 0]
     g = [0, 0, 0, 1, 1, 1, 2]
-    assert C.tau_bar(x, y, g) == pytest.approx(1 / 3)
-    ids, taus = C.tau_per_group(np.array(x), np.array(y), np.array(g))
+    assert tau_bar(x, y, g) == pytest.approx(1 / 3)
+    ids, taus = tau_per_group(np.array(x), np.array(y), np.array(g))
     assert ids.tolist() == [0, 1] and taus.tolist() == pytest.approx([1, -1 / 3])
 
 
@@ -84,27 +98,27 @@ def test_tau_bar_hand_example():
 def test_wmt_basic_example_one_third():
     human = [-1, +1, +1]      # A<B, C>A, C>B
     metric = [-1, +1, -1]     # A<B, C>A, C<B
-    for v in C.WMT_VARIANTS:
-        assert C.wmt_tau(human, metric, v) == pytest.approx(1 / 3)
+    for v in WMT_VARIANTS:
+        assert wmt_tau(human, metric, v) == pytest.approx(1 / 3)
 
 
 def test_wmt_variant_worked_example():
     human = [-1, -1, +1, 0]   # A<B, A<B, A>B, A=B
     metric = [-1, -1, 0, +1]  # A<B, A<B, A=B, A>B
-    assert C.wmt_tau(human, metric, "wmt12") == pytest.approx(1 / 3)   # (2 - 1) / (2 + 1)
-    assert C.wmt_tau(human, metric, "wmt13") == pytest.approx(1.0)     # metric tie left out
-    assert C.wmt_tau(human, metric, "wmt14") == pytest.approx(2 / 3)   # metric tie in denominator
-    assert C.wmt_tau(human, metric, "hties") == pytest.approx(1 / 2)   # human tie counted too
+    assert wmt_tau(human, metric, "wmt12") == pytest.approx(1 / 3)   # (2 - 1) / (2 + 1)
+    assert wmt_tau(human, metric, "wmt13") == pytest.approx(1.0)     # metric tie left out
+    assert wmt_tau(human, metric, "wmt14") == pytest.approx(2 / 3)   # metric tie in denominator
+    assert wmt_tau(human, metric, "hties") == pytest.approx(1 / 2)   # human tie counted too
 
 
 def test_hties_constant_metric_scores_share_of_human_ties():
     human = [-1, 0, 0, 1, 1]
-    assert C.wmt_tau(human, [0] * 5, "hties") == pytest.approx(2 / 5)
+    assert wmt_tau(human, [0] * 5, "hties") == pytest.approx(2 / 5)
 
 
 def test_pairwise_relations_orientation():
     # higher is better: item 0 better than item 1 -> -1 ("<" = first better)
-    h, m, g = C.pairwise_relations(np.array([2.0, 1.0]), np.array([1.0, 1.0]), np.array([7, 7]))
+    h, m, g = pairwise_relations(np.array([2.0, 1.0]), np.array([1.0, 1.0]), np.array([7, 7]))
     assert h.tolist() == [-1] and m.tolist() == [0] and g.tolist() == [7]
 
 
@@ -113,14 +127,14 @@ def test_negation_flips_sign():
     x = rng.normal(size=50)
     y = -x + rng.normal(size=50) * 0.5
     g = np.arange(50) // 5
-    a = C.correlate_sentences(x, y, g, n_boot=0)
-    b = C.correlate_sentences(x, y, g, n_boot=0, negate=True)
+    a = correlate_sentences(x, y, g, n_boot=0)
+    b = correlate_sentences(x, y, g, n_boot=0, negate=True)
     assert a.pearson < 0 and b.pearson == pytest.approx(-a.pearson)
     assert b.kendall == pytest.approx(-a.kendall) and b.tau_bar == pytest.approx(-a.tau_bar)
 
 
 def test_fisher_interval():
-    lo, hi = C.fisher_interval(0.5, 103)
+    lo, hi = fisher_interval(0.5, 103)
     assert lo == pytest.approx(math.tanh(math.atanh(0.5) - 1.959963984540054 / 10))
     assert hi == pytest.approx(math.tanh(math.atanh(0.5) + 1.959963984540054 / 10))
 
@@ -132,10 +146,10 @@ def test_bootstrap_interval_coverage_is_near_nominal():
     hit_boot = hit_fisher = 0
     for k in range(reps):
         xy = rng.multivariate_normal([0, 0], cov, size=n)
-        w = C.cluster_weights(np.arange(n), 400, seed=k)
-        lo, hi = C.percentile_interval(C.weighted_pearson(xy[:, 0], xy[:, 1], w))
+        w = cluster_weights(np.arange(n), 400, seed=k)
+        lo, hi = percentile_interval(weighted_pearson(xy[:, 0], xy[:, 1], w))
         hit_boot += lo <= rho <= hi
-        flo, fhi = C.fisher_interval(C.pearson(xy[:, 0], xy[:, 1]), n)
+        flo, fhi = fisher_interval(pearson(xy[:, 0], xy[:, 1]), n)
         hit_fisher += flo <= rho <= fhi
     assert 0.88 <= hit_boot / reps <= 0.99
     assert 0.88 <= hit_fisher / reps <= 0.99
@@ -143,7 +157,7 @@ def test_bootstrap_interval_coverage_is_near_nominal():
 
 def test_cluster_bootstrap_draws_whole_sentences():
     g = np.array([0, 0, 1, 1, 1, 2])
-    w = C.cluster_weights(g, 50, seed=1)
+    w = cluster_weights(g, 50, seed=1)
     assert np.all(w[:, 0] == w[:, 1]) and np.all(w[:, 2] == w[:, 4])
     assert np.all(w[:, [0, 2, 5]].sum(axis=1) == 3)
 
@@ -152,23 +166,23 @@ def test_regression_lines():
     rng = np.random.default_rng(5)
     x = rng.normal(size=400)
     y = 0.8 * x + rng.normal(size=400) * 0.6
-    a, b = C.least_squares_line(x, y)
+    a, b = least_squares_line(x, y)
     pb, pa = np.polyfit(x, y, 1)
     assert (a, b) == pytest.approx((pa, pb))
     # orthogonal regression is symmetric in x and y
-    a1, b1, r1 = C.orthogonal_line(x, y)
-    a2, b2, r2 = C.orthogonal_line(y, x)
+    a1, b1, r1 = orthogonal_line(x, y)
+    a2, b2, r2 = orthogonal_line(y, x)
     assert b1 == pytest.approx(1 / b2) and r1 == pytest.approx(r2)
     # eq. 6.5: equal variances -> mean squared orthogonal distance = var (1 - |r|)
     xs, ys = (x - x.mean()) / x.std(), (y - y.mean()) / y.std()
-    _, slope, resid = C.orthogonal_line(xs, ys)
+    _, slope, resid = orthogonal_line(xs, ys)
     assert slope == pytest.approx(1.0)
-    assert resid == pytest.approx(1 - abs(C.pearson(xs, ys)))
+    assert resid == pytest.approx(1 - abs(pearson(xs, ys)))
 
 
 def test_report_elements_shape():
-    c = C.correlate_sentences([1, 2, 3, 4], [1, 3, 2, 4], [0, 0, 1, 1], n_boot=20)
-    d = C.correlation_report_elements([c])
+    c = correlate_sentences([1, 2, 3, 4], [1, 3, 2, 4], [0, 0, 1, 1], n_boot=20)
+    d = correlation_report_elements([c])
     (attrs, kids), = d["correlation"]
     assert attrs["level"] == "sentence" and attrs["n"] == "4"
     assert set(kids) >= {"pearson", "spearman", "kendall", "kendall-b", "tau-bar", "wmt-tau"}
@@ -199,7 +213,7 @@ def test_real_wmt_sentence_bleu_vs_mqm_matches_scipy(wmt_dir):
                 g.append(seg)
     x, y, g = np.array(x), np.array(y), np.array(g)
     assert len(x) == 4216
-    c = C.correlate_sentences(x, y, g, n_boot=200)
+    c = correlate_sentences(x, y, g, n_boot=200)
     assert c.pearson == pytest.approx(st.pearsonr(x, y)[0], abs=1e-12)
     assert c.spearman == pytest.approx(st.spearmanr(x, y)[0], abs=1e-12)
     assert c.kendall_b == pytest.approx(st.kendalltau(x, y)[0], abs=1e-12)
@@ -222,7 +236,7 @@ def test_real_wmt_sentence_bleu_vs_mqm_matches_scipy(wmt_dir):
     # system level: sacreBLEU corpus BLEU vs mean MQM over 527 segments
     bx = [ref[f"newstest2021.en-de.hyp.{s}.de"]["bleu_allrefs"] for s in systems]
     by = [np.mean([v for (sy_, _), v in mqm.items() if sy_ == s]) for s in systems]
-    cs = C.correlate_systems(bx, by)
+    cs = correlate_systems(bx, by)
     assert cs.pearson == pytest.approx(st.pearsonr(bx, by)[0])
     assert cs.spearman == pytest.approx(st.spearmanr(bx, by)[0])
     assert cs.kendall_b == pytest.approx(st.kendalltau(bx, by)[0])
@@ -232,25 +246,26 @@ def test_rowwise_correlations_match_scipy():
     rng = np.random.default_rng(0)
     X = rng.integers(0, 4, (6, 8)).astype(float)
     Y = rng.normal(size=(6, 8))
-    r, rho, ta, tb = C.rowwise_correlations(X, Y)
+    r, rho, ta, tb = rowwise_correlations(X, Y)
     for i in range(6):
         assert r[i] == pytest.approx(st.pearsonr(X[i], Y[i])[0])
         assert rho[i] == pytest.approx(st.spearmanr(X[i], Y[i])[0])
         assert tb[i] == pytest.approx(st.kendalltau(X[i], Y[i])[0])
-        assert ta[i] == pytest.approx(C.kendall_tau_a(X[i], Y[i]))
+        assert ta[i] == pytest.approx(kendall_tau_a(X[i], Y[i]))
 
 
 @pytest.mark.slow
 def test_correlate_run_on_imported_wmt_matches_scipy(wmt_dir):
     """Import + evaluation + correlate_run against scipy on values collected independently."""
-    from evaltrans_qt.engine.evaluate import SerialExecutor, evaluate
+    from evaltrans_qt.engine.run.executors.local import SerialExecutor
+    from evaltrans_qt.engine.run.driver import evaluate
     from evaltrans_qt.engine.options import EvalOptions
     from evaltrans_qt.io.wmt import import_wmt
     db = import_wmt(wmt_dir, wmt_dir / "mqm.tsv")
     mqm = _mqm(wmt_dir)
     systems = ["Facebook-AI", "Online-W", "UEdin", "eTranslation"]
     run = evaluate(db, EvalOptions(), ["wer"], systems, executor=SerialExecutor())
-    rows = C.correlate_run(db, run, "mqm", level="sentence", n_boot=100)
+    rows = correlate_run(db, run, "mqm", level="sentence", n_boot=100)
     (c,) = rows
     x, y = [], []
     for s in systems:
@@ -263,7 +278,7 @@ def test_correlate_run_on_imported_wmt_matches_scipy(wmt_dir):
     assert c.pearson == pytest.approx(st.pearsonr(x, y)[0], abs=1e-12)
     assert c.spearman == pytest.approx(st.spearmanr(x, y)[0], abs=1e-12)
     assert c.kendall_b == pytest.approx(st.kendalltau(x, y)[0], abs=1e-12)
-    (cs,) = C.correlate_run(db, run, "mqm", level="system", n_boot=50)
+    (cs,) = correlate_run(db, run, "mqm", level="system", n_boot=50)
     wer = run.measure("wer")
     xs, ys = [], []
     for s in systems:
@@ -278,16 +293,17 @@ def test_correlate_run_on_imported_wmt_matches_scipy(wmt_dir):
 
 @pytest.mark.parametrize("x,y,g", [([], [], []), ([1.0], [2.0], [0]), ([1.0, 2.0], [2.0, 2.0], [0, 0])])
 def test_degenerate_inputs_give_nan_not_errors(x, y, g):
-    c = C.correlate_sentences(x, y, g, n_boot=20)
+    c = correlate_sentences(x, y, g, n_boot=20)
     assert math.isnan(c.pearson) and math.isnan(c.spearman) and math.isnan(c.kendall_b)
     assert json.dumps(c.to_dict())          # NaN become null
 
 
 def test_wmt_tau_on_stored_ranking_tasks():
     """Rank judgements in the database -> one comparison per task and pair (M:1440-1457)."""
-    from evaltrans_qt.engine.evaluate import SerialExecutor, evaluate
+    from evaltrans_qt.engine.run.executors.local import SerialExecutor
+    from evaltrans_qt.engine.run.driver import evaluate
     from evaltrans_qt.engine.options import EvalOptions
-    from evaltrans_qt.engine.ranking import add_ranking
+    from evaltrans_qt.engine.human.ranking import add_ranking
     from evaltrans_qt.io.etdb import demo_database_path, load_database
     db = load_database(demo_database_path())
     src_ids = [0, 1]
@@ -297,7 +313,7 @@ def test_wmt_tau_on_stored_ranking_tasks():
         add_ranking(db, src, [(t, k + 1) for k, t in enumerate(cands)], judge="a", task=f"{si}a")
         add_ranking(db, src, [(t, 1) for t in cands], judge="b", task=f"{si}b")   # all tied
     run = evaluate(db, EvalOptions(), ["wer"], executor=SerialExecutor())
-    h, m = C.ranking_comparisons(db, run, "wer")
+    h, m = ranking_comparisons(db, run, "wer")
     assert len(h) == 2 * 2 * 6      # 2 sources x 2 tasks x C(4, 2) pairs of the 4 systems
     # independent expectation: WER lower = better; judge a ranks in target order, b ties all
     exp_h, exp_m = [], []
@@ -320,6 +336,6 @@ def test_wmt_tau_on_stored_ranking_tasks():
                     exp_h.append(int(np.sign(judge_ranks[a] - judge_ranks[b])))
                     exp_m.append(int(np.sign(wer[a] - wer[b])))
     assert sorted(zip(h.tolist(), m.tolist())) == sorted(zip(exp_h, exp_m))
-    (c,) = C.correlate_run(db, run, "rank", level="sentence", n_boot=0)
-    assert c.wmt["wmt14"] == pytest.approx(C.wmt_tau(exp_h, exp_m, "wmt14"))
-    assert c.wmt["hties"] == pytest.approx(C.wmt_tau(exp_h, exp_m, "hties"))
+    (c,) = correlate_run(db, run, "rank", level="sentence", n_boot=0)
+    assert c.wmt["wmt14"] == pytest.approx(wmt_tau(exp_h, exp_m, "wmt14"))
+    assert c.wmt["hties"] == pytest.approx(wmt_tau(exp_h, exp_m, "hties"))

@@ -17,11 +17,11 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 from evaltrans_qt.cli.batch import ProgressBar  # noqa: E402
-from evaltrans_qt.engine.database import Database  # noqa: E402
-from evaltrans_qt.engine.driver import Progress, evaluate, iter_evaluate  # noqa: E402
-from evaltrans_qt.engine.executors import (LocalProcessExecutor, SerialExecutor,  # noqa: E402
-                                           make_executor)
-from evaltrans_qt.engine.executors_dask import DaskExecutor  # noqa: E402
+from evaltrans_qt.engine.data.database import Database  # noqa: E402
+from evaltrans_qt.engine.run.driver import Progress, evaluate, iter_evaluate  # noqa: E402
+from evaltrans_qt.engine.run.executors.choice import make_executor
+from evaltrans_qt.engine.run.executors.local import LocalProcessExecutor, SerialExecutor
+from evaltrans_qt.engine.run.executors.dask import DaskExecutor  # noqa: E402
 from evaltrans_qt.engine.options import EvalOptions  # noqa: E402
 from evaltrans_qt.errors import Cancelled, OptionError  # noqa: E402
 from evaltrans_qt.io.etdb import demo_database_path, load_database  # noqa: E402

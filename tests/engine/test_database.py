@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evaltrans_qt.engine.database import REFERENCE_CLASS, Database, Levels, Score, Source
+from evaltrans_qt.engine.data.database import REFERENCE_CLASS, Database, Levels, Score, Source
 from evaltrans_qt.errors import InputFormatError, ScoreError
 
 

@@ -15,7 +15,7 @@ from sacrebleu.metrics import TER as SacreTER
 from evaltrans_qt.engine.measures import get, load_all
 from evaltrans_qt.engine.measures.base import Segment, error_rate_details, error_rates
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.preprocess import Vocabulary
+from evaltrans_qt.engine.text.preprocess import Vocabulary
 
 PAIRS = [("", ""), ("a b", ""), ("", "a b"), ("a", "a"), ("a b c", " ")]   # (hyp, ref)
 

@@ -11,12 +11,12 @@ import threading
 import numpy as np
 import pytest
 
-from evaltrans_qt.engine.database import Database
-from evaltrans_qt.engine.evaluate import (
-    LocalProcessExecutor, Progress, SerialExecutor, default_measures, evaluate, iter_evaluate,
-    leave_one_out_measures)
+from evaltrans_qt.engine.data.database import Database
+from evaltrans_qt.engine.run.executors.local import LocalProcessExecutor, SerialExecutor
+from evaltrans_qt.engine.run.driver import (Progress, default_measures, evaluate, iter_evaluate,
+                                            leave_one_out_measures)
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.results import SystemResult
+from evaltrans_qt.engine.run.results import SystemResult
 from evaltrans_qt.errors import Cancelled, EvalTransError, InputFormatError, OptionError
 from evaltrans_qt.io.plaintext import database_from_files
 from tests.engine.toymeasure import small_db  # noqa: F401  (registers tlen, tgram)
@@ -192,7 +192,7 @@ def test_database_from_files_errors(tmp_path):
 
 
 def test_parallel_tokenisation_gives_the_same_ids(monkeypatch):
-    from evaltrans_qt.engine import corpus as ev
+    from evaltrans_qt.engine.run import corpus as ev
     db = small_db()
     _, rows_serial, fit_serial, _ = ev.build_corpus(db, EvalOptions(), executor=SerialExecutor())
     monkeypatch.setattr(ev, "PARALLEL_TOKENIZE_MIN", 1)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import copy
 
-from evaltrans_qt.engine.database import Database
+from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.engine.measures.external import ExternalMetric, add_external, external_metrics
-from evaltrans_qt.engine.merge import merge
+from evaltrans_qt.engine.data.merge import merge
 
 
 def _db(lines: list[str], scores: dict[int, float], sys_score: float | None = None) -> Database:

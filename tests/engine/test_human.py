@@ -7,8 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from evaltrans_qt.engine.database import Database, Levels, Score
-from evaltrans_qt.engine.human import human_scores, judge_statistics
+from evaltrans_qt.engine.data.database import Database, Levels, Score
+from evaltrans_qt.engine.human.scores import judge_statistics
+from evaltrans_qt.engine.human.resolve import human_scores
 from evaltrans_qt.errors import ScoreError
 
 

@@ -11,14 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rapidfuzz.distance import Levenshtein
 
-from evaltrans_qt.engine.alignment import BlockKind, OpKind
+from evaltrans_qt.engine.text.alignment import BlockKind, OpKind
 from evaltrans_qt.engine.kernels.invwer import (inv_distance, inv_distance_cyk, inv_distance_py,
                                                 inv_search)
 from evaltrans_qt.engine.measures import get
 from evaltrans_qt.engine.measures.base import Segment
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.preprocess import Vocabulary, tokenize
-from evaltrans_qt.engine.reflength import choose
+from evaltrans_qt.engine.text.preprocess import Vocabulary, tokenize
+from evaltrans_qt.engine.text.reflength import choose
 from evaltrans_qt.errors import OptionError
 
 

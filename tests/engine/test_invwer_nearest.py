@@ -11,17 +11,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaltrans_qt.engine.corpus import build_corpus
-from evaltrans_qt.engine.evaluate import (LocalProcessExecutor, SerialExecutor, evaluate,
-                                          pair_batches)
+from evaltrans_qt.engine.run.corpus import build_corpus
+from evaltrans_qt.engine.run.executors.local import LocalProcessExecutor, SerialExecutor
+from evaltrans_qt.engine.run.driver import evaluate
+from evaltrans_qt.engine.run.schedule import pair_batches
 from evaltrans_qt.engine.kernels.invwer import (inv_bounded, inv_distance_cyk, inv_nearest,
                                                 inv_search, nearest_order, table_bytes)
 from evaltrans_qt.engine.measures import get as get_measure
 from evaltrans_qt.engine.measures.base import Segment, pair_key
 from evaltrans_qt.engine.measures.invwer import INVWER
 from evaltrans_qt.engine.options import REF_LENGTH_RULES, EvalOptions
-from evaltrans_qt.engine.schedule import collect_groups, collect_pairs
-from evaltrans_qt.engine.work import compute_pairs
+from evaltrans_qt.engine.run.schedule import collect_groups, collect_pairs
+from evaltrans_qt.engine.run.work import compute_pairs
 from tests.engine.test_pairwise import _db   # the demo database + a copying and a twin system
 
 words = st.lists(st.integers(0, 3), max_size=7).map(lambda x: np.asarray(x, np.int32))

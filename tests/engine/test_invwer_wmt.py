@@ -15,7 +15,7 @@ import pytest
 
 from evaltrans_qt.engine.kernels import invwer as K
 from evaltrans_qt.engine.kernels.invwer import inv_distance_cyk, inv_search
-from evaltrans_qt.engine.preprocess import Vocabulary, tokenize
+from evaltrans_qt.engine.text.preprocess import Vocabulary, tokenize
 
 SYSTEM = "Facebook-AI"
 

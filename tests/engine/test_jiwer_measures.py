@@ -12,7 +12,7 @@ from evaltrans_qt.cli.main import main
 from evaltrans_qt.engine.measures import get
 from evaltrans_qt.engine.measures.base import Segment
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.preprocess import Vocabulary
+from evaltrans_qt.engine.text.preprocess import Vocabulary
 
 from .ngram_wmt import load
 

@@ -9,7 +9,7 @@ import pytest
 
 from evaltrans_qt.cli.main import main
 from evaltrans_qt.engine import measures
-from evaltrans_qt.engine.driver import leave_one_out_measures
+from evaltrans_qt.engine.run.driver import leave_one_out_measures
 from evaltrans_qt.engine.measures.base import Measure
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.errors import OptionError

@@ -154,7 +154,8 @@ def test_measure_flags_segments_and_scores():
 
 
 def test_run_flags_reach_the_result_and_the_report(tmp_path):
-    from evaltrans_qt.engine.evaluate import SerialExecutor, evaluate
+    from evaltrans_qt.engine.run.executors.local import SerialExecutor
+    from evaltrans_qt.engine.run.driver import evaluate
     from evaltrans_qt.io.plaintext import database_from_files
     from evaltrans_qt.io.report import build_report
     a, b = random_pair(40, 15, 4)
@@ -169,7 +170,7 @@ def test_run_flags_reach_the_result_and_the_report(tmp_path):
     assert sr.flags["invwer"]["approximated"].tolist() == [False, True]
     report = build_report(run, "S", sentences_in_detail=True).decode()
     assert report.count('flags="approximated"') == 1
-    from evaltrans_qt.engine.measures._approx import approximation_warnings
+    from evaltrans_qt.engine.measures.approximation import approximation_warnings
     (w,) = approximation_warnings(sr)
     assert "invwer: 1 sentence(s)" in w and "sources 2" in w
     # never silent: the run's warnings name it too (CLI stderr, the application's status)
@@ -310,8 +311,8 @@ def test_ter_wer_and_word_cost_tables_refused_before_allocating(monkeypatch):
         backtrace_ops(long, long, np.zeros((1, 1)))
     short = Segment(long[:50], (long[:40],), "", ("",))
     assert ter.corpus_stats([short])[0, 0] == 10        # small pairs unaffected
-    from evaltrans_qt.engine.preprocess import Vocabulary
-    from evaltrans_qt.engine.subcosts import SubstitutionCosts
+    from evaltrans_qt.engine.text.preprocess import Vocabulary
+    from evaltrans_qt.engine.text.subcosts import SubstitutionCosts
     v = Vocabulary()
     words = v.encode([f"w{i}" for i in range(400)])
     costs = SubstitutionCosts("prefix", v)

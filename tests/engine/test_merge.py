@@ -6,8 +6,8 @@ import copy
 
 import pytest
 
-from evaltrans_qt.engine.database import REFERENCE_CLASS, Database, Levels, Score
-from evaltrans_qt.engine.merge import Choice, merge
+from evaltrans_qt.engine.data.database import REFERENCE_CLASS, Database, Levels, Score
+from evaltrans_qt.engine.data.merge import Choice, merge
 from evaltrans_qt.errors import InputFormatError, ScoreError
 
 

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 import scipy.stats as st
 
-from evaltrans_qt.engine.statistics.grouped import (Grouped, pairwise_p_values,
-                                                    soft_pairwise_accuracy)
-from evaltrans_qt.engine.statistics.kendall import kendall, tau_stats, tie_calibration
-from evaltrans_qt.engine.statistics.metric_significance import (assign_ranks, perm_both,
-                                                                williams_test)
+from evaltrans_qt.engine.metaeval.statistics.grouped import (Grouped, pairwise_p_values,
+                                                             soft_pairwise_accuracy)
+from evaltrans_qt.engine.metaeval.statistics.kendall import kendall, tau_stats, tie_calibration
+from evaltrans_qt.engine.metaeval.statistics.metric_significance import (assign_ranks, perm_both,
+                                                                         williams_test)
 
 RNG = np.random.default_rng(7)
 CASES = [(RNG.integers(0, 4, 30).astype(float), RNG.integers(0, 3, 30).astype(float)),

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from evaltrans_qt.engine.kernels.ngrams import (
     BOS_ID, EOS_ID, build_table, clipped_counts, clipped_counts_py, info_weights_py, ngrams_py,
     pack, pair_common, pair_matches, window_counts)
-from evaltrans_qt.engine.preprocess import Vocabulary, pad
+from evaltrans_qt.engine.text.preprocess import Vocabulary, pad
 from evaltrans_qt.errors import OptionError
 
 PAD_RULES = ("none", "initial", "end", "both")

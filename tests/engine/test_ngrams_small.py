@@ -111,7 +111,7 @@ def test_weights_never_take_the_python_path():
 
 def test_small_bleu_does_not_import_numba():
     code = ("import sys\n"
-            "from evaltrans_qt.engine.scoring import score\n"
+            "from evaltrans_qt.engine.run.scoring import score\n"
             "s = score(['the cat sat on the mat'], [['the cat sat on a mat']], ['bleu'])\n"
             "assert 40 < s['bleu'].score < 60, s['bleu'].score\n"
             "print('numba' in sys.modules)\n")

@@ -11,7 +11,7 @@ from evaltrans_qt.engine.measures import get
 from evaltrans_qt.engine.measures.base import Segment
 from evaltrans_qt.engine.measures.nist import NIST, length_penalty
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.preprocess import Vocabulary
+from evaltrans_qt.engine.text.preprocess import Vocabulary
 from evaltrans_qt.errors import ScoreError
 
 from .ngram_wmt import load

@@ -5,7 +5,7 @@ import dataclasses
 import pytest
 
 from evaltrans_qt.engine.options import PRESETS, EvalOptions, option_fields
-from evaltrans_qt.engine.reflength import choose, ngram_reference_length
+from evaltrans_qt.engine.text.reflength import choose, ngram_reference_length
 from evaltrans_qt.errors import OptionError
 
 TABLE_A1_FLAGS = [

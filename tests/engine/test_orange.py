@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from evaltrans_qt.engine.database import Database
-from evaltrans_qt.engine.orange import orange, rank_of_first
+from evaltrans_qt.engine.data.database import Database
+from evaltrans_qt.engine.metaeval.orange import orange, rank_of_first
 
 
 def test_rank_of_first_ties_share_the_mean_rank():

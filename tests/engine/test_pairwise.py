@@ -12,16 +12,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaltrans_qt.engine.corpus import build_corpus
-from evaltrans_qt.engine.driver import _shared_rows
-from evaltrans_qt.engine.evaluate import (
-    BATCH_MAX_SECONDS, BATCH_MIN_SECONDS, LocalProcessExecutor, PairBatch, Progress,
-    SerialExecutor, evaluate, iter_evaluate, pair_batches, schedule_pairs)
+from evaltrans_qt.engine.run.corpus import build_corpus
+from evaltrans_qt.engine.run.driver import _shared_rows
+from evaltrans_qt.engine.run.schedule import (BATCH_MAX_SECONDS, BATCH_MIN_SECONDS, pair_batches,
+                                              schedule_pairs)
+from evaltrans_qt.engine.run.executors.local import LocalProcessExecutor, SerialExecutor
+from evaltrans_qt.engine.run.work import PairBatch
+from evaltrans_qt.engine.run.driver import Progress, evaluate, iter_evaluate
 from evaltrans_qt.engine.measures.base import Measure, MeasureScore
 from evaltrans_qt.engine.measures import invwer
 from evaltrans_qt.engine.measures.invwer import INVWER
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.results import SystemResult
+from evaltrans_qt.engine.run.results import SystemResult
 from evaltrans_qt.errors import Cancelled
 from evaltrans_qt.io.etdb import demo_database_path, load_database
 
@@ -160,7 +162,7 @@ def test_schedule_pairs_properties(costs, workers):
 
 
 def test_pair_batches_only_for_costly_measures():
-    from evaltrans_qt.engine.evaluate import build_corpus
+    from evaltrans_qt.engine.run.corpus import build_corpus
     from evaltrans_qt.engine.measures import get
     db = _db()
     vocab, rows, fit, _ = build_corpus(db, OPTS)
@@ -228,7 +230,7 @@ def test_process_executor_starts_in_order_and_nothing_after_cancel(tmp_path):
 
 
 def test_expensive_measures_get_all_cores(monkeypatch):
-    from evaltrans_qt.engine import executors as ev
+    from evaltrans_qt.engine.run.executors import local as ev
     monkeypatch.setattr(ev.os, "cpu_count", lambda: 2)
     assert isinstance(ev.choose_executor(10, 1), SerialExecutor)
     ex = ev.choose_executor(10, 1, expensive=True)
@@ -237,9 +239,9 @@ def test_expensive_measures_get_all_cores(monkeypatch):
 
 
 def test_has_expensive_pairs_names_the_measures_with_a_pair_phase():
-    from evaltrans_qt.engine import evaluate as ev
-    assert ev.has_expensive_pairs(["wer", "invwer"])
-    assert not ev.has_expensive_pairs(["wer", "bleu", "ljwer", "cder"])
+    from evaltrans_qt.engine.run.schedule import has_expensive_pairs
+    assert has_expensive_pairs(["wer", "invwer"])
+    assert not has_expensive_pairs(["wer", "bleu", "ljwer", "cder"])
 
 
 def test_cancel_stops_running_items_and_the_executor_runs_again(tmp_path):

@@ -19,9 +19,10 @@ import numpy as np
 import pytest
 
 from evaltrans_qt.cli.main import main
-from evaltrans_qt.engine.database import Levels
-from evaltrans_qt.engine.evaluate import SerialExecutor, evaluate
-from evaltrans_qt.engine.merge import merge
+from evaltrans_qt.engine.data.database import Levels
+from evaltrans_qt.engine.run.executors.local import SerialExecutor
+from evaltrans_qt.engine.run.driver import evaluate
+from evaltrans_qt.engine.data.merge import merge
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.io import etdb, plaintext, wmt
 from evaltrans_qt.io.journal import Journal, change_for, replay

@@ -3,8 +3,7 @@
 import pytest
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-from evaltrans_qt.engine.preprocess import (BOS, EOS, Vocabulary, expand_contraction, pad,
-                                            tokenize)
+from evaltrans_qt.engine.text.preprocess import BOS, EOS, Vocabulary, expand_contraction, pad, tokenize
 from evaltrans_qt.errors import OptionError
 
 FIG_5_1 = 'Powell said: "We\'d not be alone; that\'s for sure."'

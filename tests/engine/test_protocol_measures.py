@@ -8,7 +8,7 @@ import pytest
 
 from evaltrans_qt.engine.measures import get, load_all
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.scoring import Scorer, score
+from evaltrans_qt.engine.run.scoring import Scorer, score
 
 
 def values(measure, hyps, refs, options=None, by_segment=True):

@@ -9,14 +9,15 @@ import math
 import pytest
 from sacrebleu.metrics import TER as SacreTER
 
-from evaltrans_qt.engine import protocol_scores as S
-from evaltrans_qt.engine import protocols as P
-from evaltrans_qt.engine.database import Database
-from evaltrans_qt.engine.human import human_scores
+from evaltrans_qt.engine.human import protocol_scores as S
+from evaltrans_qt.engine.data import protocols as P
+from evaltrans_qt.engine.data.database import Database
+from evaltrans_qt.engine.human.resolve import human_scores
 from evaltrans_qt.engine.options import PRESETS, EvalOptions
-from evaltrans_qt.engine.preprocess import tokenize
+from evaltrans_qt.engine.text.preprocess import tokenize
 from evaltrans_qt.errors import ScoreError
 from evaltrans_qt.io import protocol_changes as pc
+from evaltrans_qt.engine.data import schemes
 
 
 def small_db() -> Database:
@@ -40,7 +41,7 @@ def cand(db, i, system):
 # ------------------------------------------------------------------ SSER (survey §4.4.8)
 def test_sser_by_hand():
     db = small_db()
-    db.define_template_class("sser")
+    schemes.add_template(db, "sser")
     cand(db, 0, "A").set_score("sser", 10, "anna")
     cand(db, 1, "A").set_score("sser", 5, "anna")
     cand(db, 0, "B").set_score("sser", 6, "anna")
@@ -59,7 +60,7 @@ def test_sser_by_hand():
 
 def test_sser_needs_the_scale():
     db = small_db()
-    db.define_template_class("fluency5")
+    schemes.add_template(db, "fluency5")
     assert S.sser_classes(db) == []
     with pytest.raises(ScoreError, match="not on the SSER scale"):
         S.sser(db, "fluency")
@@ -165,7 +166,7 @@ def test_ser_after_preprocessing():
 
 def test_summary_and_human_scores():
     db = small_db()
-    db.define_template_class("sser")
+    schemes.add_template(db, "sser")
     cand(db, 0, "A").set_score("sser", 8, "anna")
     P.set_postedit(db, cand(db, 0, "A"), "a b c d e", "anna")
     table = S.summary(db)

@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from evaltrans_qt.engine.database import Database
-from evaltrans_qt.engine.ranking import (add_ranking, database_ratio_of_wins, pairwise,
-                                         ratio_of_wins, rankings)
+from evaltrans_qt.engine.data.database import Database
+from evaltrans_qt.engine.human.ranking import (add_ranking, database_ratio_of_wins, pairwise,
+                                               ratio_of_wins, rankings)
 from evaltrans_qt.io.etdb import dumps, loads
 
 # M:392-403: the expanded system annotation of "the huge volume"

@@ -7,13 +7,15 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from evaltrans_qt.engine.correlation import correlate_run
-from evaltrans_qt.engine.database import Database, Levels
-from evaltrans_qt.engine.evaluate import SerialExecutor, evaluate
-from evaltrans_qt.engine.human import human_scores, occurrence_keys
+from evaltrans_qt.engine.metaeval.correlation import correlate_run
+from evaltrans_qt.engine.data.database import Database, Levels
+from evaltrans_qt.engine.run.executors.local import SerialExecutor
+from evaltrans_qt.engine.run.driver import evaluate
+from evaltrans_qt.engine.human.scores import occurrence_keys
+from evaltrans_qt.engine.human.resolve import human_scores
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.significance import common_rows
-from evaltrans_qt.engine.tables import build_tables
+from evaltrans_qt.engine.metaeval.significance import common_rows
+from evaltrans_qt.engine.run.tables import build_tables
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ import copy
 import pytest
 from lxml import etree
 
-from evaltrans_qt.engine import schemes
-from evaltrans_qt.engine.database import REFERENCE_CLASS, Database, Levels
+from evaltrans_qt.engine.data import schemes
+from evaltrans_qt.engine.data.database import REFERENCE_CLASS, Database, Levels
 from evaltrans_qt.errors import ScoreError
 from evaltrans_qt.io import etdb, plaintext
 
@@ -97,7 +97,7 @@ def test_bad_definitions_are_refused_naming_the_problem(lv, problem):
         schemes.check_levels(lv)
     db = Database([Levels("isReference", 2, 0, 1, 1, 0)])
     with pytest.raises(ScoreError):
-        db.define_class(lv)
+        schemes.add_class(db, lv)
     assert [x.name for x in db.levels] == ["isReference"]
 
 
@@ -114,9 +114,9 @@ def test_text_import_then_templates_keep_reference_last_and_references(tmp_path)
     assert db.human_classes == [] and [lv.name for lv in db.levels] == [REFERENCE_CLASS]
     refs = _refs(db)
     assert len(refs) == 2
-    db.define_template_class("fluency5")
-    db.define_template_class("sser")
-    db.define_class(schemes.continuous("da", 0, 100))
+    schemes.add_template(db, "fluency5")
+    schemes.add_template(db, "sser")
+    schemes.add_class(db, schemes.continuous("da", 0, 100))
     assert [lv.name for lv in db.levels] == ["fluency", "sser", "da", REFERENCE_CLASS]
     assert db.human_classes == ["fluency", "sser", "da"]
     assert _refs(db) == refs
@@ -130,15 +130,15 @@ def test_text_import_then_templates_keep_reference_last_and_references(tmp_path)
     assert _xml_levels(out) == ["fluency", "sser", "da", REFERENCE_CLASS]
     back = etdb.load_database(out)
     assert _refs(back) == refs and back.levels == db.levels
-    assert back.class_score_count("sser") == 1
+    assert schemes.score_count(back, "sser") == 1
 
 
 def test_adding_to_an_empty_database_appends_is_reference_first():
     db = Database()
-    db.define_template_class("adequacy5", "adeq")
+    schemes.add_template(db, "adequacy5", "adeq")
     assert [lv.name for lv in db.levels] == ["adeq", REFERENCE_CLASS]
     with pytest.raises(ScoreError, match="'adeq' is already declared"):
-        db.define_template_class("fluency5", "adeq")
+        schemes.add_template(db, "fluency5", "adeq")
 
 
 def test_original_files_marking_class_stays_last():
@@ -148,12 +148,12 @@ def test_original_files_marking_class_stays_last():
     ref = db.add_target(src, "a house", "r")
     ref.set_score("isPerfect", 1)
     db.add_target(src, "a home", "A").set_score("fluency-min", 5, "ann")
-    db.define_template_class("sser")
+    schemes.add_template(db, "sser")
     assert [lv.name for lv in db.levels] == ["fluency-min", "sser", "isPerfect"]
     assert db.references(src) == [ref]
     # a second marking class would turn isPerfect's references into candidates: refused
     with pytest.raises(ScoreError, match="'isPerfect' already marks references"):
-        db.define_template_class("reference")
+        schemes.add_template(db, "reference")
     assert [lv.name for lv in db.levels][-1] == "isPerfect"
 
 
@@ -161,7 +161,7 @@ def test_reference_template_on_a_file_without_references():
     db = Database([Levels("fluency", 6, 2, 5, 5, 1)])
     src = db.add_source("ein Haus")
     db.add_target(src, "a house", "A").set_score("fluency", 3, "ann")
-    db.define_template_class("reference")
+    schemes.add_template(db, "reference")
     assert [lv.name for lv in db.levels] == ["fluency", REFERENCE_CLASS]
     assert db.references(src) == []
 
@@ -169,8 +169,8 @@ def test_reference_template_on_a_file_without_references():
 # ------------------------------------------------------------ removing
 def _scored_db():
     db = Database()
-    db.define_template_class("fluency5")
-    db.define_template_class("adequacy5")
+    schemes.add_template(db, "fluency5")
+    schemes.add_template(db, "adequacy5")
     src = db.add_source("ein Haus")
     db.add_target(src, "a house", "ref", reference=True)
     a = db.add_target(src, "a home", "A")
@@ -186,10 +186,10 @@ def test_remove_class_with_scores_needs_force():
     db, a, b = _scored_db()
     before = copy.deepcopy(db)
     with pytest.raises(schemes.ClassInUseError, match=r"'fluency' has 3 score\(s\) \(by ann, bob\)") as e:
-        db.remove_class("fluency")
+        schemes.remove_class(db, "fluency")
     assert e.value.affected == 3
     assert db == before                                   # nothing changed
-    assert db.remove_class("fluency", force=True) == 3
+    assert schemes.remove_class(db, "fluency", force=True) == 3
     assert [lv.name for lv in db.levels] == ["adequacy", REFERENCE_CLASS]
     assert all(s.cls != "fluency" for _, t in db.iter_targets() for s in t.scores)
     db.validate_scores()
@@ -198,22 +198,22 @@ def test_remove_class_with_scores_needs_force():
 
 def test_remove_unused_class_and_unknown_class():
     db, a, b = _scored_db()
-    db.define_template_class("sser")
-    assert db.remove_class("sser") == 0
+    schemes.add_template(db, "sser")
+    assert schemes.remove_class(db, "sser") == 0
     with pytest.raises(ScoreError, match="unknown score class 'sser'"):
-        db.remove_class("sser")
+        schemes.remove_class(db, "sser")
 
 
 def test_the_reference_deciding_class_cannot_be_removed_while_others_remain():
     db, a, b = _scored_db()
     for force in (False, True):
         with pytest.raises(ScoreError, match="decides which targets are references.*'adequacy' decide"):
-            db.remove_class(REFERENCE_CLASS, force=force)
-    db.remove_class("fluency", force=True)
-    db.remove_class("adequacy", force=True)
+            schemes.remove_class(db, REFERENCE_CLASS, force=force)
+    schemes.remove_class(db, "fluency", force=True)
+    schemes.remove_class(db, "adequacy", force=True)
     with pytest.raises(schemes.ClassInUseError, match=r"1 score\(s\)"):
-        db.remove_class(REFERENCE_CLASS)
-    assert db.remove_class(REFERENCE_CLASS, force=True) == 1
+        schemes.remove_class(db, REFERENCE_CLASS)
+    assert schemes.remove_class(db, REFERENCE_CLASS, force=True) == 1
     assert db.levels == [] and len(db.candidates(db.sources[0])) == 3
 
 
@@ -223,9 +223,9 @@ def test_edit_that_invalidates_scores_is_refused_naming_how_many():
     before = copy.deepcopy(db)
     new = Levels("fluency", count=5, gray=2, green=4, perfect=4, firstvalid=1)   # level 5 is gone
     with pytest.raises(schemes.ClassInUseError, match=r"1 score\(s\) outside the new levels") as e:
-        db.edit_class("fluency", new)
+        schemes.edit_class(db, "fluency", new)
     assert e.value.affected == 1 and db == before
-    assert db.edit_class("fluency", new, force=True) == 1
+    assert schemes.edit_class(db, "fluency", new, force=True) == 1
     assert b.value("fluency") == 2 and a.scores_of("fluency")[0].judge == "ann"
     assert db.level("fluency") is new
     db.validate_scores()
@@ -235,24 +235,24 @@ def test_edit_raising_firstvalid_counts_judgements_that_would_become_not_judged(
     db, a, b = _scored_db()
     new = Levels("fluency", count=6, gray=2, green=5, perfect=5, firstvalid=3)
     with pytest.raises(schemes.ClassInUseError, match=r"1 judgement\(s\) below the new firstvalid 3"):
-        db.edit_class("fluency", new)
-    assert db.edit_class("fluency", new, force=True) == 1
+        schemes.edit_class(db, "fluency", new)
+    assert schemes.edit_class(db, "fluency", new, force=True) == 1
     assert b.scores_of("fluency") == []
 
 
 def test_edit_that_keeps_scores_valid_and_rename():
     db, a, b = _scored_db()
     wider = Levels("fluency", count=8, gray=2, green=6, perfect=7, firstvalid=1)
-    assert db.edit_class("fluency", wider) == 0
-    assert db.edit_class("fluency", Levels("flu", 8, 2, 6, 7, 1)) == 0
+    assert schemes.edit_class(db, "fluency", wider) == 0
+    assert schemes.edit_class(db, "fluency", Levels("flu", 8, 2, 6, 7, 1)) == 0
     assert [lv.name for lv in db.levels] == ["flu", "adequacy", REFERENCE_CLASS]
     assert a.value("flu") == 4.5 and a.scores_of("fluency") == []
     with pytest.raises(ScoreError, match="'adequacy' is already declared"):
-        db.edit_class("flu", Levels("adequacy", 8, 2, 6, 7, 1))
+        schemes.edit_class(db, "flu", Levels("adequacy", 8, 2, 6, 7, 1))
     with pytest.raises(ScoreError, match="keeps its name"):
-        db.edit_class(REFERENCE_CLASS, Levels("isRef", 2, 0, 1, 1, 0))
+        schemes.edit_class(db, REFERENCE_CLASS, Levels("isRef", 2, 0, 1, 1, 0))
     # discrete -> continuous keeps integer scores inside the range
-    assert db.edit_class("adequacy", schemes.continuous("adequacy", 0, 100)) == 0
+    assert schemes.edit_class(db, "adequacy", schemes.continuous("adequacy", 0, 100)) == 0
     assert a.value("adequacy") == 3
 
 
@@ -261,9 +261,9 @@ def test_edit_of_the_reference_class_that_would_change_references_is_refused():
     refs = _refs(db)
     new = Levels(REFERENCE_CLASS, count=3, gray=0, green=2, perfect=2, firstvalid=0)
     with pytest.raises(schemes.ClassInUseError, match=r"1 reference\(s\) would become candidates"):
-        db.edit_class(REFERENCE_CLASS, new)
+        schemes.edit_class(db, REFERENCE_CLASS, new)
     assert _refs(db) == refs
-    assert db.edit_class(REFERENCE_CLASS, new, force=True) == 0
+    assert schemes.edit_class(db, REFERENCE_CLASS, new, force=True) == 0
     assert _refs(db) == []
 
 
@@ -273,12 +273,12 @@ def test_snapshot_restores_a_forced_removal_and_edit():
     before = copy.deepcopy(db)
     targets = schemes.touched_targets(db, ["fluency"])
     snap = schemes.snapshot(db, targets)
-    db.remove_class("fluency", force=True)
+    schemes.remove_class(db, "fluency", force=True)
     after = schemes.snapshot(db, targets)
     schemes.restore(db, snap)
     assert db == before
     schemes.restore(db, after)
-    assert not db.has_class("fluency") and db.class_score_count("fluency") == 0
+    assert not db.has_class("fluency") and schemes.score_count(db, "fluency") == 0
 
 
 def test_describe_lists_classes_in_file_order_with_scores_and_role():

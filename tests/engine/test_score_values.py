@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evaltrans_qt.engine.evaluate import SerialExecutor, evaluate
+from evaltrans_qt.engine.run.executors.local import SerialExecutor
+from evaltrans_qt.engine.run.driver import evaluate
 from evaltrans_qt.engine.measures import get, load_all
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.io.etdb import demo_database_path, load_database

@@ -1,4 +1,4 @@
-"""engine/scoring.py: scoring lists of strings, compared with sacreBLEU's API (corpus and
+"""engine/run/scoring.py: scoring lists of strings, compared with sacreBLEU's API (corpus and
 sentence level, variable numbers of references, repeated lines) and jiwer."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 from sacrebleu.metrics import BLEU, CHRF, TER
 
 from evaltrans_qt.engine.options import PRESETS, EvalOptions
-from evaltrans_qt.engine.scoring import Scorer, score
+from evaltrans_qt.engine.run.scoring import Scorer, score
 from evaltrans_qt.errors import InputFormatError, OptionError
 
 SACRE = PRESETS["sacrebleu"]

@@ -7,17 +7,17 @@ import math
 
 import pytest
 
-from evaltrans_qt.engine.agreement import annotator_statistics, segment_kappa
-from evaltrans_qt.engine.database import Database
-from evaltrans_qt.engine.ranking import (database_rank_scores, expand, pairwise, rank_scores,
-                                         ratio_of_wins)
-from evaltrans_qt.engine.segranks.extract import extract_database
-from evaltrans_qt.engine.segranks.model import (CandidateSegment, SourceSegment,
-                                                merge_candidates, sentence_segments)
-from evaltrans_qt.engine.segranks.projection import links_by_source, project, symmetrize
-from evaltrans_qt.engine.segranks.sessions import (PairSampler, record_segment_ranking,
-                                                   record_sentence_ranking)
-from evaltrans_qt.engine.segranks.tree import Node, extract_segments, uncovered
+from evaltrans_qt.engine.human.agreement import annotator_statistics, segment_kappa
+from evaltrans_qt.engine.data.database import Database
+from evaltrans_qt.engine.human.ranking import (database_rank_scores, expand, pairwise, rank_scores,
+                                               ratio_of_wins)
+from evaltrans_qt.engine.human.segranks.extract import extract_database
+from evaltrans_qt.engine.human.segranks.model import (CandidateSegment, SourceSegment,
+                                                      merge_candidates, sentence_segments)
+from evaltrans_qt.engine.human.segranks.projection import links_by_source, project, symmetrize
+from evaltrans_qt.engine.human.segranks.sessions import (PairSampler, record_segment_ranking,
+                                                         record_sentence_ranking)
+from evaltrans_qt.engine.human.segranks.tree import Node, extract_segments, uncovered
 from evaltrans_qt.errors import InputFormatError, OptionError, ScoreError
 
 
@@ -291,7 +291,7 @@ def test_pair_sampler_compares_pairs_evenly():
 
 
 def test_unranked_is_the_judges_to_do_list():
-    from evaltrans_qt.engine.segranks import unranked
+    from evaltrans_qt.engine.human.segranks import unranked
     db = _ranked_db()
     assert unranked(db, "anna") == [0]
     record_segment_ranking(db, 0, {0: [1, 2]}, "anna", complete=False, task="p")

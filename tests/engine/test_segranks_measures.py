@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 import sacrebleu
 
-from evaltrans_qt.engine.driver import evaluate
+from evaltrans_qt.engine.run.driver import evaluate
 from evaltrans_qt.engine.measures import get, load_all
 from evaltrans_qt.engine.measures.segranksbleu import good_segments
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.segranks.model import sentence_segments
-from evaltrans_qt.engine.unseen.annotated import annotated_segments
+from evaltrans_qt.engine.human.segranks.model import sentence_segments
+from evaltrans_qt.engine.human.unseen.annotated import annotated_segments
 from evaltrans_qt.errors import OptionError
 from tests.engine.unseen_db import make_db
 
@@ -105,7 +105,7 @@ def test_without_database_a_clear_error():
     with pytest.raises(OptionError, match="reads the SegRanks annotations"):
         m.fit([], None)
     db = make_db()
-    from evaltrans_qt.engine.segranks.model import set_sentence_segments
+    from evaltrans_qt.engine.human.segranks.model import set_sentence_segments
     set_sentence_segments(db.sources[0], None)
     with pytest.raises(OptionError, match="needs ranked short segments"):
         _run(db, ["exactmatch"])

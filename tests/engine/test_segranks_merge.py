@@ -1,4 +1,4 @@
-"""Merging SegRanks data (engine/segranks/merge.py through engine.merge.merge): nothing of
+"""Merging SegRanks data (engine/human/segranks/merge.py through engine.merge.merge): nothing of
 either side is lost silently; conflicts are reported."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ import copy
 
 import pytest
 
-from evaltrans_qt.engine.database import Database
-from evaltrans_qt.engine.merge import merge
-from evaltrans_qt.engine.segranks.model import (CandidateSegment, SegmentRanking,
-                                                SentenceSegments, SourceSegment,
-                                                sentence_segments, set_sentence_segments)
+from evaltrans_qt.engine.data.database import Database
+from evaltrans_qt.engine.data.merge import merge
+from evaltrans_qt.engine.human.segranks.model import (CandidateSegment, SegmentRanking,
+                                                      SentenceSegments, SourceSegment,
+                                                      sentence_segments, set_sentence_segments)
 
 
 def _db(rankings=(), text="der Hund bellt laut") -> Database:

@@ -10,13 +10,13 @@ import random
 import numpy as np
 import pytest
 
-from evaltrans_qt.engine.corpus import build_corpus
-from evaltrans_qt.engine.database import Database
-from evaltrans_qt.engine.driver import _shared_rows, evaluate
-from evaltrans_qt.engine.executors import LocalProcessExecutor, SerialExecutor
+from evaltrans_qt.engine.run.corpus import build_corpus
+from evaltrans_qt.engine.data.database import Database
+from evaltrans_qt.engine.run.driver import _shared_rows, evaluate
+from evaltrans_qt.engine.run.executors.local import LocalProcessExecutor, SerialExecutor
 from evaltrans_qt.engine.measures import get as get_measure
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.work import Chunk, compute_chunk
+from evaltrans_qt.engine.run.work import Chunk, compute_chunk
 
 MEASURES = ["wer", "per", "bleu", "chrf", "ter", "nper", "cder", "nist"]
 WORDS = "the a cat dog sat on mat , . house big small".split()

@@ -11,8 +11,8 @@ from sacrebleu.metrics import BLEU, CHRF, TER
 
 from evaltrans_qt.engine.measures import load_all
 from evaltrans_qt.engine.options import PRESETS, SACREBLEU_TOKENIZERS, EvalOptions
-from evaltrans_qt.engine.signature import (Signature, measure_option_fields, signature_for,
-                                           tokenizer_signature)
+from evaltrans_qt.engine.run.signature import (Signature, measure_option_fields, signature_for,
+                                               tokenizer_signature)
 from evaltrans_qt.errors import OptionError
 
 SACRE = PRESETS["sacrebleu"]

@@ -1,7 +1,7 @@
 """Issue 17: the signatures of the SegRanks measures state what the numbers really use.
 
 EXACTMATCH and PENALIZEUNKNOWN look for the ranked segments in the raw candidate text,
-split as the segments were extracted, case kept (engine/unseen/matching.py): the run's
+split as the segments were extracted, case kept (engine/human/unseen/matching.py): the run's
 tokenisation and case do not change their numbers, so their signature says
 ``tok:segments|case:mixed`` whatever those options are. SEGRANKSBLEU counts n-grams on
 the run's tokens (tokenised like the run) but adds the database's best-ranked segments
@@ -13,7 +13,7 @@ import pytest
 
 import evaltrans_qt as et
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.signature import signature_for
+from evaltrans_qt.engine.run.signature import signature_for
 from tests.engine.unseen_db import make_db
 
 RUN_OPTIONS = [{"tokenization": "mteval", "case": "use"},

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evaltrans_qt.engine import significance as sig
+from evaltrans_qt.engine.metaeval import significance as sig
 from evaltrans_qt.engine.measures import get
 from evaltrans_qt.engine.options import EvalOptions
 

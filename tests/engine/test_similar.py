@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from evaltrans_qt.engine import similar as sim
-from evaltrans_qt.engine.database import Database, Levels, Score
+from evaltrans_qt.engine.human import similar as sim
+from evaltrans_qt.engine.data.database import Database, Levels, Score
 
 
 def _db() -> Database:

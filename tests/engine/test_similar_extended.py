@@ -8,8 +8,8 @@ import copy
 
 import pytest
 
-from evaltrans_qt.engine import similar as sim
-from evaltrans_qt.engine.database import Database, Levels, Score
+from evaltrans_qt.engine.human import similar as sim
+from evaltrans_qt.engine.data.database import Database, Levels, Score
 from evaltrans_qt.errors import OptionError
 
 

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaltrans_qt.engine.preprocess import Vocabulary
-from evaltrans_qt.engine.subcosts import SubstitutionCosts, char_levenshtein_path, cost
+from evaltrans_qt.engine.text.preprocess import Vocabulary
+from evaltrans_qt.engine.text.subcosts import SubstitutionCosts, char_levenshtein_path, cost
 from evaltrans_qt.errors import OptionError
 
 # Table 4.2 (T:970-976): e, e~, d_LEV, cpl, c_SUB,L, c_SUB,prefix

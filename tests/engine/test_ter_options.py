@@ -14,7 +14,7 @@ from sacrebleu.metrics import TER as SacreTER
 from evaltrans_qt.engine.measures.base import Segment
 from evaltrans_qt.engine.measures.ter import TER
 from evaltrans_qt.engine.options import PRESETS, EvalOptions
-from evaltrans_qt.engine.preprocess import Vocabulary, tokenize
+from evaltrans_qt.engine.text.preprocess import Vocabulary, tokenize
 from evaltrans_qt.errors import ScoreError
 
 from .ngram_wmt import load

@@ -10,7 +10,7 @@ import heapq
 import numpy as np
 import pytest
 
-from evaltrans_qt.engine.schedule import TimeLeft, schedule_pairs
+from evaltrans_qt.engine.run.schedule import TimeLeft, schedule_pairs
 
 
 def _run(costs: np.ndarray, times: np.ndarray, workers: int):

@@ -12,9 +12,9 @@ import types
 import pytest
 from sacrebleu.metrics import BLEU as SacreBLEU
 
-from evaltrans_qt.engine import preprocess
+from evaltrans_qt.engine.text import preprocess
 from evaltrans_qt.engine.options import SACREBLEU_TOKENIZERS
-from evaltrans_qt.engine.preprocess import tokenize
+from evaltrans_qt.engine.text.preprocess import tokenize
 from evaltrans_qt.errors import OptionError
 
 from .test_bleu_smoothing import TOKENIZERS

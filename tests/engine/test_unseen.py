@@ -8,8 +8,8 @@ import math
 
 import pytest
 
-from evaltrans_qt.engine.unseen import annotated as an
-from evaltrans_qt.engine.unseen import levels, matching
+from evaltrans_qt.engine.human.unseen import annotated as an
+from evaltrans_qt.engine.human.unseen import levels, matching
 from evaltrans_qt.errors import OptionError
 from tests.engine.unseen_db import make_db
 
@@ -116,7 +116,7 @@ def test_errors_name_the_problem():
         matching.evaluate_unseen(db, "A", "fuzzy")
     with pytest.raises(OptionError, match="no annotated candidate segments"):
         matching.leave_one_system_out(db, "exact", ["Z"])
-    from evaltrans_qt.engine.segranks.model import set_sentence_segments
+    from evaltrans_qt.engine.human.segranks.model import set_sentence_segments
     set_sentence_segments(db.sources[0], None)
     with pytest.raises(OptionError, match="no ranked short segments"):
         matching.evaluate_unseen(db, "A")
@@ -146,7 +146,7 @@ def test_segment_vs_sentence_needs_both_levels():
 
 def test_win_counts_equal_engine_ranking_pairwise():
     """The fast counting of matching.accumulate = engine.ranking's pairwise comparisons."""
-    from evaltrans_qt.engine.ranking import pairwise, rank_scores
+    from evaltrans_qt.engine.human.ranking import pairwise, rank_scores
     db = make_db()
     for method in ("exact", "closest"):
         for res in matching.leave_one_system_out(db, method):

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from evaltrans_qt.engine.measures import get
 from evaltrans_qt.engine.measures.base import Segment
 from evaltrans_qt.engine.options import REF_LENGTH_RULES, EvalOptions
-from evaltrans_qt.engine.preprocess import Vocabulary
-from evaltrans_qt.engine.reflength import choose
+from evaltrans_qt.engine.text.preprocess import Vocabulary
+from evaltrans_qt.engine.text.reflength import choose
 
 DISTANCE_MEASURES = ["wer", "wwer", "per", "wper", "msder", "nper", "sbper"]
 
@@ -313,8 +313,9 @@ def test_measures_pickle():
 def test_through_the_driver_with_leaving_one_out():
     """evaluate() runs every measure of the family generically; a candidate equal to one of two
     references is compared with the other one only for the listed measures."""
-    from evaltrans_qt.engine.database import Database, Levels
-    from evaltrans_qt.engine.evaluate import SerialExecutor, evaluate
+    from evaltrans_qt.engine.data.database import Database, Levels
+    from evaltrans_qt.engine.run.executors.local import SerialExecutor
+    from evaltrans_qt.engine.run.driver import evaluate
     db = Database([Levels("fluency", count=6, gray=2, green=5, perfect=5, firstvalid=1)])
     src = db.add_source("Das ist ein Test .")
     db.add_target(src, "this is a test .", "ref-0", reference=True)
@@ -345,7 +346,7 @@ def _agg(rule: str, values: list[float], nearest: list[int], best: int) -> float
        st.booleans())
 def test_nper_equals_plain_python(h, refs, max_n, pad_rule, rule, separately):
     from evaltrans_qt.engine.kernels.bags import ngrams_py, per_py
-    from evaltrans_qt.engine.preprocess import pad
+    from evaltrans_qt.engine.text.preprocess import pad
     v = Vocabulary()
     s = Segment(v.encode(h), tuple(v.encode(r) for r in refs))
     got = make("nper", v, nper_max_ngram=max_n, nper_pad_rule=pad_rule, nper_ref_length_rule=rule,

@@ -159,8 +159,8 @@ def test_bag_common_exact_with_colliding_keys(n, distinct):
 def _first_vs_rest(sents, rule):
     """(n, kernel arguments) comparing sentence 0 with each of the n others under a
     word-dependent substitution-cost rule (the fused kernels' packed layout)."""
-    from evaltrans_qt.engine.preprocess import Vocabulary
-    from evaltrans_qt.engine.subcosts import SubstitutionCosts
+    from evaltrans_qt.engine.text.preprocess import Vocabulary
+    from evaltrans_qt.engine.text.subcosts import SubstitutionCosts
     v = Vocabulary()
     enc = [v.encode(s) for s in sents]
     hf, ho = packed(enc[:1])
@@ -177,7 +177,7 @@ def _first_vs_rest(sents, rule):
 def test_fused_word_cost_levenshtein_equals_reference(sents, rule):
     """lev_distance_rule_batch (costs computed on the fly) = Algorithm 4.1 with subcosts.cost."""
     from evaltrans_qt.engine.kernels.levenshtein import lev_distance_rule_batch
-    from evaltrans_qt.engine.subcosts import cost
+    from evaltrans_qt.engine.text.subcosts import cost
     n, args = _first_vs_rest(sents, rule)
     got = lev_distance_rule_batch(*args)
     for k in range(n):
@@ -220,7 +220,7 @@ def test_assignment_kernel_equals_scipy(n, rnd, coarse):
 def test_wper_batch_equals_scipy_on_padded_matrix(sents, rule):
     from evaltrans_qt.engine.kernels.assignment import wper_batch
     from evaltrans_qt.engine.measures.per import assignment
-    from evaltrans_qt.engine.subcosts import cost
+    from evaltrans_qt.engine.text.subcosts import cost
     n, args = _first_vs_rest(sents, rule)
     got = wper_batch(*args)
     for k in range(n):

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evaltrans_qt.engine.driver import evaluate
-from evaltrans_qt.engine.metaeval import correlate_run
+from evaltrans_qt.engine.run.driver import evaluate
+from evaltrans_qt.engine.metaeval.correlation import correlate_run
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.wmt14_tables import wmt14_tables
+from evaltrans_qt.engine.metaeval.wmt14_tables import wmt14_tables
 from evaltrans_qt.io.etdb import demo_database_path, load_database
 from evaltrans_qt.io.export import to_latex
 

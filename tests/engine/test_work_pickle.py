@@ -8,7 +8,7 @@ import pickle
 import numpy as np
 
 from evaltrans_qt.engine.measures.base import Segment
-from evaltrans_qt.engine.work import Chunk
+from evaltrans_qt.engine.run.work import Chunk
 
 
 def ids(*xs: int) -> np.ndarray:

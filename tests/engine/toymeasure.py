@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from evaltrans_qt.engine.database import Database
+from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.engine.measures import MEASURES, Measure, MeasureScore, register
 from evaltrans_qt.engine.measures.base import error_rate_details
 

@@ -10,11 +10,11 @@ Whole-sentence ranking (class ``rank``): A 1, B 2, C 3, D 4.
 
 from __future__ import annotations
 
-from evaltrans_qt.engine.database import Database, Levels
-from evaltrans_qt.engine.ranking import add_ranking
-from evaltrans_qt.engine.segranks.model import (CandidateSegment, SegmentRanking,
-                                                SentenceSegments, SourceSegment,
-                                                set_sentence_segments)
+from evaltrans_qt.engine.data.database import Database, Levels
+from evaltrans_qt.engine.human.ranking import add_ranking
+from evaltrans_qt.engine.human.segranks.model import (CandidateSegment, SegmentRanking,
+                                                      SentenceSegments, SourceSegment,
+                                                      set_sentence_segments)
 
 TEXTS = {"A": "k p q u m", "B": "k p q u v m", "C": "k p r u v", "D": "s t w m"}
 

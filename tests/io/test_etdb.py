@@ -11,9 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaltrans_qt.engine.database import REFERENCE_CLASS, Database, Levels, Score
+from evaltrans_qt.engine.data.database import REFERENCE_CLASS, Database, Levels, Score
 from evaltrans_qt.errors import InputFormatError, SaveError, ScoreError
 from evaltrans_qt.io import atomic, etdb
+from evaltrans_qt.engine.data import schemes
 
 # Figure A.1 (T:1977-2015), filled in: isPerfect is the last class and decides references.
 FIGURE_A1 = """<?xml version="1.0" encoding="utf-8" ?>
@@ -297,7 +298,7 @@ def test_demo_database_content():
     assert db.human_classes == ["fluency", "adequacy", "sser"]
     # every protocol of issue 11 at once: SSER scores, items with marks, post-edits, an
     # added reference
-    assert db.level("sser").count == 11 and db.class_score_count("sser") == 20
+    assert db.level("sser").count == 11 and schemes.score_count(db, "sser") == 20
     assert sum(bool(s.items) for s in db.sources) == 2
     assert sum(len(t.item_marks) for _, t in db.iter_candidates()) == 4
     assert sum(len(t.postedits) for _, t in db.iter_candidates()) == 3

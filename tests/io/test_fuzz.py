@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evaltrans_qt.cli.main import main
-from evaltrans_qt.engine.database import Database, Levels, Score
+from evaltrans_qt.engine.data.database import Database, Levels, Score
 from evaltrans_qt.errors import EvalTransError
 from evaltrans_qt.io import aachen, etdb, journal, plaintext, sgml, wmt
 from evaltrans_qt.io.report import loads_report
@@ -293,7 +293,8 @@ test_import_wmt, test_import_wmt_deep = _twins(
 
 # ------------------------------------------------------------------ report reader
 def _report_bytes() -> bytes:
-    from evaltrans_qt.engine.evaluate import SerialExecutor, evaluate
+    from evaltrans_qt.engine.run.executors.local import SerialExecutor
+    from evaltrans_qt.engine.run.driver import evaluate
     from evaltrans_qt.engine.options import EvalOptions
     from evaltrans_qt.io.report import build_report
     db = Database()

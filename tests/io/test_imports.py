@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evaltrans_qt.engine.database import REFERENCE_CLASS, Database, Levels
+from evaltrans_qt.engine.data.database import REFERENCE_CLASS, Database, Levels
 from evaltrans_qt.errors import InputFormatError, ScoreError
 from evaltrans_qt.io import aachen, etdb, plaintext, sgml, wmt
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import textwrap
 
-from evaltrans_qt.engine.database import Database, Levels
+from evaltrans_qt.engine.data.database import Database, Levels
 from evaltrans_qt.io.journal import Journal, ScoreChange, change_for, journal_path, replay
 
 

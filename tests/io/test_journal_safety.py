@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from evaltrans_qt.engine.database import Database, Levels
+from evaltrans_qt.engine.data.database import Database, Levels
 from evaltrans_qt.io import journal as jmod
 from evaltrans_qt.io.etdb import dumps, loads
 from evaltrans_qt.io.journal import Journal, ScoreChange, replay

@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evaltrans_qt.engine.database import Database
-from evaltrans_qt.engine.driver import evaluate
+from evaltrans_qt.engine.data.database import Database
+from evaltrans_qt.engine.run.driver import evaluate
 from evaltrans_qt.engine.measures.external import external_metrics, with_external
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.errors import EvalTransError, InputFormatError
@@ -125,10 +125,10 @@ def test_export_writes_our_measures(mtme_db, tmp_path):
 
 
 def test_external_metric_flows_everywhere(mtme_db):
-    from evaltrans_qt.engine import metrics_task as mt
-    from evaltrans_qt.engine.metaeval import correlate_run
-    from evaltrans_qt.engine.significance import run_significance
-    from evaltrans_qt.engine.tables import build_tables
+    from evaltrans_qt.engine.metaeval import metrics_task as mt
+    from evaltrans_qt.engine.metaeval.correlation import correlate_run
+    from evaltrans_qt.engine.metaeval.significance import run_significance
+    from evaltrans_qt.engine.run.tables import build_tables
     from evaltrans_qt.io.report import build_report, loads_report
     db = mtme_db
     run = evaluate(db, EvalOptions(), ["bleu"])

@@ -12,13 +12,14 @@ import textwrap
 import pytest
 from lxml import etree
 
-from evaltrans_qt.engine import protocol_scores as S
-from evaltrans_qt.engine import protocols as P
-from evaltrans_qt.engine.database import Database
-from evaltrans_qt.engine.merge import merge
+from evaltrans_qt.engine.human import protocol_scores as S
+from evaltrans_qt.engine.data import protocols as P
+from evaltrans_qt.engine.data.database import Database
+from evaltrans_qt.engine.data.merge import merge
 from evaltrans_qt.errors import InputFormatError
 from evaltrans_qt.io.etdb import dumps, load_database, loads, save_database
 from evaltrans_qt.io.journal import Journal, journal_path, replay
+from evaltrans_qt.engine.data import schemes
 
 
 def make_db() -> Database:
@@ -35,7 +36,7 @@ def make_db() -> Database:
 
 
 def with_protocols(db: Database) -> Database:
-    db.define_template_class("sser")
+    schemes.add_template(db, "sser")
     s1, s2 = db.sources
     a1 = P.target_of(db, s1, "A", candidate=True)
     P.define_items(s1, P.parse_spans("1-2,3-5"))
@@ -176,7 +177,7 @@ def test_merge_different_items_drop_the_losers_marks():
 
 
 def test_report_contains_protocol_values():
-    from evaltrans_qt.engine.evaluate import evaluate
+    from evaltrans_qt.engine.run.driver import evaluate
     from evaltrans_qt.engine.options import EvalOptions
     from evaltrans_qt.io.report import build_report
     db = with_protocols(make_db())

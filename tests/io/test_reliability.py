@@ -13,8 +13,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evaltrans_qt.engine.database import Database, Levels, Score
-from evaltrans_qt.engine.merge import merge
+from evaltrans_qt.engine.data.database import Database, Levels, Score
+from evaltrans_qt.engine.data.merge import merge
 from evaltrans_qt.errors import EvalTransError, InputFormatError, SaveError, ScoreError
 from evaltrans_qt.io import aachen, atomic, etdb, export, journal, limits, plaintext, sgml, wmt
 from evaltrans_qt.io.report import loads_report
@@ -82,7 +82,7 @@ def test_2_every_write_parses_back_before_replacing(tmp_path, monkeypatch):
     db = etdb.loads(_db_xml(""))
     path = tmp_path / "db.etdb.xml"
     path.write_bytes(b"old")
-    monkeypatch.setattr(etdb, "dumps", lambda d: b"<database><broken")
+    monkeypatch.setattr(etdb.writer, "dumps", lambda d: b"<database><broken")
     with pytest.raises(SaveError, match="would not load again"):
         etdb.save_database(db, path)
     assert path.read_bytes() == b"old"

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from lxml import etree
 
-from evaltrans_qt.engine.evaluate import SerialExecutor, evaluate
+from evaltrans_qt.engine.run.executors.local import SerialExecutor
+from evaltrans_qt.engine.run.driver import evaluate
 from evaltrans_qt.engine.measures import load_all
 from evaltrans_qt.engine.options import EvalOptions, option_fields
 from evaltrans_qt.errors import InputFormatError

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from evaltrans_qt.engine.database import Database
-from evaltrans_qt.engine.ranking import database_rank_scores, rankings
-from evaltrans_qt.engine.segranks.extract import extract_database
-from evaltrans_qt.engine.segranks.model import sentence_segments, source_tokens
-from evaltrans_qt.engine.segranks.sessions import record_segment_ranking
+from evaltrans_qt.engine.data.database import Database
+from evaltrans_qt.engine.human.ranking import database_rank_scores, rankings
+from evaltrans_qt.engine.human.segranks.extract import extract_database
+from evaltrans_qt.engine.human.segranks.model import sentence_segments, source_tokens
+from evaltrans_qt.engine.human.segranks.sessions import record_segment_ranking
 from evaltrans_qt.errors import InputFormatError, OptionError
 from evaltrans_qt.io.etdb import dumps, load_database, loads
 from evaltrans_qt.io.segranks import alignments, formats, trees
@@ -77,7 +77,7 @@ CONLLU = """# sent_id = 1
 
 
 def test_conllu_multiword_tokens_and_yields(tmp_path):
-    from evaltrans_qt.engine.segranks.tree import extract_segments
+    from evaltrans_qt.engine.human.segranks.tree import extract_segments
     p = tmp_path / "t.conllu"
     p.write_text(CONLLU, encoding="utf-8")
     (tree,) = trees.read_conllu(p, [["Il", "vit", "au", "bord", "du", "lac"]])
@@ -327,10 +327,10 @@ def test_eflomal_missing_names_the_extra(monkeypatch):
 def test_report_ranking_section():
     from lxml import etree
 
-    from evaltrans_qt.engine.evaluate import evaluate
+    from evaltrans_qt.engine.run.driver import evaluate
     from evaltrans_qt.engine.options import EvalOptions
-    from evaltrans_qt.engine.ranking import system_rank_values
-    from evaltrans_qt.engine.segranks.sessions import record_sentence_ranking
+    from evaltrans_qt.engine.human.ranking import system_rank_values
+    from evaltrans_qt.engine.human.segranks.sessions import record_sentence_ranking
     from evaltrans_qt.io.report import build_report, loads_report
     db = example_db()
     record_segment_ranking(db, 0, {0: [1, 2], 1: [1, 3, 2]}, "anna", task="t1")

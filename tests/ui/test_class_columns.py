@@ -3,7 +3,7 @@ ranking screen adds the ``rank`` class) without a reload."""
 
 from __future__ import annotations
 
-from evaltrans_qt.engine.ranking import ensure_rank_class
+from evaltrans_qt.engine.human.ranking import ensure_rank_class
 from tests.ui.conftest import open_db
 
 

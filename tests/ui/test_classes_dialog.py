@@ -12,6 +12,7 @@ from lxml import etree
 
 from evaltrans_qt.cli.main import main as cli
 from evaltrans_qt.io import etdb
+from evaltrans_qt.engine.data import schemes
 from tests.ui.conftest import open_db
 
 
@@ -131,7 +132,7 @@ def test_edit_menu_opens_the_dialog_and_remove_asks(qtbot, main_window, demo_cop
     assert w.act_classes in w.edit_menu.actions()
     dlg = w.classes_dialog()
     assert dlg.isVisible() and dlg.model.rowCount() == 4     # fluency, adequacy, sser, isReference
-    n_flu = w.database.class_score_count("fluency")
+    n_flu = schemes.score_count(w.database, "fluency")
     assert n_flu > 0
     dlg.select("fluency")
     asked = []
@@ -140,15 +141,15 @@ def test_edit_menu_opens_the_dialog_and_remove_asks(qtbot, main_window, demo_cop
     assert f"{n_flu} score(s)" in asked[0] and w.database.has_class("fluency")
     dlg.ask = lambda q: True
     assert dlg.remove_selected()
-    assert not w.database.has_class("fluency") and w.database.class_score_count("fluency") == 0
+    assert not w.database.has_class("fluency") and schemes.score_count(w.database, "fluency") == 0
     assert "fluency" not in etdb.load_database(demo_copy).human_classes       # saved at once
     assert [dlg.model.index(r, 0).data() for r in range(dlg.model.rowCount())] == ["adequacy",
                                                                                     "sser", "isReference"]
     # Ctrl+Z brings class and scores back (and saves), Ctrl+Shift+Z removes them again
     w.undo_stack.undo()
-    assert w.database.class_score_count("fluency") == n_flu
+    assert schemes.score_count(w.database, "fluency") == n_flu
     assert w.database.human_classes == ["fluency", "adequacy", "sser"]
-    assert etdb.load_database(demo_copy).class_score_count("fluency") == n_flu
+    assert schemes.score_count(etdb.load_database(demo_copy), "fluency") == n_flu
     w.undo_stack.redo()
     assert not w.database.has_class("fluency")
     # the reference class cannot be removed while others remain: an error, nothing changes

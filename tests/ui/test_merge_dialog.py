@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from evaltrans_qt.engine.database import Database, Levels
+from evaltrans_qt.engine.data.database import Database, Levels
 from evaltrans_qt.ui.merge_dialog import ConflictDialog, InteractivePolicy, merge_into
 
 

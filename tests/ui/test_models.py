@@ -7,7 +7,7 @@ import random
 
 from PySide6.QtCore import Qt
 
-from evaltrans_qt.engine.database import Database, Levels
+from evaltrans_qt.engine.data.database import Database, Levels
 from evaltrans_qt.ui.models import (KEY_ROLE, SORT_ROLE, SourceFilterProxy, SourceTableModel, TargetFilterProxy,
                                     TargetTableModel)
 

@@ -20,7 +20,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from evaltrans_qt.engine import schemes
+from evaltrans_qt.engine.data import schemes
 from evaltrans_qt.io.etdb import load_database
 from tests.ui.conftest import open_db
 from tests.ui.test_protocol_modes import SYS_B, make_study

@@ -8,7 +8,7 @@ import math
 import pytest
 from lxml import etree
 
-from evaltrans_qt.engine import protocol_scores
+from evaltrans_qt.engine.human import protocol_scores
 from evaltrans_qt.io.etdb import load_database
 from tests.ui.conftest import open_db
 from tests.ui.test_results import run_to_end
@@ -58,8 +58,8 @@ def test_results_view_shows_protocol_columns_and_report_has_them(qtbot, main_win
     open_db(qtbot, w, demo_copy)
     view = w.results_view
     run_to_end(qtbot, view, measures=["wer", "bleu"])
-    # the result tables of this run carry the protocols as human columns (engine/tables.py)
-    from evaltrans_qt.engine.tables import build_tables
+    # the result tables of this run carry the protocols as human columns (engine/run/tables.py)
+    from evaltrans_qt.engine.run.tables import build_tables
     cols = list(build_tables(view.run, w.database).systems.columns)
     for p in ("hter", "ier", "awer"):
         assert f"human:{p}" in cols, (p, cols)
@@ -77,7 +77,7 @@ def test_results_view_shows_protocol_columns_and_report_has_them(qtbot, main_win
 def test_protocols_are_offered_and_correlated_in_the_results_view(qtbot, main_window, demo_copy):
     """The human selector offers the protocols the judges' work defines, and choosing one
     correlates every measure with it (negated error rates: higher = better)."""
-    from evaltrans_qt.engine.metaeval import correlate_run
+    from evaltrans_qt.engine.metaeval.correlation import correlate_run
     w = main_window
     open_db(qtbot, w, demo_copy)
     view = w.results_view

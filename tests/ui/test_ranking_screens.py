@@ -18,10 +18,10 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from evaltrans_qt.cli.main import main as cli
-from evaltrans_qt.engine.ranking import RANK_CLASS, SECONDS_ATTR, TASK_ATTR
-from evaltrans_qt.engine.segranks.model import sentence_segments
+from evaltrans_qt.engine.human.ranking import RANK_CLASS, SECONDS_ATTR, TASK_ATTR
+from evaltrans_qt.engine.human.segranks.model import sentence_segments
 from evaltrans_qt.io.etdb import load_database
-from evaltrans_qt.ui.ranking_screen import SEGMENTS, SENTENCES, open_ranking_screen
+from evaltrans_qt.ui.ranking_actions import SEGMENTS, SENTENCES, open_ranking_screen
 
 from .conftest import SEGRANKS_EXAMPLE, extract_campaign, open_db
 
@@ -251,7 +251,7 @@ def test_ranking_tab_exports_through_the_window_actions(qtbot, main_window, camp
     """Ctrl+E / Ctrl+Shift+P on the Ranking tab write its table and its bar chart."""
     from PySide6.QtGui import QImage
 
-    from evaltrans_qt.engine.segranks.sessions import record_segment_ranking
+    from evaltrans_qt.engine.human.segranks.sessions import record_segment_ranking
     from evaltrans_qt.io.etdb import save_database
     from evaltrans_qt.ui import ranking_results
     db = load_database(campaign)

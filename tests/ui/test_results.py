@@ -12,7 +12,7 @@ from PySide6.QtCore import QElapsedTimer, Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
 from evaltrans_qt.cli.main import main as cli_main
-from evaltrans_qt.engine.evaluate import SerialExecutor
+from evaltrans_qt.engine.run.executors.local import SerialExecutor
 from evaltrans_qt.engine.options import PRESETS, EvalOptions
 from evaltrans_qt.errors import OptionError
 
@@ -112,7 +112,7 @@ def test_cancel_one_run_then_complete_another(qtbot, results):
 def test_invwer_run_uses_the_views_niced_pool(qtbot, results):
     """INVWER has a pair phase: even the small demo database runs it on the view's own
     (niced, persistent) process pool, not on a pool iter_evaluate would start itself."""
-    from evaltrans_qt.engine.evaluate import LocalProcessExecutor
+    from evaltrans_qt.engine.run.executors.local import LocalProcessExecutor
     window, view = results
     try:
         run_to_end(qtbot, view, options=EvalOptions(allow_transpositions=True),

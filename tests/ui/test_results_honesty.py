@@ -234,7 +234,7 @@ def test_eval_time_is_a_timestamp_and_seconds_are_kept(qtbot, main_window, demo_
     assert seconds_of(sc) is not None and seconds_of(sc) >= 0
     assert sc.extra_attrs["seconds"] == f"{seconds_of(sc):.1f}"
     # older files: seconds spent in `time` stay readable
-    from evaltrans_qt.engine.database import Score
+    from evaltrans_qt.engine.data.database import Score
     assert seconds_of(Score("fluency", 3.0, "x", "12.5")) == 12.5
     assert seconds_of(Score("fluency", 3.0, "x", "2005-03-01T10:00:00")) is None
 

@@ -38,13 +38,13 @@ def test_open_recent_asks_about_unsaved_changes(qtbot, main_window, demo_copy, t
 
 
 def test_save_job_refuses_bytes_that_do_not_load(tmp_path, monkeypatch):
-    from evaltrans_qt.engine.database import Database, Levels
+    from evaltrans_qt.engine.data.database import Database, Levels
     from evaltrans_qt.errors import SaveError
     from evaltrans_qt.io import etdb
     db = Database([Levels("fluency", count=3, perfect=2, firstvalid=1)])
     target = tmp_path / "db.etdb.xml"
     target.write_bytes(b"old content")
-    monkeypatch.setattr(etdb, "dumps", lambda d: b"<database><broken")   # as if changed mid-save
+    monkeypatch.setattr(etdb.writer, "dumps", lambda d: b"<database><broken")   # as if changed mid-save
     with pytest.raises(SaveError):
         save_job(db, target)
     assert target.read_bytes() == b"old content"

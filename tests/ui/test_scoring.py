@@ -149,7 +149,7 @@ def test_session_dialog_defaults_and_unknown_class(qtbot, main_window, demo_copy
 # ------------------------------------------------------------ typed values (issue 11, item 7)
 def _typed_db(path):
     """Three candidates of one source, one reference; an MQM (continuous) and an SSER class."""
-    from evaltrans_qt.engine.database import Database, Levels
+    from evaltrans_qt.engine.data.database import Database, Levels
     from evaltrans_qt.io.etdb import save_database
     db = Database([Levels("mqm", 0, -5, 0, 0, -25, True, -25.0, 0.0),
                    Levels("sser", 11, 5, 9, 10, 0)])

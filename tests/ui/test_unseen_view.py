@@ -1,7 +1,7 @@
 """Issue 17, results in the application: the results view's "Unseen systems" tab on the
 bundled SegRanks campaign (resources/segranks_example, segments extracted with the
 README's command, then ranked here: sysA's segments best, sysC's mostly worst, as the
-README's worked example). Every number shown must equal what engine/unseen/matching.py
+README's worked example). Every number shown must equal what engine/human/unseen/matching.py
 and levels.py compute from the same file read independently."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import pandas as pd
 import pytest
 from PySide6.QtCore import Qt
 
-from evaltrans_qt.engine.ranking import database_rank_scores
-from evaltrans_qt.engine.segranks.sessions import record_segment_ranking, record_sentence_ranking
-from evaltrans_qt.engine.unseen import matching
-from evaltrans_qt.engine.unseen.levels import level_agreement
+from evaltrans_qt.engine.human.ranking import database_rank_scores
+from evaltrans_qt.engine.human.segranks.sessions import record_segment_ranking, record_sentence_ranking
+from evaltrans_qt.engine.human.unseen import matching
+from evaltrans_qt.engine.human.unseen.levels import level_agreement
 from evaltrans_qt.io.etdb import load_database, save_database
 from evaltrans_qt.ui.results_models import RAW_ROLE
 from evaltrans_qt.ui.unseen_view import NO_ANNOTATIONS

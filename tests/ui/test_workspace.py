@@ -55,7 +55,8 @@ def test_open_replays_the_journal_and_reads_the_session(demo_copy):
 
 
 def test_run_currency_follows_options_data_and_measures(demo_copy):
-    from evaltrans_qt.engine.evaluate import SerialExecutor, evaluate
+    from evaltrans_qt.engine.run.executors.local import SerialExecutor
+    from evaltrans_qt.engine.run.driver import evaluate
     ws = Workspace.open(demo_copy)
     events = []
     ws.currency_changed.connect(events.append)

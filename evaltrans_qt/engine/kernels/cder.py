@@ -9,7 +9,7 @@ row's cheapest node to any node, including column 0 (eq. 4.16 and the CDER
 paper's recursion allow i = 0; Algorithm 4.2's printed loop starts at 1, but
 Moses ``CderScorer`` -- our oracle -- and eq. 4.16 include it).
 
-Edge names follow :mod:`evaltrans_qt.engine.alignment` (tercom), not the
+Edge names follow :mod:`evaltrans_qt.engine.text.alignment` (tercom), not the
 thesis: a horizontal edge passes a candidate word without a reference word
 (thesis "deletion", here an *insertion*, ``OpKind.INS``); a vertical edge
 passes a reference word (thesis "insertion", here a *deletion*, ``OpKind.DEL``).
@@ -293,7 +293,7 @@ def cder_distance_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, pair_ref
     ``backward``: CD for the candidate instead (the roles of the two
     sentences swapped). ``use_sub``: word-dependent costs from row-major
     I x L blocks ``sub_flat[sub_off[p]:]`` per pair (layout of
-    :meth:`evaltrans_qt.engine.subcosts.SubstitutionCosts.matrices`; the
+    :meth:`evaltrans_qt.engine.text.subcosts.SubstitutionCosts.matrices`; the
     backward direction reads them transposed, costs being symmetric).
     Unit costs with c_LJ = 1 go to the bit-parallel :func:`cder_bits_batch`,
     everything else to the float DP :func:`cder_dp_batch`.
@@ -472,7 +472,7 @@ def _cder_path_one(hyp, ref, sub, use_sub, start_fixed=True, end_fixed=True, c_l
 
 
 @njit(cache=True, nogil=True)
-def _misc_penalty(cov) -> float:
+def misc_penalty(cov) -> float:
     """Absolute miscoverage lp_misc (eq. 4.18) from the coverage counts (c_DEL = c_INS = 1)."""
     s = 0.0
     for c in cov:
@@ -518,7 +518,7 @@ def _cder_misc_batch(hyp_flat, hyp_off, ref_flat, ref_off, pair_hyp, pair_ref, b
             d, e, cov = _cder_path(hyp_flat, h0, h1, ref_flat, r0, r1, use_sub, sub_flat, s0,
                                    n_r, 1, c_lj, start_fixed, end_fixed)
         out[p] = d
-        pen[p] = _misc_penalty(cov)
+        pen[p] = misc_penalty(cov)
     return out, pen
 
 

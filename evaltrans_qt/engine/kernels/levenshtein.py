@@ -1,13 +1,13 @@
 """Levenshtein distance over int32 token ids (thesis section 4.3, eq. 4.13/4.14, Algorithm 4.1).
 
-Conventions of :mod:`evaltrans_qt.engine.alignment`: ``hyp`` is the candidate,
+Conventions of :mod:`evaltrans_qt.engine.text.alignment`: ``hyp`` is the candidate,
 ``ref`` the reference; an insertion is a candidate word without reference
 counterpart, a deletion a reference word missing in the candidate. Insertion
 and deletion cost 1; substitutions cost 1 (unit kernels) or a per-pair cost
 matrix ``sub[i, l]`` (word-dependent costs, thesis section 4.5; the matrix
 must be 0 where the words are identical).
 
-Batched kernels take packed arrays (:func:`evaltrans_qt.engine.results.pack`):
+Batched kernels take packed arrays (:func:`evaltrans_qt.engine.run.results.pack`):
 pair ``p`` compares hypothesis ``pair_hyp[p]`` with reference ``pair_ref[p]``,
 so a whole corpus (all systems x segments x references) is one compiled call.
 

@@ -44,7 +44,7 @@ import threading
 import numpy as np
 
 from evaltrans_qt.engine.options import PAD_RULES
-from evaltrans_qt.engine.preprocess import pad_ids
+from evaltrans_qt.engine.text.preprocess import pad_ids
 from evaltrans_qt.errors import OptionError
 
 BOS_ID = 0

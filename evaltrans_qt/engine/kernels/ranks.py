@@ -1,9 +1,9 @@
 """Rank-correlation kernels (numba): weighted mid-ranks, Spearman's rho and Kendall's C - D.
 
 Weights are item multiplicities (one row per bootstrap sample); the plain
-references are :func:`evaltrans_qt.engine.statistics.coefficients.weighted_midranks`
+references are :func:`evaltrans_qt.engine.metaeval.statistics.coefficients.weighted_midranks`
 (rho = Pearson's r of mid-ranks, thesis eq. 6.18) and
-:func:`~evaltrans_qt.engine.statistics.coefficients.concordance_reference`
+:func:`~evaltrans_qt.engine.metaeval.statistics.coefficients.concordance_reference`
 (C - D, thesis eq. 6.20/6.21); the tests compare them.
 """
 

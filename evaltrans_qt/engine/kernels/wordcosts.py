@@ -3,7 +3,7 @@
 Words are vocabulary ids; ``chars[choff[w]:choff[w+1]]`` are the Unicode code
 points of word ``w``. Rule codes: 0 = none (1 for different words), 1 = prefix,
 2 = levenshtein (character distance / shortest optimal path length). The
-plain-Python reference is :func:`evaltrans_qt.engine.subcosts.cost`.
+plain-Python reference is :func:`evaltrans_qt.engine.text.subcosts.cost`.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ A distance measure computes, in one batched call, the distance of every
 candidate to every one of its references (``indexed_distances`` over the
 distinct references, or ``pair_distances`` with one reference per pair) and then applies
 the reference-length rule to all segments at once (:func:`select`), which
-agrees with :func:`evaltrans_qt.engine.reflength.choose` (tests check it).
+agrees with :func:`evaltrans_qt.engine.text.reflength.choose` (tests check it).
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from evaltrans_qt.engine.alignment import Alignment, EditOp, OpKind
+from evaltrans_qt.engine.text.alignment import Alignment, EditOp, OpKind
 from evaltrans_qt.engine.measures.base import (Measure, MeasureScore, Segment, error_rate_details,
                                                 error_rates)
 from evaltrans_qt.engine.options import REF_LENGTH_RULES
-from evaltrans_qt.engine.results import intern_by_identity, pack
+from evaltrans_qt.engine.run.results import intern_by_identity, pack
 from evaltrans_qt.errors import OptionError
 
 
@@ -44,7 +44,7 @@ def select(dist: np.ndarray, length: np.ndarray, valid: np.ndarray, rule: str
     is ``(weights * length).sum(1)`` -- also for any other per-reference length
     that is monotone in the word count (m-gram counts of m-PER). Rows without
     a valid reference get ``best = -1`` and zero weights.
-    Semantics as :func:`evaltrans_qt.engine.reflength.choose` (eq. 4.1, 5.1-5.7).
+    Semantics as :func:`evaltrans_qt.engine.text.reflength.choose` (eq. 4.1, 5.1-5.7).
     """
     if rule not in REF_LENGTH_RULES:
         raise OptionError(f"unknown reference length rule '{rule}'")
@@ -129,7 +129,7 @@ class DistanceMeasure(Measure):
         """Indices of the references compared with the candidate: all of them.
 
         ``leaving-one-out`` is applied once, by the driver
-        (:func:`evaltrans_qt.engine.work.compute_chunk`), before segments reach a measure.
+        (:func:`evaltrans_qt.engine.run.work.compute_chunk`), before segments reach a measure.
         """
         return list(range(len(seg.refs)))
 
@@ -235,7 +235,7 @@ class WordCostsMixin:
     """Word-dependent substitution costs (thesis section 4.5, Table A.8) for a measure.
 
     The measure exists only when ``--substitution-cost-rule`` is not ``none``;
-    :meth:`costs` builds the :class:`~evaltrans_qt.engine.subcosts.SubstitutionCosts`
+    :meth:`costs` builds the :class:`~evaltrans_qt.engine.text.subcosts.SubstitutionCosts`
     of the fitted vocabulary once (WWER, WPER, WCDER).
     """
 
@@ -246,7 +246,7 @@ class WordCostsMixin:
         return options.substitution_cost_rule != "none"
 
     def costs(self):
-        from evaltrans_qt.engine.subcosts import SubstitutionCosts
+        from evaltrans_qt.engine.text.subcosts import SubstitutionCosts
         from evaltrans_qt.errors import ScoreError
         if self.vocab is None:
             raise ScoreError(f"{self.name}: word-dependent costs need the vocabulary; call fit() first")

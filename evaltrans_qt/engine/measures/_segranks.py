@@ -3,12 +3,12 @@
 
 A :class:`Segment` knows its candidate and references, not its source, so a measure
 that needs the ranked short segments of the sentence gets them through
-:meth:`DatabaseMeasure.bind_database`: the driver (``engine/driver.py``) calls it with
+:meth:`DatabaseMeasure.bind_database`: the driver (``engine/run/driver.py``) calls it with
 the database being evaluated, before :meth:`~Measure.fit`, on every measure that has
 it. It builds an index from a sentence's reference texts (the tuple
 ``Segment.ref_texts`` holds, and each tuple with one reference left out, as a
 reference evaluated as a system sees them) to the annotated segments of every source
-with the same *text* (pooled, ``engine/unseen/annotated.py``). Sources whose
+with the same *text* (pooled, ``engine/human/unseen/annotated.py``). Sources whose
 reference sets are identical but whose texts differ share the union of their
 segments. The index is plain data, so the fitted measure pickles to worker
 processes with it. Without a bound database, :meth:`fit` raises :class:`OptionError`.
@@ -23,13 +23,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from evaltrans_qt.engine.measures.base import Measure, Segment
-from evaltrans_qt.engine.preprocess import Vocabulary
+from evaltrans_qt.engine.text.preprocess import Vocabulary
 from evaltrans_qt.errors import OptionError
 
 
 def segment_index(db) -> dict[tuple[str, ...], list]:
     """{reference texts: pooled annotated segments} of ``db`` (module doc)."""
-    from evaltrans_qt.engine.unseen.annotated import annotated_segments, pooled_by_text
+    from evaltrans_qt.engine.human.unseen.annotated import annotated_segments, pooled_by_text
     pooled = pooled_by_text(db, annotated_segments(db))
     out: dict[tuple[str, ...], list] = {}
     for src in db.sources:

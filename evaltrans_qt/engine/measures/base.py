@@ -11,7 +11,7 @@ summed distances over summed reference lengths) plus optional extra columns.
 Per-sentence flags (e.g. LJWER "approximated"): a stat column named
 ``flag:<name>`` holding 0/1. It adds up like any column (its system sum counts
 the flagged sentences); ``score()`` should ignore it; the driver
-(``engine/driver.py``) copies it to ``SystemResult.flags[measure][<name>]``
+(``engine/run/driver.py``) copies it to ``SystemResult.flags[measure][<name>]``
 and the report marks flagged sentences.
 
 ``fit()`` is called once per run with one segment per source of the test set
@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.preprocess import Vocabulary
+from evaltrans_qt.engine.text.preprocess import Vocabulary
 
 
 @dataclass(frozen=True)

@@ -65,7 +65,7 @@ from evaltrans_qt.engine.kernels.ngrams import clipped_counts, pad_flags
 from evaltrans_qt.engine.measures import register
 from evaltrans_qt.engine.measures.base import Measure, MeasureScore, Segment
 from evaltrans_qt.engine.options import BLEU_SMOOTH_METHODS, EvalOptions
-from evaltrans_qt.engine.reflength import ngram_reference_length
+from evaltrans_qt.engine.text.reflength import ngram_reference_length
 from evaltrans_qt.errors import OptionError
 
 #: Smoothing variants: genuine (eq. 3.4), BLEU-S (eq. 3.6), BLEU-S' (eq. 3.7).
@@ -270,7 +270,7 @@ def reference_lengths(hyps: Sequence[np.ndarray], refs: Sequence[Sequence[np.nda
                       rule: str) -> tuple[np.ndarray, np.ndarray]:
     """Candidate lengths I_k and reference lengths L*_k (Table A.4), vectorised.
 
-    Same values as :func:`evaltrans_qt.engine.reflength.ngram_reference_length`.
+    Same values as :func:`evaltrans_qt.engine.text.reflength.ngram_reference_length`.
     """
     hyp_len = np.fromiter(map(len, hyps), dtype=np.int64, count=len(hyps))
     nref = np.fromiter(map(len, refs), dtype=np.int64, count=len(refs))

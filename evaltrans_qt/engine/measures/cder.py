@@ -29,9 +29,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from evaltrans_qt.engine.alignment import Alignment, Block, BlockKind, EditOp, OpKind
+from evaltrans_qt.engine.text.alignment import Alignment, Block, BlockKind, EditOp, OpKind
 from evaltrans_qt.engine.kernels.cder import (
-    E_DIAG, E_HOR, E_JUMP, E_VER, _misc_penalty, cder_distance_batch, cder_misc_batch, cder_path)
+    E_DIAG, E_HOR, E_JUMP, E_VER, misc_penalty, cder_distance_batch, cder_misc_batch, cder_path)
 from evaltrans_qt.engine.measures import register
 from evaltrans_qt.engine.measures._distance import DistanceMeasure, WordCostsMixin, packed, select
 from evaltrans_qt.engine.measures.base import MeasureScore, Segment, error_rate_details
@@ -93,7 +93,7 @@ def path_alignment(hyp: np.ndarray, ref: np.ndarray, sub: np.ndarray | None, sta
     if any(p[4] for p in parts):
         blocks = tuple(Block(n, BlockKind.LONG_JUMP, (p[0], p[2]), (p[1], p[3]), p[4])
                        for n, p in enumerate(parts, 1))
-    notes = {"coverage": [int(c) for c in cov], "miscoverage_penalty": float(_misc_penalty(cov)),
+    notes = {"coverage": [int(c) for c in cov], "miscoverage_penalty": float(misc_penalty(cov)),
              "long_jumps": int(sum(1 for e in edges if e[0] == E_JUMP))}
     return Alignment(measure, tuple(hyp_words), tuple(ref_words), float(dist), tuple(ops), blocks,
                      ref_index, notes)

@@ -4,7 +4,7 @@ segments whose annotated candidate segments occur in it.
 For every ranked source segment of the sentence (pooled over sources with the same
 text; ``measures/_segranks.py``), test whether one of its candidate segments occurs in
 the candidate -- as whole words, the candidate split as the segments were
-(``engine/unseen/matching.py`` :func:`occurring`); several: the longest (in words, then
+(``engine/human/unseen/matching.py`` :func:`occurring`); several: the longest (in words, then
 characters, then the first). A hit takes that candidate segment's rank in every
 annotation of the segment and is compared with each *other* candidate segment of the
 annotation (merged candidates, not expanded to systems, so the number of systems
@@ -61,7 +61,7 @@ class ExactMatch(DatabaseMeasure):
         return ["wins", "losses", "ties", "hits", "segments"]
 
     def sentence_stats(self, seg: Segment) -> np.ndarray:
-        from evaltrans_qt.engine.unseen.matching import occurring
+        from evaltrans_qt.engine.human.unseen.matching import occurring
         w = lo = t = hits = n = 0
         for a in self.segments_of(seg):
             n += 1

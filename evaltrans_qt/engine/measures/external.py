@@ -5,7 +5,7 @@ index of the database) and optionally system scores (a ``*.sys.score`` file). It
 on the database (:func:`external_metrics`; the io layer stores it as the
 ``<external-metrics>`` extension element, ``io/scores.py``) and becomes a measure of
 a run through :func:`with_external`, which adds an :class:`ExternalMeasure` and its
-statistics to every system of a :class:`~evaltrans_qt.engine.results.RunResult`:
+statistics to every system of a :class:`~evaltrans_qt.engine.run.results.RunResult`:
 
 * statistics per segment ``[score, 1]`` (``[0, 0]`` where the file has no score), so
   they add up like every measure's (``measures/base.py``): a sentence score is the
@@ -184,9 +184,9 @@ class ExternalMeasure(Measure):
 
 
 def external_signature(metric: ExternalMetric) -> str:
-    """``name|level:…|file:…|direction:…|ref:…|evaltrans:VERSION`` (engine/signature.py
+    """``name|level:…|file:…|direction:…|ref:…|evaltrans:VERSION`` (engine/run/signature.py
     style) -- what the numbers are and where they came from."""
-    from evaltrans_qt.engine.signature import Signature, evaltrans_version
+    from evaltrans_qt.engine.run.signature import Signature, evaltrans_version
     files = ",".join(PurePath(f).name for f in metric.file.split(", ") if f) or "-"
     info = {"external": metric.name, "level": metric.level, "file": files,
             "direction": "higher" if metric.higher_is_better else "lower",

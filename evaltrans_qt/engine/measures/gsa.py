@@ -36,7 +36,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from evaltrans_qt.engine.alignment import Alignment, Block, BlockKind, EditOp, OpKind
+from evaltrans_qt.engine.text.alignment import Alignment, Block, BlockKind, EditOp, OpKind
 from evaltrans_qt.engine.measures import register
 from evaltrans_qt.engine.measures._distance import select
 from evaltrans_qt.engine.measures.base import Measure, MeasureScore, Segment, error_rates

@@ -41,12 +41,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from evaltrans_qt.engine.alignment import Alignment, Block, BlockKind, EditOp, OpKind
+from evaltrans_qt.engine.text.alignment import Alignment, Block, BlockKind, EditOp, OpKind
 from evaltrans_qt.engine.kernels.budget import budget_bytes
 from evaltrans_qt.engine.kernels.invwer import (OP_CAND, OP_MATCH, OP_REF, OP_SUB, inv_bounded,
                                                 inv_nearest)
 from evaltrans_qt.engine.measures import register
-from evaltrans_qt.engine.measures._approx import ApproximatedDistance
+from evaltrans_qt.engine.measures.approximation import ApproximatedDistance
 from evaltrans_qt.engine.measures._distance import DistanceMeasure, select
 from evaltrans_qt.engine.measures.base import Segment, pair_key
 from evaltrans_qt.engine.options import EvalOptions

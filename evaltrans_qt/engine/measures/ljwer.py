@@ -26,11 +26,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from evaltrans_qt.engine.alignment import Alignment, Block, BlockKind, EditOp, OpKind
+from evaltrans_qt.engine.text.alignment import Alignment, Block, BlockKind, EditOp, OpKind
 from evaltrans_qt.engine.kernels.budget import auto_budget
 from evaltrans_qt.engine.kernels.ljwer import MV_DIAG, MV_HOR, MV_VER, lj_search
 from evaltrans_qt.engine.measures import register
-from evaltrans_qt.engine.measures._approx import FLAG, ApproximatedDistance
+from evaltrans_qt.engine.measures.approximation import FLAG, ApproximatedDistance
 from evaltrans_qt.engine.measures.base import Segment
 from evaltrans_qt.engine.options import EvalOptions
 

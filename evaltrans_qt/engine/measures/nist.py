@@ -34,7 +34,7 @@ from evaltrans_qt.engine.measures import register
 from evaltrans_qt.engine.measures.bleu import reference_lengths
 from evaltrans_qt.engine.measures.base import Measure, MeasureScore, Segment
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.preprocess import Vocabulary
+from evaltrans_qt.engine.text.preprocess import Vocabulary
 from evaltrans_qt.errors import ScoreError
 
 #: lp(2/3) = 1/2 (eq. 3.10 with β from its definition; mteval-v13a nist_length_penalty).

@@ -6,7 +6,7 @@ with d_m the m-gram PER distance (eq. 4.12 on m-gram counts), L_m the number
 of m-grams of the reference (after the reference-length rule), and the combined
 values ``distance = sum_m d_m``, ``reference_length = sum_m L_m`` ("summing up
 over the absolute distances", thesis section 4.2.2). Boundaries follow
-:func:`evaltrans_qt.engine.preprocess.pad` for each order m (m-1 ``<s>`` in
+:func:`evaltrans_qt.engine.text.preprocess.pad` for each order m (m-1 ``<s>`` in
 front, one ``</s>`` at the end).
 
 ``nper-choose-references-separately`` (thesis section 4.2.2): off = one nearest reference per

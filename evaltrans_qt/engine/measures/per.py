@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from evaltrans_qt.engine.alignment import Alignment, EditOp, OpKind
+from evaltrans_qt.engine.text.alignment import Alignment, EditOp, OpKind
 from evaltrans_qt.engine.kernels.assignment import wper_batch
 from evaltrans_qt.engine.kernels.bags import bag_l1_batch, per_from_l1
 from evaltrans_qt.engine.measures import register

@@ -26,7 +26,7 @@ from evaltrans_qt.engine.measures import register
 from evaltrans_qt.engine.measures._segranks import DatabaseMeasure
 from evaltrans_qt.engine.measures.base import MeasureScore, Segment
 from evaltrans_qt.engine.measures.bleu import BLEU, reference_lengths
-from evaltrans_qt.engine.preprocess import Vocabulary, tokenize
+from evaltrans_qt.engine.text.preprocess import Vocabulary, tokenize
 
 
 def good_segments(segments: Sequence) -> list[str]:

@@ -29,12 +29,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from evaltrans_qt.engine.alignment import Alignment, Block, BlockKind, EditOp, OpKind
+from evaltrans_qt.engine.text.alignment import Alignment, Block, BlockKind, EditOp, OpKind
 from evaltrans_qt.engine.kernels.ter import T_DEL, T_INS, T_NOP, ter_align, ter_edits_batch
 from evaltrans_qt.engine.measures import register
 from evaltrans_qt.engine.measures._distance import DistanceMeasure, packed
 from evaltrans_qt.engine.measures.base import MeasureScore, Segment
-from evaltrans_qt.engine.preprocess import Vocabulary
+from evaltrans_qt.engine.text.preprocess import Vocabulary
 from evaltrans_qt.errors import ScoreError
 
 
@@ -163,7 +163,7 @@ class TER(DistanceMeasure):
             if reference:
                 text = tok(text.rstrip())
             return text.split()
-        from evaltrans_qt.engine.preprocess import tokenize
+        from evaltrans_qt.engine.text.preprocess import tokenize
         return tokenize(text, o.tokenization, self.case)
 
     def _encode(self, text: str, reference: bool) -> np.ndarray:

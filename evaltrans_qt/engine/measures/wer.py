@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from evaltrans_qt.engine.alignment import Alignment, EditOp, OpKind
+from evaltrans_qt.engine.text.alignment import Alignment, EditOp, OpKind
 from evaltrans_qt.engine.kernels.levenshtein import (
     OP_DEL, OP_INS, OP_MATCH, lev_backtrace, lev_distance_batch, lev_distance_rule_batch,
     unit_sub_matrix)

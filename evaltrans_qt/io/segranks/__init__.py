@@ -7,5 +7,5 @@
 * ``etdb``: the ``<segranks>`` element of an ``.etdb.xml`` source;
 * ``changes``: journal entries of ranking screens (crash-proof, undoable).
 
-The computation is in ``engine/segranks/`` and ``engine/ranking.py``.
+The computation is in ``engine/human/segranks/`` and ``engine/human/ranking.py``.
 """

@@ -5,14 +5,14 @@ database order, of white-space separated links ``i-j`` -- source token ``i`` ali
 candidate token ``j``, both 0-based. An empty line is a pair without links. Possible
 links written ``i?j`` (Moses) are refused, as is anything else, naming file and line.
 Whether the indices fit the sentences is checked when they are used
-(engine/segranks/extract.py), also naming file and line.
+(engine/human/segranks/extract.py), also naming file and line.
 
 **eflomal** (Östling & Tiedemann 2016; PyPI ``eflomal``, the optional extra
 ``evaltrans_qt[align]``) computes alignments when none are given, the role Giza++ plays
 in Macháček §2.1: all candidates of all systems are aligned with their sources in one
 corpus (more data helps the unsupervised model), lower-cased, forward and reverse, and
 the two directions are symmetrised (default ``grow-diag-final-and``,
-engine/segranks/projection.py).
+engine/human/segranks/projection.py).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from evaltrans_qt.engine.segranks.projection import Link, symmetrize
+from evaltrans_qt.engine.human.segranks.projection import Link, symmetrize
 from evaltrans_qt.errors import InputFormatError, OptionError
 
 _LINK = re.compile(r"(\d+)-(\d+)")

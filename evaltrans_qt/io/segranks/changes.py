@@ -7,7 +7,7 @@ in order; applying one is idempotent).
   Segments are named by their source word indices and candidates by their text, so a
   replay does not depend on list positions.
 * :class:`SentenceRankingChange` (``"ranking"``): set or remove one whole-sentence
-  ranking task (``rank`` scores, engine/ranking.py); targets named by text and system.
+  ranking task (``rank`` scores, engine/human/ranking.py); targets named by text and system.
 
 How a ranking screen uses them::
 
@@ -29,11 +29,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Union
 
-from evaltrans_qt.engine.database import Database
-from evaltrans_qt.engine.ranking import RANK_CLASS, SECONDS_ATTR, TASK_ATTR, add_ranking
-from evaltrans_qt.engine.segranks.model import SegmentRanking, sentence_segments
-from evaltrans_qt.engine.segranks.sessions import (new_task_id, now, remove_segment_ranking,
-                                                   restore_segment_ranking)
+from evaltrans_qt.engine.data.database import Database
+from evaltrans_qt.engine.human.ranking import RANK_CLASS, SECONDS_ATTR, TASK_ATTR, add_ranking
+from evaltrans_qt.engine.human.segranks.model import SegmentRanking, sentence_segments
+from evaltrans_qt.engine.human.segranks.sessions import (new_task_id, now, remove_segment_ranking,
+                                                         restore_segment_ranking)
 from evaltrans_qt.errors import ScoreError
 from evaltrans_qt.io.protocol_changes import SourceChange, find_source, source_fields
 

@@ -5,7 +5,7 @@ six tab-separated fields -- sentence ID, tokenised source sentence, tokenised
 reference, tokenised source segment, tokenised candidate segment, zero-based indices of
 the source segment's words separated by spaces. Candidate segments are merged
 (identical ones once per source segment), so the systems behind a row are not in the
-file; they are kept in the database (``<segranks>``, io/segranks/etdb.py). As our
+file; they are kept in the database (``<segranks>``, io/etdb/segranks.py). As our
 extension the reader accepts a seventh field, the systems separated by spaces
 (:func:`write_segments` writes it with ``systems=True``).
 
@@ -26,16 +26,16 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from evaltrans_qt.engine.database import Database, Source
-from evaltrans_qt.engine.segranks.model import (CandidateSegment, SegmentRanking,
-                                                SentenceSegments, SourceSegment,
-                                                sentence_segments, set_sentence_segments,
-                                                source_tokens)
+from evaltrans_qt.engine.data.database import Database, Source
+from evaltrans_qt.engine.human.segranks.model import (CandidateSegment, SegmentRanking,
+                                                      SentenceSegments, SourceSegment,
+                                                      sentence_segments, set_sentence_segments,
+                                                      source_tokens)
 from evaltrans_qt.errors import InputFormatError, SaveError
 
 
 def _reference_tokens(db: Database, src: Source, tokenization: str) -> str:
-    from evaltrans_qt.engine.preprocess import tokenize
+    from evaltrans_qt.engine.text.preprocess import tokenize
     refs = db.references(src)
     return " ".join(tokenize(refs[0].text, tokenization, "use")) if refs else ""
 
@@ -283,7 +283,7 @@ def read_ranks_json(db: Database, path: str | os.PathLike[str], *, judge: str | 
                     seg.candidates.append(CandidateSegment(ctext))
             annotations.setdefault((k, a), {})[si] = {" ".join(c.split()): r for c, r in ann.items()}
             lines[(k, a)] = line
-    from evaltrans_qt.engine.segranks.model import check_ranks
+    from evaltrans_qt.engine.human.segranks.model import check_ranks
     from evaltrans_qt.errors import ScoreError
     for (k, a), by_seg in sorted(annotations.items()):
         data = work[k]

@@ -28,7 +28,7 @@ import os
 import re
 from collections.abc import Sequence
 
-from evaltrans_qt.engine.segranks.tree import Node
+from evaltrans_qt.engine.human.segranks.tree import Node
 from evaltrans_qt.errors import InputFormatError
 
 _PTB_ESCAPES = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{",

@@ -18,7 +18,7 @@ Matching the database:
 * rows of other language pairs are refused unless ``language_pair`` selects the rows
   to import (e.g. ``("English", "German")``; the strings as the file writes them).
 
-Each row becomes a whole-sentence ranking (``rank`` scores, engine/ranking.py) of
+Each row becomes a whole-sentence ranking (``rank`` scores, engine/human/ranking.py) of
 judge ``judgeId``, task ``wmt-<line>``. An unknown system or source is an
 :class:`InputFormatError` naming file, line and value; nothing is changed then.
 """
@@ -30,7 +30,7 @@ import io
 import os
 from collections.abc import Sequence
 
-from evaltrans_qt.engine.database import Database, Source, Target
+from evaltrans_qt.engine.data.database import Database, Source, Target
 from evaltrans_qt.errors import InputFormatError
 
 REQUIRED = ("srclang", "trglang", "srcIndex", "judgeId")
@@ -69,7 +69,7 @@ def read_judgements(db: Database, path: str | os.PathLike[str],
                     language_pair: Sequence[str] | None = None) -> int:
     """Import every (selected) row of a WMT judgement CSV into ``db`` (module doc);
     returns the number of rankings added."""
-    from evaltrans_qt.engine.ranking import add_ranking
+    from evaltrans_qt.engine.human.ranking import add_ranking
     from evaltrans_qt.io.plaintext import read_input_bytes
     data = read_input_bytes(path, "a WMT judgement CSV file", allow_empty=True)
     try:

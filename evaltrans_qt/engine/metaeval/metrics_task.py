@@ -1,0 +1,348 @@
+"""Meta-evaluation as the WMT metrics task does it (mt-metrics-eval): every measure of a
+run -- ours and external ones -- against one human class, with the statistics of
+:mod:`~evaltrans_qt.engine.metaeval.statistics.grouped` and significance clusters.
+
+:func:`gather` turns a database and a run into (systems x items) matrices: gold = the
+human class (aggregated over judges, NaN = not scored), one matrix per measure (its
+sentence values, negated for error measures so higher = better), and system-level
+vectors (a measure's system score of the run -- for external metrics the sys file's
+score when given -- and the human system score, length-weighted by default as thesis
+section 5.5). References are never items (they are not candidates).
+
+:func:`metrics_table` gives each measure's statistics at one level
+(``seg``: the matrices under a grouping; ``sys``: the system vectors):
+
+* ``pearson``, ``kendall`` (variant a/b/c, mt-metrics-eval ``Correlation.Pearson`` /
+  ``KendallVariants``), ``pairwise-accuracy`` (Kocmi et al. 2021; ``stats.Agreement``),
+  ``acc-eq`` (acc*_eq with tie calibration, Deutsch et al. 2023; the epsilon is
+  reported) and, at system level, ``spa`` (soft pairwise accuracy, Thompson et al.
+  2024, p-values from the segment scores of the items every system has).
+
+:func:`metric_significance` compares all measures on one statistic: p-values between
+every two metrics (PERM-BOTH or Williams) and the clusters of
+:func:`~evaltrans_qt.engine.metaeval.statistics.metric_significance.assign_ranks`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from evaltrans_qt.engine.metaeval.statistics.grouped import (GROUPINGS, Grouped, complete_items,
+                                                             soft_pairwise_accuracy)
+from evaltrans_qt.engine.metaeval.statistics.metric_significance import (assign_ranks,
+                                                                         significance_matrix,
+                                                                         williams_test)
+from evaltrans_qt.errors import OptionError, ScoreError
+
+STATISTICS = ("pearson", "kendall", "pairwise-accuracy", "acc-eq", "spa")
+LEVELS = ("seg", "sys")
+METHODS = ("perm-both", "williams")
+
+
+@dataclass
+class MetaEvalData:
+    """Matrices of one human class and a run's measures (see module doc)."""
+
+    human: str
+    systems: list[str]
+    items: list[tuple[int, int]]
+    gold: np.ndarray
+    metrics: dict[str, np.ndarray]
+    sys_gold: np.ndarray
+    sys_metrics: dict[str, np.ndarray]
+    negated: dict[str, bool]
+
+
+def gather(db, run, human: str, *, measures: Sequence[str] | None = None, how: str = "mean",
+           normalize: bool = False, weighted: bool = True, scores=None) -> MetaEvalData:
+    """The matrices of ``run``'s measures (default all) against ``human`` of ``db``."""
+    from evaltrans_qt.engine.human.scores import occurrence_keys
+    from evaltrans_qt.engine.metaeval.correlation import run_inputs
+    hs, names, refs = run_inputs(db, run, human, measures, how, normalize, scores)
+    systems, keys = [], {}
+    for s, sr in run.systems.items():
+        if s in refs:
+            continue
+        k = occurrence_keys(sr.segments)
+        if np.isfinite(hs.column(s, sr.segments)).any():
+            systems.append(s)
+            keys[s] = k
+    if len(systems) < 2:
+        raise ScoreError(f"meta-evaluation needs at least two systems with '{human}' scores "
+                         f"(found {len(systems)})")
+    items = sorted({k for s in systems for k in keys[s]})
+    col = {k: j for j, k in enumerate(items)}
+    S, N = len(systems), len(items)
+    gold = np.full((S, N), np.nan)
+    mats = {m: np.full((S, N), np.nan) for m in names}
+    sys_gold = np.zeros(S)
+    sys_m = {m: np.zeros(S) for m in names}
+    negated = {m: not run.measure(m).higher_is_better for m in names}
+    for a, s in enumerate(systems):
+        sr = run.systems[s]
+        cols = np.array([col[k] for k in keys[s]], np.int64)
+        gold[a, cols] = hs.column(s, sr.segments)
+        sys_gold[a] = hs.system_score(s, weighted, sr.segments)
+        for m in names:
+            meas = run.measure(m)
+            sign = -1.0 if negated[m] else 1.0
+            st = sr.stats.get(m)
+            if st is not None and len(st) == len(cols):
+                mats[m][a, cols] = sign * np.asarray(meas.score_values(np.asarray(st)), float)
+            sys_m[m][a] = sign * float(sr.scores[m].value) if m in sr.scores else math.nan
+    return MetaEvalData(human, systems, items, gold, mats, sys_gold, sys_m, negated)
+
+
+@dataclass
+class MetricStats:
+    """One measure's statistics at one level and grouping (``values``: statistic -> value;
+    ``epsilon``: the acc-eq tie threshold; ``n``: items with a human score)."""
+
+    measure: str
+    human: str
+    level: str
+    grouping: str
+    n: int
+    values: dict[str, float] = field(default_factory=dict)
+    epsilon: float = math.nan
+    negated: bool = False
+    rank: int | None = None
+
+    def to_dict(self) -> dict:
+        def clean(v):
+            return None if isinstance(v, float) and not math.isfinite(v) else v
+        return {"measure": self.measure, "human": self.human, "level": self.level,
+                "grouping": self.grouping, "n": self.n, "negated": self.negated,
+                **{k: clean(float(v)) for k, v in self.values.items()},
+                "acc-eq-epsilon": clean(self.epsilon), "cluster": self.rank}
+
+
+def _check(level: str, grouping: str, stats: Sequence[str]) -> None:
+    if level not in LEVELS:
+        raise OptionError(f"--level: '{level}' is not one of {', '.join(LEVELS)}")
+    if grouping not in GROUPINGS:
+        raise OptionError(f"--group: '{grouping}' is not one of {', '.join(GROUPINGS)}")
+    bad = [s for s in stats if s not in STATISTICS]
+    if bad:
+        raise OptionError(f"--stats: unknown {', '.join(bad)} (known: {', '.join(STATISTICS)})")
+    if level == "sys" and grouping != "none":
+        raise OptionError("system level has one score per system: --group must be none")
+
+
+def metrics_table(data: MetaEvalData, stats: Sequence[str] = ("pearson", "kendall"), *,
+                  level: str = "seg", grouping: str = "none", variant: str = "b",
+                  spa_samples: int = 1000, seed: int = 0) -> list[MetricStats]:
+    """Each measure's ``stats`` (module doc), in the order of ``data.metrics``."""
+    _check(level, grouping, stats)
+    if level == "sys":
+        g = Grouped(data.sys_gold)
+        n = int(np.isfinite(data.sys_gold).sum())
+    else:
+        g = Grouped(data.gold, grouping)
+        n = int(np.isfinite(data.gold).sum())
+    spa_items = complete_items(data.gold, *data.metrics.values()) if "spa" in stats else None
+    out = []
+    for m, mat in data.metrics.items():
+        vec = data.sys_metrics[m] if level == "sys" else mat
+        row = MetricStats(m, data.human, level, grouping, n, negated=data.negated[m])
+        for s in stats:
+            if s == "pearson":
+                row.values[s] = g.pearson(vec)
+            elif s == "kendall":
+                row.values[s] = g.kendall(vec, variant)
+            elif s == "pairwise-accuracy":
+                row.values[s] = g.pairwise_accuracy(vec)
+            elif s == "acc-eq":
+                tc = g.acc_eq(vec, seed=seed)
+                row.values[s], row.epsilon = tc.value, tc.epsilon
+            elif s == "spa":
+                if level != "sys" or spa_items is None or spa_items.size == 0:
+                    row.values[s] = math.nan
+                else:
+                    row.values[s] = soft_pairwise_accuracy(data.gold[:, spa_items],
+                                                           mat[:, spa_items], spa_samples, seed)
+        out.append(row)
+    return out
+
+
+@dataclass
+class MetricSignificance:
+    """Metrics sorted by ``statistic`` (best first) with ``p[i, j]`` = p-value that metric i
+    is better than metric j and the cluster rank of each (1 = top cluster)."""
+
+    statistic: str
+    human: str
+    level: str
+    grouping: str
+    method: str
+    samples: int
+    alpha: float
+    measures: list[str]
+    values: np.ndarray
+    p: np.ndarray
+    ranks: list[int]
+    n: int = 0
+
+    def to_dict(self) -> dict:
+        def clean(a):
+            return [[None if not math.isfinite(x) else float(x) for x in row] for row in a]
+        return {"statistic": self.statistic, "human": self.human, "level": self.level,
+                "grouping": self.grouping, "method": self.method, "samples": self.samples,
+                "alpha": self.alpha, "n": self.n, "measures": self.measures,
+                "values": [None if not math.isfinite(v) else float(v) for v in self.values],
+                "clusters": self.ranks, "p_values": clean(self.p)}
+
+
+def metric_significance(data: MetaEvalData, statistic: str = "pearson", *, level: str = "sys",
+                        grouping: str = "none", method: str = "perm-both", samples: int = 1000,
+                        seed: int = 0, alpha: float = 0.05, variant: str = "b",
+                        measures: Sequence[str] | None = None) -> MetricSignificance:
+    """p-values between every two measures on ``statistic`` and the significance clusters.
+
+    PERM-BOTH and Williams need every measure on the same cells: cells where some
+    measure has no value are left out for all. Williams' test is defined for Pearson's r
+    (Graham & Baldwin 2014); its n is the number of cells (items x systems, or systems),
+    mt-metrics-eval uses the same r's with n = all cells including unscored ones.
+    """
+    _check(level, grouping, [statistic])
+    if statistic == "spa":
+        raise OptionError("significance between metrics is computed for pearson, kendall, "
+                          "pairwise-accuracy or acc-eq, not spa")
+    if method not in METHODS:
+        raise OptionError(f"--method: '{method}' is not one of {', '.join(METHODS)}")
+    if method == "williams" and statistic != "pearson":
+        raise OptionError("Williams' test compares Pearson correlations; use --statistic "
+                          "pearson or --method perm-both")
+    names = list(measures) if measures is not None else list(data.metrics)
+    if len(names) < 2:
+        raise OptionError("significance between metrics needs at least two measures")
+    if level == "sys":
+        gold = data.sys_gold.copy()
+        vecs = {m: data.sys_metrics[m] for m in names}
+    else:
+        gold = data.gold.copy()
+        vecs = {m: data.metrics[m] for m in names}
+    for v in vecs.values():
+        gold[~np.isfinite(v)] = np.nan
+    g = Grouped(gold, grouping if level == "seg" else "none")
+    cells = {m: g.cells(v) for m, v in vecs.items()}
+
+    def stat(v: np.ndarray) -> float:
+        if statistic == "pearson":
+            return g.pearson(v, cells=True)
+        if statistic == "kendall":
+            return g.kendall(v, variant, cells=True)
+        if statistic == "pairwise-accuracy":
+            return g.pairwise_accuracy(v, cells=True)
+        return g.acc_eq(v, cells=True, seed=seed).value
+
+    values = np.array([stat(cells[m]) for m in names])
+    order = np.argsort(-np.nan_to_num(values, nan=-np.inf), kind="stable")
+    names = [names[i] for i in order]
+    values = values[order]
+    vs = [cells[m] for m in names]
+    n = int(g.human.size)
+
+    def williams(i: int, j: int) -> float:
+        r_ab = _pairwise_pearson(g, vs[i], vs[j])
+        return williams_test(values[i], values[j], r_ab, n)
+
+    p = significance_matrix(stat, vs, method, samples, seed, williams)
+    return MetricSignificance(statistic, data.human, level, grouping, method, samples, alpha,
+                              names, values, p, assign_ranks(p, alpha), n)
+
+
+def _pairwise_pearson(g: Grouped, a: np.ndarray, b: np.ndarray) -> float:
+    """Pearson's r between two metrics on the kept cells, averaged like ``g``'s groups."""
+    h = Grouped.__new__(Grouped)
+    h.shape, h.grouping, h.keep, h.human, h.gid, h.n_groups, h._pairs = (
+        g.shape, g.grouping, g.keep, np.asarray(a, float), g.gid, g.n_groups, None)
+    return h.pearson(b, cells=True)
+
+
+def format_metrics_table(rows: Sequence[MetricStats], sig: MetricSignificance | None = None) -> str:
+    """A text table: measures (best first when ``sig`` ranks them) x statistics."""
+    if not rows:
+        return ""
+    stats = list(rows[0].values)
+    by = {r.measure: r for r in rows}
+    names = sig.measures if sig is not None else [r.measure for r in rows]
+    width = max(10, *(len(n) + 1 for n in names))
+    r0 = rows[0]
+    head = (f"Meta-evaluation against human '{r0.human}', {r0.level} level, grouping "
+            f"{r0.grouping} ({r0.n} scored {'systems' if r0.level == 'sys' else 'cells'}); "
+            "error measures negated (*)")
+    lines = [head]
+    cols = (["cluster"] if sig is not None else []) + stats + (
+        ["epsilon"] if "acc-eq" in stats else [])
+    lines.append(f"{'measure':<{width}}" + "".join(f"{c:>19}" if c == "pairwise-accuracy"
+                                                   else f"{c:>10}" for c in cols))
+    lines.append("-" * len(lines[-1]))
+    for k, name in enumerate(names):
+        r = by[name]
+        cells = [f"{sig.ranks[k]:>10}"] if sig is not None else []
+        for s in stats:
+            v = r.values[s]
+            w = 19 if s == "pairwise-accuracy" else 10
+            cells.append(f"{v:>{w}.4f}" if math.isfinite(v) else f"{'-':>{w}}")
+        if "acc-eq" in stats:
+            cells.append(f"{r.epsilon:>10.4g}" if math.isfinite(r.epsilon) else f"{'-':>10}")
+        lines.append(f"{name + ('*' if r.negated else ''):<{width}}" + "".join(cells))
+    return "\n".join(lines) + "\n"
+
+
+def format_significance(sig: MetricSignificance) -> str:
+    """The ranked metrics with clusters and the p-value matrix (row better than column)."""
+    width = max(10, *(len(n) + 1 for n in sig.measures))
+    lines = [f"Significance between metrics: {sig.method} on {sig.statistic} ({sig.level} level,"
+             f" grouping {sig.grouping}, {sig.n} cells"
+             + (f", {sig.samples} resamples" if sig.method == "perm-both" else "")
+             + f"); clusters at p < {sig.alpha:g}",
+             f"{'':4}{'measure':<{width}}{'cluster':>8}{sig.statistic:>12}"]
+    for k, (m, v, r) in enumerate(zip(sig.measures, sig.values, sig.ranks)):
+        lines.append(f"{k + 1:>2}. {m:<{width}}{r:>8}{v:>12.4f}")
+    lines.append("")
+    lines.append("p-values (row better than column; * p < alpha):")
+    lines.append(f"{'':<{width + 4}}" + "".join(f"{k + 1:>8}" for k in range(len(sig.measures))))
+    for i, m in enumerate(sig.measures):
+        cells = []
+        for j in range(len(sig.measures)):
+            p = sig.p[i, j]
+            cells.append(f"{'-':>7} " if i == j or not math.isfinite(p)
+                         else f"{p:7.4f}{'*' if p < sig.alpha else ' '}")
+        lines.append(f"{i + 1:>2}. {m:<{width}}" + "".join(cells))
+    return "\n".join(lines) + "\n"
+
+
+@dataclass
+class Overview:
+    """What the results view's Metrics tab shows: the statistics of every measure and the
+    significance clusters of one of them (``table`` rows follow ``significance.measures``)."""
+
+    table: list[MetricStats]
+    significance: MetricSignificance
+
+
+def overview(db, run, human: str, *, level: str = "sys", statistic: str = "pearson",
+             grouping: str = "none", method: str = "perm-both", samples: int = 200,
+             seed: int = 0, normalize: bool = False) -> Overview:
+    """The run's measures and the database's external metrics against ``human``: pearson,
+    kendall, pairwise accuracy and acc*_eq at ``level``, and the clusters of
+    ``statistic`` (Qt-free; the results view runs it on a worker thread)."""
+    from evaltrans_qt.engine.measures.external import with_external
+    run = with_external(run, db)
+    data = gather(db, run, human, normalize=normalize)
+    grouping = grouping if level == "seg" else "none"
+    rows = metrics_table(data, ["pearson", "kendall", "pairwise-accuracy", "acc-eq"],
+                         level=level, grouping=grouping, seed=seed)
+    sig = metric_significance(data, statistic, level=level, grouping=grouping, method=method,
+                              samples=samples, seed=seed)
+    rank = dict(zip(sig.measures, sig.ranks))
+    by = {r.measure: r for r in rows}
+    for r in rows:
+        r.rank = rank.get(r.measure)
+    return Overview([by[m] for m in sig.measures], sig)

@@ -1,0 +1,262 @@
+"""Correlations of a systems x items score matrix with mt-metrics-eval's grouping options.
+
+mt-metrics-eval ``stats.Correlation`` / ``AverageCorrelation``: segment-level scores
+form a matrix (rows = systems, columns = items, i.e. segments); ``average_by``
+turns it into vectors:
+
+* ``none``: flatten the matrix, one correlation over all (system, item) cells;
+* ``item``: per item (column), the correlation across the systems' outputs of that
+  segment, then the plain mean over items (the WMT23 segment-level "grouped by item");
+* ``system`` (mt-metrics-eval ``'sys'``): per system (row), the correlation across its
+  segments, then the plain mean over systems.
+
+Cells whose human (gold) score is missing (NaN here, ``None`` there) are left out on
+both sides, as ``AverageCorrelation(filter_nones=True)`` does; a metric NaN (an external
+file without that segment) is left out too. Groups with fewer than two cells are
+skipped, and groups whose correlation is NaN (a constant side) are left out of the
+mean (``replace_nans_with_zeros=False``, the default).
+
+:class:`Grouped` precomputes everything that depends only on the human scores (the
+within-group pairs, their human order), so many metrics -- and the thousands of
+resampled metrics of a permutation test -- are cheap.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from evaltrans_qt.engine.metaeval.statistics.kendall import (VARIANTS, pair_categories, tau_stats,
+                                                             tie_calibration, within_pairs)
+
+GROUPINGS = ("none", "item", "system")
+#: Largest number of within-group pairs kept in memory; beyond it Kendall loops over groups.
+PAIR_LIMIT = 3_000_000
+
+
+def group_ids(shape: tuple[int, int], grouping: str) -> np.ndarray:
+    """Group index of each cell of a flattened (systems x items) matrix."""
+    s, n = shape
+    if grouping == "none":
+        return np.zeros(s * n, np.int64)
+    if grouping == "item":
+        return np.tile(np.arange(n), s)
+    if grouping == "system":
+        return np.repeat(np.arange(s), n)
+    raise ValueError(f"unknown grouping '{grouping}' (one of {', '.join(GROUPINGS)})")
+
+
+class Grouped:
+    """The human scores of a (systems x items) matrix under one grouping.
+
+    ``human`` is 2-D (systems x items; NaN = missing) or 1-D (system level: one group).
+    Metric matrices given to the methods must have the same shape; they should be
+    oriented so that higher is better.
+    """
+
+    def __init__(self, human: np.ndarray, grouping: str = "none") -> None:
+        h = np.asarray(human, float)
+        if h.ndim == 1:
+            h = h[None, :]
+            grouping = "none"
+        self.shape = h.shape
+        self.grouping = grouping
+        gid = group_ids(h.shape, grouping)
+        flat = h.ravel()
+        self.keep = np.flatnonzero(np.isfinite(flat))
+        self.human = flat[self.keep]
+        _, self.gid = np.unique(gid[self.keep], return_inverse=True)
+        self.n_groups = int(self.gid.max()) + 1 if self.gid.size else 0
+        self._pairs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    # -- helpers
+    def cells(self, metric: np.ndarray) -> np.ndarray:
+        """The metric values of the kept cells (flattened like the human scores)."""
+        return np.asarray(metric, float).reshape(-1)[self.keep]
+
+    def _subset(self, m: np.ndarray) -> Grouped:
+        """Self restricted to cells where ``m`` (kept cells) is finite."""
+        ok = np.isfinite(m)
+        if ok.all():
+            return self
+        g = Grouped.__new__(Grouped)
+        g.shape, g.grouping = self.shape, self.grouping
+        g.keep, g.human = self.keep[ok], self.human[ok]
+        _, g.gid = np.unique(self.gid[ok], return_inverse=True)
+        g.n_groups = int(g.gid.max()) + 1 if g.gid.size else 0
+        g._pairs = None
+        return g
+
+    def pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """Within-group pairs (i, j, group), or None when there are more than PAIR_LIMIT."""
+        if self._pairs is None:
+            counts = np.bincount(self.gid, minlength=self.n_groups)
+            if int((counts * (counts - 1) // 2).sum()) > PAIR_LIMIT:
+                return None
+            self._pairs = within_pairs(self.gid)
+        return self._pairs
+
+    @staticmethod
+    def _mean(values: np.ndarray) -> float:
+        v = np.asarray(values, float)
+        v = v[np.isfinite(v)]
+        return float(v.mean()) if v.size else math.nan
+
+    # -- statistics
+    def pearson(self, metric: np.ndarray, *, cells: bool = False) -> float:
+        """Mean over groups of Pearson's r (mt-metrics-eval ``Correlation.Pearson``)."""
+        m = np.asarray(metric, float).reshape(-1) if cells else self.cells(metric)
+        g = self._subset(m)
+        m = m[np.isfinite(m)]
+        return g._mean(g._pearson_groups(m))
+
+    def _pearson_groups(self, m: np.ndarray) -> np.ndarray:
+        gid, h, G = self.gid, self.human, self.n_groups
+        n = np.bincount(gid, minlength=G).astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mh = np.bincount(gid, h, G) / n
+            mm = np.bincount(gid, m, G) / n
+            dh = h - mh[gid]
+            dm = m - mm[gid]
+            sxy = np.bincount(gid, dh * dm, G)
+            sxx = np.bincount(gid, dm * dm, G)
+            syy = np.bincount(gid, dh * dh, G)
+            r = sxy / np.sqrt(sxx * syy)
+        tiny_x = sxx <= 1e-20 * np.bincount(gid, m * m, G) + 1e-300
+        tiny_y = syy <= 1e-20 * np.bincount(gid, h * h, G) + 1e-300
+        r[(n < 2) | tiny_x | tiny_y] = np.nan
+        return np.clip(r, -1.0, 1.0)
+
+    def kendall(self, metric: np.ndarray, variant: str = "b", *, cells: bool = False) -> float:
+        """Mean over groups of Kendall's tau of one variant (mt-metrics-eval
+        ``Correlation.KendallVariants`` with epsilon 0; 'a' is the thesis' eq. 6.23)."""
+        if variant not in VARIANTS:
+            raise ValueError(f"unknown Kendall variant '{variant}' (one of {', '.join(VARIANTS)})")
+        m = np.asarray(metric, float).reshape(-1) if cells else self.cells(metric)
+        g = self._subset(m)
+        m = m[np.isfinite(m)]
+        return g._mean(g._kendall_groups(m, variant))
+
+    def _kendall_groups(self, m: np.ndarray, variant: str) -> np.ndarray:
+        pairs = self.pairs()
+        G = self.n_groups
+        if pairs is None:                           # few large groups: O(n log n) each
+            out = np.full(G, np.nan)
+            order = np.argsort(self.gid, kind="stable")
+            bounds = np.r_[0, np.cumsum(np.bincount(self.gid, minlength=G))]
+            for k in range(G):
+                idx = order[bounds[k]:bounds[k + 1]]
+                if idx.size >= 2:
+                    out[k] = tau_stats(m[idx], self.human[idx]).tau(variant)
+            return out
+        i, j, gid = pairs
+        cat = pair_categories(m, self.human, i, j)
+        c = np.bincount(gid * 5 + cat, minlength=G * 5).reshape(G, 5).astype(float)
+        con, dis, tm_only, th_only, both = c.T
+        p = c.sum(axis=1)
+        s = con - dis
+        tm, th = tm_only + both, th_only + both
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if variant == "a":
+                out = s / p
+            elif variant == "b":
+                out = s / np.sqrt(p - tm) / np.sqrt(p - th)
+                out[(tm == p) | (th == p)] = np.nan
+            elif variant == "c":
+                n = np.bincount(self.gid, minlength=G).astype(float)
+                cm = _distinct_per_group(self.gid, m, G)
+                ch = _distinct_per_group(self.gid, self.human, G)
+                mc = np.minimum(cm, ch).astype(float)
+                out = 2.0 * s / (n ** 2 * (mc - 1) / mc)
+                out[(tm == p) | (th == p)] = np.nan
+            elif variant == "23":
+                out = (con + both - dis - th_only - tm_only) / p
+            else:
+                out = (con + both) / p
+        out[p == 0] = np.nan
+        return out
+
+    def pairwise_accuracy(self, metric: np.ndarray, *, cells: bool = False) -> float:
+        """Pairwise accuracy: the share of pairs whose order (better, worse or tied) the
+        metric and the humans agree on, averaged over groups -- Kocmi et al. 2021 at system
+        level; mt-metrics-eval ``stats.Agreement`` (= acc_23 with epsilon 0)."""
+        return self.kendall(metric, "acc23", cells=cells)
+
+    def acc_eq(self, metric: np.ndarray, variant: str = "acc23", *, cells: bool = False,
+               seed: int = 0):
+        """acc*_eq with tie calibration (Deutsch et al. 2023; mt-metrics-eval
+        ``KendallWithTiesOpt``): a :class:`~.kendall.TieCalibration` (value, epsilon)."""
+        m = np.asarray(metric, float).reshape(-1) if cells else self.cells(metric)
+        g = self._subset(m)
+        m = m[np.isfinite(m)]
+        return tie_calibration(m, g.human, g.gid, variant, seed=seed)
+
+
+def _distinct_per_group(gid: np.ndarray, v: np.ndarray, G: int) -> np.ndarray:
+    order = np.lexsort((v, gid))
+    gs, vs = gid[order], v[order]
+    new = np.r_[True, (gs[1:] != gs[:-1]) | (vs[1:] != vs[:-1])]
+    return np.bincount(gs[new], minlength=G)
+
+
+def correlation(human: np.ndarray, metric: np.ndarray, statistic: str = "pearson",
+                grouping: str = "none", variant: str = "b") -> float:
+    """One statistic of a metric matrix against the human matrix (see :class:`Grouped`):
+    ``pearson``, ``kendall`` (``variant``), ``pairwise-accuracy`` or ``acc-eq``."""
+    g = Grouped(human, grouping)
+    if statistic == "pearson":
+        return g.pearson(metric)
+    if statistic == "kendall":
+        return g.kendall(metric, variant)
+    if statistic == "pairwise-accuracy":
+        return g.pairwise_accuracy(metric)
+    if statistic == "acc-eq":
+        return g.acc_eq(metric).value
+    raise ValueError(f"unknown statistic '{statistic}'")
+
+
+# ------------------------------------------------------------------ soft pairwise accuracy
+def pairwise_p_values(seg_scores: np.ndarray, samples: int = 1000, seed: int = 4) -> np.ndarray:
+    """p-values that system i is better than system j (upper triangle; NaN elsewhere) by a
+    paired permutation test on summed segment scores: each segment's two scores swap
+    with probability 1/2, p = share of permuted differences >= the observed one
+    (mt-metrics-eval ``pce.compute_pairwise_p_values``; one set of swaps for all pairs)."""
+    x = np.asarray(seg_scores, float)
+    s, n = x.shape
+    rng = np.random.default_rng(seed)
+    signs = np.where(rng.random((samples, n)) < 0.5, -1.0, 1.0)
+    partial = signs @ x.T                                   # samples x systems
+    total = x.sum(axis=1)
+    p = np.full((s, s), np.nan)
+    i, j = np.triu_indices(s, 1)
+    null = partial[:, i] - partial[:, j]
+    p[i, j] = (null >= (total[i] - total[j])[None, :]).mean(axis=0)
+    return p
+
+
+def soft_pairwise_accuracy(human_seg: np.ndarray, metric_seg: np.ndarray, samples: int = 1000,
+                           seed: int = 4) -> float:
+    """Soft pairwise accuracy (Thompson et al. 2024): 1 - mean over system pairs of
+    |p_human(i > j) - p_metric(i > j)|, both p-values from :func:`pairwise_p_values` with
+    the same swaps (mt-metrics-eval ``pce.compute_one_minus_pce``). Inputs are complete
+    (systems x segments) matrices, higher = better."""
+    ph = pairwise_p_values(human_seg, samples, seed)
+    pm = pairwise_p_values(metric_seg, samples, seed)
+    i, j = np.triu_indices(ph.shape[0], 1)
+    if i.size == 0:
+        return math.nan
+    return float(1.0 - np.mean(np.abs(ph[i, j] - pm[i, j])))
+
+
+def complete_items(*mats: np.ndarray) -> np.ndarray:
+    """Columns (items) where every matrix is finite for every system."""
+    ok = np.ones(np.asarray(mats[0]).shape[1], bool)
+    for m in mats:
+        ok &= np.isfinite(np.asarray(m, float)).all(axis=0)
+    return np.flatnonzero(ok)
+
+
+__all__: Sequence[str] = ["GROUPINGS", "Grouped", "correlation", "group_ids",
+                          "pairwise_p_values", "soft_pairwise_accuracy", "complete_items"]

@@ -1,0 +1,124 @@
+"""EvalTrans database files (``.etdb.xml``): the writer (format: see :mod:`.reader`).
+
+Every write goes through :func:`save_database`: validate the scores, serialise,
+parse the bytes back (a file that would not load is never written), then replace
+the file atomically (``io/atomic.py``). The writer is deterministic: load -> save ->
+load is equal and saving twice gives identical bytes.
+"""
+
+from __future__ import annotations
+
+import os
+
+from evaltrans_qt.engine.data.database import Database, Levels
+from evaltrans_qt.errors import EvalTransError, SaveError
+from evaltrans_qt.io import scores as external_scores
+from evaltrans_qt.io.atomic import atomic_write_bytes
+from evaltrans_qt.io.etdb import protocols as _protocols
+from evaltrans_qt.io.etdb import segranks as _segranks
+from evaltrans_qt.io.etdb.reader import DOCTYPE, loads
+from evaltrans_qt.io.limits import MAX_TEXT_CHARS, too_long_message
+from evaltrans_qt.io.xmlsafe import (INVALID_XML_CHARS, attrs, checked_attr, escape_text,
+                                     format_number)
+
+
+def _check_length(text: str, what: str) -> str:
+    if len(text) > MAX_TEXT_CHARS:
+        raise SaveError(too_long_message(len(text), what))
+    return text
+
+
+def _levels_xml(lv: Levels) -> str:
+    pairs: list[tuple[str, str | None]] = [
+        ("class", lv.name), ("count", str(lv.count)), ("gray", format_number(lv.gray)),
+        ("green", format_number(lv.green)), ("perfect", format_number(lv.perfect)),
+        ("firstvalid", format_number(lv.firstvalid))]
+    if lv.continuous:
+        pairs.append(("continuous", "1"))
+    if lv.minimum is not None:
+        pairs.append(("minimum", format_number(lv.minimum)))
+    if lv.maximum is not None:
+        pairs.append(("maximum", format_number(lv.maximum)))
+    return f"  <levels{attrs(pairs)}{attrs(lv.extra_attrs.items())}/>\n"
+
+
+def dumps(db: Database) -> bytes:
+    """Serialise ``db`` deterministically (encoding ``db.encoding``, utf-8 by default)."""
+    latin1 = db.encoding == "iso8859-1"
+    out: list[str] = [
+        f'<?xml version="1.0" encoding="{"iso8859-1" if latin1 else "utf-8"}" ?>\n',
+        DOCTYPE, "\n", f"<database{attrs(db.extra_attrs.items())}>\n",
+        f"  <version_id>{escape_text(db.version_id)}</version_id>\n"]
+    out.extend(_levels_xml(lv) for lv in db.levels)
+    out.extend(f"  {x}\n" for x in db.extra_children)
+    out.extend(f"  {x}\n" for x in external_scores.elements(db))   # io/scores.py
+    add = out.append
+    for src in db.sources:
+        if len(src.text) > MAX_TEXT_CHARS:
+            _check_length(src.text, f"source sentence {src.text[:30]!r}...")
+        add(f"  <source{attrs((('doc', src.doc), ('seg', src.seg)))}{attrs(src.extra_attrs.items())}>\n"
+            f"    <s_sent>{escape_text(src.text)}</s_sent>\n")
+        if src.items:
+            out.extend(_protocols.source_xml(src))
+        out.extend(_segranks.source_xml(src))
+        for x in src.extra_children:
+            add(f"    {x}\n")
+        add("    <targets>\n")
+        for t in src.targets:
+            if len(t.text) > MAX_TEXT_CHARS:
+                _check_length(t.text, f"target {t.text[:30]!r}... of source {src.text[:30]!r}")
+            add(f"      <tgt{attrs((('sys', t.system), ('doc', t.doc), ('seg', t.seg)))}"
+                f"{attrs(t.extra_attrs.items())}{attrs(_protocols.target_attrs(t))}>\n"
+                f"        <t_sent>{escape_text(t.text)}</t_sent>\n")
+            for s in t.scores:
+                a = f' class="{checked_attr(s.cls)}" val="{format_number(s.value)}"'
+                if s.judge is not None:
+                    a += f' evaluator="{checked_attr(s.judge)}"'
+                if s.time is not None:
+                    a += f' time="{checked_attr(s.time)}"'
+                if s.extrapolated:
+                    a += ' extrapolated="1"'
+                if s.extra_attrs:
+                    a += attrs(s.extra_attrs.items())
+                add(f"        <eval{a}/>\n")
+            if t.postedits or t.item_marks:
+                out.extend(_protocols.target_xml(t))
+            for x in t.extra_children:
+                add(f"        {x}\n")
+            add("      </tgt>\n")
+        add("    </targets>\n  </source>\n")
+    add("</database>\n")
+    text = "".join(out)
+    bad = INVALID_XML_CHARS.search(text)
+    if bad:
+        line = text.count("\n", 0, bad.start()) + 1
+        raise SaveError(f"character U+{ord(bad.group()):04X} cannot be stored in XML "
+                        f"(output line {line}); remove it from the sentence")
+    return text.encode("iso-8859-1" if latin1 else "utf-8", "xmlcharrefreplace")
+
+
+def checked_bytes(db: Database, path: str | os.PathLike[str] | None = None) -> bytes:
+    """The bytes :func:`save_database` writes: scores validated, serialised, parsed back.
+
+    :class:`SaveError` (naming ``path``) if the scores are invalid, something exceeds a
+    limit (``io/limits.py``) or the bytes would not load again.
+    """
+    try:
+        db.validate_scores()
+        data = dumps(db)
+    except EvalTransError as exc:
+        raise SaveError(f"not saved: {exc.problem}", path) from None
+    try:
+        loads(data, path)
+    except EvalTransError as exc:
+        raise SaveError(f"not saved: the written file would not load again ({exc.problem}; "
+                        f"did the database change while it was being saved?)", path) from None
+    return data
+
+
+def save_database(db: Database, path: str | os.PathLike[str]) -> None:
+    """The one write path of a database, used by the command line and the application:
+    :func:`checked_bytes` (validate, serialise, parse back), then an atomic replace that
+    also removes temp files of interrupted earlier saves. On any failure the old file is
+    left intact (:class:`SaveError`)."""
+    atomic_write_bytes(path, checked_bytes(db, path))
