@@ -58,16 +58,16 @@ def main(argv=None) -> int:
     import sacrebleu
     from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-    from evaltrans_qt.engine.run.executors.local import LocalProcessExecutor, SerialExecutor
-    from evaltrans_qt.engine.run.driver import default_measures, evaluate
     from evaltrans_qt.engine.options import EvalOptions
+    from evaltrans_qt.engine.run.driver import default_measures, evaluate
+    from evaltrans_qt.engine.run.executors.local import LocalProcessExecutor, SerialExecutor
 
     opts = EvalOptions()
     measures = default_measures(opts)
     issue3 = [m for m in ISSUE3 if m in measures]
     db, hyp_files = build_db(args.data, args.systems)
     n_sys = len(hyp_files)
-    read = lambda p: p.read_text(encoding="utf-8").rstrip("\n").split("\n")  # noqa: E731
+    read = lambda p: p.read_text(encoding="utf-8").rstrip("\n").split("\n")
     refs = [read(args.data / f"newstest2021.en-de.ref.{r}.de") for r in "ACD"]
     hyps = {n: read(p) for n, p in hyp_files.items()}
     jobs = args.jobs or os.cpu_count() or 1
@@ -80,7 +80,7 @@ def main(argv=None) -> int:
     # tokenisation is cached for the timed runs (not timed)
     from evaltrans_qt.engine.data.database import Database
     warm = Database()
-    for i, src in enumerate(db.sources[:30]):
+    for _i, src in enumerate(db.sources[:30]):
         s = warm.add_source(src.text + " #warm")
         for t in src.targets:
             warm.add_target(s, t.text + " #warm", t.system, reference=db.is_reference(t))

@@ -106,8 +106,8 @@ def _old_schedule(seg_times: list[float], workers: int) -> float:
 def _pair_schedule(jobs, times: dict, workers: int) -> float:
     """Makespan of the driver's pair phase (:func:`schedule_pairs` on INVWER's estimated
     costs) with the measured pair times."""
-    from evaltrans_qt.engine.run.schedule import schedule_pairs
     from evaltrans_qt.engine.measures.invwer import INVWER
+    from evaltrans_qt.engine.run.schedule import schedule_pairs
     m = INVWER()
     tasks = schedule_pairs([m.pair_cost(len(x), len(y)) for _, x, y in jobs], workers)
     free = [0.0] * workers
@@ -121,12 +121,12 @@ def product_path(wmt: Path, system: str, keep: list[int], workers: int, chunked:
                  ) -> tuple[float, float, int]:
     """evaluate() of ``system`` (segments ``keep``) with only INVWER: (wall s, pair phase s,
     pairs). ``chunked``: INVWER without a pair cost (the old row-chunk schedule)."""
-    from evaltrans_qt.engine.run.executors.local import LocalProcessExecutor
-    from evaltrans_qt.engine.run.driver import evaluate
-    from evaltrans_qt.io.plaintext import database_from_files
     from evaltrans_qt.engine.measures import load_all
     from evaltrans_qt.engine.measures.invwer import INVWER
     from evaltrans_qt.engine.options import EvalOptions
+    from evaltrans_qt.engine.run.driver import evaluate
+    from evaltrans_qt.engine.run.executors.local import LocalProcessExecutor
+    from evaltrans_qt.io.plaintext import database_from_files
     load_all()  # measure modules imported before the clock starts (as for the old path)
     names = ["src.en"] + [f"ref.{r}.de" for r in REFS] + [f"hyp.{system}.de"]
     with tempfile.TemporaryDirectory() as tmp:

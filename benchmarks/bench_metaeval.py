@@ -35,11 +35,11 @@ def main() -> int:
     if not (d / "mqm.tsv").is_file():
         print(f"no WMT21 data at {d}", file=sys.stderr)
         return 2
-    from evaltrans_qt.engine.metaeval import metrics_task as mt
-    from evaltrans_qt.engine.run.driver import evaluate
     from evaltrans_qt.engine.human.resolve import human_scores
     from evaltrans_qt.engine.measures.external import with_external
+    from evaltrans_qt.engine.metaeval import metrics_task as mt
     from evaltrans_qt.engine.options import EvalOptions
+    from evaltrans_qt.engine.run.driver import evaluate
     from evaltrans_qt.io import scores
     from evaltrans_qt.io.wmt import import_wmt
 

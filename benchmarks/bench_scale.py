@@ -56,13 +56,13 @@ from pathlib import Path
 
 import numpy as np
 
-from evaltrans_qt.engine.run.corpus import build_corpus
-from evaltrans_qt.engine.run.driver import default_measures, evaluate
-from evaltrans_qt.engine.run.executors.local import LocalProcessExecutor
 from evaltrans_qt.engine.measures import get as get_measure
 from evaltrans_qt.engine.measures.base import pair_key
 from evaltrans_qt.engine.measures.invwer import INVWER
 from evaltrans_qt.engine.options import EvalOptions
+from evaltrans_qt.engine.run.corpus import build_corpus
+from evaltrans_qt.engine.run.driver import default_measures, evaluate
+from evaltrans_qt.engine.run.executors.local import LocalProcessExecutor
 from evaltrans_qt.engine.run.schedule import TimeLeft, chunk_size, collect_groups, schedule_pairs
 from evaltrans_qt.engine.run.work import Chunk, PairBatch, compute, compute_pairs
 from evaltrans_qt.io.plaintext import database_from_files
@@ -223,7 +223,7 @@ def dask_costs(fitted_small, n_tasks: int, cache_size: int) -> tuple[float, floa
 
     from evaltrans_qt.engine.run.executors.dask import DaskExecutor
     with DaskExecutor(workers=1) as ex:
-        ex.max_workers                                       # cluster up before the clock
+        _ = ex.max_workers                                   # cluster up before the clock
         empty = [PairBatch("invwer", (), 0.0)] * n_tasks
         list(ex.run(fitted_small, empty[:20]))               # warm (imports on the worker)
         t = time.perf_counter()
@@ -422,7 +422,7 @@ def main() -> None:
         skeys = [k for k in pairs if k in full_of]
         s_list = [(pairs[k][1], measured[k]) for k in skeys]
         s_rows = [row_secs[s][:a.slice_segments] for s in slice_systems]
-        print(f"| executor | measured wall | simulated | cluster start-up |\n|---|---|---|---|")
+        print("| executor | measured wall | simulated | cluster start-up |\n|---|---|---|---|")
         for label, w, up in measured_slice(sdb, names):
             nw = 1 if "1 worker" in label else 2
             ov = 0.0 if label.startswith("local") else overhead

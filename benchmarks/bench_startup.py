@@ -36,7 +36,7 @@ def _script(name: str, module: str) -> list[str]:
 
 def _time(cmd: list[str]) -> float:
     t0 = time.perf_counter()
-    res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    res = subprocess.run(cmd, capture_output=True)
     elapsed = time.perf_counter() - t0
     if res.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({res.returncode}):\n{res.stderr.decode()}")

@@ -170,7 +170,7 @@ def main() -> None:
     t = time.perf_counter()
     db = w.database
     for i, src in enumerate(db.sources):
-        for j, tg in enumerate(src.targets):
+        for _j, tg in enumerate(src.targets):
             v = tg.value("mqm")
             it = QStandardItem("" if v is None else f"{v:g}")
             it.setData(v if v is not None else float("nan"), Qt.UserRole)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 
 def main() -> int:
@@ -42,8 +42,8 @@ def main() -> int:
     from PySide6.QtCore import QElapsedTimer, QEventLoop, QSettings, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from evaltrans_qt.engine.run.driver import default_measures, evaluate
     from evaltrans_qt.engine.options import EvalOptions
+    from evaltrans_qt.engine.run.driver import default_measures, evaluate
     from evaltrans_qt.io.etdb import save_database
     from evaltrans_qt.io.wmt import import_wmt
 
@@ -84,7 +84,7 @@ def main() -> int:
     phase = ["run"]
     where: list[tuple[float, float, str]] = []     # (gap ms, at s, what was happening)
 
-    trace = open(args.trace_stalls, "w") if args.trace_stalls else None   # noqa: SIM115
+    trace = open(args.trace_stalls, "w") if args.trace_stalls else None
 
     def tick():
         if trace is not None:

@@ -24,14 +24,18 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_segranks import monotone, right_branching  # noqa: E402
+from bench_segranks import monotone, right_branching
 
-from evaltrans_qt.engine.human.segranks.extract import candidate_tokens, extract_database  # noqa: E402
-from evaltrans_qt.engine.human.segranks.model import SegmentRanking, sentence_segments, source_tokens
-from evaltrans_qt.engine.human.unseen.annotated import annotated_segments  # noqa: E402
-from evaltrans_qt.engine.human.unseen.matching import leave_one_system_out, total_outcomes  # noqa: E402
-from evaltrans_qt.io.etdb import load_database  # noqa: E402
-from evaltrans_qt.io.segranks import alignments, trees  # noqa: E402
+from evaltrans_qt.engine.human.segranks.extract import candidate_tokens, extract_database
+from evaltrans_qt.engine.human.segranks.model import (
+    SegmentRanking,
+    sentence_segments,
+    source_tokens,
+)
+from evaltrans_qt.engine.human.unseen.annotated import annotated_segments
+from evaltrans_qt.engine.human.unseen.matching import leave_one_system_out, total_outcomes
+from evaltrans_qt.io.etdb import load_database
+from evaltrans_qt.io.segranks import alignments, trees
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt21-ende"
 
@@ -90,9 +94,9 @@ def main() -> int:
         print(f"leave-one-system-out {method:<7}: {dt:6.2f} s for {len(res)} systems "
               f"({'OK' if dt < 30 else 'SLOW'}: goal 30 s); mean hit rate {hr:.3f}{extra}")
     if args.measures:
+        from evaltrans_qt.engine.options import EvalOptions
         from evaltrans_qt.engine.run.driver import evaluate
         from evaltrans_qt.engine.run.executors.local import SerialExecutor
-        from evaltrans_qt.engine.options import EvalOptions
         for m in ("exactmatch", "penalizeunknown", "segranksbleu"):
             t0 = time.perf_counter()
             run = evaluate(db, EvalOptions(), [m], executor=SerialExecutor())

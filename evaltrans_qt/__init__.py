@@ -36,8 +36,16 @@ _PUBLIC = {
 __all__ = ["__version__", *_PUBLIC]
 
 if TYPE_CHECKING:
-    from evaltrans_qt.api import (Database, Run, Score, available_measures, correlate,
-                                  evaluate, score, significance)
+    from evaltrans_qt.api import (
+        Database,
+        Run,
+        Score,
+        available_measures,
+        correlate,
+        evaluate,
+        score,
+        significance,
+    )
     from evaltrans_qt.engine.options import PRESETS, EvalOptions
     from evaltrans_qt.errors import EvalTransError
 

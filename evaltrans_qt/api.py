@@ -359,8 +359,8 @@ def evaluate(db: _EngineDatabase, measures: str | Sequence[str] | None = None,
     enabled one) as ``evaltrans batch`` does. Options start from ``options`` or ``preset``
     (default ``evaltrans default``); ``jobs``: worker processes (1 = in-process; default
     chosen by size)."""
-    from evaltrans_qt.engine.run.executors.local import LocalProcessExecutor, SerialExecutor
     from evaltrans_qt.engine.run.driver import evaluate as run_evaluation
+    from evaltrans_qt.engine.run.executors.local import LocalProcessExecutor, SerialExecutor
     if not isinstance(db, _EngineDatabase):
         raise OptionError(f"evaluate: expected a Database, got {type(db).__name__}")
     opts = make_options(options, preset, **option_values)

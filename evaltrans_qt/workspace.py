@@ -223,8 +223,8 @@ class Workspace:
 
     def run_measures(self) -> list[str]:
         """The measures a run computes now: the chosen ones the options enable."""
-        from evaltrans_qt.engine.run.driver import default_measures
         from evaltrans_qt.engine.measures import get
+        from evaltrans_qt.engine.run.driver import default_measures
         if self.measures is None:
             return default_measures(self.options)
         return [m for m in self.measures if get(m).enabled(self.options)]

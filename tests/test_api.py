@@ -33,7 +33,7 @@ def test_every_example_runs(tmp_path, monkeypatch):
     for i, code in enumerate(blocks(), 1):
         try:
             exec(compile(code, f"{DOC.name}[block {i}]", "exec"), namespace)
-        except Exception as exc:  # noqa: BLE001 - name the block that failed
+        except Exception as exc:
             pytest.fail(f"docs/api.md block {i} failed: {type(exc).__name__}: {exc}\n{code}")
     assert (tmp_path / "mine.etdb.xml").is_file() and (tmp_path / "sentences.tsv").is_file()
 

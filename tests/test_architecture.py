@@ -17,8 +17,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "evaltrans_qt"
 QT = ("PySide6", "shiboken6", "pyqtgraph", "PyQt5", "PyQt6", "qtpy")

@@ -39,10 +39,10 @@ from pathlib import Path
 from typing import Any
 
 from evaltrans_qt.engine.data.database import Database
-from evaltrans_qt.engine.run.driver import Progress, default_measures, evaluate
-from evaltrans_qt.engine.run.executors.choice import EXECUTOR_KINDS, make_executor
 from evaltrans_qt.engine.measures import get as get_measure
 from evaltrans_qt.engine.options import PRESETS, EvalOptions, option_fields, parse_option_value
+from evaltrans_qt.engine.run.driver import Progress, default_measures, evaluate
+from evaltrans_qt.engine.run.executors.choice import EXECUTOR_KINDS, make_executor
 from evaltrans_qt.engine.run.results import RunResult
 from evaltrans_qt.engine.run.schedule import TimeLeft
 from evaltrans_qt.errors import EvalTransError, InputFormatError, OptionError

@@ -86,8 +86,8 @@ def _num(v: float | None, fmt: str = ".4f") -> str:
 def _scores(db: Database, cls: str, args: argparse.Namespace, extrapolate: bool):
     """Human scores of ``cls``; with ``--extrapolate`` (Table A.2) unscored candidates are
     first estimated from the database (in memory only) and those estimates included."""
-    from evaltrans_qt.engine.human.scores import split_class
     from evaltrans_qt.engine.human.resolve import check_class, human_scores
+    from evaltrans_qt.engine.human.scores import split_class
     check_class(db, cls)
     if extrapolate:
         from evaltrans_qt.engine.human import similar
@@ -100,9 +100,9 @@ def _scores(db: Database, cls: str, args: argparse.Namespace, extrapolate: bool)
 
 # ------------------------------------------------------------ correlate
 def _cmd_correlate(args: argparse.Namespace) -> int:
+    from evaltrans_qt.engine.metaeval.correlation import correlate_run
     from evaltrans_qt.engine.metaeval.correlation_format import format_table
     from evaltrans_qt.engine.run.driver import evaluate
-    from evaltrans_qt.engine.metaeval.correlation import correlate_run
     t0 = time.perf_counter()
     db = load_db(args.database)
     classes = _human_classes(db, _list(args.human))
@@ -430,8 +430,8 @@ def _cmd_wins(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------ combine
 def _cmd_combine(args: argparse.Namespace) -> int:
-    from evaltrans_qt.engine.metaeval.combination import cross_validate, optimal_weights
     from evaltrans_qt.engine.human.resolve import human_scores
+    from evaltrans_qt.engine.metaeval.combination import cross_validate, optimal_weights
     db = load_db(args.database)
     cls = _human_classes(db, _list(args.human))[0]
     run = _run(db, args, _list(args.measures))

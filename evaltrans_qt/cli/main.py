@@ -24,8 +24,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-from evaltrans_qt.version import __version__
 from evaltrans_qt.errors import EvalTransError
+from evaltrans_qt.version import __version__
 
 #: sub-command -> (module in evaltrans_qt.cli, help line of ``evaltrans --help``).
 COMMANDS: dict[str, tuple[str, str]] = {

@@ -39,7 +39,7 @@ def _load(path: str) -> Database:
 
 
 def _refuse_pending_journal(path: str) -> None:
-    from evaltrans_qt.cli.classes import refuse_pending_journal   # the one check (lazy: issue 16)
+    from evaltrans_qt.cli.classes import refuse_pending_journal  # the one check (lazy: issue 16)
     refuse_pending_journal(path)
 
 

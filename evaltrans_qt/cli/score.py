@@ -451,7 +451,7 @@ def print_results_table(scores: dict[str, list], signatures: dict[str, str],
     tablefmt = "fancy_grid" if fmt == "text" else "latex_booktabs"
     cells = _format_cells(scores, args.width, multiline=tablefmt == "fancy_grid")
     baseline = ""
-    for name, vals in cells.items():
+    for vals in cells.values():
         if vals and vals[0].startswith("Baseline:"):
             baseline = vals[0]
     print(tabulate(cells, headers="keys", tablefmt=tablefmt, colalign=("right",),
@@ -520,7 +520,11 @@ def _confidence(scorer, name: str, stats, n: int) -> tuple[float, float]:
     ``n`` resampled corpus scores (``default_rng(SACREBLEU_SEED)``, same draws)."""
     import numpy as np
 
-    from evaltrans_qt.engine.metaeval.significance import bootstrap_counts, estimate_ci, resolve_seed
+    from evaltrans_qt.engine.metaeval.significance import (
+        bootstrap_counts,
+        estimate_ci,
+        resolve_seed,
+    )
     counts = bootstrap_counts(np.random.default_rng(resolve_seed("env")), len(stats), n)
     mean, ci = estimate_ci(_batch_score(scorer, name)(counts @ np.asarray(stats, float)))[:2]
     return mean, ci

@@ -46,7 +46,7 @@ def _load(path: str) -> Database:
 
 
 def _refuse_pending_journal(path: str) -> None:
-    from evaltrans_qt.cli.classes import refuse_pending_journal   # the one check (lazy: issue 16)
+    from evaltrans_qt.cli.classes import refuse_pending_journal  # the one check (lazy: issue 16)
     refuse_pending_journal(path, advice="first")
 
 
@@ -320,8 +320,8 @@ def _level_opts(p: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from evaltrans_qt.engine.options import TOKENIZATIONS
     from evaltrans_qt.engine.human.segranks.projection import SYMMETRIZATIONS
+    from evaltrans_qt.engine.options import TOKENIZATIONS
     seg = subparsers.add_parser("segranks", help="short-segment ranking (SegRanks, Machacek "
                                 "ch. 2): extract, import, export",
                                 description="SegRanks: extract short segments from source "

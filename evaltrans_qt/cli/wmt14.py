@@ -32,8 +32,8 @@ def _pairs(specs: list[str]) -> dict[str, str]:
 def _cmd(args: argparse.Namespace) -> int:
     from evaltrans_qt.cli.batch import options_from_args
     from evaltrans_qt.cli.human import load_db
-    from evaltrans_qt.engine.run.driver import evaluate
     from evaltrans_qt.engine.metaeval.wmt14_tables import wmt14_tables
+    from evaltrans_qt.engine.run.driver import evaluate
     from evaltrans_qt.io.export import to_latex
     opts = options_from_args(args)
     measures = [m for m in (args.measures or "").split(",") if m] or None

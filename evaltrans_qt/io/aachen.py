@@ -34,9 +34,9 @@ import os
 from evaltrans_qt.engine.data.database import Database, Levels, Score, Source
 from evaltrans_qt.errors import InputFormatError, ScoreError
 from evaltrans_qt.io.atomic import atomic_write_bytes
-from evaltrans_qt.io.xmlsafe import format_number
 from evaltrans_qt.io.limits import parse_number
 from evaltrans_qt.io.plaintext import PathLike, read_import_lines
+from evaltrans_qt.io.xmlsafe import format_number
 
 SCORE_CLASS = "score"
 PERFECT = 10.0

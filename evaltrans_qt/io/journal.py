@@ -34,13 +34,12 @@ import os
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Union
 
 from evaltrans_qt.engine.data.database import Database, Source, Target
 from evaltrans_qt.io import protocol_changes
 from evaltrans_qt.io.atomic import atomic_write_bytes, fsync_dir
 from evaltrans_qt.io.protocol_changes import ProtocolChange
-from evaltrans_qt.io.segranks import changes as ranking_changes   # issue 13: ranking screens
+from evaltrans_qt.io.segranks import changes as ranking_changes  # issue 13: ranking screens
 from evaltrans_qt.io.segranks.changes import RankingChange
 
 FORMAT_VERSION = 1
@@ -132,7 +131,7 @@ def _seconds(v) -> float | None:
 
 
 #: Anything the journal holds: a score change or a protocol change.
-Change = Union[ScoreChange, ProtocolChange, RankingChange]
+Change = ScoreChange | ProtocolChange | RankingChange
 
 
 @dataclass

@@ -38,7 +38,7 @@ from evaltrans_qt.engine.data.database import Database, Levels, Score
 from evaltrans_qt.engine.measures.external import ExternalMetric, external_metrics, guess_direction
 from evaltrans_qt.errors import InputFormatError
 from evaltrans_qt.io.plaintext import PathLike, check_same_length, read_import_lines
-from evaltrans_qt.io.scores import (score_number, human_tables, parse_mtme_name, read_mtme_lines)
+from evaltrans_qt.io.scores import human_tables, parse_mtme_name, read_mtme_lines, score_number
 from evaltrans_qt.io.wmt import score_levels
 
 LEVELS = ("seg", "doc", "domain", "sys")

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, replace
-from typing import Any, ClassVar, Union
+from typing import Any, ClassVar
 
 from evaltrans_qt.engine.data import protocols
 from evaltrans_qt.engine.data.database import Database, Source, Target
@@ -98,7 +98,7 @@ class ReferenceChange(SourceChange):
     seq: int = 0
 
 
-ProtocolChange = Union[PostEditChange, MarksChange, ItemsChange, ReferenceChange]
+ProtocolChange = PostEditChange | MarksChange | ItemsChange | ReferenceChange
 TYPES: dict[str, type] = {c.kind: c for c in (PostEditChange, MarksChange, ItemsChange,
                                                ReferenceChange)}
 ACTIONS = ("mark", "unmark", "add", "remove")

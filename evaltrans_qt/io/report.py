@@ -76,15 +76,20 @@ from typing import Any
 import numpy as np
 from lxml import etree
 
-from evaltrans_qt.version import __version__
 from evaltrans_qt.engine.measures import load_all
 from evaltrans_qt.engine.measures.base import FLAG_PREFIX, MeasureScore, stat_flags
 from evaltrans_qt.engine.options import EvalOptions, option_fields, parse_option_value
 from evaltrans_qt.engine.run.results import RunResult, SystemResult
 from evaltrans_qt.errors import InputFormatError, OptionError
 from evaltrans_qt.io.atomic import atomic_write_bytes
-from evaltrans_qt.io.xmlsafe import (escape_attr, escape_text, refuse_entities, replace_invalid,
-                                     safe_parser)
+from evaltrans_qt.io.xmlsafe import (
+    escape_attr,
+    escape_text,
+    refuse_entities,
+    replace_invalid,
+    safe_parser,
+)
+from evaltrans_qt.version import __version__
 
 DOCTYPE = '<!DOCTYPE etreport SYSTEM "etreport.dtd">'
 SOFTWARE = f"evaltrans_qt {__version__}"
@@ -340,7 +345,7 @@ def build_report(run: RunResult, system: str, *, author: str | None = None,
 def _user() -> str:
     try:
         return getpass.getuser()
-    except Exception:  # noqa: BLE001 - no user name available (containers)
+    except Exception:
         return ""
 
 

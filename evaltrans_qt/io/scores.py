@@ -50,8 +50,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from evaltrans_qt.engine.data.database import Database
-from evaltrans_qt.engine.measures.external import (ExternalMetric, add_external, check_name,
-                                                   external_metrics, guess_direction)
+from evaltrans_qt.engine.measures.external import (
+    ExternalMetric,
+    add_external,
+    check_name,
+    external_metrics,
+    guess_direction,
+)
 from evaltrans_qt.errors import EvalTransError, InputFormatError
 from evaltrans_qt.io.limits import parse_number
 from evaltrans_qt.io.plaintext import PathLike, read_text, split_lines

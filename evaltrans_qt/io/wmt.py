@@ -30,8 +30,15 @@ from pathlib import Path
 from evaltrans_qt.engine.data.database import Database, Levels, Score, Target
 from evaltrans_qt.errors import InputFormatError, ScoreError
 from evaltrans_qt.io.limits import parse_number
-from evaltrans_qt.io.plaintext import (PathLike, add_aligned, add_line_targets, check_same_length,
-                                       read_import_lines, read_text, split_lines)
+from evaltrans_qt.io.plaintext import (
+    PathLike,
+    add_aligned,
+    add_line_targets,
+    check_same_length,
+    read_import_lines,
+    read_text,
+    split_lines,
+)
 
 _SRC = re.compile(r"^(?P<prefix>.+?)\.src\.(?P<lang>[^.]+)$")
 _REF = re.compile(r"^(?P<prefix>.+?)\.ref\.(?P<id>.+)\.(?P<lang>[^.]+)$")

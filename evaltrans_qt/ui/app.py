@@ -81,7 +81,7 @@ def _best_block_pair(window, measure: str) -> tuple[int, int] | None:
             try:
                 c = compute_comparison(measure, t.text, [r.text for r in refs],
                                        [r.system or "" for r in refs], window.options)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 continue
             n_words = len(c.hyp)
             key = (len(c.blocks), -abs(n_words - 14))

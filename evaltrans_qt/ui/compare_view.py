@@ -22,11 +22,24 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QPoint, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QPen
-from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QSpinBox,
-                               QSplitter, QToolTip, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QSpinBox,
+    QSplitter,
+    QToolTip,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
-from evaltrans_qt.engine.text.alignment import Alignment, BlockKind, OpKind
 from evaltrans_qt.engine.options import EvalOptions
+from evaltrans_qt.engine.text.alignment import Alignment, BlockKind, OpKind
 from evaltrans_qt.ui.workers import LatestRunner
 
 #: Selector order of the measures most used (their shortcuts Ctrl+1 ... stay put).
@@ -363,25 +376,25 @@ class TokenFlow(QWidget):
         self._height = (y + line_h) if self.marks else line_h
         return self._height
 
-    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt API
+    def hasHeightForWidth(self) -> bool:
         return True
 
-    def heightForWidth(self, w: int) -> int:  # noqa: N802
+    def heightForWidth(self, w: int) -> int:
         return self._do_layout(w)
 
-    def sizeHint(self) -> QSize:  # noqa: N802
+    def sizeHint(self) -> QSize:
         w = max(self.width(), 300)
         return QSize(w, self._do_layout(w))
 
-    def minimumSizeHint(self) -> QSize:  # noqa: N802
+    def minimumSizeHint(self) -> QSize:
         return QSize(100, self._do_layout(max(self.width(), 100)))
 
-    def showEvent(self, ev) -> None:  # noqa: N802
+    def showEvent(self, ev) -> None:
         self._layout_width = -1  # the screen (DPI) is known only now
         self.updateGeometry()
         super().showEvent(ev)
 
-    def resizeEvent(self, ev) -> None:  # noqa: N802
+    def resizeEvent(self, ev) -> None:
         self._do_layout(self.width())
         if self.height() != self._height:
             self.setMinimumHeight(self._height)
@@ -399,7 +412,7 @@ class TokenFlow(QWidget):
         return -1
 
     # painting
-    def paintEvent(self, ev) -> None:  # noqa: N802
+    def paintEvent(self, ev) -> None:
         self._do_layout(self.width())
         p = QPainter(self)
         p.setRenderHint(QPainter.Antialiasing)
@@ -440,7 +453,7 @@ class TokenFlow(QWidget):
                 p.fillRect(QRect(r.left(), r.bottom() + 2 + 2 * k, r.width(), 2), col)
         # block numbers: a badge at the first word of each block run
         prev = None
-        for i, (m, r) in enumerate(zip(self.marks, self._rects)):
+        for _i, (m, r) in enumerate(zip(self.marks, self._rects)):
             if m.block is not None and m.block != prev:
                 col = block_colour(m.block)
                 p.setFont(small)
@@ -460,7 +473,7 @@ class TokenFlow(QWidget):
         p.end()
 
     # interaction
-    def mouseMoveEvent(self, ev) -> None:  # noqa: N802
+    def mouseMoveEvent(self, ev) -> None:
         i = self.index_at(ev.position().toPoint())
         if i != self.hover_index:
             self.hover_index = i
@@ -470,14 +483,14 @@ class TokenFlow(QWidget):
                 QToolTip.showText(ev.globalPosition().toPoint(), self.marks[i].tip, self)
         super().mouseMoveEvent(ev)
 
-    def leaveEvent(self, ev) -> None:  # noqa: N802
+    def leaveEvent(self, ev) -> None:
         if self.hover_index != -1:
             self.hover_index = -1
             self.update()
             self.hovered.emit(-1)
         super().leaveEvent(ev)
 
-    def mousePressEvent(self, ev) -> None:  # noqa: N802
+    def mousePressEvent(self, ev) -> None:
         self.clicked.emit(self.index_at(ev.position().toPoint()))
         super().mousePressEvent(ev)
 

@@ -12,8 +12,19 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout,
-                               QLineEdit, QListWidget, QPushButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLineEdit,
+    QListWidget,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.errors import EvalTransError, InputFormatError
@@ -204,7 +215,7 @@ def run_import(window, kind: str) -> None:
         return
     try:
         job = dlg.job()
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         errors.show_error(exc, window)
         return
     merge = dlg.merge_box.isChecked()

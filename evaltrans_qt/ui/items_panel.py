@@ -16,10 +16,23 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
-from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHBoxLayout, QHeaderView, QLabel,
-                               QLineEdit,
-                               QListView, QListWidget, QListWidgetItem, QPushButton, QTreeWidget,
-                               QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from evaltrans_qt.engine.data import protocols
 from evaltrans_qt.errors import ScoreError
@@ -37,7 +50,7 @@ class _WordList(QListWidget):
     enter = Signal()
     delete = Signal()
 
-    def keyPressEvent(self, ev) -> None:  # noqa: N802 - Qt API
+    def keyPressEvent(self, ev) -> None:
         if ev.key() in (Qt.Key_Return, Qt.Key_Enter):
             self.enter.emit()
             return
@@ -47,7 +60,7 @@ class _WordList(QListWidget):
 class _ItemList(QListWidget):
     delete = Signal()
 
-    def keyPressEvent(self, ev) -> None:  # noqa: N802 - Qt API
+    def keyPressEvent(self, ev) -> None:
         if ev.key() in (Qt.Key_Delete, Qt.Key_Backspace):
             self.delete.emit()
             return

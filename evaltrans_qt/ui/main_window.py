@@ -33,22 +33,49 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings, QStandardPaths, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QUndoStack
-from PySide6.QtWidgets import (QAbstractItemView, QApplication, QCheckBox, QComboBox, QDockWidget, QFileDialog,
-                               QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMainWindow, QMessageBox, QTableView,
-                               QToolBar, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QCheckBox,
+    QComboBox,
+    QDockWidget,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMessageBox,
+    QTableView,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
 
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.errors import EvalTransError, SaveError
 from evaltrans_qt.io.journal import Journal, ReplayReport, journal_path
-from evaltrans_qt.workspace import AUTOSAVE_MS, Workspace, load_with_journal  # noqa: F401 (re-exported)
 from evaltrans_qt.ui import errors
 from evaltrans_qt.ui.compare_view import MEASURES, CompareView
-from evaltrans_qt.ui.models import (KEY_ROLE, SCORED_STATES, SourceFilterProxy, SourceTableModel,
-                                    TargetFilterProxy, TargetTableModel)
-from evaltrans_qt.ui.scoring import (ScorePanel, ScoringSession, SessionDialog, SimilarPanel, identical_scores,
-                                     similar_translations)
+from evaltrans_qt.ui.models import (
+    KEY_ROLE,
+    SCORED_STATES,
+    SourceFilterProxy,
+    SourceTableModel,
+    TargetFilterProxy,
+    TargetTableModel,
+)
+from evaltrans_qt.ui.scoring import (
+    ScorePanel,
+    ScoringSession,
+    SessionDialog,
+    SimilarPanel,
+    identical_scores,
+    similar_translations,
+)
 from evaltrans_qt.ui.workers import Worker, handle_errors, start_worker
+from evaltrans_qt.workspace import AUTOSAVE_MS, Workspace, load_with_journal
 
 ORGANISATION = "evaltrans_qt"
 APPLICATION = "evaltrans-qt"
@@ -178,7 +205,7 @@ class MainWindow(QMainWindow):
         self._update_title()
         from evaltrans_qt.ui import analysis
         analysis.install(self)
-        from evaltrans_qt.ui import protocol_modes    # issue 11: references, post-edits, items
+        from evaltrans_qt.ui import protocol_modes  # issue 11: references, post-edits, items
         protocol_modes.install(self)
         self._restore_settings()
 
@@ -499,7 +526,7 @@ class MainWindow(QMainWindow):
         m.addActions([self.act_next_class, self.act_prev_class, self.act_clear_score])
         scores = m.addMenu("Score")
         scores.addActions(self.score_actions)
-        from evaltrans_qt.ui.ranking_actions import install_actions   # issue 13: ranking screens
+        from evaltrans_qt.ui.ranking_actions import install_actions  # issue 13: ranking screens
         install_actions(self, m)
         self.session_menu = m
 
@@ -587,7 +614,7 @@ class MainWindow(QMainWindow):
 
     _shown_once = False
 
-    def showEvent(self, ev) -> None:  # noqa: N802 - Qt API
+    def showEvent(self, ev) -> None:
         super().showEvent(ev)
         if not self._shown_once:          # the frame's size is known only now
             self._shown_once = True
@@ -843,7 +870,7 @@ class MainWindow(QMainWindow):
         if wait:
             try:
                 save_job(self.database, path)
-            except Exception as exc:  # noqa: BLE001 - one error place
+            except Exception as exc:
                 errors.show_error(exc, self)
                 return None
             self._saved(path, seq, count, old_journal, switch_to)
@@ -949,7 +976,7 @@ class MainWindow(QMainWindow):
             self, "Unsaved changes", "The database has unsaved changes. Save them?",
             QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Save)
 
-    def closeEvent(self, ev) -> None:  # noqa: N802
+    def closeEvent(self, ev) -> None:
         if self.session is not None:
             self.session.finish()
         if not self._confirm_discard():
@@ -1113,7 +1140,7 @@ class MainWindow(QMainWindow):
                 return None
         try:
             s = ScoringSession(self.database, judge, classes, self.journal, self.undo_stack, systems, self)
-        except Exception as exc:  # noqa: BLE001 - unknown class, no classes: one error place
+        except Exception as exc:
             errors.show_error(exc if isinstance(exc, EvalTransError) else EvalTransError(str(exc)), self)
             return None
         self.session = s
@@ -1174,7 +1201,7 @@ class MainWindow(QMainWindow):
         s = self.session
         if s is None:
             return
-        from evaltrans_qt.io.journal import find_source   # (doc, seg) or text, SPEC §3.1
+        from evaltrans_qt.io.journal import find_source  # (doc, seg) or text, SPEC §3.1
         si = find_source(self.database, change)
         idx = self.database.source_index(si) if si is not None else None
         if idx is not None and change.target_index is not None:

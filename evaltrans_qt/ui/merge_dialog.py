@@ -11,8 +11,19 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QGridLayout, QLabel,
-                               QMessageBox, QPushButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QGridLayout,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.engine.data.merge import Choice, Conflict, MergeReport, merge
@@ -113,7 +124,7 @@ def merge_into(window, other: Database, policy=None) -> MergeReport | None:
     with window.autosave_paused():   # ... nor start one from a conflict dialog's event loop
         try:
             report = merge(window.database, other, policy)
-        except Exception as exc:  # noqa: BLE001 - one error place; merge leaves db unchanged on ScoreError
+        except Exception as exc:
             errors.show_error(exc, window)
             return None
         window.database_modified()

@@ -17,8 +17,18 @@ import math
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QSizePolicy, QSpinBox,
-                               QSplitter, QTableView, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QSizePolicy,
+    QSpinBox,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from evaltrans_qt.ui import plots
 from evaltrans_qt.ui.workers import LatestRunner
@@ -45,13 +55,13 @@ class MetricsModel(QAbstractTableModel):
         self.statistic = ov.significance.statistic if ov is not None else ""
         self.endResetModel()
 
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt API
+    def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt API
+    def columnCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.HEADERS)
 
-    def headerData(self, section, orientation, role=Qt.DisplayRole):  # noqa: N802 - Qt API
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
         if role == Qt.DisplayRole and orientation == Qt.Horizontal:
             h = self.HEADERS[section]
             return f"{self.statistic} (ranked)" if h == "value" and self.statistic else h

@@ -17,8 +17,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from PySide6.QtCore import (QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel,
-                            Qt, Signal)
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QApplication
 
@@ -84,13 +90,13 @@ class _SortableModel(QAbstractTableModel):
         self._rows: list[tuple] = []
         self._sort: tuple[int, Qt.SortOrder] | None = None
 
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt API
+    def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._rows)
 
-    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+    def columnCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.headers)
 
-    def headerData(self, section, orientation, role=Qt.DisplayRole):  # noqa: N802
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
         if role == _DISPLAY and orientation == Qt.Horizontal and 0 <= section < len(self.headers):
             return self.headers[section]
         return None
@@ -265,7 +271,7 @@ class SourceFilterProxy(ModelSortedProxy):
         refilter(self)
         self.countsChanged.emit(self.rowCount(), self.sourceModel().rowCount() if self.sourceModel() else 0)
 
-    def filterAcceptsRow(self, row: int, parent) -> bool:  # noqa: N802 - Qt API
+    def filterAcceptsRow(self, row: int, parent) -> bool:
         m: SourceTableModel = self.sourceModel()
         r = m.row(row)
         if self._text and self._text not in r.text.casefold():
@@ -435,7 +441,7 @@ class TargetFilterProxy(ModelSortedProxy):
         self._kind = kind or None
         refilter(self)
 
-    def filterAcceptsRow(self, row: int, parent) -> bool:  # noqa: N802
+    def filterAcceptsRow(self, row: int, parent) -> bool:
         if not (self._text or self._system or self._kind):
             return True
         r = self.sourceModel().row(row)

@@ -23,7 +23,15 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor
-from PySide6.QtWidgets import QLabel, QPlainTextEdit, QPushButton, QHBoxLayout, QTextEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
 
 POSTEDIT, REFERENCE = "postedit", "reference"
 #: Highlight colours: substituted, inserted, shifted words.
@@ -113,7 +121,7 @@ class PostEditEditor(QPlainTextEdit):
         self.setObjectName("postEditEditor")
         self.setTabChangesFocus(True)
 
-    def keyPressEvent(self, ev) -> None:  # noqa: N802 - Qt API
+    def keyPressEvent(self, ev) -> None:
         if ev.key() in (Qt.Key_Return, Qt.Key_Enter):
             self.submitted.emit()
             return
@@ -122,7 +130,7 @@ class PostEditEditor(QPlainTextEdit):
             return
         super().keyPressEvent(ev)
 
-    def insertFromMimeData(self, source) -> None:  # noqa: N802 - Qt API
+    def insertFromMimeData(self, source) -> None:
         """Pasted line breaks become spaces (a sentence is one line)."""
         if source.hasText():
             self.insertPlainText(" ".join(source.text().split()))
@@ -228,7 +236,7 @@ class PostEditPanel(QWidget):
         text = self.editor.toPlainText()
         try:
             self.edits = live_edits(self.mode, self.original, text, self.references, self.options)
-        except Exception as exc:  # noqa: BLE001 - a typing state must never break the editor
+        except Exception as exc:
             self.edits = LiveEdits((), f"cannot align: {exc}")
         sels = []
         for a, b, kind in self.edits.spans:

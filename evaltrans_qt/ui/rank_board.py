@@ -21,9 +21,23 @@ import json
 import uuid
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QAbstractItemModel, QItemSelectionModel, QMimeData, QModelIndex, QSize, Qt, QTimer
-from PySide6.QtWidgets import (QAbstractItemView, QGridLayout, QLabel, QListView, QSizePolicy,
-                               QWidget)
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QItemSelectionModel,
+    QMimeData,
+    QModelIndex,
+    QSize,
+    Qt,
+    QTimer,
+)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QGridLayout,
+    QLabel,
+    QListView,
+    QSizePolicy,
+    QWidget,
+)
 
 MIME_TYPE = "application/x-evaltrans-rank-candidate"
 #: Bin 0 holds the candidates not placed yet.
@@ -136,14 +150,14 @@ class RankBinsModel(QAbstractItemModel):
             return QModelIndex()
         return self.createIndex(int(index.internalId()) - 1, 0, _BIN_ID)
 
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802 - Qt API
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:
         if not parent.isValid():
             return len(self.bins)
         if parent.internalId() == _BIN_ID:
             return len(self.bins[parent.row()])
         return 0
 
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802 - Qt API
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:
         return 1
 
     def candidate_of(self, index: QModelIndex) -> int | None:
@@ -178,16 +192,16 @@ class RankBinsModel(QAbstractItemModel):
             return Qt.ItemIsEnabled | Qt.ItemIsDropEnabled
         return Qt.ItemIsEnabled | Qt.ItemIsSelectable | Qt.ItemIsDragEnabled
 
-    def supportedDropActions(self) -> Qt.DropActions:  # noqa: N802 - Qt API
+    def supportedDropActions(self) -> Qt.DropActions:
         return Qt.MoveAction
 
-    def supportedDragActions(self) -> Qt.DropActions:  # noqa: N802 - Qt API
+    def supportedDragActions(self) -> Qt.DropActions:
         return Qt.MoveAction
 
-    def mimeTypes(self) -> list[str]:  # noqa: N802 - Qt API
+    def mimeTypes(self) -> list[str]:
         return [MIME_TYPE]
 
-    def mimeData(self, indexes) -> QMimeData:  # noqa: N802 - Qt API
+    def mimeData(self, indexes) -> QMimeData:
         cands = [c for c in (self.candidate_of(i) for i in indexes) if c is not None]
         md = QMimeData()
         md.setData(MIME_TYPE, json.dumps({"board": self.token, "candidates": cands}).encode())
@@ -204,10 +218,10 @@ class RankBinsModel(QAbstractItemModel):
             return None
         return [c for c in d.get("candidates", []) if isinstance(c, int) and 0 <= c < self.n]
 
-    def canDropMimeData(self, data, action, row, column, parent) -> bool:  # noqa: N802
+    def canDropMimeData(self, data, action, row, column, parent) -> bool:
         return bool(self._decode(data)) and self.bin_of(parent) is not None
 
-    def dropMimeData(self, data, action, row, column, parent) -> bool:  # noqa: N802 - Qt API
+    def dropMimeData(self, data, action, row, column, parent) -> bool:
         """A drop on a bin row (or on a candidate in it): move the dragged candidates there.
         The dragging view's clean-up after a MoveAction removes nothing (removeRows is
         refused): the move is done here."""
@@ -220,7 +234,7 @@ class RankBinsModel(QAbstractItemModel):
         return True
 
     # a move is never a remove: the view's clean-up after a MoveAction must not delete rows
-    def removeRows(self, row: int, count: int, parent: QModelIndex = QModelIndex()) -> bool:  # noqa: N802
+    def removeRows(self, row: int, count: int, parent: QModelIndex = QModelIndex()) -> bool:
         return False
 
 
@@ -259,11 +273,11 @@ class _BinView(QListView):
                 bottom = max(bottom, rect.bottom() + self.verticalOffset())
         self.setFixedHeight(max(self._line + 6, bottom + 2 * self.frameWidth() + 8))
 
-    def resizeEvent(self, ev) -> None:  # noqa: N802 - Qt API
+    def resizeEvent(self, ev) -> None:
         super().resizeEvent(ev)
         QTimer.singleShot(0, self.fit)
 
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt API
+    def sizeHint(self) -> QSize:
         return QSize(400, self.minimumHeight())
 
 

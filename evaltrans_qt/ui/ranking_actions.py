@@ -8,8 +8,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog
 
 from evaltrans_qt.errors import EvalTransError, SaveError
-from evaltrans_qt.ui.ranking_screen import (DEFAULT_N, SEGMENTS, SENTENCES, RankingScreen,
-                                            RankingSetupDialog, SentenceRankingScreen)
+from evaltrans_qt.ui.ranking_screen import (
+    DEFAULT_N,
+    SEGMENTS,
+    SENTENCES,
+    RankingScreen,
+    RankingSetupDialog,
+    SentenceRankingScreen,
+)
 from evaltrans_qt.ui.segment_ranking_screen import SegmentRankingScreen
 
 

@@ -20,8 +20,18 @@ import math
 from pathlib import Path
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, QTimer
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel,
-                               QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from evaltrans_qt.engine.human.ranking import LEVELS, RankScores, database_rank_scores
 from evaltrans_qt.io.export import suggested_path
@@ -47,13 +57,13 @@ class RankScoresModel(QAbstractTableModel):
         self.scores = scores
         self.endResetModel()
 
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt API
+    def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() or self.scores is None else len(self.scores.rows)
 
-    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt API
+    def columnCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.HEADERS)
 
-    def headerData(self, section, orientation, role=Qt.DisplayRole):  # noqa: N802 - Qt API
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
         if orientation != Qt.Horizontal:
             return None
         if role == Qt.DisplayRole:

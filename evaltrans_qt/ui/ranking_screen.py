@@ -37,9 +37,20 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QUndoCommand, QUndoStack
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFormLayout, QFrame, QHBoxLayout, QLabel,
-                               QLineEdit, QPushButton, QScrollArea, QSpinBox,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.errors import EvalTransError, SaveError
@@ -360,7 +371,7 @@ class RankingScreen(QWidget):
             self.rank_current(int(text))
 
     # ------------------------------------------------------------ keyboard
-    def keyPressEvent(self, ev) -> None:  # noqa: N802 - Qt API
+    def keyPressEvent(self, ev) -> None:
         key, mods = ev.key(), ev.modifiers()
         if mods & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier):
             return super().keyPressEvent(ev)
@@ -473,7 +484,7 @@ class RankingScreen(QWidget):
         errors.show_error(SaveError(f"ranking not recorded: the journal cannot be written "
                                     f"({exc.strerror or exc})", j.path if j else None), self)
 
-    def closeEvent(self, ev) -> None:  # noqa: N802 - Qt API
+    def closeEvent(self, ev) -> None:
         self._leave()
         super().closeEvent(ev)
 

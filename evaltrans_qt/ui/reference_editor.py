@@ -7,8 +7,15 @@ The change itself is made by :class:`evaltrans_qt.ui.protocol_modes.ProtocolMode
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QPushButton,
-                               QWidget)
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QWidget,
+)
 
 
 class AddReferenceDialog(QDialog):

@@ -131,10 +131,10 @@ class FrameModel(QAbstractTableModel):
         return self._order
 
     # ---- Qt model interface
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else self._n
 
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._columns)
 
     def data(self, index: QModelIndex, role: int = Qt.DisplayRole):
@@ -159,7 +159,7 @@ class FrameModel(QAbstractTableModel):
             return v
         return None
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.DisplayRole):  # noqa: N802
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.DisplayRole):
         if orientation == Qt.Horizontal and 0 <= section < len(self._columns):
             name = self._columns[section]
             if role == Qt.DisplayRole:

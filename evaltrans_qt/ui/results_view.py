@@ -29,14 +29,36 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFrame, QHBoxLayout, QHeaderView,
-                               QLabel, QLineEdit, QMessageBox, QProgressBar, QPushButton, QSizePolicy,
-                               QSpinBox, QSplitter, QTableView, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSizePolicy,
+    QSpinBox,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.engine.run.results import RunResult, SystemResult
-from evaltrans_qt.engine.run.tables import ResultTables, build_tables, disagreement, system_difference
+from evaltrans_qt.engine.run.tables import (
+    ResultTables,
+    build_tables,
+    disagreement,
+    system_difference,
+)
 from evaltrans_qt.errors import EvalTransError
 from evaltrans_qt.io.export import suggested_path
 from evaltrans_qt.ui import plots
@@ -79,7 +101,11 @@ def significance_job(run: RunResult, measure: str, method: str, samples: int):
 def combination_job(frame: pd.DataFrame, col_a: str, col_b: str, human_col: str,
                     dir_a: int, dir_b: int):
     """Weight curve (eq. 6.9, Figure 8.1) and optimal weights with 10-fold CV."""
-    from evaltrans_qt.engine.metaeval.combination import cross_validate, optimal_weights, weight_curve
+    from evaltrans_qt.engine.metaeval.combination import (
+        cross_validate,
+        optimal_weights,
+        weight_curve,
+    )
     sub = frame[[col_a, col_b, human_col, "segment"]].dropna()
     xa = dir_a * sub[col_a].to_numpy(float)
     xb = dir_b * sub[col_b].to_numpy(float)
@@ -248,11 +274,11 @@ class ResultsView(QWidget):
         self._build_combination_tab()
         self._build_significance_tab()
         self._build_histogram_tab()
-        from evaltrans_qt.ui.metrics_view import add_metrics_tab      # issue 15: "Metrics" tab
+        from evaltrans_qt.ui.metrics_view import add_metrics_tab  # issue 15: "Metrics" tab
         self.metrics_view = add_metrics_tab(self)
-        from evaltrans_qt.ui.ranking_results import add_ranking_tab   # issue 13: "Ranking" tab
+        from evaltrans_qt.ui.ranking_results import add_ranking_tab  # issue 13: "Ranking" tab
         self.ranking_view = add_ranking_tab(self)
-        from evaltrans_qt.ui.unseen_view import add_unseen_tab        # issue 17: "Unseen systems"
+        from evaltrans_qt.ui.unseen_view import add_unseen_tab  # issue 17: "Unseen systems"
         self.unseen_view = add_unseen_tab(self)
 
     def _table(self, name: str) -> tuple[QTableView, FrameModel, ResultsProxy]:
@@ -536,7 +562,7 @@ class ResultsView(QWidget):
         if executor is None:
             try:        # "Compute on: Dask scheduler at …" (options dialog; the workspace)
                 executor = self.workspace.run_executor()
-            except Exception as exc:  # noqa: BLE001 - no dask, or the scheduler is unreachable
+            except Exception as exc:
                 self._on_error(exc)
                 return False
         from evaltrans_qt.engine.run.driver import iter_evaluate
@@ -560,7 +586,11 @@ class ResultsView(QWidget):
         opts = self.options
         if executor is None:
             # a large run uses every core at a lower priority, so the UI stays responsive
-            from evaltrans_qt.engine.run.executors.local import LocalProcessExecutor, SerialExecutor, choose_executor
+            from evaltrans_qt.engine.run.executors.local import (
+                LocalProcessExecutor,
+                SerialExecutor,
+                choose_executor,
+            )
             from evaltrans_qt.engine.run.schedule import has_expensive_pairs
             rows = sum(len(db.candidates(s)) for s in db.sources)
             if not isinstance(choose_executor(rows, len(names), has_expensive_pairs(names)),

@@ -23,10 +23,32 @@ import time
 from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QObject, QRegularExpression, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QKeySequence, QPalette, QRegularExpressionValidator, QUndoCommand, QUndoStack
-from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QDialog, QDialogButtonBox, QFormLayout,
-                               QGridLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
-                               QSizePolicy, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtGui import (
+    QColor,
+    QKeySequence,
+    QPalette,
+    QRegularExpressionValidator,
+    QUndoCommand,
+    QUndoStack,
+)
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QSizePolicy,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from evaltrans_qt.engine.data.database import Database, Levels, Score, Target
 from evaltrans_qt.io.journal import Journal, ScoreChange, apply_change, change_for
@@ -300,7 +322,7 @@ class ScoringSession(QObject):
         lv = self.db.level(cls)
         try:
             lv.validate(value)
-        except Exception:  # noqa: BLE001 - ScoreError
+        except Exception:
             return False
         return lv.continuous or value >= lv.firstvalid
 
@@ -489,7 +511,7 @@ class ValueEditor(QLineEdit):
             return
         self.committed.emit(self.cls, v)
 
-    def event(self, ev: QEvent) -> bool:  # noqa: N802 - Qt API
+    def event(self, ev: QEvent) -> bool:
         if ev.type() == QEvent.ShortcutOverride:
             ctrl = ev.modifiers() & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier)
             if ev.matches(QKeySequence.Undo) or ev.matches(QKeySequence.Redo) or (
@@ -581,7 +603,7 @@ class ScorePanel(QWidget):
         lay.addStretch(1)
         self._set_enabled(False)
 
-    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt API
+    def minimumSizeHint(self) -> QSize:
         """The score controls keep their size: the panel's minimum height is what its rows need
         at its width (word-wrapped labels included), so a dock can never squeeze a button."""
         base = super().minimumSizeHint()
@@ -590,7 +612,7 @@ class ScorePanel(QWidget):
         h = lay.totalHeightForWidth(w) if lay is not None and lay.hasHeightForWidth() else -1
         return QSize(base.width(), max(base.height(), h))
 
-    def resizeEvent(self, ev) -> None:  # noqa: N802 - Qt API
+    def resizeEvent(self, ev) -> None:
         super().resizeEvent(ev)
         if ev.oldSize().width() != ev.size().width():
             self.updateGeometry()           # another width, another height for the wrapped labels

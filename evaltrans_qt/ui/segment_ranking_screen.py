@@ -13,7 +13,11 @@ from __future__ import annotations
 
 import html
 
-from evaltrans_qt.engine.human.segranks.model import SentenceSegments, sentence_segments, source_tokens
+from evaltrans_qt.engine.human.segranks.model import (
+    SentenceSegments,
+    sentence_segments,
+    source_tokens,
+)
 from evaltrans_qt.io.segranks.changes import RankingChange, segment_ranking_change
 from evaltrans_qt.ui.rank_board import RankBinsModel
 from evaltrans_qt.ui.ranking_screen import SEGMENTS, RankingScreen, Task

@@ -40,9 +40,21 @@ from pathlib import Path
 
 import pandas as pd
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel,
-                               QMenu, QPushButton, QSizePolicy, QSplitter, QTableView, QTabWidget,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMenu,
+    QPushButton,
+    QSizePolicy,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.engine.human.ranking import RankScores
@@ -424,7 +436,7 @@ class UnseenView(QWidget):
         if self.isVisible() and self.workspace.database is not None:
             self.compute()
 
-    def showEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def showEvent(self, event) -> None:
         super().showEvent(event)
         if self.stale and self.workspace.database is not None:
             self.compute()

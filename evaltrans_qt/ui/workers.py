@@ -117,7 +117,7 @@ class Worker(QRunnable):
         except RuntimeError:  # the receiver side is gone (application shutting down)
             pass
 
-    def run(self) -> None:  # noqa: D102 - QRunnable hook, runs on a pool thread
+    def run(self) -> None:
         emit = self._emit
         try:
             emit("started")
@@ -131,7 +131,7 @@ class Worker(QRunnable):
                 emit("finished", out)
         except Cancelled:
             emit("cancelled")
-        except BaseException as exc:  # noqa: BLE001 - every error goes to one place
+        except BaseException as exc:
             self.error = exc
             emit("errored", exc)
         finally:

@@ -13,7 +13,7 @@ from evaltrans_qt.cli.main import build_parser, main
 from evaltrans_qt.engine.options import PRESETS, EvalOptions, option_fields
 from evaltrans_qt.io.etdb import save_database
 from evaltrans_qt.io.report import read_report
-from tests.engine.toymeasure import small_db
+from tests.engine.measures.toymeasure import small_db
 
 SOURCES = ["s one", "s two", "s three", "s four", "s five"]
 
@@ -179,6 +179,7 @@ def test_wmt_all_systems_three_references(wmt_dir, tmp_path, capsys):
     """All 20 WMT21 en-de systems against refs A, C, D: a valid report per system that
     round-trips, and BLEU equal to sacreBLEU's (reference_values.json, printed to 2 dp)."""
     import sacrebleu  # noqa: F401  (the oracle's tool; just make sure the env is complete)
+
     from evaltrans_qt.engine.measures import load_all
     from evaltrans_qt.io.etdb import save_database as save
     from evaltrans_qt.io.wmt import import_wmt
@@ -259,6 +260,7 @@ def test_extrapolate_records_estimated_human_scores(files, capsys):
 
 def test_progress_bar_only_on_a_terminal():
     import io
+
     from evaltrans_qt.cli.batch import ProgressBar
     from evaltrans_qt.engine.run.driver import Progress
 

@@ -8,9 +8,9 @@ import pytest
 from scipy import stats
 
 from evaltrans_qt.cli.main import main
-from evaltrans_qt.engine.run.driver import evaluate
 from evaltrans_qt.engine.human.resolve import human_scores
 from evaltrans_qt.engine.options import EvalOptions
+from evaltrans_qt.engine.run.driver import evaluate
 from evaltrans_qt.io.etdb import demo_database_path, load_database
 from evaltrans_qt.io.report import read_report
 

@@ -12,9 +12,9 @@ from lxml import etree
 from sacrebleu.metrics import BLEU, CHRF, TER
 
 from evaltrans_qt.cli.main import main
-from evaltrans_qt.engine.run.executors.local import SerialExecutor
-from evaltrans_qt.engine.run.driver import evaluate
 from evaltrans_qt.engine.options import PRESETS
+from evaltrans_qt.engine.run.driver import evaluate
+from evaltrans_qt.engine.run.executors.local import SerialExecutor
 from evaltrans_qt.io.export import write_table
 from evaltrans_qt.io.plaintext import import_text
 from evaltrans_qt.io.report import read_report
@@ -141,4 +141,4 @@ def test_info_of_a_report_shows_values_and_signatures(files, capsys):
     assert info["measures"]["bleu"]["signature"] == run.meta["signatures"]["bleu"]
     assert main(["info", str(report)]) == 0
     text = capsys.readouterr().out
-    assert f"wer         " in text and run.meta["signatures"]["wer"] in text
+    assert "wer         " in text and run.meta["signatures"]["wer"] in text

@@ -9,7 +9,7 @@ import pytest
 from evaltrans_qt.cli.main import main
 from evaltrans_qt.io.etdb import save_database
 from evaltrans_qt.io.report import read_report
-from tests.engine.unseen_db import make_db
+from tests.engine.human.unseen_db import make_db
 
 MEASURES = ["exactmatch", "penalizeunknown", "segranksbleu", "wer"]
 

@@ -9,8 +9,8 @@ import pytest
 from lxml import etree
 
 from evaltrans_qt.cli.main import main
-from evaltrans_qt.io import etdb
 from evaltrans_qt.engine.data import schemes
+from evaltrans_qt.io import etdb
 
 
 def run(capsys, *argv) -> tuple[int, str, str]:

@@ -43,8 +43,8 @@ def test_correlate_json_fields_and_values_match_scipy(demo, capsys):
     wer = next(r for r in rows if r["measure"] == "wer" and r["level"] == "sentence")
     assert wer["negated"] is True
     # independent recomputation: evaluate, collect adequacy means per candidate, scipy
-    from evaltrans_qt.engine.run.driver import evaluate
     from evaltrans_qt.engine.options import EvalOptions
+    from evaltrans_qt.engine.run.driver import evaluate
     db = load_database(demo)
     run = evaluate(db, EvalOptions(), ["wer"])
     xs, ys = [], []

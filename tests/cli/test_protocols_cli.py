@@ -9,9 +9,9 @@ import pytest
 
 from evaltrans_qt.cli.main import main
 from evaltrans_qt.engine.data import protocols as P
+from evaltrans_qt.engine.data import schemes
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.io.etdb import load_database, save_database
-from evaltrans_qt.engine.data import schemes
 
 
 @pytest.fixture

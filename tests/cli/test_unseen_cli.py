@@ -3,16 +3,15 @@
 
 from __future__ import annotations
 
-import copy
 import json
 
 import pytest
 
 from evaltrans_qt.cli.main import main
 from evaltrans_qt.engine.data.database import Score
-from evaltrans_qt.io.etdb import load_database, save_database
+from evaltrans_qt.io.etdb import save_database
 from evaltrans_qt.io.report import read_report
-from tests.engine.unseen_db import make_db
+from tests.engine.human.unseen_db import make_db
 
 
 @pytest.fixture()

@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 
 from evaltrans_qt.engine.data.database import Database
-from evaltrans_qt.engine.run.driver import evaluate
 from evaltrans_qt.engine.measures.external import external_metrics, with_external
 from evaltrans_qt.engine.options import EvalOptions
+from evaltrans_qt.engine.run.driver import evaluate
 from evaltrans_qt.errors import EvalTransError, InputFormatError
 from evaltrans_qt.io import etdb, scores
 from evaltrans_qt.io.mtme import export_mtme, import_mtme

@@ -8,14 +8,13 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from evaltrans_qt.engine.data.database import Database, Levels, Score
 from evaltrans_qt.engine.data.merge import merge
-from evaltrans_qt.errors import EvalTransError, InputFormatError, SaveError, ScoreError
+from evaltrans_qt.errors import EvalTransError, InputFormatError, SaveError
 from evaltrans_qt.io import aachen, atomic, etdb, export, journal, limits, plaintext, sgml, wmt
 from evaltrans_qt.io.report import loads_report
 

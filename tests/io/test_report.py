@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 from lxml import etree
 
-from evaltrans_qt.engine.run.executors.local import SerialExecutor
-from evaltrans_qt.engine.run.driver import evaluate
 from evaltrans_qt.engine.measures import load_all
 from evaltrans_qt.engine.options import EvalOptions, option_fields
+from evaltrans_qt.engine.run.driver import evaluate
+from evaltrans_qt.engine.run.executors.local import SerialExecutor
 from evaltrans_qt.errors import InputFormatError
 from evaltrans_qt.io.report import build_report, loads_report, read_report, write_report
-from tests.engine.toymeasure import small_db
+from tests.engine.measures.toymeasure import small_db
 
 OPTS = EvalOptions(wer_ref_length_rule="lowestError", cder_coverage_rule="half",
                    bleu_pad_rule="both", leaving_one_out=("tlen",),

@@ -6,9 +6,9 @@ import re
 import pytest
 
 from evaltrans_qt.engine.data.database import Database
-from evaltrans_qt.engine.run.executors.local import SerialExecutor
-from evaltrans_qt.engine.run.driver import evaluate
 from evaltrans_qt.engine.options import EvalOptions
+from evaltrans_qt.engine.run.driver import evaluate
+from evaltrans_qt.engine.run.executors.local import SerialExecutor
 from evaltrans_qt.io.report import build_report, loads_report
 
 

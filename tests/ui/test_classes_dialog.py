@@ -6,13 +6,13 @@ session offers the classes dialog → classes from templates → score → save 
 
 from __future__ import annotations
 
+from lxml import etree
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QLineEdit
-from lxml import etree
 
 from evaltrans_qt.cli.main import main as cli
-from evaltrans_qt.io import etdb
 from evaltrans_qt.engine.data import schemes
+from evaltrans_qt.io import etdb
 from tests.ui.conftest import open_db
 
 

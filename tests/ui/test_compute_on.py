@@ -42,9 +42,9 @@ def test_workspace_checks_and_keeps_the_choice():
 
 def test_workspace_runs_on_a_dask_scheduler():
     distributed = pytest.importorskip("distributed")
-    from evaltrans_qt.engine.run.executors.local import SerialExecutor
     from evaltrans_qt.engine.run.driver import evaluate
     from evaltrans_qt.engine.run.executors.dask import DaskExecutor
+    from evaltrans_qt.engine.run.executors.local import SerialExecutor
     from evaltrans_qt.io.etdb import demo_database_path, load_database
     db = load_database(demo_database_path())
     opts = EvalOptions(allow_transpositions=True)
@@ -70,9 +70,9 @@ def test_results_view_runs_on_the_chosen_dask_scheduler(qtbot, main_window, demo
     """The application's Run uses the workspace's executor when "Compute on" names a Dask
     scheduler, with the numbers of a local run; an unusable choice is an error, not a run."""
     distributed = pytest.importorskip("distributed")
-    from evaltrans_qt.engine.run.executors.local import SerialExecutor
     from evaltrans_qt.engine.run.driver import evaluate
     from evaltrans_qt.engine.run.executors.dask import DaskExecutor
+    from evaltrans_qt.engine.run.executors.local import SerialExecutor
     from tests.ui.conftest import open_db
     from tests.ui.test_results import run_to_end
     open_db(qtbot, main_window, demo_copy)

@@ -12,8 +12,14 @@ import argparse
 
 import pytest
 from PySide6.QtCore import QPoint, QRect, QSettings
-from PySide6.QtWidgets import (QAbstractButton, QApplication, QLabel, QLineEdit, QMessageBox,
-                               QProgressBar)
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QApplication,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QProgressBar,
+)
 
 from .conftest import open_db
 

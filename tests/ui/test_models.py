@@ -8,8 +8,14 @@ import random
 from PySide6.QtCore import Qt
 
 from evaltrans_qt.engine.data.database import Database, Levels
-from evaltrans_qt.ui.models import (KEY_ROLE, SORT_ROLE, SourceFilterProxy, SourceTableModel, TargetFilterProxy,
-                                    TargetTableModel)
+from evaltrans_qt.ui.models import (
+    KEY_ROLE,
+    SORT_ROLE,
+    SourceFilterProxy,
+    SourceTableModel,
+    TargetFilterProxy,
+    TargetTableModel,
+)
 
 
 def big_db(n_sources=2500, n_sys=20, seed=1) -> Database:

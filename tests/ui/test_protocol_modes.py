@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from evaltrans_qt.engine.data import protocols, schemes
-from evaltrans_qt.io.etdb import load_database, save_database
+from evaltrans_qt.io.etdb import save_database
 from evaltrans_qt.io.journal import journal_path
 from evaltrans_qt.io.plaintext import import_text
 from tests.ui.conftest import open_db

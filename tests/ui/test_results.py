@@ -9,11 +9,10 @@ import time
 import numpy as np
 import pytest
 from PySide6.QtCore import QElapsedTimer, Qt, QTimer
-from PySide6.QtWidgets import QApplication
 
 from evaltrans_qt.cli.main import main as cli_main
-from evaltrans_qt.engine.run.executors.local import SerialExecutor
 from evaltrans_qt.engine.options import PRESETS, EvalOptions
+from evaltrans_qt.engine.run.executors.local import SerialExecutor
 from evaltrans_qt.errors import OptionError
 
 from .conftest import open_db
@@ -144,7 +143,7 @@ def test_system_table_equals_batch_command(qtbot, results, tmp_path, capsys):
     frame = view.system_model.frame.set_index("system")
     checked = 0
     for system, data in batch["systems"].items():
-        for m, sc in data["scores"].items():
+        for _m, sc in data["scores"].items():
             for col, v in sc["columns"].items():
                 assert frame.loc[system, col] == pytest.approx(v, rel=1e-12, abs=1e-12), (system, col)
                 checked += 1

@@ -20,7 +20,7 @@ from PySide6.QtCore import Qt
 from evaltrans_qt.engine.options import EvalOptions
 
 from .conftest import open_db
-from .test_results import SlowExecutor, run_to_end
+from .test_results import run_to_end
 
 MEASURES = ["wer", "bleu", "cder"]
 

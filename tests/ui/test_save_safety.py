@@ -53,7 +53,8 @@ def test_save_job_refuses_bytes_that_do_not_load(tmp_path, monkeypatch):
 
 def test_failing_autosave_reports_once_and_pauses(qtbot, main_window, demo_copy, monkeypatch):
     from evaltrans_qt.errors import SaveError
-    from evaltrans_qt.ui import errors, main_window as mw
+    from evaltrans_qt.ui import errors
+    from evaltrans_qt.ui import main_window as mw
     w = main_window
     open_db(qtbot, w, demo_copy)
     monkeypatch.setattr(mw, "save_job", lambda db, path: (_ for _ in ()).throw(SaveError("disk full", path)))

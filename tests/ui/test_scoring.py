@@ -14,8 +14,8 @@ def _key(qtbot, window, key, mod=Qt.NoModifier):
 
 def _judge_scores(db, judge):
     out = {}
-    for i, src in enumerate(db.sources):
-        for j, t in enumerate(src.targets):
+    for _i, src in enumerate(db.sources):
+        for _j, t in enumerate(src.targets):
             for s in t.scores:
                 if s.judge == judge:
                     out[(src.text, t.text, t.system, s.cls)] = s.value
@@ -100,7 +100,7 @@ def test_next_unscored_and_identical(qtbot, main_window, demo_copy):
     assert s.pos == 0
     # find an item with an identical scored translation among the candidates of its source
     from evaltrans_qt.ui.scoring import identical_scores, similar_translations
-    for k, (si, ti) in enumerate(s.items):
+    for k, (si, ti) in enumerate(s.items):  # noqa: B007 - k is used after the break
         sim = similar_translations(db, si, ti, ["fluency"])
         vals = identical_scores(sim, ["fluency"])
         if vals:

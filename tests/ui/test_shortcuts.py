@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from PySide6.QtWidgets import QDialog, QDockWidget, QMenu
+from PySide6.QtWidgets import QDockWidget, QMenu
 
-from evaltrans_qt.ui.shortcuts import ShortcutsDialog, all_actions, shortcut_text
+from evaltrans_qt.ui.shortcuts import ShortcutsDialog, all_actions
 
 
 def test_every_menu_action_has_a_unique_shortcut(qtbot, main_window):

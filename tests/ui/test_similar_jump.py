@@ -12,7 +12,7 @@ def test_judges_shown_and_activation_jumps(qtbot, main_window, demo_copy):
     w = main_window
     db = open_db(qtbot, w, demo_copy)
     s = w.start_session("dora", ["fluency"])
-    for k, (si, ti) in enumerate(s.items):
+    for k, (si, ti) in enumerate(s.items):  # noqa: B007 - k is used after the break
         sim = [x for x in similar_translations(db, si, ti, ["fluency"]) if x.target_index != ti]
         if sim:
             break

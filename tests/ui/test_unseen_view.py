@@ -14,7 +14,10 @@ import pytest
 from PySide6.QtCore import Qt
 
 from evaltrans_qt.engine.human.ranking import database_rank_scores
-from evaltrans_qt.engine.human.segranks.sessions import record_segment_ranking, record_sentence_ranking
+from evaltrans_qt.engine.human.segranks.sessions import (
+    record_segment_ranking,
+    record_sentence_ranking,
+)
 from evaltrans_qt.engine.human.unseen import matching
 from evaltrans_qt.engine.human.unseen.levels import level_agreement
 from evaltrans_qt.io.etdb import load_database, save_database

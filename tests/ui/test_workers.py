@@ -6,7 +6,7 @@ import threading
 import time
 
 from evaltrans_qt.errors import Cancelled
-from evaltrans_qt.ui.workers import launch, LatestRunner, handle_errors, start_worker
+from evaltrans_qt.ui.workers import LatestRunner, handle_errors, launch, start_worker
 
 
 def test_function_result_runs_off_ui_thread(qtbot):

@@ -7,11 +7,8 @@ the selected sentence; opening a second database clears every panel of the first
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
-
-import pytest
 
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.workspace import Workspace
@@ -55,8 +52,8 @@ def test_open_replays_the_journal_and_reads_the_session(demo_copy):
 
 
 def test_run_currency_follows_options_data_and_measures(demo_copy):
-    from evaltrans_qt.engine.run.executors.local import SerialExecutor
     from evaltrans_qt.engine.run.driver import evaluate
+    from evaltrans_qt.engine.run.executors.local import SerialExecutor
     ws = Workspace.open(demo_copy)
     events = []
     ws.currency_changed.connect(events.append)

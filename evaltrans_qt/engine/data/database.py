@@ -21,8 +21,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
 from statistics import median
+from typing import Any
 
 from evaltrans_qt.errors import InputFormatError, ScoreError
 

@@ -40,12 +40,12 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal, NamedTuple, Union
+from typing import Literal, NamedTuple
 
 from evaltrans_qt.engine.data import merge_protocols
 from evaltrans_qt.engine.data.database import Database, Levels, Score, Source, Target, describe_key
-from evaltrans_qt.engine.measures.external import merge_external
 from evaltrans_qt.engine.human.segranks.merge import merge_segranks
+from evaltrans_qt.engine.measures.external import merge_external
 from evaltrans_qt.errors import InputFormatError, ScoreError
 
 Keep = Literal["old", "new"]
@@ -70,7 +70,7 @@ class Conflict:
     new: Score
 
 
-Policy = Union[Keep, Callable[[Conflict], Union[Keep, Choice]]]
+Policy = Keep | Callable[[Conflict], Keep | Choice]
 
 
 @dataclass

@@ -36,8 +36,15 @@ import math
 import re
 from collections.abc import Sequence
 
-from evaltrans_qt.engine.data.database import (ITEM_MARKS, Database, ItemMarks, Levels, PostEdit,
-                                               Source, Target)
+from evaltrans_qt.engine.data.database import (
+    ITEM_MARKS,
+    Database,
+    ItemMarks,
+    Levels,
+    PostEdit,
+    Source,
+    Target,
+)
 from evaltrans_qt.errors import ScoreError
 
 #: Tokenisation of the source words that item spans count (sacreBLEU 13a, case kept).

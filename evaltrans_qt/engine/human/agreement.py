@@ -23,11 +23,11 @@ from itertools import combinations
 
 import numpy as np
 
-from evaltrans_qt.engine.metaeval.statistics.coefficients import pearson
 from evaltrans_qt.engine.data.database import Database
-from evaltrans_qt.engine.human.scores import normalizer
-from evaltrans_qt.engine.human.resolve import check_class
 from evaltrans_qt.engine.human.ranking import RANK_CLASS, rankings
+from evaltrans_qt.engine.human.resolve import check_class
+from evaltrans_qt.engine.human.scores import normalizer
+from evaltrans_qt.engine.metaeval.statistics.coefficients import pearson
 
 
 # ------------------------------------------------------------------ kappa

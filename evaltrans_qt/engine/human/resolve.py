@@ -9,8 +9,15 @@ import math
 
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.engine.human.protocol_scores import is_protocol, protocol_result
-from evaltrans_qt.engine.human.scores import (RANK_CLASS, HumanScores, normalizer, split_class,
-                                              target_value, valid_floor, word_length)
+from evaltrans_qt.engine.human.scores import (
+    RANK_CLASS,
+    HumanScores,
+    normalizer,
+    split_class,
+    target_value,
+    valid_floor,
+    word_length,
+)
 from evaltrans_qt.errors import ScoreError
 
 

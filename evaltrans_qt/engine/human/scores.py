@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
-from evaltrans_qt.engine.data.database import Database, Score, Source, Target
+from evaltrans_qt.engine.data.database import Database, Score, Target
 from evaltrans_qt.errors import ScoreError
 
 AGGREGATIONS = ("mean", "median")

@@ -36,8 +36,8 @@ import numpy as np
 from rapidfuzz.distance import Levenshtein
 
 from evaltrans_qt.engine.data.database import Database, Source, Target
-from evaltrans_qt.engine.human.scores import split_class
 from evaltrans_qt.engine.human.resolve import check_class
+from evaltrans_qt.engine.human.scores import split_class
 
 OVERESTIMATE_WARNING = (
     "Extrapolated scores are optimistic: MT systems agree more often on good translations, "

@@ -100,12 +100,12 @@ falls back to a bounded approximation beyond it.
 
 from __future__ import annotations
 
+import math
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
-import math
-import threading
+from functools import cache
 
 import numpy as np
 from numba import njit
@@ -1276,7 +1276,7 @@ def inv_inside_py(cand: Sequence, ref: Sequence, c_sub: int = 1, c_del: int = 1,
     cand = tuple(cand)
     ref = tuple(ref)
 
-    @lru_cache(maxsize=None)
+    @cache
     def q(i0: int, i1: int, l0: int, l1: int) -> int:
         if i1 == i0:
             return (l1 - l0) * c_ins

@@ -35,11 +35,10 @@ always used. ``path="kernel"`` or ``path="python"`` forces one.
 from __future__ import annotations
 
 import math
+import threading
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import threading
 
 import numpy as np
 

@@ -102,7 +102,7 @@ def _fill_rows(words, ref, n_h, n_r, ratio, bw, start, stop, dist):
             cur[0] = last[0] + 1
             j = 1
         left = cur[j - 1]
-        for j in range(j, hi):
+        for j in range(j, hi):  # noqa: B020 - resumes at the column found above
             # ties: match/substitution, then the hypothesis word (INS), then the reference
             # word (DEL) -- sacreBLEU's order
             best = last[j - 1] if w == ref[j - 1] else last[j - 1] + 1
@@ -149,7 +149,7 @@ def _fill_back(words, ref, n_h, n_r, ratio, bw, back, top, stop):
             right = last[n_r] + 1
             cur[n_r] = right
             j -= 1
-        for j in range(j, lo - 1, -1):
+        for j in range(j, lo - 1, -1):  # noqa: B020 - resumes at the column found above
             best = last[j + 1] if w == ref[j] else last[j + 1] + 1
             c = last[j] + 1
             if c < best:

@@ -15,13 +15,17 @@ from typing import ClassVar
 
 import numpy as np
 
-from evaltrans_qt.engine.text.alignment import Alignment, EditOp, OpKind
-from evaltrans_qt.engine.measures.base import (Measure, MeasureScore, Segment, error_rate_details,
-                                                error_rates)
+from evaltrans_qt.engine.measures.base import (
+    Measure,
+    MeasureScore,
+    Segment,
+    error_rate_details,
+    error_rates,
+)
 from evaltrans_qt.engine.options import REF_LENGTH_RULES
 from evaltrans_qt.engine.run.results import intern_by_identity, pack
+from evaltrans_qt.engine.text.alignment import Alignment, EditOp, OpKind
 from evaltrans_qt.errors import OptionError
-
 
 #: The last (segments, :meth:`DistanceMeasure._pair_layout`) -- one tuple, replaced whole, so a
 #: reader in another thread sees a matching pair. It holds the segments, so their ``id``

@@ -29,12 +29,20 @@ from typing import ClassVar
 
 import numpy as np
 
-from evaltrans_qt.engine.text.alignment import Alignment, Block, BlockKind, EditOp, OpKind
 from evaltrans_qt.engine.kernels.cder import (
-    E_DIAG, E_HOR, E_JUMP, E_VER, misc_penalty, cder_distance_batch, cder_misc_batch, cder_path)
+    E_DIAG,
+    E_HOR,
+    E_JUMP,
+    E_VER,
+    cder_distance_batch,
+    cder_misc_batch,
+    cder_path,
+    misc_penalty,
+)
 from evaltrans_qt.engine.measures import register
 from evaltrans_qt.engine.measures._distance import DistanceMeasure, WordCostsMixin, packed, select
 from evaltrans_qt.engine.measures.base import MeasureScore, Segment, error_rate_details
+from evaltrans_qt.engine.text.alignment import Alignment, Block, BlockKind, EditOp, OpKind
 
 DIRECTIONS = ("forward", "backward", "bidirectional", "maximum")
 _SUFFIX = {"forward": "", "backward": "-bwd", "bidirectional": "-bi", "maximum": "-max"}
@@ -71,7 +79,7 @@ def path_alignment(hyp: np.ndarray, ref: np.ndarray, sub: np.ndarray | None, sta
     else:
         i0, l0 = (len(hyp), len(ref)) if end_fixed else (0, len(ref))
     cur = [i0, l0, i0, l0, 0.0, 0]
-    for k, i, l, j in edges.tolist():
+    for k, i, l, _j in edges.tolist():
         if k == E_JUMP:
             if cur[5] or cur[4]:
                 parts.append(cur)

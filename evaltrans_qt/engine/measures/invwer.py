@@ -41,17 +41,22 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from evaltrans_qt.engine.text.alignment import Alignment, Block, BlockKind, EditOp, OpKind
 from evaltrans_qt.engine.kernels.budget import budget_bytes
-from evaltrans_qt.engine.kernels.invwer import (OP_CAND, OP_MATCH, OP_REF, OP_SUB, inv_bounded,
-                                                inv_nearest)
+from evaltrans_qt.engine.kernels.invwer import (
+    OP_CAND,
+    OP_MATCH,
+    OP_REF,
+    OP_SUB,
+    inv_bounded,
+    inv_nearest,
+)
 from evaltrans_qt.engine.measures import register
-from evaltrans_qt.engine.measures.approximation import ApproximatedDistance
 from evaltrans_qt.engine.measures._distance import DistanceMeasure, select
+from evaltrans_qt.engine.measures.approximation import ApproximatedDistance
 from evaltrans_qt.engine.measures.base import Segment, pair_key
 from evaltrans_qt.engine.options import EvalOptions
+from evaltrans_qt.engine.text.alignment import Alignment, Block, BlockKind, EditOp, OpKind
 from evaltrans_qt.errors import OptionError
-
 
 #: :meth:`INVWER.pair_cost`: seconds per (I L)^2, and the fixed seconds of every pair (the
 #: call, local ids, upper bound and allocations: ~50 us even for one word).

@@ -31,8 +31,8 @@ import numpy as np
 
 from evaltrans_qt.engine.kernels.ngrams import NgramTable, build_table, clipped_counts, pad_flags
 from evaltrans_qt.engine.measures import register
-from evaltrans_qt.engine.measures.bleu import reference_lengths
 from evaltrans_qt.engine.measures.base import Measure, MeasureScore, Segment
+from evaltrans_qt.engine.measures.bleu import reference_lengths
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.engine.text.preprocess import Vocabulary
 from evaltrans_qt.errors import ScoreError

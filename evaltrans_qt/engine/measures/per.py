@@ -11,12 +11,18 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from evaltrans_qt.engine.text.alignment import Alignment, EditOp, OpKind
 from evaltrans_qt.engine.kernels.assignment import wper_batch
 from evaltrans_qt.engine.kernels.bags import bag_l1_batch, per_from_l1
 from evaltrans_qt.engine.measures import register
-from evaltrans_qt.engine.measures._distance import DistanceMeasure, WordCostsMixin, word_cost_distances, bag_alignment_ops, packed
+from evaltrans_qt.engine.measures._distance import (
+    DistanceMeasure,
+    WordCostsMixin,
+    bag_alignment_ops,
+    packed,
+    word_cost_distances,
+)
 from evaltrans_qt.engine.measures.base import Segment
+from evaltrans_qt.engine.text.alignment import Alignment, EditOp, OpKind
 
 
 def bag_pairs(hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray], pair_hyp: np.ndarray,

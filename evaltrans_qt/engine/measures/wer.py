@@ -9,13 +9,24 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from evaltrans_qt.engine.text.alignment import Alignment, EditOp, OpKind
 from evaltrans_qt.engine.kernels.levenshtein import (
-    OP_DEL, OP_INS, OP_MATCH, lev_backtrace, lev_distance_batch, lev_distance_rule_batch,
-    unit_sub_matrix)
+    OP_DEL,
+    OP_INS,
+    OP_MATCH,
+    lev_backtrace,
+    lev_distance_batch,
+    lev_distance_rule_batch,
+    unit_sub_matrix,
+)
 from evaltrans_qt.engine.measures import register
-from evaltrans_qt.engine.measures._distance import DistanceMeasure, WordCostsMixin, word_cost_distances, packed
+from evaltrans_qt.engine.measures._distance import (
+    DistanceMeasure,
+    WordCostsMixin,
+    packed,
+    word_cost_distances,
+)
 from evaltrans_qt.engine.measures.base import Segment
+from evaltrans_qt.engine.text.alignment import Alignment, EditOp, OpKind
 
 #: Bytes per cell of :func:`lev_backtrace`'s tables (float64 costs, int8 moves).
 LEV_BACKTRACE_CELL_BYTES = 9

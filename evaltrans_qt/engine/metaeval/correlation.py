@@ -22,14 +22,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from evaltrans_qt.engine.metaeval.statistics.bootstrap import (bootstrap_counts, cluster_weights,
-                                                               percentile_interval)
-from evaltrans_qt.engine.metaeval.statistics.coefficients import (fisher_interval,
-                                                                  rowwise_correlations,
-                                                                  spearman_with_ties,
-                                                                  tau_per_group, weighted_kendall,
-                                                                  weighted_pearson,
-                                                                  weighted_spearman)
+from evaltrans_qt.engine.metaeval.statistics.bootstrap import (
+    bootstrap_counts,
+    cluster_weights,
+    percentile_interval,
+)
+from evaltrans_qt.engine.metaeval.statistics.coefficients import (
+    fisher_interval,
+    rowwise_correlations,
+    spearman_with_ties,
+    tau_per_group,
+    weighted_kendall,
+    weighted_pearson,
+    weighted_spearman,
+)
 from evaltrans_qt.engine.metaeval.statistics.wmt import WMT_VARIANTS, pairwise_relations, wmt_tau
 
 LEVELS = ("sentence", "system")

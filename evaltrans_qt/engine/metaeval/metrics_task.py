@@ -31,11 +31,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from evaltrans_qt.engine.metaeval.statistics.grouped import (GROUPINGS, Grouped, complete_items,
-                                                             soft_pairwise_accuracy)
-from evaltrans_qt.engine.metaeval.statistics.metric_significance import (assign_ranks,
-                                                                         significance_matrix,
-                                                                         williams_test)
+from evaltrans_qt.engine.metaeval.statistics.grouped import (
+    GROUPINGS,
+    Grouped,
+    complete_items,
+    soft_pairwise_accuracy,
+)
+from evaltrans_qt.engine.metaeval.statistics.metric_significance import (
+    assign_ranks,
+    significance_matrix,
+    williams_test,
+)
 from evaltrans_qt.errors import OptionError, ScoreError
 
 STATISTICS = ("pearson", "kendall", "pairwise-accuracy", "acc-eq", "spa")

@@ -28,9 +28,9 @@ from itertools import chain
 import numpy as np
 
 from evaltrans_qt.engine.data.database import Database, Target
-from evaltrans_qt.engine.run.executors.base import CancelFlag, Executor
 from evaltrans_qt.engine.measures.base import Segment
 from evaltrans_qt.engine.options import EvalOptions
+from evaltrans_qt.engine.run.executors.base import CancelFlag, Executor
 from evaltrans_qt.engine.text.preprocess import Vocabulary, tokenize
 from evaltrans_qt.errors import Cancelled, EvalTransError, OptionError
 

@@ -31,20 +31,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evaltrans_qt.engine.run.corpus import SystemRows, build_corpus
 from evaltrans_qt.engine.data.database import Database
-from evaltrans_qt.engine.run.executors.base import CancelFlag, Executor
-from evaltrans_qt.engine.run.executors.local import choose_executor
-from evaltrans_qt.engine.measures import load_all
 from evaltrans_qt.engine.measures import get as get_measure
+from evaltrans_qt.engine.measures import load_all
 from evaltrans_qt.engine.measures import resolve as resolve_measure
 from evaltrans_qt.engine.measures.base import Measure, MeasureScore, stat_flags
 from evaltrans_qt.engine.options import EvalOptions
+from evaltrans_qt.engine.run.corpus import SystemRows, build_corpus
+from evaltrans_qt.engine.run.executors.base import CancelFlag, Executor
+from evaltrans_qt.engine.run.executors.local import choose_executor
 from evaltrans_qt.engine.run.results import RunResult, SystemResult
 from evaltrans_qt.engine.run.schedule import chunk_size as default_chunk_size
 from evaltrans_qt.engine.run.schedule import has_expensive_pairs, pair_batches
 from evaltrans_qt.engine.run.work import Chunk, PairBatch
 from evaltrans_qt.errors import Cancelled, OptionError
+
 
 @dataclass(frozen=True)
 class Progress:

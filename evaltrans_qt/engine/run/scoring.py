@@ -32,8 +32,8 @@ import numpy as np
 from evaltrans_qt.engine import measures as _registry
 from evaltrans_qt.engine.measures.base import Measure, MeasureScore, Segment
 from evaltrans_qt.engine.options import PRESETS, EvalOptions
-from evaltrans_qt.engine.text.preprocess import Vocabulary
 from evaltrans_qt.engine.run.signature import Signature, signature_for
+from evaltrans_qt.engine.text.preprocess import Vocabulary
 from evaltrans_qt.errors import InputFormatError, OptionError
 
 #: Measures whose headline is not a rate: printed as is, not in percent.

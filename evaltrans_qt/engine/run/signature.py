@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from evaltrans_qt.engine.options import SACREBLEU_TOKENIZERS, EvalOptions
@@ -187,7 +187,7 @@ def _effective_case(options: EvalOptions, measure_case: str) -> bool:
     return (options.case if measure_case == "run" else measure_case) == "ignore"
 
 
-@lru_cache(maxsize=None)
+@cache
 def tokenizer_signature(tokenization: str) -> str:
     """sacreBLEU's ``tok`` field for our tokenisation (``mteval`` -> ``13a``; MeCab
     tokenizers name their version and dictionary); ours keep their own name."""

@@ -160,8 +160,8 @@ def _protocol(db: Database, name: str, run: RunResult, how: str):
 def _protocol_column(res, system: str, sr) -> tuple[np.ndarray, float]:
     """A protocol's sentence values for a system's rows and its system value over those
     rows (sum of numerators over sum of denominators, survey §4.4)."""
-    from evaltrans_qt.engine.human.scores import occurrence_keys
     from evaltrans_qt.engine.human.protocol_scores import rate
+    from evaltrans_qt.engine.human.scores import occurrence_keys
     keys = [(i, system, k) for i, k in occurrence_keys(sr.segments)]
     vals = np.array([res.sentence(k) for k in keys], dtype=float)
     rows = [res.stats[k] for k in keys if k in res.stats]

@@ -50,10 +50,10 @@ def _tiny_database():
 
 
 def _warm() -> None:
-    from evaltrans_qt.engine.run.driver import evaluate
-    from evaltrans_qt.engine.run.executors.local import SerialExecutor
     from evaltrans_qt.engine.measures import load_all
     from evaltrans_qt.engine.options import EvalOptions
+    from evaltrans_qt.engine.run.driver import evaluate
+    from evaltrans_qt.engine.run.executors.local import SerialExecutor
     db = _tiny_database()
     names = list(load_all())
     variants = [
@@ -70,7 +70,7 @@ def _warm() -> None:
             measures = [n for n in names if load_all()[n].enabled(opts)]
             r = evaluate(db, opts, measures, executor=SerialExecutor())
             run = run or r
-        except Exception as exc:  # noqa: BLE001 - report, keep the application usable
+        except Exception as exc:
             problems.append(f"evaluate {opts.substitution_cost_rule}: {exc}")
     # alignments (compare view)
     from evaltrans_qt.engine.measures.base import Segment
@@ -86,7 +86,7 @@ def _warm() -> None:
                 m = cls(opts)
                 m.fit([Segment(hyp[:0], (ref,))], vocab)
                 m.align(seg)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 problems.append(f"align {name}: {exc}")
     if run is None:
         return
@@ -95,13 +95,13 @@ def _warm() -> None:
         from evaltrans_qt.engine.metaeval.correlation import correlate_run
         for level in ("sentence", "system"):
             correlate_run(db, run, "fluency", level=level, n_boot=20)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         problems.append(f"correlation: {exc}")
     try:
         from evaltrans_qt.engine.metaeval.significance import run_significance
         for method in ("bootstrap", "randomization"):
             run_significance(run, run.measures[0], method=method, samples=20)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         problems.append(f"significance: {exc}")
 
 

@@ -30,8 +30,7 @@ from __future__ import annotations
 
 from evaltrans_qt.engine.data.database import ITEM_MARKS, ItemMarks, PostEdit, Source, Target
 from evaltrans_qt.errors import EvalTransError, InputFormatError
-from evaltrans_qt.io.xmlsafe import (attr_items, attrs, escape_text, format_number,
-                                     parse_xml_number)
+from evaltrans_qt.io.xmlsafe import attr_items, attrs, escape_text, format_number, parse_xml_number
 
 #: Children of ``<tgt>`` read here.
 TARGET_TAGS = ("postedit", "marks")

@@ -60,8 +60,13 @@ from evaltrans_qt.io.etdb import protocols as _protocols
 from evaltrans_qt.io.etdb import segranks as _segranks
 from evaltrans_qt.io.limits import MAX_TEXT_CHARS
 from evaltrans_qt.io.plaintext import read_input_bytes
-from evaltrans_qt.io.xmlsafe import (attr_items, parse_xml_number, plain_number, refuse_entities,
-                                     safe_parser)
+from evaltrans_qt.io.xmlsafe import (
+    attr_items,
+    parse_xml_number,
+    plain_number,
+    refuse_entities,
+    safe_parser,
+)
 
 DOCTYPE = '<!DOCTYPE etdb SYSTEM "etdb.dtd">'
 

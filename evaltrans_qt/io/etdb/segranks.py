@@ -27,10 +27,16 @@ whole-number rank 1..N+1 per candidate. Load → save → load is equal. Called 
 from __future__ import annotations
 
 from evaltrans_qt.engine.data.database import Source
-from evaltrans_qt.engine.human.segranks.model import (CandidateSegment, SegmentRanking,
-                                                      SentenceSegments, SourceSegment, check_ranks,
-                                                      sentence_segments, set_sentence_segments,
-                                                      source_tokens)
+from evaltrans_qt.engine.human.segranks.model import (
+    CandidateSegment,
+    SegmentRanking,
+    SentenceSegments,
+    SourceSegment,
+    check_ranks,
+    sentence_segments,
+    set_sentence_segments,
+    source_tokens,
+)
 from evaltrans_qt.errors import EvalTransError, InputFormatError
 from evaltrans_qt.io.xmlsafe import attrs, escape_text, format_number, parse_xml_number
 

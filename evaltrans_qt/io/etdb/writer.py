@@ -18,8 +18,13 @@ from evaltrans_qt.io.etdb import protocols as _protocols
 from evaltrans_qt.io.etdb import segranks as _segranks
 from evaltrans_qt.io.etdb.reader import DOCTYPE, loads
 from evaltrans_qt.io.limits import MAX_TEXT_CHARS, too_long_message
-from evaltrans_qt.io.xmlsafe import (INVALID_XML_CHARS, attrs, checked_attr, escape_text,
-                                     format_number)
+from evaltrans_qt.io.xmlsafe import (
+    INVALID_XML_CHARS,
+    attrs,
+    checked_attr,
+    escape_text,
+    format_number,
+)
 
 
 def _check_length(text: str, what: str) -> str:

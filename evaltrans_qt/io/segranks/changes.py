@@ -27,13 +27,17 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar, Union
+from typing import Any, ClassVar
 
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.engine.human.ranking import RANK_CLASS, SECONDS_ATTR, TASK_ATTR, add_ranking
 from evaltrans_qt.engine.human.segranks.model import SegmentRanking, sentence_segments
-from evaltrans_qt.engine.human.segranks.sessions import (new_task_id, now, remove_segment_ranking,
-                                                         restore_segment_ranking)
+from evaltrans_qt.engine.human.segranks.sessions import (
+    new_task_id,
+    now,
+    remove_segment_ranking,
+    restore_segment_ranking,
+)
 from evaltrans_qt.errors import ScoreError
 from evaltrans_qt.io.protocol_changes import SourceChange, find_source, source_fields
 
@@ -68,7 +72,7 @@ class SentenceRankingChange(SourceChange):
     seq: int = 0
 
 
-RankingChange = Union[SegmentRankingChange, SentenceRankingChange]
+RankingChange = SegmentRankingChange | SentenceRankingChange
 TYPES: dict[str, type] = {c.kind: c for c in (SegmentRankingChange, SentenceRankingChange)}
 
 

@@ -27,10 +27,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from evaltrans_qt.engine.data.database import Database, Source
-from evaltrans_qt.engine.human.segranks.model import (CandidateSegment, SegmentRanking,
-                                                      SentenceSegments, SourceSegment,
-                                                      sentence_segments, set_sentence_segments,
-                                                      source_tokens)
+from evaltrans_qt.engine.human.segranks.model import (
+    CandidateSegment,
+    SegmentRanking,
+    SentenceSegments,
+    SourceSegment,
+    sentence_segments,
+    set_sentence_segments,
+    source_tokens,
+)
 from evaltrans_qt.errors import InputFormatError, SaveError
 
 

@@ -9,12 +9,21 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from evaltrans_qt.engine.data.database import Database
-from evaltrans_qt.engine.human.segranks.model import (SentenceSegments, SourceSegment,
-                                                      merge_candidates, set_sentence_segments,
-                                                      source_tokens)
+from evaltrans_qt.engine.human.segranks.model import (
+    SentenceSegments,
+    SourceSegment,
+    merge_candidates,
+    set_sentence_segments,
+    source_tokens,
+)
 from evaltrans_qt.engine.human.segranks.projection import Link, links_by_source, project
-from evaltrans_qt.engine.human.segranks.tree import (DEFAULT_MAX_LENGTH, DEFAULT_MIN_LENGTH, Node,
-                                                     check_lengths, extract_segments)
+from evaltrans_qt.engine.human.segranks.tree import (
+    DEFAULT_MAX_LENGTH,
+    DEFAULT_MIN_LENGTH,
+    Node,
+    check_lengths,
+    extract_segments,
+)
 from evaltrans_qt.errors import InputFormatError
 
 

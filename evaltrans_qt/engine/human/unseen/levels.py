@@ -31,7 +31,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from evaltrans_qt.engine.data.database import Database
-from evaltrans_qt.engine.human.ranking import RANK_CLASS, Ranking, pairwise, rankings, segment_rankings
+from evaltrans_qt.engine.human.ranking import (
+    RANK_CLASS,
+    Ranking,
+    pairwise,
+    rankings,
+    segment_rankings,
+)
 from evaltrans_qt.errors import OptionError
 
 

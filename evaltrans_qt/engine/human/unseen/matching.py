@@ -47,8 +47,11 @@ from rapidfuzz.distance import Levenshtein
 
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.engine.human.ranking import RatioOfWins, WinStats
-from evaltrans_qt.engine.human.unseen.annotated import (AnnotatedSegment, annotated_segments,
-                                                        annotated_systems)
+from evaltrans_qt.engine.human.unseen.annotated import (
+    AnnotatedSegment,
+    annotated_segments,
+    annotated_systems,
+)
 from evaltrans_qt.errors import OptionError
 
 METHODS = ("exact", "closest")

@@ -28,8 +28,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from evaltrans_qt.engine.metaeval.statistics.kendall import (VARIANTS, pair_categories, tau_stats,
-                                                             tie_calibration, within_pairs)
+from evaltrans_qt.engine.metaeval.statistics.kendall import (
+    VARIANTS,
+    pair_categories,
+    tau_stats,
+    tie_calibration,
+    within_pairs,
+)
 
 GROUPINGS = ("none", "item", "system")
 #: Largest number of within-group pairs kept in memory; beyond it Kendall loops over groups.

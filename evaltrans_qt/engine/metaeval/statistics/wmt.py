@@ -12,7 +12,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-
 #: The tables WMT12, WMT13, WMT14 and HTIES of Macháček §4.4.1-4.4.2: rows human <,=,>;
 #: columns metric <,=,>; None = the comparison is left out ("X").
 WMT_VARIANTS: dict[str, tuple[tuple[float | None, ...], ...]] = {

@@ -43,7 +43,7 @@ class Executor(ABC):
                 raise Cancelled()
             yield fn(item)
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - optional hook; most executors hold nothing
         """Release resources (pools, connections)."""
 
     def __enter__(self) -> Executor:

@@ -6,7 +6,6 @@ from evaltrans_qt.engine.run.executors.base import Executor
 from evaltrans_qt.engine.run.executors.local import LocalProcessExecutor, SerialExecutor
 from evaltrans_qt.errors import OptionError
 
-
 #: Where a run computes (``evaltrans batch --executor``, the application's "compute on"):
 #: ``auto`` = :func:`choose_executor`; ``dask`` = a Dask scheduler at an address;
 #: ``dask-local`` = a Dask ``LocalCluster`` (both need the ``[cluster]`` extra).

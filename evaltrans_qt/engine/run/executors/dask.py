@@ -29,8 +29,8 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from evaltrans_qt.engine.run.executors.base import CancelFlag, Executor
 from evaltrans_qt.engine.measures.base import Measure
+from evaltrans_qt.engine.run.executors.base import CancelFlag, Executor
 from evaltrans_qt.engine.run.work import Chunk, ChunkResult, PairBatch, compute
 from evaltrans_qt.errors import Cancelled, OptionError
 
@@ -166,7 +166,7 @@ class DaskExecutor(Executor):
         try:
             return [w for w, held in client.processing().items()
                     if held and all(k in keys for k in held)]
-        except Exception:       # noqa: BLE001 -- a scheduler gone is nothing to restart
+        except Exception:
             return []
 
     def map(self, fn: Callable, items: Sequence, cancel: CancelFlag | None = None) -> Iterator:
