@@ -7,8 +7,8 @@ place (an error dialog).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
-from pathlib import Path
 
 
 @dataclass
@@ -16,11 +16,12 @@ class EvalTransError(Exception):
     """A problem with the user's input or files.
 
     ``problem`` says what is wrong; ``path``, ``line`` (1-based) and ``column``
-    (1-based) say where, when known.
+    (1-based) say where, when known. ``path`` is anything path-like (shown with
+    ``str()``), so readers can pass on whatever they were given.
     """
 
     problem: str
-    path: str | Path | None = None
+    path: str | os.PathLike[str] | None = None
     line: int | None = None
     column: int | None = None
 
