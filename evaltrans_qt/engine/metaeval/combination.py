@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 
 def covariances(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
@@ -30,7 +31,7 @@ def covariances(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, f
     return Xc.T @ Xc / n, Xc.T @ yc / n, float(yc @ yc / n)
 
 
-def combined_r(w: Sequence[float], sigma: np.ndarray, sigma_y: np.ndarray, var_y: float) -> float:
+def combined_r(w: npt.ArrayLike, sigma: np.ndarray, sigma_y: np.ndarray, var_y: float) -> float:
     """Pearson r of the combination ``w`` from covariances only (eq. 6.15)."""
     w = np.asarray(w, float)
     den = float(w @ sigma @ w) * var_y

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 
 from evaltrans_qt.engine.metaeval.statistics.bootstrap import (
     bootstrap_counts,
@@ -84,7 +85,7 @@ def _json_float(v):
     return v
 
 
-def correlate_sentences(x: Sequence[float], y: Sequence[float], groups: Sequence, *,
+def correlate_sentences(x: npt.ArrayLike, y: npt.ArrayLike, groups: npt.ArrayLike, *,
                         measure: str = "", human: str = "", n_boot: int = 1000,
                         seed: int = 0, negate: bool = False,
                         wmt: bool = True) -> Correlation:
@@ -96,7 +97,7 @@ def correlate_sentences(x: Sequence[float], y: Sequence[float], groups: Sequence
     x = np.asarray(x, float) * (-1.0 if negate else 1.0)
     y = np.asarray(y, float)
     groups = np.asarray(groups)
-    ok = np.isfinite(x) & np.isfinite(y)
+    ok: npt.NDArray[np.bool_] = np.isfinite(x) & np.isfinite(y)
     x, y, groups = x[ok], y[ok], groups[ok]
     ones = np.ones((1, len(x)))
     r = weighted_pearson(x, y, ones)[0]
@@ -130,7 +131,7 @@ def correlate_sentences(x: Sequence[float], y: Sequence[float], groups: Sequence
     return c
 
 
-def correlate_systems(x: Sequence[float], y: Sequence[float], *, measure: str = "",
+def correlate_systems(x: npt.ArrayLike, y: npt.ArrayLike, *, measure: str = "",
                       human: str = "", boot_x: np.ndarray | None = None,
                       boot_y: np.ndarray | None = None, negate: bool = False) -> Correlation:
     """System-level correlation over systems; intervals from bootstrap replicates
@@ -252,7 +253,7 @@ def correlate_run(db, run, human: str, *, measures: Sequence[str] | None = None,
         lens = np.array([hs.lengths.get(keys[r], 0) for r in ok], float)
         lw = lens if weighted and lens.sum() > 0 else np.ones(len(src))
         y_sys[j] = float(lw @ yv / lw.sum())
-        if n_boot:
+        if counts is not None:
             W = counts[:, np.searchsorted(all_src, src)] * lw[None, :]
             with np.errstate(invalid="ignore", divide="ignore"):
                 boot_y[:, j] = (W @ yv) / W.sum(axis=1)
@@ -264,7 +265,7 @@ def correlate_run(db, run, human: str, *, measures: Sequence[str] | None = None,
         for j, (sysname, ok, src) in enumerate(rows):
             st = np.asarray(run.systems[sysname].stats[m])[ok]
             x_sys[j] = meas.score(st.sum(axis=0)).value
-            if n_boot:
+            if counts is not None:
                 sums = counts[:, np.searchsorted(all_src, src)] @ st
                 boot_x[:, j] = batch(sums)
         c = correlate_systems(x_sys, y_sys, measure=m, human=human,

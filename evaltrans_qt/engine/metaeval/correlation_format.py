@@ -24,7 +24,7 @@ def format_table(rows: Sequence[Correlation]) -> str:
         return f"[{f(c[0])},{f(c[1])}]"
 
     lines = []
-    by = {}
+    by: dict[tuple[str, str], list[Correlation]] = {}
     for c in rows:
         by.setdefault((c.human, c.level), []).append(c)
     for (human, level), cs in by.items():

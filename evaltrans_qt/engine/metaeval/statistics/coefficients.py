@@ -19,6 +19,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from evaltrans_qt.engine.kernels.ranks import concordance_kernel, spearman_kernel
 
@@ -26,7 +27,8 @@ from evaltrans_qt.engine.kernels.ranks import concordance_kernel, spearman_kerne
 Z95 = 1.959963984540054
 
 
-def pearson(x: Sequence[float], y: Sequence[float]) -> float:
+def pearson(x: Sequence[float] | np.ndarray,
+            y: Sequence[float] | np.ndarray) -> float:
     """Pearson's r (thesis eq. 6.1); NaN if either side is constant."""
     return float(weighted_pearson(np.asarray(x, float), np.asarray(y, float),
                                   np.ones((1, len(x))))[0])
@@ -66,7 +68,7 @@ def fisher_interval(r: float, n: int, z: float = Z95) -> tuple[float, float]:
     return (math.tanh(c - h), math.tanh(c + h))
 
 
-def midranks(x: Sequence[float]) -> np.ndarray:
+def midranks(x: Sequence[float] | np.ndarray) -> np.ndarray:
     """Ranks 1..n with ties given the mean of their ranks (mid-ranks, thesis section 6.2)."""
     x = np.asarray(x, float)
     return weighted_midranks(x, np.ones((1, len(x))))[0]
@@ -94,7 +96,8 @@ def weighted_midranks(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return grank[:, group]
 
 
-def spearman(x: Sequence[float], y: Sequence[float]) -> float:
+def spearman(x: Sequence[float] | np.ndarray,
+             y: Sequence[float] | np.ndarray) -> float:
     """Spearman's rho = Pearson's r on mid-ranks (thesis eq. 6.18)."""
     return pearson(midranks(x), midranks(y))
 
@@ -173,13 +176,15 @@ def weighted_kendall(x: np.ndarray, y: np.ndarray, w: np.ndarray,
     return tau_a, tau_b
 
 
-def kendall_tau_a(x: Sequence[float], y: Sequence[float]) -> float:
+def kendall_tau_a(x: Sequence[float] | np.ndarray,
+                  y: Sequence[float] | np.ndarray) -> float:
     """The thesis' tau (eq. 6.23): (C - D) / (N(N-1)/2), ties count neither way."""
     return float(weighted_kendall(np.asarray(x, float), np.asarray(y, float),
                                   np.ones((1, len(x))))[0][0])
 
 
-def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float:
+def kendall_tau_b(x: Sequence[float] | np.ndarray,
+                  y: Sequence[float] | np.ndarray) -> float:
     """tau_b (ties corrected in the denominator), as scipy.stats.kendalltau."""
     return float(weighted_kendall(np.asarray(x, float), np.asarray(y, float),
                                   np.ones((1, len(x))))[1][0])
@@ -213,7 +218,7 @@ def tau_per_group(x: np.ndarray, y: np.ndarray, groups: np.ndarray) -> tuple[np.
     return ids[keep], s[keep] / pairs[keep]
 
 
-def tau_bar(x: Sequence[float], y: Sequence[float], groups: Sequence) -> float:
+def tau_bar(x: npt.ArrayLike, y: npt.ArrayLike, groups: npt.ArrayLike) -> float:
     """Local rank correlation (thesis eq. 6.24, section 6.3.2): mean over source sentences
     of tau over that sentence's candidates from the different systems."""
     _, taus = tau_per_group(np.asarray(x, float), np.asarray(y, float), np.asarray(groups))

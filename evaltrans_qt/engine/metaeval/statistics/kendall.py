@@ -26,10 +26,10 @@ among 0 and all pair differences to maximise the averaged acc_23 (acc*_eq) or ta
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from evaltrans_qt.engine.kernels.ranks import concordance_kernel
 
@@ -91,7 +91,7 @@ def _tied_pairs(*cols: np.ndarray) -> float:
     return float((c * (c - 1) / 2).sum())
 
 
-def tau_stats(metric: Sequence[float], human: Sequence[float]) -> TauStats:
+def tau_stats(metric: npt.ArrayLike, human: npt.ArrayLike) -> TauStats:
     """Pair counts of ``metric`` against ``human`` in O(n log n) (mt-metrics-eval
     ``_FenwickTreeSufficientStatistics``). Inputs must be finite."""
     x = np.asarray(metric, float)
@@ -113,7 +113,7 @@ def tau_stats(metric: Sequence[float], human: Sequence[float]) -> TauStats:
                     int(np.unique(x).size), int(np.unique(y).size))
 
 
-def kendall(metric: Sequence[float], human: Sequence[float], variant: str = "b") -> float:
+def kendall(metric: npt.ArrayLike, human: npt.ArrayLike, variant: str = "b") -> float:
     """Kendall's tau of one variant (:data:`VARIANTS`); mt-metrics-eval ``KendallVariants``
     with epsilon 0 (and the thesis' tau_a, eq. 6.23)."""
     if variant not in VARIANTS:
@@ -187,8 +187,8 @@ class TieCalibration:
     sampled: bool = False
 
 
-def tie_calibration(metric: Sequence[float], human: Sequence[float],
-                    groups: Sequence | None = None, variant: str = "acc23",
+def tie_calibration(metric: npt.ArrayLike, human: npt.ArrayLike,
+                    groups: npt.ArrayLike | None = None, variant: str = "acc23",
                     max_pairs: int = 4_000_000, seed: int = 0) -> TieCalibration:
     """acc*_eq (``variant='acc23'``) or tau*_eq (``'23'``) with the metric tie threshold
     epsilon that maximises it (Deutsch et al. 2023; mt-metrics-eval

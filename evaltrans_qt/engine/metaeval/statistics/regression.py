@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 
-def least_squares_line(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
+def least_squares_line(x: npt.ArrayLike, y: npt.ArrayLike) -> tuple[float, float]:
     """(intercept, slope) of the least-squares regression of y on x (thesis section 6.1.2,
     eq. 6.3)."""
     x = np.asarray(x, float)
@@ -21,7 +21,7 @@ def least_squares_line(x: Sequence[float], y: Sequence[float]) -> tuple[float, f
     return (float(y.mean() - slope * x.mean()), slope)
 
 
-def orthogonal_line(x: Sequence[float], y: Sequence[float]) -> tuple[float, float, float]:
+def orthogonal_line(x: npt.ArrayLike, y: npt.ArrayLike) -> tuple[float, float, float]:
     """Least orthogonal squares line (thesis section 6.1.3, eq. 6.5): through the mean along
     the principal axis. Returns (intercept, slope, mean squared orthogonal distance);
     slope is inf for a vertical line."""

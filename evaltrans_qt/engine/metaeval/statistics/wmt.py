@@ -8,9 +8,9 @@ second is better), for the humans and for the metric; each variant weighs the
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 #: The tables WMT12, WMT13, WMT14 and HTIES of Macháček §4.4.1-4.4.2: rows human <,=,>;
 #: columns metric <,=,>; None = the comparison is left out ("X").
@@ -22,7 +22,7 @@ WMT_VARIANTS: dict[str, tuple[tuple[float | None, ...], ...]] = {
 }
 
 
-def wmt_tau(human: Sequence[int], metric: Sequence[int], variant: str = "wmt14") -> float:
+def wmt_tau(human: npt.ArrayLike, metric: npt.ArrayLike, variant: str = "wmt14") -> float:
     """Kendall-like tau on pairwise comparisons (Macháček §4.4.1 eq. 4.2, tables of §4.4.2).
 
     ``human[i]``/``metric[i]`` compare the two candidates of comparison i:
