@@ -1,4 +1,4 @@
-"""``evaltrans batch`` (EvalTransBatchEval, T:1864-1880, Tables A.1-A.8)."""
+"""``evaltrans batch`` (EvalTransBatchEval, thesis Appendix A.1, Tables A.1-A.8)."""
 
 from __future__ import annotations
 

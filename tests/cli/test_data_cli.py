@@ -164,6 +164,6 @@ def test_append_keeps_positions_and_refuses_another_test_set(capsys, tmp_path, f
     assert rc == 0 and "warning: 1 source sentence(s) without segment ids" in err
     db = etdb.load_database(out)
     assert [(s.seg, s.text) for s in db.sources] == [("1", "eins"), ("2", "zwei")]
-    # the Aachen sentence joins line 1 by text (T:1971); its references have no system id
+    # the Aachen sentence joins line 1 by text (Appendix A.2); its references have no system id
     assert [(t.system, t.text) for t in db.references(db.sources[0])] == [
         ("ref-1", "one"), (None, "one"), (None, "first")]

@@ -298,7 +298,7 @@ def test_aachen_import_export_round_trip(tmp_path):
     db = aachen.import_aachen(path)
     assert [lv.name for lv in db.levels] == ["score"]
     s1 = db.sources[0]
-    assert [t.text for t in db.references(s1)] == ["Good day ."]  # 10 = perfect = reference (T:1971)
+    assert [t.text for t in db.references(s1)] == ["Good day ."]  # 10 = perfect: a reference (A.2)
     assert [t.value("score") for t in db.candidates(s1)] == [7, None]
     assert aachen.dumps_aachen(db) == AACHEN.replace("\n\n", "\n")
     out = tmp_path / "out.txt"
@@ -354,7 +354,7 @@ AACHEN_REPEATED = ("SOURCE Danke.\nTARGET 10 Thank you.\nTARGET 4 Thanks you.\n"
 
 def test_repeated_source_lines_with_different_references_are_reported(tmp_path):
     """Aachen text has no positions: a source sentence that occurs twice with different
-    references is merged (T:1971), which changes scores against per-line tools; the
+    references is merged (thesis Appendix A.2), which changes scores against per-line tools; the
     warning says so. The positional text import keeps the lines apart: no warning."""
     from evaltrans_qt.io.plaintext import import_text, repeated_source_warnings
     db = aachen.import_aachen(write(tmp_path / "a.txt", AACHEN_REPEATED))

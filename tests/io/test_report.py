@@ -1,4 +1,4 @@
-"""EvalTrans XML report: structure per Figures A.2/A.3 (T:2017-2100) and round trip."""
+"""EvalTrans XML report: structure per thesis Figures A.2/A.3 (Appendix A.3) and round trip."""
 
 from __future__ import annotations
 

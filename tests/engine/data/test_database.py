@@ -1,4 +1,4 @@
-"""Data model: reference rule of T:1971, look-ups, score classes, counts."""
+"""Data model: reference rule of thesis Appendix A.2, look-ups, score classes, counts."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def small() -> Database:
 
 
 def test_reference_rule_last_class_at_least_perfect():
-    """T:1971: the last class decides; value >= perfect makes a reference."""
+    """Thesis Appendix A.2: the last class decides; value >= perfect makes a reference."""
     db = Database([fluency(), Levels("isPerfect", 2, 0, 1, 1, 0)])
     src = db.add_source("x")
     t_ref = db.add_target(src, "r")
@@ -79,7 +79,7 @@ def test_counts():
 
 
 def test_sources_without_seg_are_identified_by_text():
-    """T:1971: sources without position merge by their text."""
+    """Thesis Appendix A.2: sources without position merge by their text."""
     db = Database()
     a = db.add_source("same")
     b = db.add_source("same", doc="d")          # a doc alone is no position

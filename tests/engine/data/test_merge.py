@@ -189,7 +189,7 @@ def test_same_position_with_another_sentence_is_refused():
 
 
 def test_old_files_without_seg_still_merge_identical_sources():
-    """T:1971: sources without seg are identified by text, also across the two files; a
+    """Thesis Appendix A.2: sources without seg are identified by text, also across the two files; a
     text source of the other file finds the line of ours that has its target."""
     db = Database([fl()])
     for text in ("eins", "zwei", "eins"):

@@ -1,5 +1,5 @@
 """A source text without segment ids that occurs twice in a test set is one source with
-two candidates per system (T:1971; old EvalTrans files, Aachen text). Human scores,
+two candidates per system (thesis Appendix A.2; old EvalTrans files, Aachen text). Human scores,
 correlation, significance and result tables must keep both candidates apart (found by
 review: they were keyed by (source, system)). Positional sources: test_positional_identity."""
 
@@ -44,7 +44,7 @@ def test_human_scores_keep_both_candidates_of_a_repeated_source(db):
     assert list(sr.segments) == [0, 0, 1]
     hs = human_scores(db, "adequacy")
     assert hs.column("A", sr.segments).tolist() == [5, 1, 2]
-    # length-weighted system score (T:1125): words 3, 4, 2
+    # length-weighted system score (thesis §5.5): words 3, 4, 2
     assert hs.system_score("A") == pytest.approx((5 * 3 + 1 * 4 + 2 * 2) / 9)
     # significance pairs every row of A with the matching row of B
     assert {s: len(r) for s, r in common_rows(run).items()} == {"A": 3, "B": 3}

@@ -1,4 +1,4 @@
-"""Relative ranking -> pairwise comparisons -> ratio of wins (Macháček M:392-454)."""
+"""Relative ranking -> pairwise comparisons -> ratio of wins (Macháček §3.1)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from evaltrans_qt.engine.human.ranking import (
 )
 from evaltrans_qt.io.etdb import dumps, loads
 
-# M:392-403: the expanded system annotation of "the huge volume"
+# Macháček §3.1: the expanded system annotation of "the huge volume"
 SYSTEM_ANNOTATION = {
     "uedin-unconstrained": 2, "commercial1": 5, "commercial2": 2, "CU-TectoMT": 1,
     "onlineB": 2, "onlineA": 2, "cu-funky": 2, "cu-bojar": 2, "uedin-wmt14": 2, "cu-depfix": 2,

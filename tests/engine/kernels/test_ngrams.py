@@ -69,7 +69,7 @@ def test_kernel_equals_reference_implementation(segs, M, rule):
 
 
 def test_figure_5_2_boundary_ngrams():
-    """Thesis Figure 5.2 (T:1101-1104): "I prefer the plane" with boundaries."""
+    """Thesis Figure 5.2 (§5.4): "I prefer the plane" with boundaries."""
     v = Vocabulary()
     ids = v.encode("I prefer the plane".split())
     bigrams = [tuple(v.decode(g)) for g in ngrams_py(ids, 2, "both")]

@@ -106,7 +106,7 @@ def test_batched_kernels_equal_single(hyps, uniq_refs, data):
 
 
 def test_per_fixed_costs_eq_4_11():
-    """Eq. 4.11 with c_SUB = 2 is the multiset distance (T:568); unit costs give eq. 4.12."""
+    """Eq. 4.11 with c_SUB = 2 is the multiset distance (§4.2.1); unit costs give eq. 4.12."""
     a, b = [1, 2, 3, 3], [1, 4]
     l1 = np.array([bag_l1_py(a, b)])
     assert per_from_l1(l1, [4], [2])[0] == per_py(a, b) == 3.0

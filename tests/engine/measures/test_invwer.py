@@ -1,4 +1,4 @@
-"""INVWER / d_inv (thesis section 4.4.4, T:702-895): worked examples, corrected misprints,
+"""INVWER / d_inv (thesis section 4.4.4): worked examples, corrected misprints,
 agreement of the pruned search with unpruned references, bounds (eq. 4.26), symmetry, alignment."""
 
 from __future__ import annotations
@@ -48,15 +48,15 @@ THESIS_REF = "we will meet in the lobby at twelve o'clock"
 
 # ----------------------------------------------------------------- worked examples
 def test_thesis_example_is_3():
-    assert inv_distance(*pair(THESIS_CAND, THESIS_REF)) == 3       # T:731-741
-    # "would be 5" (T:745)
+    assert inv_distance(*pair(THESIS_CAND, THESIS_REF)) == 3       # §4.4.4, "Example"
+    # "would be 5" (same example)
     assert Levenshtein.distance(THESIS_CAND.split(), THESIS_REF.split()) == 5
 
 
 @pytest.mark.parametrize("a,b,d", [
-    ("a b c d", "a b d c", 1),   # T:754
-    ("a b d c", "b d a c", 1),   # T:754
-    ("a b c d", "b d a c", 3),   # printed 4 (T:754) -- by Table 4.1 it is 3: <a/a eps/c , b/b c/eps d/d>
+    ("a b c d", "a b d c", 1),   # §4.4.4, "Properties"
+    ("a b d c", "b d a c", 1),   # §4.4.4, "Properties"
+    ("a b c d", "b d a c", 3),   # printed 4; by Table 4.1 it is 3: <a/a eps/c , b/b c/eps d/d>
     ("a", "x a", 1),             # split with an empty left candidate part (Algorithm 4.3 misprint)
     ("x a", "a", 1),
     ("a b", "b a", 1),
@@ -73,7 +73,7 @@ def test_small_examples(a, b, d):
 
 
 def test_triangle_counterexample():
-    """d_inv is not a metric (T:754): 3 > 1 + 1."""
+    """d_inv is not a metric (§4.4.4, "Properties"): 3 > 1 + 1."""
     d1 = inv_distance(*pair("a b c d", "a b d c"))
     d2 = inv_distance(*pair("a b d c", "b d a c"))
     d3 = inv_distance(*pair("a b c d", "b d a c"))

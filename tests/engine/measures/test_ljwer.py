@@ -1,4 +1,4 @@
-"""LJWER / d_LJ (thesis section 4.4.1, T:634-641): brute force agreement, CDER bounds
+"""LJWER / d_LJ (thesis section 4.4.1): brute force agreement, CDER bounds
 (eq. 4.19, right half only), approximation flags, alignments."""
 
 from __future__ import annotations

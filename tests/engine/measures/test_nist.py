@@ -80,7 +80,7 @@ def test_worked_example_info_weights_and_score():
 
 
 def test_initial_boundary_uses_eq_5_8():
-    """With initial padding Info([<s> e1]) = log2(K / N([<s> e1])) (eq. 5.8, T:1107)."""
+    """With initial padding Info([<s> e1]) = log2(K / N([<s> e1])) (thesis §5.4, eq. 5.8)."""
     v = Vocabulary()
     refs = [["a b"], ["a c"], ["b a"]]                    # K = 3 reference sentences
     m = fitted(refs, v, nist_max_ngram=2, nist_pad_rule="initial")

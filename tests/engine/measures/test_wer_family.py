@@ -74,7 +74,8 @@ def test_alignments_sum_to_distance_on_wmt(wmt):
 
 # ------------------------------------------------------ thesis worked examples
 def test_per_thesis_example_eq_4_12_and_figure_4_1():
-    """T:553/T:563: 'we have been there' vs 'we were there': PER = 1/2(3 + 1) = 2, Levenshtein 2."""
+    """Thesis §4.2.1, eq. 4.12 and Figure 4.1: 'we have been there' vs 'we were there':
+    PER = 1/2(3 + 1) = 2, Levenshtein 2."""
     v = Vocabulary()
     s = seg(v, "we have been there", "we were there")
     assert make("per", v).sentence_stats(s).tolist() == [2.0, 3.0]
@@ -185,7 +186,7 @@ words = st.lists(st.sampled_from("a b c d e f".split()), max_size=9)
 @settings(max_examples=200, deadline=None)
 @given(words, words)
 def test_bounds_length_difference_per_levenshtein(h, r):
-    """T:497 and section 4.2: d_dI <= d_PER <= d_LEV; MSDER = sum |n_e - n~_e|."""
+    """Thesis §4.1.3 and eq. 4.26: d_dI <= d_PER <= d_LEV; MSDER (§4.2.1) = sum |n_e - n~_e|."""
     v = Vocabulary()
     s = Segment(v.encode(h), (v.encode(r),))
     d_lev = make("wer", v).sentence_stats(s)[0]
@@ -254,7 +255,8 @@ def test_empty_sentences():
 
 
 def test_nper_choose_references_separately():
-    """T:579: with separate choice each m may use another reference (never a larger distance)."""
+    """Thesis §4.2.2: with separate choice each m may use another reference (never a larger
+    distance)."""
     v = Vocabulary()
     s = seg(v, "a b c d", "d c b a", "a b x y")
     joint = make("nper", v, nper_max_ngram=2).sentence_stats(s)

@@ -105,7 +105,7 @@ def test_tau_bar_hand_example():
     assert ids.tolist() == [0, 1] and taus.tolist() == pytest.approx([1, -1 / 3])
 
 
-# Machacek (M:1461-1494); -1 = first better ("<"), 0 tie, +1 = second better (">")
+# Macháček §4.4.1 (worked examples); -1 = first better ("<"), 0 tie, +1 = second better (">")
 def test_wmt_basic_example_one_third():
     human = [-1, +1, +1]      # A<B, C>A, C>B
     metric = [-1, +1, -1]     # A<B, C>A, C<B
@@ -310,7 +310,7 @@ def test_degenerate_inputs_give_nan_not_errors(x, y, g):
 
 
 def test_wmt_tau_on_stored_ranking_tasks():
-    """Rank judgements in the database -> one comparison per task and pair (M:1440-1457)."""
+    """Rank judgements in the database -> one comparison per task and pair (Macháček §4.4)."""
     from evaltrans_qt.engine.human.ranking import add_ranking
     from evaltrans_qt.engine.options import EvalOptions
     from evaltrans_qt.engine.run.driver import evaluate

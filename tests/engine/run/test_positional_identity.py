@@ -4,7 +4,7 @@ newstest2021 en-de has no repeated source line (``sort | uniq -d`` is empty), so
 test set is made to repeat: two real source lines are copied onto other lines, each of
 which keeps its own references and hypotheses. A tool that pairs by line (sacreBLEU,
 jiwer, Moses) is not affected by the source text at all; we must give the same numbers,
-whereas the text rule of T:1971 (one source per sentence) would compare those lines'
+whereas the text rule of thesis Appendix A.2 (one source per sentence) would compare those lines'
 candidates with the references of every occurrence.
 """
 
@@ -217,7 +217,7 @@ def test_merge_of_positional_databases_keeps_repeated_lines_apart(data, tmp_path
 
 def test_old_file_without_seg_still_merges_and_warns(data, folder_db, tmp_path, capsys):
     """The same database written without seg attributes (an old EvalTrans file): identical
-    sources merge (T:1971), the merge is warned about, and BLEU then differs from sacreBLEU
+    sources merge (Appendix A.2), the merge is warned about, and BLEU then differs from sacreBLEU
     -- the difference positional identity removes."""
     _, _, text, _ = data
     old = tmp_path / "old.etdb.xml"

@@ -11,7 +11,7 @@ from evaltrans_qt.engine.text.preprocess import Vocabulary
 from evaltrans_qt.engine.text.subcosts import SubstitutionCosts, char_levenshtein_path, cost
 from evaltrans_qt.errors import OptionError
 
-# Table 4.2 (T:970-976): e, e~, d_LEV, cpl, c_SUB,L, c_SUB,prefix
+# Thesis Table 4.2 (§4.5): e, e~, d_LEV, cpl, c_SUB,L, c_SUB,prefix
 TABLE_4_2 = [
     ("usual", "unusual", 2, 2 / 7, 1 - 1 / 6),
     ("understanding", "misunderstanding", 3, 3 / 16, 1.0),

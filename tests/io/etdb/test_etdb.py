@@ -1,4 +1,4 @@
-"""EvalTrans database reader/writer (SPEC §3.1, thesis Figure A.1, T:1971-2015)."""
+"""EvalTrans database reader/writer (thesis Appendix A.2, Figure A.1)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from evaltrans_qt.engine.data.database import REFERENCE_CLASS, Database, Levels,
 from evaltrans_qt.errors import InputFormatError, SaveError, ScoreError
 from evaltrans_qt.io import atomic, etdb
 
-# Figure A.1 (T:1977-2015), filled in: isPerfect is the last class and decides references.
+# Thesis Figure A.1 (Appendix A.2), filled in: isPerfect is the last class and decides references.
 FIGURE_A1 = """<?xml version="1.0" encoding="utf-8" ?>
 <!DOCTYPE etdb SYSTEM "etdb.dtd">
 <database>
@@ -66,7 +66,7 @@ def test_figure_a1_references_by_last_class_and_sources_by_position():
 
 
 def test_old_file_without_seg_merges_sources_by_text():
-    """T:1971: an old EvalTrans file (no seg attributes): same <s_sent>, one source."""
+    """Thesis Appendix A.2: an old EvalTrans file (no seg attributes): same <s_sent>, one source."""
     old = FIGURE_A1.replace(' doc="d1" seg="1"', "").replace(' doc="d1" seg="2"', "")
     db = etdb.loads(old.encode())
     assert len(db.sources) == 1
