@@ -1,4 +1,4 @@
-"""The public Python API (issue 16; documented with tested examples in ``docs/api.md``).
+"""The public Python API (documented with tested examples in ``docs/api.md``).
 
 Everything here is re-exported by ``evaltrans_qt`` (lazily: ``import evaltrans_qt``
 loads neither numpy nor pandas). Thin glue over the engine, one way to do each
@@ -226,7 +226,7 @@ class Database(_EngineDatabase):
         string; named ``ref-1``, ``ref-2``... by position), ``systems={name: hypotheses}``,
         ``human={class: {system: [score or None per segment]}}``. Each human class is
         continuous over ``scales[class]`` (default: floor..ceil of its values). Segments
-        are positional (``seg`` = 1-based index, SPEC §3.1), as the file imports make them.
+        are positional (``seg`` = 1-based index), as the file imports make them.
         """
         n = len(sources)
         if isinstance(sources, str) or any(not isinstance(s, str) for s in sources):

@@ -1,4 +1,4 @@
-"""The application's state in one Qt-free model (issue 12 item 1; STYLE.md, napari's ``ViewerModel``).
+"""The application's state in one Qt-free model (like napari's ``ViewerModel``).
 
 A :class:`Workspace` holds what the application works on -- the open
 database, its path and score journal, the dirty state and the autosave

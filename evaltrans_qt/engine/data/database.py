@@ -1,7 +1,7 @@
 """The evaluation database: sources, their targets, and human scores (Qt-free).
 
 Follows the EvalTrans database (thesis Appendix A.2,
-Figure A.1). Identity (SPEC §3.1, a deliberate deviation from thesis Appendix A.2): a source
+Figure A.1). Identity (a deliberate deviation from thesis Appendix A.2): a source
 with a ``seg`` attribute (and optional ``doc``) is identified by (doc, seg), so a
 test set that repeats a sentence keeps one source per line; only sources without
 ``seg`` (old EvalTrans files, Aachen text) are identified by their *text* and
@@ -11,7 +11,7 @@ classes (``<levels>``). References are not marked separately: a target whose
 value in the *last-defined* class is >= that class' ``perfect`` value is a
 reference of its source (thesis Appendix A.2). Everything else is a candidate.
 
-Our extensions (see SPEC §3.1): several scores of one class from different
+Our extensions: several scores of one class from different
 judges (``judge``, ``time``), non-integer values, system ids, and preservation
 of unknown XML attributes/elements (kept as opaque ``extra_*`` data).
 """
@@ -133,7 +133,7 @@ class Target:
     #: or the line of a duplicate source line); ``<tgt doc seg>`` on disk.
     doc: str | None = None
     seg: str | None = None
-    #: Human-evaluation protocols (issue 11; engine/data/protocols.py): post-edits (HTER) and
+    #: Human-evaluation protocols (engine/data/protocols.py): post-edits (HTER) and
     #: information-item marks (IER) per judge; ``added_by`` names the judge who added this
     #: reference (aWER, survey §4.4.4), ``<tgt added="1" judge="…">`` on disk.
     postedits: list[PostEdit] = field(default_factory=list)
@@ -283,7 +283,7 @@ class Database:
         """Make sure the last class marks references; append ``isReference`` if needed.
 
         Imports that have references call this so the file stays valid for the
-        original tool (issue 2, item 2).
+        original tool, which takes the last class as the reference rule (thesis Appendix A.2).
         """
         ref = self.reference_levels
         if ref is not None and ref.name == REFERENCE_CLASS:

@@ -1,6 +1,6 @@
-"""Merge another evaluation database into this one (issue 2, item 5; SPEC §7 File menu).
+"""Merge another evaluation database into this one (File → Merge database…, ``evaltrans merge``).
 
-* Sources are matched by their identity (SPEC §3.1): a source with ``seg`` by
+* Sources are matched by their identity (:mod:`.database`): a source with ``seg`` by
   (doc, seg) -- so two positional databases keep a repeated sentence's lines
   apart, and the same (doc, seg) with different texts is an
   :class:`InputFormatError`, not a silent merge -- or, when ours at that position
@@ -28,7 +28,7 @@
   definition keeps ours (noted in the report); their scores must be valid under
   ours. References stay references: if ``other``'s reference-deciding class is
   not ours, its references are marked with ours instead (thesis Appendix A.2).
-* Post-edits, item marks, information items and added references (issue 11): both
+* Post-edits, item marks, information items and added references (:mod:`.protocols`): both
   sides kept, differing ones resolved like score conflicts and listed in
   :attr:`MergeReport.protocol_conflicts` -- :mod:`evaltrans_qt.engine.data.merge_protocols`.
 * All of ``other``'s sources and scores are checked first, so a merge that fails

@@ -1,4 +1,4 @@
-"""Merging the human-evaluation protocols of two databases (issue 11; called by
+"""Merging the human-evaluation protocols of two databases (called by
 :func:`evaltrans_qt.engine.data.merge.merge`).
 
 * **Post-edits and item marks** are keyed by judge, like scores by (class, judge): a

@@ -1,6 +1,6 @@
 """Human-evaluation protocols beyond absolute scales: the checked edits (Qt-free).
 
-The protocols of EvalTrans' predecessor tool (survey ``004_…`` §4.4; SPEC §5):
+The protocols of EvalTrans' predecessor tool (EuroMatrix survey D1.3 §4.4):
 
 * **References** (aWER, survey §4.4.4; thesis Appendix A.2): a candidate is *promoted* to a
   reference by a score of the reference-deciding last class at its ``perfect``

@@ -94,7 +94,7 @@ class HumanScores:
     """Per-candidate human values of one (possibly combined) class.
 
     ``values[(source_index, system, k)]`` is the aggregated value of the system's
-    k-th candidate of that source: k = 0 for a positional source (one line, SPEC §3.1);
+    k-th candidate of that source: k = 0 for a positional source (one line);
     k counts the lines of a sentence that a source without ``seg`` merged by its text
     (thesis Appendix A.2; see :func:`occurrence_keys`). ``lengths`` the candidate length in words
     (whitespace tokens) used for weighting.
@@ -137,7 +137,7 @@ class HumanScores:
 def occurrence_keys(segments: Iterable[int]) -> list[tuple[int, int]]:
     """``(source_index, k)`` for each row: k counts earlier rows with the same source.
 
-    A positional source (SPEC §3.1) is one line, so k = 0 and a repeated sentence's
+    A positional source (one with ``seg``) is one line, so k = 0 and a repeated sentence's
     lines are different sources. A source without ``seg`` that occurs several times in
     a test set is one source (thesis Appendix A.2) with several candidates per system; rows of a
     system are in target order, so (source, k) names the k-th of them -- the same key

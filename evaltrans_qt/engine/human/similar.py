@@ -1,5 +1,5 @@
 """The database method: similar scored translations and extrapolation (thesis section 1.2.1,
-SPEC §5).
+Macháček §5.2).
 
 For a candidate, the already-scored translations of the same source sentence are listed
 identical ones first, then by edit distance: word-level (Levenshtein on whitespace token
@@ -8,7 +8,7 @@ matches segments), both rapidfuzz. An identical translation's score can be reuse
 automatically, and an unscored candidate's score estimated from its nearest scored
 translations (ties averaged); such scores are marked ``Score.extrapolated``.
 
-*Same source sentence* means same source **text**: since SPEC §3.1 sources are
+*Same source sentence* means same source **text**: since sources are
 positional, a sentence repeated at two positions is two sources, and the translations
 judged at either position are pooled (``Database.sources_by_text``) -- a judgement of
 a translation of the sentence is as relevant at its other occurrence.

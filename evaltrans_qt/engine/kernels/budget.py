@@ -1,4 +1,4 @@
-"""Memory budget of the tables that grow with sentence length (issue 14, item 5).
+"""Memory budget of the tables that grow with sentence length.
 
 One number, in bytes, caps what a single search may allocate: INVWER's bispan
 table and agenda (``invwer-memory-budget``), LJWER's state lists, the CDER

@@ -35,7 +35,7 @@ bispans, using the bounds of Algorithms 4.4-4.6:
   derivation and every item is final when popped (Knuth's generalisation of
   Dijkstra; Klein & Manning's A* parsing). Only items with f <= d_inv are
   expanded.
-* run bounds (order-aware, issue 18; h = the maximum of the bound above and
+* run bounds (order-aware; h = the maximum of the bound above and
   these two): contract a tree to its identical pairs M outside the bispan and
   the bispan itself as one leaf X. Each internal node of a binary tree is the
   lowest common ancestor of exactly one pair of neighbouring leaves, and it is

@@ -22,7 +22,7 @@ one candidate against each reference, :func:`pair_common`) go into a small local
 that stays in cache; only NIST's weights need the global table of all references
 (:func:`build_table`, in ``NIST.fit``).
 
-Small inputs (issue 16, start-up): importing numba alone takes 0.3-0.5 s, more
+Small inputs (start-up time): importing numba alone takes 0.3-0.5 s, more
 than scoring a few hundred sentences in Python. The kernels are therefore
 compiled lazily (numba is imported at the first kernel call, not at import),
 and until they are, :func:`clipped_counts` without NIST weights counts inputs

@@ -1,6 +1,6 @@
 """The evaluation driver: database -> tokenised corpus -> fitted measures -> statistics.
 
-Flow (SPEC §4.5, issue 3 item 4):
+Flow:
 
 1. :func:`~evaltrans_qt.engine.run.corpus.build_corpus` tokenises every distinct
    sentence once and builds one row per candidate and system;

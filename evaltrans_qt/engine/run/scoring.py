@@ -1,5 +1,5 @@
 """Score lists of strings with any registered measure, like sacreBLEU's ``corpus_score`` /
-``sentence_score`` (issue 19 item 2; the engine behind ``evaltrans score``).
+``sentence_score`` (the engine behind ``evaltrans score``).
 
 Positional: hypothesis ``i`` is compared with reference line ``i`` of every
 reference stream (sacreBLEU ``Metric._extract_corpus_statistics``); nothing is
@@ -46,7 +46,7 @@ _EMPTY = np.zeros(0, dtype=np.int32)
 def get_measure(name: str) -> type[Measure]:
     """The measure class named ``name``, importing only its own module when ``name`` is a
     module of ``engine/measures`` (so ``-m bleu`` does not load every measure's kernels,
-    scipy included; issue 16); other names (aliases, ``mWER``) go through the registry's
+    scipy included: a short start-up); other names (aliases, ``mWER``) go through the registry's
     ``get``, which loads every measure."""
     key = name.strip().lower() if isinstance(name, str) else name
     cls = _registry.MEASURES.get(key)

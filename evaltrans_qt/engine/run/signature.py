@@ -1,4 +1,4 @@
-"""Signatures: every number names the options that produced it (issue 19 item 6).
+"""Signatures: every number names the options that produced it.
 
 For sacreBLEU's metrics (``bleu``, ``chrf``, ``ter``) the signature is
 sacreBLEU's own (``sacrebleu/metrics/base.py`` ``Signature.format``; fields of
@@ -71,7 +71,7 @@ _CHARACTER_MEASURES = {"chrf", "cer"}
 #: split as the segments were split when extracted (``SentenceSegments.tokenization``,
 #: engine/human/unseen/matching.py ``words_in``) and with case kept (Macháček §3.3.2): the run's
 #: ``tokenization`` and ``case`` do not apply, so the signature says ``tok:segments``
-#: and ``case:mixed`` (issue 17).
+#: and ``case:mixed``.
 _SEGMENT_MATCHING_MEASURES = {"exactmatch", "penalizeunknown"}
 #: Measures that add database segments as references (SEGRANKSBLEU, Macháček §3.2.3: the
 #: best-ranked candidate segments, tokenised like the run): ``nrefs`` counts only the

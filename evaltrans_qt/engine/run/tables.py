@@ -38,7 +38,7 @@ class ResultTables:
 def _row_targets(db: Database | None, system: str, sr) -> list:
     """The candidate of each row: by the run's target index, else the system's k-th
     candidate of the source (k > 0 only for a sentence merged by text, thesis Appendix A.2; a
-    positional source has one per system, SPEC §3.1)."""
+    positional source has one per system)."""
     if db is None:
         return [None] * len(sr.segments)
     from evaltrans_qt.engine.human.scores import occurrence_keys
@@ -66,7 +66,7 @@ def build_tables(run: RunResult, db: Database | None = None,
     :func:`protocol_columns`). Protocol columns hold the error rates themselves
     (direction -1)."""
     from evaltrans_qt.engine.human.protocol_scores import is_protocol
-    if db is not None:      # external metrics of the database are columns too (issue 15)
+    if db is not None:      # external metrics of the database (imported scores) are columns too
         from evaltrans_qt.engine.measures.external import with_external
         run = with_external(run, db)
     classes = list(human_classes if human_classes is not None

@@ -1,4 +1,4 @@
-"""Recording rankings (the API of the ranking screens, issue 13 item 3) and choosing
+"""Recording rankings (the API of the application's ranking screens) and choosing
 which candidates a screen shows.
 
 * :func:`record_segment_ranking`: one SegRanks screen -- a judge's ranks of the segments

@@ -7,7 +7,7 @@ the leave-one-out trick of Macháček §3.2: the candidate segments only the lef
 system produced are removed (with their ranks), candidates it shared with other
 systems stay, credited to those systems only.
 
-Sentences are pooled by source *text* (:func:`pooled_by_text`): since SPEC §3.1 a
+Sentences are pooled by source *text* (:func:`pooled_by_text`): since sources are positional, a
 repeated source sentence at two positions is two sources, but a segment ranked for
 one occurrence is as good a judgement of the same words at the other.
 """

@@ -10,7 +10,7 @@ they prefer the same system, discordant otherwise; ties are not considered (§3.
 
 Per system, Table 3.2: (a) on the sentence-level comparisons the system *won*, (b) those
 it *lost*, (c) all comparisons including it. Sentences are the database's positions
-(SPEC §3.1); several judgements of a pair on a sentence all take part (every segment
+(positional sources); several judgements of a pair on a sentence all take part (every segment
 comparison against every sentence comparison).
 
 Disagreement quotient (§3.1.2) of system s on sentence n:
