@@ -1,4 +1,4 @@
-"""``evaltrans align``: show why a sentence scored as it did (SPEC 4.3, issue 4 item 5).
+"""``evaltrans align``: show why a sentence scored as it did.
 
 ::
 

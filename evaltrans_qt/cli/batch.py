@@ -190,7 +190,7 @@ def _squeezed(text: str) -> str:
 
 
 def _sources_by_line(db: Database, src_lines: Sequence[str]) -> list | None:
-    """The database's sources line by line, when they are positional (SPEC §3.1) and are
+    """The database's sources line by line, when they are positional (``seg`` ids) and are
     exactly the lines of the source file (same count, same texts up to whitespace)."""
     if len(db.sources) != len(src_lines) or any(s.key is None for s in db.sources):
         return None
@@ -281,7 +281,7 @@ def _load_inputs(args) -> tuple[Database, list[str], dict[str, list[tuple[int, i
     if len(cands) != len(args.target):
         raise OptionError("two --target files have the same name; use NAME=FILE")
     # the positional import: source i is line i (seg = i + 1), so a repeated source line
-    # keeps its own references, as sacreBLEU, jiwer and Moses pair them (SPEC §3.1)
+    # keeps its own references, as sacreBLEU, jiwer and Moses pair them
     db = database_from_files(args.source, args.reference, cands, args.encoding)
     lines = {name: [(si, next(ti for ti, t in enumerate(src.targets) if t.system == name))
                     for si, src in enumerate(db.sources)] for name in cands}
@@ -314,7 +314,7 @@ def _name_part(system: str) -> str:
 
 def report_extras(db: Database | None, systems: Sequence[str], options: EvalOptions | None = None
                   ) -> dict[str, dict]:
-    """``{system: {"protocols": ..., "ranking": ...}}`` for ``build_report`` (issue 11): the
+    """``{system: {"protocols": ..., "ranking": ...}}`` for ``build_report``: the
     human-evaluation protocols of the database (``engine.protocol_scores.system_values``,
     computed once for all systems) and its rankings (``engine.ranking.system_rank_values``);
     only what the database holds. Used by ``evaltrans batch`` and the application's report."""
@@ -563,7 +563,7 @@ def run(args: argparse.Namespace) -> int:
     paths = output_paths(args.output_file, list(result.systems))
     cmd = command_line(args, options)
     outputs: list[tuple[Path | None, bytes]] = []
-    # issue 11: the database's human protocols (and rankings) go into each system's report
+    # the database's human protocols (and rankings) go into each system's report
     extras = report_extras(db, list(result.systems), options) \
         if args.xml_mode and args.database else {}
     for s in result.systems:
@@ -593,7 +593,7 @@ def run(args: argparse.Namespace) -> int:
             out = Path(args.output_file)
             outputs.append((out.with_name(f"{out.stem}.summary.json"),
                             summary_text.encode("utf-8")))
-    if args.sentences:                   # per-sentence values (issue 16), written with the rest
+    if args.sentences:                   # per-sentence values (--sentences), written with the rest
         from evaltrans_qt.io.sentences import run_sentences_output
         outputs.append(run_sentences_output(args.sentences, result, db))
     from evaltrans_qt.io.atomic import atomic_write_bytes

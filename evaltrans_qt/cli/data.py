@@ -228,7 +228,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--score-class", metavar="NAME", help="class written as the score (default: first)")
     _output(p, "text file to write")
     p.set_defaults(func=_cmd_export_aachen)
-    from evaltrans_qt.cli.metaeval_io import register_formats  # scores, mtme, wmtxml (issue 15)
+    from evaltrans_qt.cli.metaeval_io import register_formats  # scores, mtme, wmtxml
     register_formats(isub, esub)
 
     p = subparsers.add_parser("merge", help="merge database B into A, write C")

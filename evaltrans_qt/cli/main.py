@@ -6,7 +6,7 @@ Every module in ``evaltrans_qt.cli`` (other than this one) that defines
 (or None for 0). :class:`~evaltrans_qt.errors.EvalTransError` becomes exit
 code 2 with its message on stderr -- in this one place.
 
-Start-up (issue 16): only the module of the command being run is imported.
+Start-up time: only the module of the command being run is imported.
 :data:`COMMANDS` names each sub-command's module and one-line help, so
 ``evaltrans --help`` imports no command module at all and ``evaltrans score``
 imports ``cli/score.py`` alone (the others load numba, scipy, lxml...). A

@@ -1,4 +1,4 @@
-"""Import and export formats of the WMT metrics task (issue 15), added to the ``import``
+"""Import and export formats of the WMT metrics task, added to the ``import``
 and ``export`` groups of ``cli/data.py``:
 
 * ``evaltrans import scores FILE... --database DB [--name NAME]

@@ -1,4 +1,4 @@
-"""Human-evaluation protocols on the command line (issue 11): ``reference``, ``items``,
+"""Human-evaluation protocols on the command line: ``reference``, ``items``,
 ``postedit`` and ``human``.
 
 * ``evaltrans reference FILE --source K --system S [--unmark]`` promotes a candidate to a
@@ -39,7 +39,7 @@ def _load(path: str) -> Database:
 
 
 def _refuse_pending_journal(path: str) -> None:
-    from evaltrans_qt.cli.classes import refuse_pending_journal  # the one check (lazy: issue 16)
+    from evaltrans_qt.cli.classes import refuse_pending_journal  # the one check (lazy)
     refuse_pending_journal(path)
 
 

@@ -1,4 +1,4 @@
-"""``evaltrans score``: a drop-in for the ``sacrebleu`` command (issue 19 item 2).
+"""``evaltrans score``: a drop-in for the ``sacrebleu`` command.
 
 ::
 

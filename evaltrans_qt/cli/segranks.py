@@ -1,4 +1,4 @@
-"""SegRanks and relative ranking on the command line (issue 13; Macháček ch. 2-3).
+"""SegRanks and relative ranking on the command line (Macháček ch. 2-3).
 
 ``evaltrans segranks ...``
   * ``extract --database DB (--trees F.ptb | --conllu F.conllu) [--alignment SYS=F ...]
@@ -46,7 +46,7 @@ def _load(path: str) -> Database:
 
 
 def _refuse_pending_journal(path: str) -> None:
-    from evaltrans_qt.cli.classes import refuse_pending_journal  # the one check (lazy: issue 16)
+    from evaltrans_qt.cli.classes import refuse_pending_journal  # the one check (lazy)
     refuse_pending_journal(path, advice="first")
 
 

@@ -1,4 +1,4 @@
-"""Aachen evaluation database text format (SPEC §3.2), import and export::
+"""Aachen evaluation database text format, import and export::
 
     SOURCE <sentence>
     TARGET <score> <sentence>

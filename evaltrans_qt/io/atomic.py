@@ -1,7 +1,7 @@
 """Atomic file writes: temp file in the target's directory, fsync, ``os.replace``.
 
 A reader of ``path`` sees either the complete old file or the complete new
-one, never a partial write (SPEC §3.1 "Save is atomic"). If anything fails
+one, never a partial write. If anything fails
 before the rename, the temp file is removed and the old file is untouched;
 the failure is raised as :class:`~evaltrans_qt.errors.SaveError`.
 

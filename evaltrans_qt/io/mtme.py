@@ -8,7 +8,7 @@ Layout, relative to the test-set directory (e.g. ``wmt21``), for ``LP`` = ``SRC-
 ``human-scores/LP.NAME.LEVEL.score`` (``[DOMAIN] SYSNAME SCORE``, ``None`` = missing);
 ``metric-scores/LP/NAME-REF.LEVEL.score``.
 
-How it maps (SPEC §3.1: positional sources):
+How it maps (positional sources):
 
 * line i of the source file is source ``seg = i`` (1-based), ``doc`` = its document
   name, the domain kept as the source attribute ``domain``;

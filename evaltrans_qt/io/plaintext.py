@@ -1,10 +1,10 @@
-"""Plain-text import: one sentence per line (SPEC §3.4; EvalTransBatchEval's
+"""Plain-text import: one sentence per line (EvalTransBatchEval's
 ``--source``/``--target`` files, thesis Appendix A.1).
 
 A source file, one or more reference files and one file per system, all
 line-aligned. References get the ids ``ref-1``, ``ref-2`` … (or the names given)
 and are marked with the ``isReference`` class (thesis Appendix A.2). Every line is its own
-source, identified by its position: ``seg`` = the 1-based line number (SPEC §3.1),
+source, identified by its position: ``seg`` = the 1-based line number,
 so a test set that repeats a sentence keeps one source per line, as sacreBLEU,
 jiwer and Moses pair them.
 
@@ -237,11 +237,11 @@ def import_text(source: PathLike, references: Sequence[PathLike | tuple[str, Pat
 def database_from_files(source: PathLike, references: Sequence[PathLike],
                         candidates: Mapping[str, PathLike], encoding: str = "utf-8") -> Database:
     """A new database from line-aligned plain text files, as EvalTransBatchEval's
-    ``--source``/``--target`` (thesis Appendix A.1, SPEC §3.4); :func:`import_text`
+    ``--source``/``--target`` (thesis Appendix A.1); :func:`import_text`
     with at least one reference.
 
     References are named ``ref-1``, ``ref-2``...; candidates by the mapping's keys.
-    Sources are identified by their line (``seg``, SPEC §3.1): a repeated source
+    Sources are identified by their line (``seg``): a repeated source
     line keeps its own references, as in sacreBLEU, jiwer and Moses. Raises
     :class:`InputFormatError` naming the file and line for unreadable or misaligned
     files, :class:`OptionError` without references.

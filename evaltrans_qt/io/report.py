@@ -51,7 +51,7 @@ Element names (Figures A.2/A.3 where they name one; otherwise by the rules below
 * ``<human-protocols>`` (after ``<candidate-statistics>``, when the database has them):
   the system's SSER per SSER class, IER, HTER, aWER and SER with their counts
   (:func:`protocols_element`).
-* ``<ranking>`` (after those, when the database has relative rankings, issue 13): per
+* ``<ranking>`` (after those, when the database has relative rankings): per
   level (``segments`` = SegRanks, ``sentences`` = whole-sentence ranking) the system's
   ratio of wins, expected wins and counts (:func:`ranking_element`).
 * ``<files>`` may also hold ``<target-file>`` and ``<reference-file>`` elements.
@@ -373,7 +373,7 @@ def _candidate_statistics(w: _Writer, run: RunResult, sr: SystemResult,
 
 
 def protocols_element(w: _Writer, protocols: Mapping[str, Any]) -> None:
-    """``<human-protocols>`` (our extension, issue 11): one ``<protocol name sentences
+    """``<human-protocols>`` (our extension): one ``<protocol name sentences
     numerator denominator>value</protocol>`` per protocol -- SSER per SSER class
     (``sser:<class>``), IER, HTER, aWER, SER (survey §4.4; engine/human/protocol_scores.py);
     ``sentences`` is how many candidates the value is based on (``nan`` with none)."""
@@ -386,7 +386,7 @@ def protocols_element(w: _Writer, protocols: Mapping[str, Any]) -> None:
 
 
 def ranking_element(w: _Writer, ranking: Mapping[str, Any]) -> None:
-    """``<ranking>`` (our extension, issue 13): one ``<ranks level rankings wins losses
+    """``<ranking>`` (our extension): one ``<ranks level rankings wins losses
     ties>`` per level with ``<ratio-of-wins>`` (ignoring ties, Macháček §3.1),
     ``<expected-wins>`` (Koehn 2012), ``<expected-wins-ties>`` and ``<geq-others>``;
     ``ranking`` = :func:`evaltrans_qt.engine.human.ranking.system_rank_values` of the system."""

@@ -17,11 +17,11 @@ and line, before anything is changed):
   ``{"system": …, "segment": …, "score": …}``; ``segment`` 1-based.
 
 Segment numbers name the database's sources by their ``seg`` attribute (positional
-sources, SPEC §3.1; documents must not repeat a number) or, for a database without
+sources; documents must not repeat a number) or, for a database without
 ``seg`` ids, by 1-based position. Systems must be systems or reference ids of the
 database.
 
-Storage (our documented extension of the ``.etdb.xml`` format, SPEC §3.1): one
+Storage (our documented extension of the ``.etdb.xml`` format): one
 top-level element, written after the ``<levels>`` and read back by
 :func:`restore` (``io/etdb.py`` calls :func:`restore` on load and :func:`elements`
 on save)::

@@ -1,4 +1,4 @@
-"""Per-sentence values as TSV or JSON Lines (``--sentences FILE.tsv|.jsonl``, issue 16).
+"""Per-sentence values as TSV or JSON Lines (``--sentences FILE.tsv|.jsonl``).
 
 One row per (system, segment) with every measure column. The signatures of
 the numbers (``engine/run/signature.py``) travel with them:

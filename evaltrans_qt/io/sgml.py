@@ -1,4 +1,4 @@
-"""NIST mteval SGML and XML import (SPEC §3.4): ``srcset``/``refset``/``tstset``,
+"""NIST mteval SGML and XML import: ``srcset``/``refset``/``tstset``,
 ``doc`` (``docid``, ``sysid``), ``seg`` (``id``); ``<p>`` wrappers are allowed.
 
 * SGML (``.sgm``) is read the way mteval does, tolerantly: tags found by
@@ -7,8 +7,8 @@
   ``.xml``) are parsed with the same safe lxml parser as databases (no network,
   no DTD, ``<!ENTITY`` refused).
 * Segments are matched by (docid, seg id); the source set decides the order.
-  Each becomes a source with those ``doc``/``seg`` ids (positional identity, SPEC
-  §3.1), so a sentence repeated in the source set keeps each segment's references.
+  Each becomes a source with those ``doc``/``seg`` ids (positional identity),
+  so a sentence repeated in the source set keeps each segment's references.
   A reference/test set that lacks a source segment or has one the source does
   not, is an error naming file and line.
 * Reference ids: the ``sysid`` of the ``refset`` (on ``<doc>`` or on the set);

@@ -1,10 +1,10 @@
-"""WMT folder import (SPEC §3.4): ``*.src.*``, ``*.ref.X.*``, ``*.hyp.SYSTEM.*``, plus
+"""WMT folder import: ``*.src.*``, ``*.ref.X.*``, ``*.hyp.SYSTEM.*``, plus
 segment scores from a TSV ``system<TAB>seg_id<TAB>score``.
 
 * References get system ids ``ref-X`` (e.g. ``ref-A``), as WMT score files
   name them; they are marked with the ``isReference`` class (thesis Appendix A.2).
 * Every line is its own source, ``seg`` = its 1-based line number (positional
-  identity, SPEC §3.1): a repeated source sentence keeps each line's references.
+  identity): a repeated source sentence keeps each line's references.
 * Systems are taken in sorted file-name order, references before systems.
 * Scores: ``seg_id`` is the 1-based line number; an empty score means
   "not rated" (no score stored); ``system`` may be a system or a reference id.

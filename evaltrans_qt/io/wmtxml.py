@@ -6,7 +6,7 @@ followed, inside the same ``<doc>``, by ``<ref lang translator="A">`` and
 
 Every source ``<seg>`` (in document order, over all collections) is one positional
 source: ``doc`` = the document id, ``seg`` = its 1-based number in the whole test set
-(what WMT score files count, SPEC §3.1). References get the system id ``ref-X`` for
+(what WMT score files count). References get the system id ``ref-X`` for
 ``translator="X"`` (``ref`` for a reference without translator), as the WMT folder
 import names them; hypotheses the id of their ``system`` attribute. A document without
 some reference or hypothesis simply lacks those targets. Bad XML, a ``<seg>`` of a

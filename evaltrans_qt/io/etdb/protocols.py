@@ -1,5 +1,5 @@
-"""The human-evaluation protocols in an ``.etdb.xml`` file (issue 11): our documented
-extensions, elements and attributes the original EvalTrans ignores (SPEC §3.1)::
+"""The human-evaluation protocols in an ``.etdb.xml`` file: our documented
+extensions, elements and attributes the original EvalTrans ignores::
 
     <source doc seg>
       <s_sent>Der Zug nach München hat Verspätung .</s_sent>

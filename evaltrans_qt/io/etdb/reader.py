@@ -1,6 +1,6 @@
 """EvalTrans database files (``.etdb.xml``): the reader (the writer is :mod:`.writer`).
 
-Format: thesis Appendix A.2, Figure A.1, SPEC §3.1::
+Format: thesis Appendix A.2, Figure A.1, with our extensions::
 
     <database> <version_id/> <levels class count gray green perfect firstvalid/>*
       <source doc seg> <s_sent/> <targets> <tgt sys> <t_sent/> <eval class val/>* ...
@@ -14,10 +14,10 @@ Our extensions (all optional, ignored by nothing we read):
 * ``<eval evaluator="judge" time="…" extrapolated="1">`` and non-integer ``val``;
 * ``<levels continuous="1" minimum="…" maximum="…">`` for real-valued scales;
 * ``<tgt doc="…" seg="…">`` target ids;
-* the human-evaluation protocols (issue 11): ``<items>`` of a source, ``<postedit>``
-  and ``<marks>`` of a target, ``<tgt added="1" judge="…">`` for a reference a judge
+* the human-evaluation protocols (EuroMatrix survey §4.4): ``<items>`` of a source,
+  ``<postedit>`` and ``<marks>`` of a target, ``<tgt added="1" judge="…">`` for a reference a judge
   added -- documented and read/written by :mod:`evaltrans_qt.io.etdb.protocols`;
-* SegRanks (issue 13): ``<segranks>`` of a source -- short segments, merged candidate
+* SegRanks (Macháček ch. 2): ``<segranks>`` of a source -- short segments, merged candidate
   segments, rankings -- documented and read/written by :mod:`evaltrans_qt.io.etdb.segranks`;
 * unknown elements/attributes are kept (``extra_attrs``/``extra_children``) and
   written back; unknown children of ``<targets>`` are written back under
@@ -32,13 +32,13 @@ the file atomically (``io/atomic.py``). Sizes (``io/limits.py``): a sentence or
 attribute value longer than ``MAX_TEXT_CHARS`` is refused before writing;
 numbers are read with the strict ``limits.parse_number``.
 
-Sentences are kept verbatim (no whitespace normalisation). Identity (SPEC §3.1):
-a ``<source>`` with a ``seg`` attribute (and optional ``doc``) is identified by them,
-so a repeated sentence keeps one source per position; two with the same doc/seg but
-different ``<s_sent>`` are an error naming the line. Sources without ``seg`` (old
-EvalTrans files) with the same ``<s_sent>`` text are one source (thesis Appendix A.2): their
-targets are merged. The original tool accepts the attributes (Figure A.1) and
-identifies sources by text.
+Sentences are kept verbatim (no whitespace normalisation). Identity (a deliberate
+deviation from thesis Appendix A.2): a ``<source>`` with a ``seg`` attribute (and optional
+``doc``) is identified by them, so a repeated sentence keeps one source per position; two
+with the same doc/seg but different ``<s_sent>`` are an error naming the line. Sources
+without ``seg`` (old EvalTrans files) with the same ``<s_sent>`` text are one source
+(thesis Appendix A.2): their targets are merged. The original tool accepts the
+attributes (Figure A.1) and identifies sources by text.
 The writer is deterministic: load → save → load is equal and saving twice gives
 identical bytes.
 """

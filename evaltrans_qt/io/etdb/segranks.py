@@ -1,4 +1,4 @@
-"""The ``<segranks>`` element of an ``.etdb.xml`` source (issue 13): our documented
+"""The ``<segranks>`` element of an ``.etdb.xml`` source: our documented
 extension holding the short segments of a sentence, their merged candidate segments
 with the systems that produced them, and the judges' rankings (Macháček ch. 2)::
 

@@ -1,4 +1,4 @@
-"""SegRanks files (issue 13; Macháček ch. 2, appendix B), Qt-free:
+"""SegRanks files (Macháček ch. 2, appendix B), Qt-free:
 
 * ``trees``: Penn Treebank and CoNLL-U source trees, matched to the source tokens;
 * ``alignments``: Pharaoh word alignments; eflomal when none are given;
