@@ -525,7 +525,7 @@ def _confidence(scorer, name: str, stats, n: int) -> tuple[float, float]:
         estimate_ci,
         resolve_seed,
     )
-    counts = bootstrap_counts(np.random.default_rng(resolve_seed("env")), len(stats), n)
+    counts = bootstrap_counts(len(stats), n, resolve_seed("env"))
     mean, ci = estimate_ci(_batch_score(scorer, name)(counts @ np.asarray(stats, float)))[:2]
     return mean, ci
 

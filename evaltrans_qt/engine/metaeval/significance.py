@@ -77,6 +77,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from evaltrans_qt.engine.metaeval.statistics.bootstrap import bootstrap_counts
 from evaltrans_qt.errors import EvalTransError, OptionError
 
 #: score(B x k sums) -> B values
@@ -141,7 +142,11 @@ def resolve_seed(seed: Seed = "env") -> int | None:
 
 def _entropy(seed: int | None) -> int:
     """The integer seed to use: ``seed``, or one fresh random seed for a whole test."""
-    return int(np.random.SeedSequence().entropy) if seed is None else seed
+    if seed is not None:
+        return seed
+    entropy = np.random.SeedSequence().entropy      # drawn from the OS: one int
+    assert isinstance(entropy, int)
+    return entropy
 
 
 def _samples(method: str, samples: int | None) -> int:
@@ -149,14 +154,6 @@ def _samples(method: str, samples: int | None) -> int:
     if n < 1:
         raise OptionError(f"the number of significance samples must be positive, not {samples}")
     return n
-
-
-def bootstrap_counts(rng: np.random.Generator, n: int, samples: int) -> np.ndarray:
-    """(samples x n) how often each sentence is drawn, from sacreBLEU's resample indices
-    ``rng.choice(n, size=(samples, n), replace=True)`` (``_paired_bs_test``)."""
-    idx = rng.choice(n, size=(samples, n), replace=True)
-    flat = (idx + n * np.arange(samples)[:, None]).ravel()
-    return np.bincount(flat, minlength=samples * n).reshape(samples, n).astype(float)
 
 
 def swap_masks(rng: np.random.Generator, n: int, samples: int) -> np.ndarray:
@@ -427,7 +424,7 @@ def paired_bootstrap(stats: Mapping[str, np.ndarray], score: BatchScore, *,
     B = _samples(method, samples)
     used = resolve_seed(seed)
     ent = _entropy(used)
-    counts = bootstrap_counts(np.random.default_rng(ent), n, B)
+    counts = bootstrap_counts(n, B, ent)
     obs = _observed(arrs, score)
     boot = _boot_scores(arrs, score, counts)
     k = len(names)
@@ -481,7 +478,7 @@ def approximate_randomization(stats: Mapping[str, np.ndarray], score: BatchScore
     res = SignificanceResult(names, "randomization", R, used, obs, p, higher_is_better, n,
                              meta={} if used is not None else {"entropy": ent})
     if confidence > 0:
-        counts = bootstrap_counts(rng, n, int(confidence))
+        counts = bootstrap_counts(n, int(confidence), rng)
         res.means, res.ci, res.intervals = _cis(_boot_scores(arrs, score, counts))
         res.meta["confidence"] = int(confidence)
     return res
@@ -525,11 +522,11 @@ def paired_ar_vs_baseline(stats_by_system: Mapping[str, np.ndarray], score: Batc
     conf = 1000 if n_confidence == 0 else n_confidence
     used, ent, rng, obs, P, N = _ar_setup(arrs, score, n, R, seed)
     rows = []
-    sys_counts = bootstrap_counts(rng, n, conf) if conf > 0 else None
+    sys_counts = bootstrap_counts(n, conf, rng) if conf > 0 else None
     for i, name in enumerate(names):
         mean = ci = None
         if sys_counts is not None:
-            counts = (bootstrap_counts(np.random.default_rng(ent), n, conf) if i == 0
+            counts = (bootstrap_counts(n, conf, ent) if i == 0
                       else sys_counts)
             mean, ci = estimate_ci(score(counts @ arrs[i]))[:2]
         p = None if i == 0 else _ar_p(score(P[0] + N[i]), score(N[0] + P[i]), obs[0] - obs[i])

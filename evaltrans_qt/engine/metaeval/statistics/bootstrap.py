@@ -1,4 +1,5 @@
-"""Bootstrap resampling for correlation intervals: weight matrices and percentile intervals.
+"""Bootstrap resampling: draw counts (correlation intervals and the paired significance
+tests, Koehn 2004), cluster weight matrices and percentile intervals.
 
 A sample is a row of counts (how often each unit was drawn); sentence-level
 samples draw whole source sentences (every candidate of a drawn sentence
@@ -21,11 +22,22 @@ def cluster_weights(groups: np.ndarray, n_boot: int, seed: int = 0) -> np.ndarra
     return np.take(bootstrap_counts(len(ids), n_boot, seed), inv, axis=1)
 
 
-def bootstrap_counts(n: int, n_boot: int, seed: int = 0) -> np.ndarray:
-    """How often each of ``n`` units is drawn in each of ``n_boot`` samples (float64)."""
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, n, size=(n_boot, n)) + (np.arange(n_boot) * n)[:, None]
-    return np.bincount(idx.ravel(), minlength=n_boot * n).reshape(n_boot, n).astype(np.float64)
+def bootstrap_counts(n: int, samples: int,
+                     rng: np.random.Generator | int | None = 0) -> np.ndarray:
+    """How often each of ``n`` units is drawn in each of ``samples`` resamples with
+    replacement: a (samples x n) float64 matrix, so ``counts @ stats`` sums each resample's
+    statistics. The one resampler of correlation intervals and significance tests.
+
+    The draws are sacreBLEU's paired bootstrap (``significance.py`` ``_paired_bs_test``:
+    ``rng.choice(n, size=(samples, n), replace=True)``), so with its seed the same sentences
+    are drawn. ``rng`` is a generator, whose draws continue where they are (approximate
+    randomisation draws its resamples after its swap masks), or a seed of
+    ``numpy.random.default_rng`` (``None``: a random one).
+    """
+    gen = np.random.default_rng(rng)           # a Generator is returned as is
+    idx = gen.choice(n, size=(samples, n), replace=True)
+    flat = (idx + n * np.arange(samples)[:, None]).ravel()
+    return np.bincount(flat, minlength=samples * n).reshape(samples, n).astype(np.float64)
 
 
 def percentile_interval(samples: np.ndarray, level: float = 0.95) -> tuple[float, float]:
