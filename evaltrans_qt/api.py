@@ -21,7 +21,6 @@ long flags of ``evaltrans batch`` in snake_case (``--wer-ref-length-rule`` ->
 
 from __future__ import annotations
 
-import difflib
 import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
@@ -30,7 +29,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 from evaltrans_qt.engine.data.database import Database as _EngineDatabase
 from evaltrans_qt.engine.data.database import Levels
-from evaltrans_qt.engine.options import PRESETS, EvalOptions, option_fields, parse_option_value
+from evaltrans_qt.engine.options import EvalOptions, options_from
 from evaltrans_qt.errors import InputFormatError, OptionError, ScoreError
 
 if TYPE_CHECKING:
@@ -50,30 +49,11 @@ def make_options(options: EvalOptions | None = None, preset: str | None = None,
                  **values: Any) -> EvalOptions:
     """``options`` (or the preset, default ``evaltrans default``) with ``values`` set; names
     are EvalOptions fields (the batch flags in snake_case), values as on the command line
-    or typed."""
-    if options is not None and preset is not None:
-        raise OptionError("give either options= or preset=, not both")
-    if options is None:
-        name = preset or EVALUATE_PRESET
-        if name not in PRESETS:
-            raise OptionError(f"unknown preset '{name}' (known: {', '.join(sorted(PRESETS))})")
-        options = PRESETS[name]
-    elif not isinstance(options, EvalOptions):
-        raise OptionError(f"options: expected EvalOptions, got {type(options).__name__}")
-    fields = {f.name: f for f in option_fields()}
-    changes = {}
-    for key, value in values.items():
-        f = fields.get(key)
-        if f is None:
-            near = difflib.get_close_matches(key, list(fields), n=3)
-            hint = f" (did you mean {', '.join(near)}?)" if near else ""
-            raise OptionError(f"unknown option '{key}'{hint}; options are the fields of "
-                              "EvalOptions, e.g. tokenization, case, bleu_smooth_method")
-        kind = f.metadata.get("kind")
-        if isinstance(value, str) or kind in ("intlist", "strlist"):
-            value = parse_option_value(f, value)
-        changes[key] = value
-    return options.replace(**changes) if changes else options
+    or typed. The same builder as the command line's ``--preset`` and option flags
+    (:func:`evaltrans_qt.engine.options.options_from`)."""
+    if options is None and not preset:
+        preset = EVALUATE_PRESET
+    return options_from(preset, options, **values)
 
 
 # --------------------------------------------------------------------------- scores

@@ -364,3 +364,43 @@ PRESETS: dict[str, EvalOptions] = {
         bleu_pad_rule="both", nist_pad_rule="both", nper_pad_rule="both",
         substitution_cost_rule="none"),
 }
+
+#: The preset :func:`options_from` starts from when given neither a preset nor options.
+DEFAULT_PRESET = "evaltrans default"
+
+
+def options_from(preset: str | None = None, options: EvalOptions | None = None, /,
+                 **values: Any) -> EvalOptions:
+    """The one way to build :class:`EvalOptions` from names and values: the command line's
+    ``--preset`` and option flags (``cli/_common.py``) and the Python API's
+    ``make_options`` both call it.
+
+    Starts from ``options`` or the preset ``preset`` (default :data:`DEFAULT_PRESET`; not
+    both) and sets ``values`` by field name (the batch flags in snake_case,
+    ``wer_ref_length_rule``). A string is read as on the command line
+    (:func:`parse_option_value`: ``"2,1,1,1,1"``, ``"yes"``, ``"0.5"``), as is any value of
+    a list option; other values are taken as they are and checked by :class:`EvalOptions`.
+    """
+    if options is not None and preset is not None:
+        raise OptionError("give either options= or preset=, not both")
+    if options is None:
+        name = preset or DEFAULT_PRESET
+        if name not in PRESETS:
+            raise OptionError(f"unknown preset '{name}' (known: {', '.join(sorted(PRESETS))})")
+        options = PRESETS[name]
+    elif not isinstance(options, EvalOptions):
+        raise OptionError(f"options: expected EvalOptions, got {type(options).__name__}")
+    fields = {f.name: f for f in option_fields()}
+    changes = {}
+    for key, value in values.items():
+        f = fields.get(key)
+        if f is None:
+            import difflib
+            near = difflib.get_close_matches(key, list(fields), n=3)
+            hint = f" (did you mean {', '.join(near)}?)" if near else ""
+            raise OptionError(f"unknown option '{key}'{hint}; options are the fields of "
+                              "EvalOptions, e.g. tokenization, case, bleu_smooth_method")
+        if isinstance(value, str) or f.metadata.get("kind") in ("intlist", "strlist"):
+            value = parse_option_value(f, value)
+        changes[key] = value
+    return options.replace(**changes) if changes else options
