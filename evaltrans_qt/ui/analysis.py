@@ -1,4 +1,4 @@
-"""Installs the analysis loop (issue 7) into the main window.
+"""Installs the analysis loop into the main window.
 
 :func:`install` adds the results view as a dock ("Results"), a live
 correlation panel ("Live correlation") and the Evaluate menu actions
@@ -130,7 +130,7 @@ def freeze_long_lived() -> None:
 def preload_sacrebleu() -> None:
     """Import sacreBLEU (metrics, tokenizers) and every measure module once, in the main
     thread, before any worker thread can: two threads importing ``sacrebleu.tokenizers``
-    at once can fail with importlib's _DeadlockError (issue 12; the tokenizer loader in
+    at once can fail with importlib's _DeadlockError (the tokenizer loader in
     ``engine/text/preprocess.py`` also holds a lock)."""
     import sacrebleu  # noqa: F401
     from sacrebleu.metrics import BLEU, CHRF, TER  # noqa: F401

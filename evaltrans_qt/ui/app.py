@@ -6,12 +6,12 @@ With no FILE the demo database opens (a working copy in the data directory).
 what the screenshot shows: ``compare`` (CDER blocks, the source with the most
 blocks), ``scoring`` (a scoring session) or ``results`` (runs the default
 measures, waits for them, and shows the results view with its correlation plot),
-``postedit`` or ``items`` (a scoring session in the post-edit or the item-marking mode
-of issue 11, on the first candidate with items; nothing is stored).
-``--view ranking`` shows the short-segment ranking screen of issue 13 instead of the
+``postedit`` or ``items`` (a scoring session in the post-edit or the item-marking mode,
+on the first candidate with items; nothing is stored).
+``--view ranking`` shows the short-segment ranking screen (Macháček §2.2) instead of the
 main window (whole sentences when the database has no extracted segments), some
 candidates placed, nothing submitted. ``--view metrics`` and ``--view unseen`` run the
-measures and show the results view's Metrics (issue 15) or Unseen systems (issue 17) tab.
+measures and show the results view's Metrics or Unseen systems tab.
 ``--size WxH`` (default 1366x768, a laptop screen) is the window size of the
 screenshot; under ``QT_QPA_PLATFORM=offscreen`` the virtual screen gets that size
 too, so the window lays itself out as on such a screen.
@@ -121,7 +121,7 @@ def _prepare_view(window, args) -> None:
             s.score(4, s.classes[0])  # one class scored, the next one current
     elif args.view == "results":
         _prepare_results(window, args)
-    elif args.view in ("metrics", "unseen"):     # issues 15 and 17: results tabs
+    elif args.view in ("metrics", "unseen"):     # results tabs
         _prepare_results(window, args)
         view = window.results_view
         title = {"metrics": "Metrics", "unseen": "Unseen systems"}[args.view]
@@ -129,7 +129,7 @@ def _prepare_view(window, args) -> None:
                                        if view.tabs.tabText(i) == title))
         if args.view == "unseen":
             view.unseen_view.compute()
-    elif args.view == "ranking":                 # issue 13
+    elif args.view == "ranking":
         _prepare_ranking(window, args)
     elif args.view in ("postedit", "items"):
         _prepare_protocol_mode(window, args)
@@ -139,7 +139,7 @@ def _prepare_view(window, args) -> None:
 
 
 def _prepare_protocol_mode(window, args) -> None:
-    """A session in the post-edit or item-marking mode (issue 11), on the first candidate
+    """A session in the post-edit or item-marking mode, on the first candidate
     whose source has information items; nothing is stored (no journal, nothing saved)."""
     window.compare_view.set_measure(args.measure or "ter")
     s = window.start_session("judge", None, None, start_unscored=False)
@@ -167,7 +167,7 @@ def _prepare_protocol_mode(window, args) -> None:
 
 
 def _prepare_ranking(window, args) -> None:
-    """The SegRanks screen (issue 13) on the sentence with the most segments, a few
+    """The SegRanks screen (Macháček §2.2) on the sentence with the most segments, a few
     candidates placed (ranks, a tie), the cursor on one still to place; not submitted."""
     from evaltrans_qt.engine.human.segranks.model import sentence_segments
     from evaltrans_qt.ui.ranking_actions import SEGMENTS, SENTENCES, open_ranking_screen
@@ -225,7 +225,7 @@ def _screenshot(window, app, args) -> None:
     window.resize(int(w), int(h))
     app.processEvents()
     shown = getattr(window, "ranking_screen", None) if args.view == "ranking" else None
-    target = shown or window                     # issue 13: the ranking screen's own window
+    target = shown or window                     # the ranking screen has its own window
     target.show()
     for _ in range(5):       # deferred layout (rank rows fit their chips one tick after a resize)
         app.processEvents()

@@ -181,7 +181,7 @@ def run_job(window, job: Callable[[], Database], merge: bool = False, policy=Non
     """Run an import job on a worker, then open (or merge) the result in ``window``."""
     def import_and_check() -> tuple[Database, list[str]]:   # both on the worker
         # only sentences merged by text (Aachen, old files) can be reported: positional
-        # imports keep one source per line (SPEC §3.1)
+        # imports keep one source per line
         from evaltrans_qt.io.plaintext import repeated_source_warnings
         db = job()
         return db, repeated_source_warnings(db)

@@ -1,10 +1,10 @@
-"""The main window: source list -> targets -> compare view, scoring sessions, files (SPEC §7).
+"""The main window: source list -> targets -> compare view, scoring sessions, files.
 
 The application's state lives in one Qt-free :class:`~evaltrans_qt.workspace.Workspace`
 (``window.workspace``): database, path, journal, dirty state, autosave policy, options,
 measures, last run. The window and every panel observe it; ``database``,
 ``database_path``, ``journal``, ``options`` and the dirty counters here are views of it,
-never copies. Contract used by other parts of the UI (results/analysis, issue 7):
+never copies. Contract used by other parts of the UI (results/analysis):
 
 * ``database`` (current :class:`Database` or None), ``database_path``;
 * signals ``databaseChanged()`` and ``scoreChanged(object)`` (a
@@ -205,7 +205,7 @@ class MainWindow(QMainWindow):
         self._update_title()
         from evaltrans_qt.ui import analysis
         analysis.install(self)
-        from evaltrans_qt.ui import protocol_modes  # issue 11: references, post-edits, items
+        from evaltrans_qt.ui import protocol_modes  # references, post-edits, items
         protocol_modes.install(self)
         self._restore_settings()
 
@@ -526,7 +526,7 @@ class MainWindow(QMainWindow):
         m.addActions([self.act_next_class, self.act_prev_class, self.act_clear_score])
         scores = m.addMenu("Score")
         scores.addActions(self.score_actions)
-        from evaltrans_qt.ui.ranking_actions import install_actions  # issue 13: ranking screens
+        from evaltrans_qt.ui.ranking_actions import install_actions  # ranking screens
         install_actions(self, m)
         self.session_menu = m
 
@@ -1149,7 +1149,7 @@ class MainWindow(QMainWindow):
         s.currentChanged.connect(self._session_moved)
         s.scoreChanged.connect(self._session_scored)
         self.score_panel.set_session(s)
-        self.protocol_modes.set_session(s)           # issue 11: post-edit / item modes follow
+        self.protocol_modes.set_session(s)           # post-edit / item modes follow
         self.score_panel.buttons["identical"].clicked.connect(self.take_identical)
         for act in self.session_actions:
             act.setEnabled(True)
@@ -1201,7 +1201,7 @@ class MainWindow(QMainWindow):
         s = self.session
         if s is None:
             return
-        from evaltrans_qt.io.journal import find_source  # (doc, seg) or text, SPEC §3.1
+        from evaltrans_qt.io.journal import find_source  # (doc, seg) or text
         si = find_source(self.database, change)
         idx = self.database.source_index(si) if si is not None else None
         if idx is not None and change.target_index is not None:

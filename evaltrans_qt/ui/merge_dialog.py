@@ -1,4 +1,4 @@
-"""Merge another database into the open one, asking about each conflicting score (SPEC §7).
+"""Merge another database into the open one, asking about each conflicting score.
 
 The other file is loaded on a worker; the merge itself
 (:func:`evaltrans_qt.engine.data.merge.merge`) runs on the UI thread because it

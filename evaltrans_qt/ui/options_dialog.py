@@ -156,7 +156,7 @@ class OptionsDialog(QDialog):
         return "auto", ""
 
     def _measure_ticked(self, name: str, on: bool) -> None:
-        """Ticking a measure that exists only under an option sets that option (issue 12: a
+        """Ticking a measure that exists only under an option sets that option (without it a
         ticked INVWER was silently skipped unless allow-transpositions was set elsewhere)."""
         editor = self._editors.get(MEASURE_FLAGS[name])
         if on and isinstance(editor, QCheckBox) and not editor.isChecked():

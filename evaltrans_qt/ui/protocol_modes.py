@@ -1,4 +1,4 @@
-"""The human-evaluation protocols in the application (issue 11): references, post-edits, items.
+"""The human-evaluation protocols in the application: references, post-edits, items.
 
 :func:`install` gives the main window a :class:`ProtocolModes` (``window.protocol_modes``)
 and its actions in a ``Session → Protocols`` menu:

@@ -1,5 +1,5 @@
 """Rank rows of one ranking task: a Qt model of candidates placed in rank bins, and the
-widget that shows each bin as a row of draggable chips (issue 13 item 3).
+widget that shows each bin as a row of draggable chips.
 
 :class:`RankBinsModel` is a two-level item model: the top-level rows are the bins --
 "not placed", rank 1 .. rank N and, for short segments, "unusable" (rank N+1, Macháček

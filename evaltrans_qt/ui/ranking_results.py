@@ -1,4 +1,4 @@
-"""The results view's "Ranking" tab (issue 13 item 4): system scores from relative rankings.
+"""The results view's "Ranking" tab: system scores from relative rankings.
 
 Per system the ratio of wins ignoring ties (Macháček §3.1), expected wins (Koehn 2012 as
 WMT13 used it; and with ties as half a win), WMT's "≥ others" and the counts of wins,

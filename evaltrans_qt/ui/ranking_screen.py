@@ -1,4 +1,4 @@
-"""Ranking screens (issue 13 item 3): the shared machinery and the whole-sentence screen.
+"""Ranking screens: the shared machinery and the whole-sentence screen.
 
 A screen shows one source at a time and the candidates to rank in rank rows
 (:mod:`evaltrans_qt.ui.rank_board`): :class:`SentenceRankingScreen` the N whole

@@ -224,7 +224,7 @@ class ResultsView(QWidget):
         bar.addWidget(self.busy)
         lay.addLayout(bar)
 
-        # out-of-date results: say so, offer to run again (issue 12 item 4)
+        # out-of-date results: say so, offer to run again
         self.banner = QFrame(objectName="staleBanner")
         self.banner.setFrameShape(QFrame.StyledPanel)
         self.banner.setStyleSheet("#staleBanner { background: #fff3cd; border: 1px solid #e0c36b; }"
@@ -274,11 +274,11 @@ class ResultsView(QWidget):
         self._build_combination_tab()
         self._build_significance_tab()
         self._build_histogram_tab()
-        from evaltrans_qt.ui.metrics_view import add_metrics_tab  # issue 15: "Metrics" tab
+        from evaltrans_qt.ui.metrics_view import add_metrics_tab  # the "Metrics" tab
         self.metrics_view = add_metrics_tab(self)
-        from evaltrans_qt.ui.ranking_results import add_ranking_tab  # issue 13: "Ranking" tab
+        from evaltrans_qt.ui.ranking_results import add_ranking_tab  # the "Ranking" tab
         self.ranking_view = add_ranking_tab(self)
-        from evaltrans_qt.ui.unseen_view import add_unseen_tab  # issue 17: "Unseen systems"
+        from evaltrans_qt.ui.unseen_view import add_unseen_tab  # the "Unseen systems" tab
         self.unseen_view = add_unseen_tab(self)
 
     def _table(self, name: str) -> tuple[QTableView, FrameModel, ResultsProxy]:
@@ -949,7 +949,7 @@ class ResultsView(QWidget):
             raise EvalTransError("there is no run to report: run the measures first")
         systems = [system] if system else list(self.run.systems)
         paths = output_paths(path, systems)
-        # issue 11: the database's human protocols and rankings, as evaltrans batch writes them
+        # the database's human protocols and rankings, as evaltrans batch writes them
         from evaltrans_qt.cli.batch import report_extras
         extras = report_extras(self.workspace.database, systems, self.run.options) \
             if self.workspace.run_origin == "run" else {}
@@ -987,9 +987,9 @@ class ResultsView(QWidget):
 
     # dialogs (thin wrappers used by the menu actions)
     def ask_export_table(self) -> None:
-        if self.tabs.currentWidget() is getattr(self, "ranking_view", None):   # issue 13
+        if self.tabs.currentWidget() is getattr(self, "ranking_view", None):
             return self.ranking_view.ask_export_table()
-        if self.tabs.currentWidget() is getattr(self, "unseen_view", None):    # issue 17
+        if self.tabs.currentWidget() is getattr(self, "unseen_view", None):
             return self.unseen_view.ask_export_table()
         which = {0: "systems", 1: "sentences", 2: "correlations"}.get(self.tabs.currentIndex(),
                                                                      "systems")
@@ -1000,9 +1000,9 @@ class ResultsView(QWidget):
             self.export_table(path, which)
 
     def ask_export_plot(self) -> None:
-        if self.tabs.currentWidget() is getattr(self, "ranking_view", None):   # issue 13
+        if self.tabs.currentWidget() is getattr(self, "ranking_view", None):
             return self.ranking_view.ask_export_plot()
-        if self.tabs.currentWidget() is getattr(self, "unseen_view", None):    # issue 17
+        if self.tabs.currentWidget() is getattr(self, "unseen_view", None):
             return self.unseen_view.ask_export_plot()
         name = self.current_plot().objectName() or "plot"
         path, _ = QFileDialog.getSaveFileName(self, "Export plot",

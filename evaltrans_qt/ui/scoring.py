@@ -1,4 +1,4 @@
-"""Scoring sessions: a judge scores candidates from the keyboard without losing a score (SPEC §5).
+"""Scoring sessions: a judge scores candidates from the keyboard without losing a score.
 
 * :class:`ScoringSession` (a QObject) walks the candidates of a database in
   order, keeps the current item and score class, the time spent per item, and

@@ -1,4 +1,4 @@
-"""The SegRanks screen (Macháček §2.2, issue 13 item 3b): every extracted short segment of
+"""The SegRanks screen (Macháček §2.2): every extracted short segment of
 one sentence on one screen, each with the source sentence repeated and the segment
 highlighted, its merged candidate segments (§2.1) to drag into rank rows 1..N or the
 "unusable" row (rank N+1, §3.1), or to place with the keyboard

@@ -60,7 +60,7 @@ WIDGET_KEYS = [
     ("Tables", "Click a column header", "sort (again: reverse)"),
     ("Scoring", "Type a value, Enter", "score a continuous class (DA, MQM) or a scale over ten "
                                        "levels (SSER 0-10); Esc clears the typed value"),
-    # issue 11: the protocol modes (ui/protocol_modes.py)
+    # the protocol modes (ui/protocol_modes.py)
     ("Post-edit / new reference editor", "Enter, Ctrl+Enter",
      "store the post-edit (HTER) or add the text as a reference (aWER)"),
     ("Post-edit / new reference editor", "Esc", "leave the editor without storing"),
@@ -68,7 +68,7 @@ WIDGET_KEYS = [
                                            "(item-marking mode); Backspace: back one item"),
     ("Define information items", "Shift+arrows or mouse, Enter",
      "select words and make them an item; Delete removes the selected item"),
-    # issue 13: the ranking screens (ui/ranking_screen.py)
+    # the ranking screens (ui/ranking_screen.py)
     ("Ranking screens", "Up / Down, or click", "choose a candidate"),
     ("Ranking screens", "1-9 (two digits from ten ranks on), U",
      "give it a rank (ties allowed); U: unusable (short segments)"),

@@ -1,4 +1,4 @@
-"""The results view's "Unseen systems" tab (issue 17): reusing the judged database for a
+"""The results view's "Unseen systems" tab: reusing the judged database for a
 system nobody ranked, Macháček ch. 3 -- the application side of ``evaltrans unseen``
 and ``evaltrans segranks agreement``.
 
