@@ -1,4 +1,4 @@
-"""Append-only journal of score changes, so that no judgement is ever lost (SPEC §5).
+"""Append-only journal of score changes, so that no judgement is ever lost.
 
 Every score change of a scoring session is appended to ``<database>.journal``
 (one JSON object per line) and ``fsync``-ed before the change is considered
@@ -8,7 +8,7 @@ holds entries, the previous session ended without saving (crash, ``kill -9``):
 :func:`replay` re-applies them and reports what was recovered.
 
 Entries identify a target by its source -- (doc, seg) plus the source text for a
-positional source (SPEC §3.1), the text alone for a source without ``seg`` (thesis Appendix A.2;
+positional source, the text alone for a source without ``seg`` (thesis Appendix A.2;
 also every entry written before sources had positions) -- and its own text and
 system id, so a replay does not depend on list positions. Setting
 a score is idempotent, so replaying an entry that a concurrent autosave already
@@ -19,8 +19,8 @@ entry that fails is skipped like a garbled line and listed in
 :attr:`Journal.skipped` with its line number (and logged), so a hand-edited or
 foreign journal can neither crash loading nor make later saves fail. Qt-free.
 
-Besides scores the journal holds the human-evaluation protocols' changes (issue 11;
-:mod:`evaltrans_qt.io.protocol_changes`): post-edits, item marks, information items and
+Besides scores the journal holds the human-evaluation protocols' changes
+(:mod:`evaltrans_qt.io.protocol_changes`): post-edits, item marks, information items and
 references, each a JSON line with a ``type`` field; entries without one are score
 changes (every journal written before). They replay in the same order as scores.
 """
@@ -39,7 +39,7 @@ from evaltrans_qt.engine.data.database import Database, Source, Target
 from evaltrans_qt.io import protocol_changes
 from evaltrans_qt.io.atomic import atomic_write_bytes, fsync_dir
 from evaltrans_qt.io.protocol_changes import ProtocolChange
-from evaltrans_qt.io.segranks import changes as ranking_changes  # issue 13: ranking screens
+from evaltrans_qt.io.segranks import changes as ranking_changes  # ranking screens' changes
 from evaltrans_qt.io.segranks.changes import RankingChange
 
 FORMAT_VERSION = 1
@@ -99,7 +99,7 @@ class ScoreChange:
     doc: str | None = None
     seg: str | None = None
     #: Seconds the judge spent on the item (``time`` is when: an ISO 8601 timestamp);
-    #: written as the ``<eval seconds="…">`` attribute (issue 12).
+    #: written as the ``<eval seconds="…">`` attribute.
     seconds: float | None = None
 
     def to_json(self) -> str:
@@ -193,7 +193,7 @@ class Journal:
                 os.write(self._fd, header.encode("utf-8"))
                 fsync_dir(self.path.parent)
             else:
-                self._repair_tail()
+                self._repair_tail(self._fd)
         return self._fd
 
     def ensure_writable(self) -> None:
@@ -206,7 +206,7 @@ class Journal:
             self.close()
             self.path.unlink(missing_ok=True)
 
-    def _repair_tail(self) -> None:
+    def _repair_tail(self, fd: int) -> None:
         """Terminate a torn last line so the next entry starts on its own line."""
         with open(self.path, "rb") as f:
             f.seek(0, os.SEEK_END)
@@ -215,7 +215,7 @@ class Journal:
             f.seek(-1, os.SEEK_END)
             last = f.read(1)
         if last != b"\n":
-            os.write(self._fd, b"\n")
+            os.write(fd, b"\n")
 
     def append(self, change: Change) -> Change:
         """Write one change durably (``fsync``) and return it with its sequence number.
@@ -338,9 +338,9 @@ def find_target(db: Database, change: ScoreChange) -> Target | None:
             t = src.targets[i]
             if t.text == change.target and t.system == change.system:
                 return t
-        t = db.find_target(src, change.target, change.system)
-        if t is not None:
-            return t
+        found = db.find_target(src, change.target, change.system)
+        if found is not None:
+            return found
     return None
 
 
@@ -362,7 +362,7 @@ def replay(db: Database, changes: Iterable[Change]) -> ReplayReport:
     for ch in changes:
         if not isinstance(ch, ScoreChange):
             try:
-                if isinstance(ch, tuple(ranking_changes.TYPES.values())):
+                if isinstance(ch, RankingChange):
                     ranking_changes.apply_ranking_change(db, ch)
                 else:
                     protocol_changes.apply_protocol_change(db, ch)

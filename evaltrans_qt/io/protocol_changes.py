@@ -1,5 +1,5 @@
 """Journal entries of the human-evaluation protocols: post-edits, item marks, information
-items and references (issue 11), crash-proof and undoable like score changes.
+items and references, crash-proof and undoable like score changes.
 
 Each change is a frozen dataclass that names its source and target the way a
 :class:`~evaltrans_qt.io.journal.ScoreChange` does (text, system, (doc, seg), target
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, replace
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict
 
 from evaltrans_qt.engine.data import protocols
 from evaltrans_qt.engine.data.database import Database, Source, Target
@@ -37,6 +37,7 @@ class SourceChange:
     ``io/segranks/changes.py``): which source, by (doc, seg) or text (thesis Appendix A.2);
     written as one JSON object with the class's ``kind`` as ``type``."""
 
+    kind: ClassVar[str]                    # set by each subclass
     source: str
     doc: str | None
     seg: str | None
@@ -126,7 +127,27 @@ def with_seq(change: ProtocolChange, seq: int) -> ProtocolChange:
 
 
 # ------------------------------------------------------------------ building changes
-def source_fields(db: Database, source_index: int) -> dict[str, Any]:
+class SourceFields(TypedDict):
+    """The fields naming a change's source (:func:`source_fields`)."""
+
+    source: str
+    doc: str | None
+    seg: str | None
+
+
+class TargetFields(TypedDict):
+    """The fields naming a change's target: text, system and position hint."""
+
+    target: str
+    system: str | None
+    target_index: int
+
+
+class _Where(SourceFields, TargetFields):
+    """Source and target of a change, as the inverse changes name them."""
+
+
+def source_fields(db: Database, source_index: int) -> SourceFields:
     """``source``, ``doc``, ``seg`` naming the source at ``source_index`` (0-based) in a
     change: (doc, seg) only for a positional source, else its text alone."""
     src = db.sources[source_index]
@@ -135,7 +156,7 @@ def source_fields(db: Database, source_index: int) -> dict[str, Any]:
             "seg": src.seg if positional else None}
 
 
-def _tgt(db: Database, source_index: int, target_index: int) -> dict[str, Any]:
+def _tgt(db: Database, source_index: int, target_index: int) -> TargetFields:
     t = db.sources[source_index].targets[target_index]
     return {"target": t.text, "system": t.system, "target_index": target_index}
 
@@ -216,7 +237,7 @@ def _index(src: Source, t: Target) -> int:
 def apply_protocol_change(db: Database, ch: ProtocolChange) -> list[ProtocolChange]:
     """Apply ``ch`` to ``db``; returns the changes that undo it (module doc)."""
     src = find_source(db, ch)
-    base = {"source": ch.source, "doc": ch.doc, "seg": ch.seg}
+    base: SourceFields = {"source": ch.source, "doc": ch.doc, "seg": ch.seg}
     if isinstance(ch, ItemsChange):
         old_items = tuple(src.items)
         old_tok = src.items_tokenization
@@ -239,7 +260,8 @@ def apply_protocol_change(db: Database, ch: ProtocolChange) -> list[ProtocolChan
             existing = protocols.add_reference(db, src, ch.target, ch.system, ch.judge)
         return [replace(ch, action="remove", seq=0, target_index=_index(src, existing))]
     t = find_target(src, ch.target, ch.system, ch.target_index)
-    where = {**base, "target": t.text, "system": t.system, "target_index": _index(src, t)}
+    where: _Where = {**base, "target": t.text, "system": t.system,
+                     "target_index": _index(src, t)}
     if isinstance(ch, PostEditChange):
         old = t.postedit_by(ch.judge)
         inverse = PostEditChange(**where, judge=ch.judge, text=old.text if old else None,
@@ -250,13 +272,14 @@ def apply_protocol_change(db: Database, ch: ProtocolChange) -> list[ProtocolChan
             protocols.set_postedit(db, t, ch.text, ch.judge, ch.seconds)
         return [inverse]
     if isinstance(ch, MarksChange):
-        old = t.marks_by(ch.judge)
-        inverse = MarksChange(**where, judge=ch.judge, marks=old.marks if old else None)
+        old_marks = t.marks_by(ch.judge)
+        marks_inverse = MarksChange(**where, judge=ch.judge,
+                                    marks=old_marks.marks if old_marks else None)
         if ch.marks is None:
             protocols.remove_marks(t, ch.judge)
         else:
             protocols.set_marks(db, src, t, ch.marks, ch.judge)
-        return [inverse]
+        return [marks_inverse]
     # ReferenceChange: mark / unmark / remove
     if ch.action == "mark":
         if db.is_reference(t):

@@ -1,4 +1,4 @@
-"""Journal entries of ranking screens (issue 13), crash-proof and undoable like score
+"""Journal entries of ranking screens, crash-proof and undoable like score
 changes (io/journal.py writes them as JSON lines with a ``type`` field and replays them
 in order; applying one is idempotent).
 
@@ -39,7 +39,12 @@ from evaltrans_qt.engine.human.segranks.sessions import (
     restore_segment_ranking,
 )
 from evaltrans_qt.errors import ScoreError
-from evaltrans_qt.io.protocol_changes import SourceChange, find_source, source_fields
+from evaltrans_qt.io.protocol_changes import (
+    SourceChange,
+    SourceFields,
+    find_source,
+    source_fields,
+)
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,9 @@ class SentenceRankingChange(SourceChange):
 
 
 RankingChange = SegmentRankingChange | SentenceRankingChange
+#: one ranked segment of a :class:`SegmentRankingChange`: (source word indices joined by
+#: spaces, ((candidate text, rank), ...))
+EncodedSegment = tuple[str, tuple[tuple[str, int], ...]]
 TYPES: dict[str, type] = {c.kind: c for c in (SegmentRankingChange, SentenceRankingChange)}
 
 
@@ -109,9 +117,9 @@ def segment_ranking_change(db: Database, source_index: int, judge: str | None,
     data = sentence_segments(db.sources[source_index])
     if data is None:
         raise ScoreError(f"source {source_index + 1} has no extracted segments")
-    enc = None
+    enc: tuple[EncodedSegment, ...] | None = None
     if ranks is not None:
-        enc = []
+        segments: list[EncodedSegment] = []
         for k, r in sorted(ranks.items()):
             if not 0 <= k < len(data.segments):
                 raise ScoreError(f"source {source_index + 1} has no segment {k}")
@@ -119,9 +127,9 @@ def segment_ranking_change(db: Database, source_index: int, judge: str | None,
             if len(r) != len(seg.candidates):
                 raise ScoreError(f"segment {seg.text!r} has {len(seg.candidates)} candidate(s), "
                                  f"but {len(r)} rank(s) were given")
-            enc.append((" ".join(map(str, seg.words)),
-                        tuple((c.text, rank) for c, rank in zip(seg.candidates, r))))
-        enc = tuple(enc)
+            segments.append((" ".join(map(str, seg.words)),
+                             tuple((c.text, rank) for c, rank in zip(seg.candidates, r))))
+        enc = tuple(segments)
     return SegmentRankingChange(**source_fields(db, source_index), judge=judge,
                                 task=task or new_task_id(), ranks=enc,
                                 time=time if time is not None or ranks is None else now(),
@@ -145,7 +153,15 @@ def sentence_ranking_change(db: Database, source_index: int, judge: str | None,
 
 
 # ------------------------------------------------------------------ applying
+class _RankingFields(SourceFields):
+    """The fields an inverse ranking change copies from the change it undoes."""
+
+    judge: str | None
+    task: str
+
+
 def _decode_segment_ranks(data, ch: SegmentRankingChange) -> dict[int, tuple[int, ...]]:
+    assert ch.ranks is not None, "a change removing the task has no ranks to decode"
     out = {}
     for words, cands in ch.ranks:
         k = next((i for i, s in enumerate(data.segments)
@@ -170,14 +186,14 @@ def apply_ranking_change(db: Database, ch: RankingChange) -> list[RankingChange]
     """Apply ``ch`` to ``db``; returns the changes that undo it (module doc)."""
     src = find_source(db, ch)
     index = next(i for i, s in enumerate(db.sources) if s is src)
-    base = {"source": ch.source, "doc": ch.doc, "seg": ch.seg, "judge": ch.judge,
-            "task": ch.task}
+    base: _RankingFields = {"source": ch.source, "doc": ch.doc, "seg": ch.seg,
+                            "judge": ch.judge, "task": ch.task}
     if isinstance(ch, SegmentRankingChange):
         data = sentence_segments(src)
         if data is None:
             raise LookupError(f"source {ch.source[:40]!r} has no extracted segments")
         old = data.ranking(ch.judge, ch.task)
-        inverse = SegmentRankingChange(**base, ranks=None) if old is None else \
+        inverse: RankingChange = SegmentRankingChange(**base, ranks=None) if old is None else \
             SegmentRankingChange(**base, ranks=_encode_segment_ranking(data, old), time=old.time,
                                  seconds=old.seconds)
         if ch.ranks is None:
