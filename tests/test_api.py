@@ -1,4 +1,4 @@
-"""docs/api.md: every ```python block runs, in order, in one namespace (issue 16).
+"""docs/api.md: every ```python block runs, in order, in one namespace.
 
 Each example asserts its numbers against sacreBLEU, jiwer or scipy (the independent
 tools), so a wrong API fails here; the blocks must also assert something.

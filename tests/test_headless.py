@@ -1,4 +1,4 @@
-"""A headless install (issue 16): engine, io, the command line and the Python API work with
+"""A headless install (no Qt): engine, io, the command line and the Python API work with
 the GUI extra absent, and ``evaltrans-qt`` says how to get it.
 
 Qt is made unimportable in a fresh interpreter (``sys.modules[name] = None`` for

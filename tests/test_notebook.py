@@ -1,4 +1,4 @@
-"""docs/notebook.py runs (issue 16): with matplotlib absent it prints the correlation table;
+"""docs/notebook.py runs: with matplotlib absent it prints the correlation table;
 with a matplotlib present (real, non-interactive backend, or a recording stand-in when it
 is not installed) it draws the scatter plot and the bars and saves the figure."""
 

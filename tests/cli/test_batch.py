@@ -277,7 +277,7 @@ def test_progress_bar_only_on_a_terminal():
 
 
 def test_recorded_command_line_reproduces_the_run(files):
-    """A report records every option needed to reproduce it (SPEC §3.3)."""
+    """A report records every option needed to reproduce it (thesis Appendix A.3)."""
     import shlex
     out = files["dir"] / "first.xml"
     assert main(["batch", "--source", str(files["src"]), "--reference", str(files["ref"]),

@@ -1,4 +1,4 @@
-"""The report's <correlation> section (issue 5, item 8): written by `evaltrans batch` when the
+"""The report's <correlation> section: written by `evaltrans batch` when the
 database has human scores, read back by the report reader, values equal to scipy's."""
 
 import shutil

@@ -1,4 +1,4 @@
-"""Every number ``evaltrans batch`` prints or saves carries its signature (issue 19 item 6):
+"""Every number ``evaltrans batch`` prints or saves carries its signature:
 sacreBLEU's own for BLEU/chrF/TER, an extended one for our measures."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """`evaltrans batch --all-systems --output-file`: the multi-system text table keeps long
-measure names apart (issue 17's measures exactmatch/penalizeunknown/segranksbleu are
+measure names apart (the SegRanks measures exactmatch/penalizeunknown/segranksbleu are
 longer than the old fixed 10-character columns) and every value under its name."""
 
 from __future__ import annotations

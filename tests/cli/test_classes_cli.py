@@ -1,5 +1,5 @@
 """``evaltrans classes``: list, add (levels, continuous, template), edit, remove; exit 2 and nothing
-written on bad input (issue 11, items 1 and 8)."""
+written on bad input."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Command line of issue 2 item 6: import/export/merge/info, exit codes, no partial output."""
+"""The data commands: import/export/merge/info, exit codes, no partial output."""
 
 from __future__ import annotations
 
@@ -141,8 +141,8 @@ def test_console_entry_point_runs():
 
 
 def test_append_keeps_positions_and_refuses_another_test_set(capsys, tmp_path, files):
-    """SPEC §3.1: ``--append`` of the same source file joins its lines; a file with another
-    sentence at a position is refused naming file and line, and DB is left as it was;
+    """Positional identity: ``--append`` of the same source file joins its lines; a file with
+    another sentence at a position is refused naming file and line, and DB is left as it was;
     an appended Aachen file (no positions) is warned about when it merged a sentence."""
     out = tmp_path / "t.etdb.xml"
     assert run(capsys, "import", "text", "--source", files["src"], "--reference", files["ref"],

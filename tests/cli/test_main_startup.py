@@ -1,4 +1,4 @@
-"""``evaltrans`` start-up (issue 16): each command imports only its own module, ``--help``
+"""``evaltrans`` start-up: each command imports only its own module, ``--help``
 none; ``python -m evaltrans_qt`` is the command line; the COMMANDS table matches what the
 modules register."""
 

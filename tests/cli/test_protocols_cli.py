@@ -1,4 +1,4 @@
-"""evaltrans reference / items / postedit / human (issue 11, item 8): changes written
+"""evaltrans reference / items / postedit / human: changes written
 atomically, bad input exits 2 with a clear message and writes nothing."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 14 (reliability), the command line: the reproductions of the issue, each exiting
+"""Reliability, the command line: inputs that once broke it, each now exiting
 with 2 and a message instead of a traceback, a destroyed file or a silent misread."""
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
-"""``evaltrans score`` against the real ``sacrebleu`` command (issue 19 item 2).
+"""``evaltrans score`` against the real ``sacrebleu`` command.
 
 Every case runs sacreBLEU 2.x's own ``main()`` (all cases in one subprocess, see
 ``_SACRE_DRIVER``) and ``evaltrans score`` with the same arguments on the same
 files, then compares: JSON field by field (numbers to 1e-9, strings equal),
 text output line by line. The corpora are small (sacreBLEU's TER is slow) and
-cover the edge cases of the issue: empty hypotheses and references, 1-3-word
+cover the edge cases: empty hypotheses and references, 1-3-word
 sentences, CJK, emoji, combining accents, no-break spaces, tabs, references
 of different lengths.
 """

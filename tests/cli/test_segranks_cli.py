@@ -1,4 +1,4 @@
-"""evaltrans segranks / ranking (issue 13): the README's example in one command, the
+"""evaltrans segranks / ranking: the README's example in one command, the
 formats round trip through the command line, bad input exits 2 naming file and line
 and writes nothing."""
 

@@ -1,4 +1,4 @@
-"""``--sentences FILE.tsv|.jsonl`` of ``evaltrans score`` and ``evaltrans batch`` (issue 16):
+"""``--sentences FILE.tsv|.jsonl`` of ``evaltrans score`` and ``evaltrans batch``:
 every sentence's value of every measure column with the signatures, checked against
 sacreBLEU's sentence scores and signatures and jiwer's WER on WMT21 en-de lines."""
 

@@ -1,4 +1,4 @@
-"""Fuzzing the readers and writers (issue 14, "Fuzzing in the suite").
+"""Fuzzing the readers and writers.
 
 Properties: generated databases round-trip through the one validated write path;
 garbage and mutated files give a typed :class:`EvalTransError` (exit 2 on the command

@@ -33,7 +33,7 @@ def test_plaintext_import(text_files):
     f = text_files
     db = plaintext.import_text(f["src"], [f["r1"], f["r2"]], [("A", f["a"]), ("B", f["b"])])
     assert db.levels[-1].name == REFERENCE_CLASS
-    # line 3 repeats line 1's text: still its own source, seg = line number (SPEC §3.1)
+    # line 3 repeats line 1's text: still its own source, seg = line number
     assert [(s.text, s.doc, s.seg) for s in db.sources] == [
         ("Guten Tag .", None, "1"), ("Danke .", None, "2"), ("Guten Tag .", None, "3")]
     s1, _, s3 = db.sources
@@ -420,7 +420,7 @@ def test_import_and_batch_commands_print_the_repeated_source_warning(tmp_path, c
 
 
 def test_sgml_repeated_segment_keeps_its_own_references(tmp_path):
-    """NIST sets: each (docid, seg id) is a source (SPEC §3.1), also when the sentence
+    """NIST sets: each (docid, seg id) is a source, also when the sentence
     repeats; appending a set with another sentence at a known position is refused."""
     src = write(tmp_path / "src.sgm", "<srcset><doc docid=d1><seg id=1>Danke</seg>"
                                       "<seg id=2>Hallo</seg></doc><doc docid=d2><seg id=1>Danke"

@@ -110,7 +110,7 @@ def test_clearing_an_already_cleared_journal_leaves_no_file(tmp_path):
     assert [e.value for e in j.entries()] == [5.0]
 
 
-# ------------------------------------------------------------ positional sources (SPEC §3.1)
+# ------------------------------------------------------------ positional sources
 def _repeated_db() -> Database:
     """One sentence on lines 1 and 3 (positional: two sources), each with its own candidate
     of system A -- the same text on both lines, so only the position tells them apart."""

@@ -1,4 +1,4 @@
-"""mt-metrics-eval directories, WMT XML test sets and external metric scores (issue 15).
+"""mt-metrics-eval directories, WMT XML test sets and external metric scores.
 
 An mt-metrics-eval EvalSet is built in a tmp dir from ../shared/data/wmt21-ende (40
 segments, two references, one reference also scored as a system, MQM with None gaps at

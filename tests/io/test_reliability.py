@@ -1,5 +1,5 @@
-"""Issue 14 (reliability), the library side: one test or more per item, each failing on
-the code before the fix. Speed (item 6) is measured as a scaling ratio, not a time."""
+"""Reliability, the library side: one test or more per failure found, each failing on
+the code before the fix. Speed is measured as a scaling ratio, not a time."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Edit → Score classes and the session start without classes (issue 11, item 1).
+"""Edit → Score classes and the session start without classes.
 
 The end-to-end path of a new user: ``evaltrans import text`` → open → Start scoring
 session offers the classes dialog → classes from templates → score → save → reopen.

@@ -1,4 +1,4 @@
-"""Compare view: the drawn operations are the engine's alignment, for every measure (issue 6)."""
+"""Compare view: the drawn operations are the engine's alignment, for every measure."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Issue 18: "Compute on: this machine / Dask scheduler at ..." in the options dialog, kept in
-the workspace (not in EvalOptions: it never changes a number); the workspace's executor
-for a Dask scheduler gives the numbers of an in-process run."""
+"""The cluster option "Compute on: this machine / Dask scheduler at ..." in the options
+dialog, kept in the workspace (not in EvalOptions: it never changes a number); the
+workspace's executor for a Dask scheduler gives the numbers of an in-process run."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Issue 12 item 3: a layout for 1366x768 and up, checked by widget geometry (not by eye).
+"""A layout for 1366x768 and up, checked by widget geometry (not by eye).
 
-Done when: every view rendered at 1366x768 (``evaltrans-qt --screenshot --size 1366x768 --view
+Checked: every view rendered at 1366x768 (``evaltrans-qt --screenshot --size 1366x768 --view
 compare|scoring|results``) keeps all controls of the scoring panel, the results toolbar and
 the status bar inside the window. The test screen is made 1366x768 (the window's
 ``available_geometry``); the views are prepared exactly as the screenshot mode prepares them.

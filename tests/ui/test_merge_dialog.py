@@ -1,4 +1,4 @@
-"""Merging a second database: each conflict asked with keep old / take new / apply to all (issue 6)."""
+"""Merging a second database: each conflict asked with keep old / take new / apply to all."""
 
 from __future__ import annotations
 

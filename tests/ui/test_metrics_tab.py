@@ -1,4 +1,4 @@
-"""Issue 15: the results view's "Metrics" tab fills on the demo database -- ranked metrics
+"""The results view's "Metrics" tab fills on the demo database -- ranked metrics
 with significance clusters (a QAbstractTableModel) and the metric-vs-metric p-value heat
 map -- and shows an external metric of the database like our own measures."""
 

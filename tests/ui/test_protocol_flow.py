@@ -1,4 +1,4 @@
-"""Issue 11's "Done when" flow in the application.
+"""The human-evaluation protocols end to end in the application.
 
 A text import -> classes added from templates -> a scoring session scores, post-edits,
 marks items, adds a reference -> save and reopen: all of it is there; then a second

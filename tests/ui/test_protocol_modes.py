@@ -1,4 +1,5 @@
-"""Issue 11 in the application: references, post-edit mode, information items, undo, recovery.
+"""Human-evaluation protocols in the application: references, post-edit mode, information
+items, undo, recovery.
 
 Values are checked against independent tools: HTER of the live editor against
 sacreBLEU's TER on the same texts, the aWER mode's highlighted words against jiwer's

@@ -1,5 +1,6 @@
-"""Issue 11 in the results: protocol columns in the results view, <human-protocols> in the
-reports of the application and of ``evaltrans batch``, strict typed score values."""
+"""Human-evaluation protocols in the results: protocol columns in the results view,
+<human-protocols> in the reports of the application and of ``evaltrans batch``, strict typed
+score values."""
 
 from __future__ import annotations
 

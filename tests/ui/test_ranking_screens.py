@@ -1,4 +1,4 @@
-"""Issue 13 item 3/4: the ranking screens and the results view's Ranking tab, on the bundled
+"""The ranking screens and the results view's Ranking tab, on the bundled
 example campaign (resources/segranks_example, segments extracted with the README's
 command). Drag and drop goes through the views' real drop handling (a QDropEvent on a
 rank row's viewport -> QAbstractItemView.dropEvent -> RankBinsModel.dropMimeData) or

@@ -1,4 +1,4 @@
-"""Issue 7: options dialog, background runs (cancel / complete), result tables against the
+"""The analysis loop: options dialog, background runs (cancel / complete), result tables against the
 batch command, opening a sentence, every plot, exports, and event-loop latency during a run."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Issue 12 items 4-6: results are never shown as what they are not.
+"""Results are never shown as what they are not.
 
-Done-when tests: results are marked out of date after an option change and current after a
+Main tests: results are marked out of date after an option change and current after a
 run; the report of a 20-system run has 20 systems. Also: opening a report asks and shows
 its own date and signatures, long operations show a busy indicator, plots keep legend,
 statistics and data apart and fit the data, exports are print-resolution files with
@@ -32,7 +32,7 @@ def results(qtbot, main_window, demo_copy):
 
 
 def test_out_of_date_after_an_option_change_and_current_after_a_run(qtbot, results):
-    """Done when #3."""
+    """A changed option marks the results out of date; a new run makes them current."""
     window, view = results
     run_to_end(qtbot, view, options=EvalOptions(), measures=MEASURES)
     assert window.workspace.run_is_current and view.banner.isHidden()
@@ -86,7 +86,7 @@ def test_opening_a_report_asks_and_shows_its_date_and_signatures(qtbot, results,
 
 
 def test_the_report_of_a_20_system_run_has_20_systems(qtbot, main_window, wmt_dir, tmp_path):
-    """Done when #4, on the real WMT21 en-de data: one report per system (the report format
+    """On the real WMT21 en-de data: one report per system (the report format
     holds one system; named as `evaltrans batch --all-systems` names them), each with its
     system's BLEU as sacreBLEU computed it (reference_values.json)."""
     from evaltrans_qt.io.etdb import dumps

@@ -1,4 +1,4 @@
-"""Scoring sessions: keyboard scoring, classes, navigation, undo/redo, save and reopen (issue 6)."""
+"""Scoring sessions: keyboard scoring, classes, navigation, undo/redo, save and reopen."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def test_keyboard_scoring_undo_save_reopen(qtbot, main_window, demo_copy):
     t = s.target(first)
     assert t.value("fluency", include_extrapolated=False) is not None
     assert [x.value for x in t.scores if x.judge == "carla"] == [4.0, 3.0]
-    # time = when (ISO 8601), seconds = time spent on the item (issue 12)
+    # time = when (ISO 8601), seconds = time spent on the item
     from datetime import datetime
     for x in (x for x in t.scores if x.judge == "carla"):
         assert datetime.fromisoformat(x.time).tzinfo is not None
@@ -146,7 +146,7 @@ def test_session_dialog_defaults_and_unknown_class(qtbot, main_window, demo_copy
     assert s.items and all(s.target(it).system == db.systems()[0] for it in s.items)
 
 
-# ------------------------------------------------------------ typed values (issue 11, item 7)
+# ------------------------------------------------------------ typed values
 def _typed_db(path):
     """Three candidates of one source, one reference; an MQM (continuous) and an SSER class."""
     from evaltrans_qt.engine.data.database import Database, Levels

@@ -1,4 +1,4 @@
-"""Where the session's cursor goes after undo, redo and when an item is resumed (issue 11, item 7).
+"""Where the session's cursor goes after undo, redo and when an item is resumed.
 
 A digit scores the *current* class, so a cursor on the wrong class after Ctrl+Z or
 on an already scored class of a half-scored item makes the next key land in the

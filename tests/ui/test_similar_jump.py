@@ -1,4 +1,4 @@
-"""Similar-translations panel (issue 17 item 5): shows the judges who scored each
+"""Similar-translations panel: shows the judges who scored each
 translation, and activating a row opens that translation in the compare view."""
 
 from __future__ import annotations

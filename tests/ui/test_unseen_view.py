@@ -1,4 +1,4 @@
-"""Issue 17, results in the application: the results view's "Unseen systems" tab on the
+"""Unseen systems in the application: the results view's "Unseen systems" tab on the
 bundled SegRanks campaign (resources/segranks_example, segments extracted with the
 README's command, then ranked here: sysA's segments best, sysC's mostly worst, as the
 README's worked example). Every number shown must equal what engine/human/unseen/matching.py
@@ -200,7 +200,7 @@ def test_no_annotations_says_so(qtbot, main_window, tmp_path):
 
 
 def test_controls_fit_a_1366x768_window(qtbot, laptop, ranked):
-    """Issue 12's layout rule for this tab: every control inside the window."""
+    """The laptop layout rule (1366x768) for this tab: every control inside the window."""
     from PySide6.QtWidgets import QAbstractButton, QComboBox
     w = laptop
     open_db(qtbot, w, ranked)

@@ -1,6 +1,6 @@
-"""Issue 12 item 1: one Qt-free workspace; every view observes it and keeps no copy.
+"""One Qt-free workspace; every view observes it and keeps no copy.
 
-Done-when tests: changing an option in the dialog changes the compare view's alignment of
+Main tests: changing an option in the dialog changes the compare view's alignment of
 the selected sentence; opening a second database clears every panel of the first.
 """
 
@@ -74,7 +74,7 @@ def test_run_currency_follows_options_data_and_measures(demo_copy):
 
 def test_changing_an_option_in_the_dialog_changes_the_alignment(qtbot, main_window, demo_copy,
                                                               monkeypatch):
-    """Done when #1: the options dialog -> workspace -> compare view (no private copy)."""
+    """The options dialog -> workspace -> compare view (no private copy)."""
     from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
     from evaltrans_qt.ui.options_dialog import OptionsDialog
@@ -120,7 +120,7 @@ def _second_database(tmp_path):
 
 
 def test_opening_a_second_database_clears_every_panel(qtbot, main_window, demo_copy, tmp_path):
-    """Done when #2: nothing of the first database stays in any panel."""
+    """Nothing of the first database stays in any panel."""
     from .test_results import run_to_end
     w = main_window
     open_db(qtbot, w, demo_copy)

@@ -8,7 +8,7 @@ counterpart (thesis "insertion" eps/e~) ``c_ins``, each inverted concatenation
 Note the naming: the alignment module (tercom convention) calls the thesis'
 deletion an *insertion* (OpKind.INS = candidate word not in the reference).
 
-Definition, not the misprints (``../shared/seeds/README.md``): Algorithm 4.3's
+Definition, not the thesis' misprints: Algorithm 4.3's
 split loops must allow empty left parts (d("a", "x a") = 1), and the 1x1 case
 may also be parsed as deletion + insertion (cost min(c_sub, c_del + c_ins)).
 

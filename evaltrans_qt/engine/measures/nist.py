@@ -11,8 +11,8 @@ Sufficient statistics per segment (they add up):
 info_m = Σ n∩ · Info over the clipped co-occurring m-grams, correct_m = n∩_m,
 total_m = N_m. NIST = lp · Σ_m info_m / N_m (eq. 3.9, a term with N_m = 0
 counts 0), lp = exp(β · log²(min(1, I/L*))) with β chosen so that lp = ½ at
-I = ⅔ L* (eq. 3.10; the β printed as eq. 3.11 does not satisfy this, see
-seeds README; this is mteval's β). L* per ``nist-ref-length-rule``
+I = ⅔ L* (eq. 3.10; the β printed as eq. 3.11 does not satisfy this, a
+misprint; this is mteval's β). L* per ``nist-ref-length-rule``
 (default average, eq. 5.1, as mteval).
 
 Report elements ("analogously to BLEU", Figure A.3): ``score-unpenalized``,

@@ -87,7 +87,7 @@ def test_sources_without_seg_are_identified_by_text():
 
 
 def test_sources_with_seg_are_identified_by_position():
-    """SPEC §3.1: (doc, seg) identifies a source; a repeated sentence keeps both lines."""
+    """Positional identity: (doc, seg) identifies a source; a repeated sentence keeps both lines."""
     db = Database()
     a = db.add_source("same", seg="1")
     b = db.add_source("same", seg="2")

@@ -150,7 +150,7 @@ def test_merge_into_empty_database_copies_classes():
     assert db == new_db()
 
 
-# ------------------------------------------------------------ positional sources (SPEC §3.1)
+# ------------------------------------------------------------ positional sources
 def positional(scores: dict[str, float], refs=("thanks .", "hello .", "thank you .")) -> Database:
     """Lines 1 and 3 repeat a sentence with different references; A's candidates equal."""
     db = Database([fl()])

@@ -1,4 +1,4 @@
-"""Human-evaluation protocols (issue 11): SSER, IER, HTER, aWER, SER against values worked
+"""Human-evaluation protocols: SSER, IER, HTER, aWER, SER against values worked
 out by hand from the survey's definitions (survey §4.4.4, 4.4.7, 4.4.8, 4.4.16, 4.4.17),
 HTER against sacreBLEU's TER, the checked edits and their undo changes."""
 

@@ -1,4 +1,4 @@
-"""Score schemes: templates, adding/editing/removing classes, the reference class stays last (issue 11)."""
+"""Score schemes: templates, adding/editing/removing classes, the reference class stays last."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SegRanks engine (issue 13): Algorithm 1, projection, merging, expansion, ratio of wins,
+"""SegRanks engine: Algorithm 1, projection, merging, expansion, ratio of wins,
 expected wins, kappa and annotator statistics by hand (Macháček ch. 2-3)."""
 
 from __future__ import annotations

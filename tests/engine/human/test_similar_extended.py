@@ -1,4 +1,4 @@
-"""The database method extended (issue 17 item 5): pooling over sources with the same
+"""The database method extended: pooling over sources with the same
 text, character distance, leave-one-system-out and the per-system accuracy report,
 judges of the neighbours -- by hand."""
 

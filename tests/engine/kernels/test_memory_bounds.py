@@ -1,4 +1,4 @@
-"""Bounded memory (issue 14, item 5): INVWER within its memory budget (exact, or a flagged
+"""Bounded memory: INVWER within its memory budget (exact, or a flagged
 upper bound), LJWER's states, the CDER path and assignment tables, m-gram orders, and the
 report reader's ``<reference-distance nr>``."""
 
@@ -113,7 +113,7 @@ def test_inversion_inside_a_piece_is_kept():
 
 
 def test_400_word_pair_under_the_default_budget_in_a_subprocess():
-    """Issue 14: 400 words used to request 38.5 GiB. Now: flagged, bounded, < 2 GiB, < 60 s."""
+    """400 words used to request 38.5 GiB. Now: flagged, bounded, < 2 GiB, < 60 s."""
     code = textwrap.dedent("""
         import json, resource, sys, time
         import numpy as np
@@ -301,7 +301,7 @@ def test_report_reference_number_bounded_by_listed_references():
 
 def test_ter_wer_and_word_cost_tables_refused_before_allocating(monkeypatch):
     """TER's DP tables, the WER alignment's backtrace and word-cost matrices grow with
-    I x L: above the budget a clear error, never a MemoryError (issue 14 item 5)."""
+    I x L: above the budget a clear error, never a MemoryError."""
     from evaltrans_qt.engine.kernels import budget
     from evaltrans_qt.engine.measures.base import Segment
     from evaltrans_qt.engine.measures.ter import TER

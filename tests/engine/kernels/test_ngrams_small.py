@@ -1,4 +1,4 @@
-"""The small-input path of ``clipped_counts`` (issue 16, start-up): plain Python and the
+"""The small-input path of ``clipped_counts`` (start-up time): plain Python and the
 numba kernel give identical statistics, on random data and on WMT21 en-de, and small
 inputs are counted without importing numba (engine/kernels/ngrams.py)."""
 

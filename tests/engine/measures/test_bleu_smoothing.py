@@ -136,7 +136,7 @@ def test_every_smoothing_equals_sacrebleu(tok, lc):
 
 
 def test_exp_smoothing_scores_a_corpus_without_4gram_match():
-    """The issue's case: no 4-gram match in the corpus, genuine BLEU 0, sacreBLEU's
+    """The motivating case: no 4-gram match in the corpus, genuine BLEU 0, sacreBLEU's
     default (exp) positive -- and ours the same."""
     hyps, streams = CORPORA["no-4gram"]
     stats = _stats("no-4gram", "13a", False)

@@ -51,7 +51,7 @@ def wmt(wmt13a):
 
 
 def test_cder_equals_moses_per_sentence_and_system(wmt):
-    """SPEC 4.4: forward, pad rule both, one reference, unit costs = Moses CderScorer."""
+    """Forward, pad rule both, one reference, unit costs = Moses CderScorer."""
     vals, vocab, ref_a, systems = wmt
     m = make("cder", vocab)
     assert m.options.cder_pad_rule == "both"
@@ -97,7 +97,8 @@ def test_identity_empty_and_thesis_example():
     assert cder_distance(e(""), e("x y z")) == 3          # every reference word missing
     assert cder_distance(e("x y"), e("")) == 1            # Moses: one jump to the fixed end
     assert cder_distance(e("x y"), e(""), False, False) == 0
-    # issue 4 / seeds README: "14 days no more ." vs "14 days now .": substitution + one jump
+    # "14 days no more ." vs "14 days now .": substitution + one jump (eq. 4.19's left
+    # half, d_CDCD + lp <= d_LJ, is a misprint: 2 + 1 > 2 = d_LJ)
     assert cder_distance(e("14 days no more ."), e("14 days now .")) == 2
     # CDER paper Figure 1 sentences: every reference word found, three long jumps
     a = path_alignment(e("we met at seven o'clock on the airport ."),

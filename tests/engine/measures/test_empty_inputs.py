@@ -1,4 +1,4 @@
-"""Empty and degenerate inputs (issue 19 item 5): WER-family error rates with an empty
+"""Empty and degenerate inputs: WER-family error rates with an empty
 reference are the distance (jiwer: the insertion count), chrF and TER give sacreBLEU's values
 for empty candidates and references, and no measure of the registry returns inf or NaN."""
 

@@ -1,4 +1,4 @@
-"""INVWER search bounds (issue 18, item 3): the outside bound h of every bispan -- the bag
+"""INVWER search bounds: the outside bound h of every bispan -- the bag
 bounds and the run bounds -- is admissible and consistent, checked against exact inside and
 outside costs (eq. 4.24) of small random pairs; the run tables against a brute-force
 enumeration of their relaxation; the search with and without the run bounds on random

@@ -1,4 +1,4 @@
-"""INVWER's pair phase by candidate (issue 18 item 3): a candidate's references are one
+"""INVWER's pair phase by candidate: a candidate's references are one
 unit, the likely nearest searched in full and the others only up to the least distance
 found (kernels.invwer.inv_search ``bound``, inv_nearest). Same statistics as every pair
 on its own, under every reference-length rule; exact per-reference distances where a run

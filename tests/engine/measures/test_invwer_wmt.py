@@ -1,5 +1,5 @@
-"""INVWER on real WMT21 en-de pairs (issue 18, item 3): the search with the run bounds gives
-the same d_inv as the search without them (the bag bounds alone, the kernel before issue 18)
+"""INVWER on real WMT21 en-de pairs: the search with the run bounds gives
+the same d_inv as the search without them (the bag bounds alone, the earlier kernel)
 and as unpruned Algorithm 4.3 where that is feasible; a candidate searched with its three
 references together (inv_nearest) keeps the nearest references' d_inv.
 

@@ -35,7 +35,7 @@ def cdcd_and_misc(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
 
 
 @pytest.mark.parametrize("a,b,d", [
-    ("14 days no more .", "14 days now .", 2),    # the eq. 4.19 counterexample (issue 4)
+    ("14 days no more .", "14 days now .", 2),    # refutes the left half of eq. 4.19 (misprint)
     ("a b c", "a b c", 0),
     ("a b c d", "c d a b", 3),                      # jump to c d, back to a b, jump to the end
     ("", "a b", 2),

@@ -56,7 +56,7 @@ def _check_systems(wmt, names):
 
 
 def test_ter_equals_sacrebleu_on_wmt_sample(wmt):
-    """SPEC 4.4: TER = sacreBLEU TER(case_sensitive=True) on 13a tokens, refs A,C,D and A."""
+    """TER = sacreBLEU TER(case_sensitive=True) on 13a tokens, refs A,C,D and A."""
     _check_systems(wmt, sorted(wmt[0])[:3])
 
 

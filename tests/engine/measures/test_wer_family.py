@@ -37,7 +37,7 @@ def wmt(wmt13a):
 
 
 def test_wer_equals_jiwer_and_moses_on_wmt(wmt):
-    """SPEC 4.4: WER vs ref A = jiwer corpus WER (edits, ref length, value); per sentence = Moses."""
+    """WER vs ref A = jiwer corpus WER (edits, ref length, value); per sentence = Moses."""
     vals, vocab, ref_a, systems = wmt
     wer = make("wer", vocab)
     for name, hyp in systems.items():
@@ -51,7 +51,7 @@ def test_wer_equals_jiwer_and_moses_on_wmt(wmt):
 
 
 def test_per_sentences_equal_moses_on_wmt(wmt):
-    """SPEC 4.4: PER per sentence = Moses PerScorer = max(I, L) - matches (corpus values differ by design)."""
+    """PER per sentence = Moses PerScorer = max(I, L) - matches (corpus values differ by design)."""
     vals, vocab, ref_a, systems = wmt
     per = make("per", vocab)
     for name, hyp in systems.items():
@@ -123,7 +123,7 @@ CASE_A = ("a b c d e f", ["a b c d", "a b c d e f g h x y", "q r"],
 CASE_B = ("a b c d e f", ["a b c d", "a b c d e f x y", "a b c d e f g h x y"],
           {"average": (2, 22 / 3), "minimum": (2, 4), "maximum": (2, 10), "averageNearest": (2, 6),
            "minimumNearest": (2, 4), "maximumNearest": (2, 8), "lowestError": (2, 8)})
-# lowestError tie on relative error (1/3): the smaller absolute distance wins (SPEC 4.2)
+# lowestError tie on relative error (1/3): the smaller absolute distance wins (our tie-break)
 CASE_C = ("a b c d", ["a b c d e f", "a b c"],
           {"average": (1, 4.5), "minimum": (1, 3), "maximum": (1, 6), "averageNearest": (1, 3),
            "minimumNearest": (1, 3), "maximumNearest": (1, 3), "lowestError": (1, 3)})

@@ -1,4 +1,4 @@
-"""mt-metrics-eval statistics (issue 15) against scipy and hand-worked values.
+"""mt-metrics-eval statistics against scipy and hand-worked values.
 
 Each test names the mt-metrics-eval function the statistic matches.
 """

@@ -1,4 +1,4 @@
-"""The Dask executor (issue 18): a LocalCluster of 2 worker processes gives the local pool's
+"""The Dask executor: a LocalCluster of 2 worker processes gives the local pool's
 numbers bit for bit (INVWER's pair phase, leaving-one-out, several systems), sends the
 measures once per phase, stops its tasks on cancel and survives a killed worker."""
 

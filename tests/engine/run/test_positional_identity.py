@@ -1,4 +1,4 @@
-"""Positional identity of sources (issue 19 item 1, SPEC §3.1) on real WMT21 en-de data.
+"""Positional identity of sources (unlike thesis Appendix A.2) on real WMT21 en-de data.
 
 newstest2021 en-de has no repeated source line (``sort | uniq -d`` is empty), so the
 test set is made to repeat: two real source lines are copied onto other lines, each of

@@ -1,4 +1,4 @@
-"""Signatures (issue 19 item 6): sacreBLEU's own for BLEU/chrF/TER, compared live with
+"""Signatures: sacreBLEU's own for BLEU/chrF/TER, compared live with
 ``metric.get_signature()`` of the installed sacreBLEU; extended ones for our options."""
 
 from __future__ import annotations

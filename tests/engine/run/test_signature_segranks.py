@@ -1,4 +1,4 @@
-"""Issue 17: the signatures of the SegRanks measures state what the numbers really use.
+"""The signatures of the SegRanks measures state what the numbers really use.
 
 EXACTMATCH and PENALIZEUNKNOWN look for the ranked segments in the raw candidate text,
 split as the segments were extracted, case kept (engine/human/unseen/matching.py): the run's

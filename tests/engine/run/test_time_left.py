@@ -1,4 +1,4 @@
-"""The run's time-left estimate (issue 18 item 5, engine.schedule.TimeLeft): a run whose
+"""The run's time-left estimate (engine.schedule.TimeLeft): a run whose
 true pair times scatter around the cost model (as INVWER's do), scheduled longest first on
 2 workers as the driver does, is estimated within 2x of its true time left from 10 % of the
 wall time on; the row phase is linear; nothing to go by gives None."""

@@ -49,7 +49,7 @@ FIGURE_A1 = """<?xml version="1.0" encoding="utf-8" ?>
 
 
 def test_figure_a1_references_by_last_class_and_sources_by_position():
-    """SPEC §3.1: <source> elements with seg attributes are identified by (doc, seg), so
+    """Positional identity: <source> elements with seg attributes are identified by (doc, seg), so
     the figure's repeated sentence stays two sources, one per position."""
     db = etdb.loads(FIGURE_A1.encode())
     assert db.version_id == "RCS version ID"
@@ -296,7 +296,7 @@ def test_demo_database_content():
     assert c["sources"] == 20
     assert db.levels[-1].name == REFERENCE_CLASS
     assert db.human_classes == ["fluency", "adequacy", "sser"]
-    # every protocol of issue 11 at once: SSER scores, items with marks, post-edits, an
+    # every human-evaluation protocol at once: SSER scores, items with marks, post-edits, an
     # added reference
     assert db.level("sser").count == 11 and schemes.score_count(db, "sser") == 20
     assert sum(bool(s.items) for s in db.sources) == 2

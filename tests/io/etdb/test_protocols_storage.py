@@ -1,4 +1,4 @@
-"""Protocols in storage (issue 11): .etdb.xml round trip of items, marks, post-edits and added
+"""Protocols in storage: .etdb.xml round trip of items, marks, post-edits and added
 references; clear load errors; journal replay after a SIGKILL; merge keeps both sides;
 the EvalTrans report carries the values."""
 

@@ -1,4 +1,4 @@
-"""SegRanks files (issue 13): trees, alignments, the extracted-segments TSV and the JSON
+"""SegRanks files: trees, alignments, the extracted-segments TSV and the JSON
 export (Macháček appendix B), the <segranks> database element, WMT judgement CSV,
 ranking journal entries, eflomal."""
 
