@@ -28,6 +28,7 @@ import re
 from pathlib import Path
 
 from evaltrans_qt.engine.data.database import Database, Levels, Score, Target
+from evaltrans_qt.engine.data.schemes import continuous
 from evaltrans_qt.errors import InputFormatError, ScoreError
 from evaltrans_qt.io.limits import parse_number
 from evaltrans_qt.io.plaintext import (
@@ -120,18 +121,13 @@ def read_scores(path: PathLike, n_lines: int, known: set[str]) -> dict[tuple[str
 
 def score_levels(name: str, values, minimum: float | None = None,
                  maximum: float | None = None) -> Levels:
-    """A continuous class for real-valued segment scores (see module doc)."""
-    vals = list(values)
+    """A continuous class for real-valued segment scores (see module doc): the given range
+    (which must be finite) or the observed one, a single point allowed."""
     for what, v in (("minimum", minimum), ("maximum", maximum)):
         if v is not None and not math.isfinite(v):
             raise InputFormatError(f"the {what} score of class '{name}' must be a finite "
                                    f"number, not {v!r}")
-    lo = minimum if minimum is not None else (math.floor(min(vals)) if vals else 0.0)
-    hi = maximum if maximum is not None else (math.ceil(max(vals)) if vals else 0.0)
-    if lo > hi:
-        raise ScoreError(f"score range of class '{name}' is empty ({lo:g} > {hi:g})")
-    return Levels(name, count=0, gray=lo, green=hi, perfect=hi, firstvalid=lo,
-                  continuous=True, minimum=float(lo), maximum=float(hi))
+    return continuous(name, minimum, maximum, values=values, allow_point=True)
 
 
 def import_wmt(folder: PathLike, scores: PathLike | None = None, score_class: str = "mqm",

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from evaltrans_qt.engine.data.database import REFERENCE_CLASS, Database, Levels, Score, Target
@@ -64,8 +64,7 @@ TEMPLATES: dict[str, Template] = {t.name: t for t in (
     Template("sser", "sser", "SSER scale 0 (nonsense) .. 10 (perfect), survey Table 4.2, K = 10 "
              "(§4.4.8)", lambda n: Levels(n, count=11, gray=5, green=9, perfect=10, firstvalid=0)),
     Template("mqm", "mqm", "MQM penalty, continuous: 0 best, -25 worst",
-             lambda n: Levels(n, count=0, gray=-5, green=0, perfect=0, firstvalid=-25,
-                              continuous=True, minimum=-25.0, maximum=0.0)),
+             lambda n: continuous(n, -25.0, 0.0, perfect=0, gray=-5, green=0)),
     Template("reference", REFERENCE_CLASS,
              "marks references (the last class decides them, thesis Appendix A.2)",
              lambda n: Levels(n, count=2, gray=0, green=1, perfect=1, firstvalid=0)),
@@ -86,8 +85,9 @@ def check_name(name: str) -> None:
                          "e.g. --human fluency,adequacy)")
 
 
-def check_levels(lv: Levels) -> None:
-    """Raise :class:`ScoreError` naming the problem unless ``lv`` is a usable definition."""
+def check_levels(lv: Levels, *, allow_point: bool = False) -> None:
+    """Raise :class:`ScoreError` naming the problem unless ``lv`` is a usable definition
+    (``allow_point``: a continuous class may be a single point, see :func:`continuous`)."""
     check_name(lv.name)
     numbers = {"gray": lv.gray, "green": lv.green, "perfect": lv.perfect, "firstvalid": lv.firstvalid}
     for what, v in numbers.items():
@@ -97,7 +97,7 @@ def check_levels(lv: Levels) -> None:
         lo, hi = lv.minimum, lv.maximum
         if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
             raise ScoreError(f"continuous class '{lv.name}' needs a finite minimum and maximum")
-        if not lo < hi:
+        if not (lo < hi or (allow_point and lo == hi)):
             raise ScoreError(f"class '{lv.name}': minimum {lo:g} must be below maximum {hi:g}")
         for what, v in numbers.items():
             if not lo <= v <= hi:
@@ -126,15 +126,35 @@ def discrete(name: str, count: int, perfect: float, firstvalid: float,
     return lv
 
 
-def continuous(name: str, minimum: float, maximum: float, perfect: float | None = None,
-               gray: float | None = None, green: float | None = None) -> Levels:
-    """A checked continuous class on [minimum, maximum]; perfect and green default to the
-    maximum, gray to the minimum (as WMT score imports)."""
-    lv = Levels(name, count=0, gray=minimum if gray is None else gray,
-                green=maximum if green is None else green,
-                perfect=maximum if perfect is None else perfect, firstvalid=minimum,
-                continuous=True, minimum=minimum, maximum=maximum)
-    check_levels(lv)
+def continuous(name: str, minimum: float | None = None, maximum: float | None = None,
+               perfect: float | None = None, gray: float | None = None,
+               green: float | None = None, *, values: Iterable[float] = (),
+               allow_point: bool = False, extra_attrs: Mapping[str, str] | None = None
+               ) -> Levels:
+    """The one constructor of a continuous class: any real score on [minimum, maximum]
+    (our extension of thesis Appendix A.2's ``<levels>``), checked (:func:`check_levels`).
+
+    A bound not given comes from ``values`` (the scores the class is made for): the floor of
+    the least finite value, the ceiling of the greatest (0 without values), as imports of
+    segment scores and :meth:`evaltrans_qt.api.Database.from_lists` make their classes.
+    ``perfect`` and ``green`` default to the maximum, ``gray`` to the minimum; ``firstvalid``
+    is the minimum (every value of the range is a judgement). ``allow_point``: the range may
+    be a single point (minimum = maximum, e.g. imported scores that are all equal);
+    otherwise the minimum must be below the maximum. ``extra_attrs``: unknown XML attributes
+    to keep (a class read from a file and edited).
+    """
+    finite = [float(v) for v in values if math.isfinite(v)]
+    lo = float(minimum) if minimum is not None else (
+        float(math.floor(min(finite))) if finite else 0.0)
+    hi = float(maximum) if maximum is not None else (
+        float(math.ceil(max(finite))) if finite else 0.0)
+    if allow_point and math.isfinite(lo) and math.isfinite(hi) and lo > hi:
+        raise ScoreError(f"class '{name}': minimum {lo:g} must not be above maximum {hi:g}")
+    lv = Levels(name, count=0, gray=lo if gray is None else gray,
+                green=hi if green is None else green,
+                perfect=hi if perfect is None else perfect, firstvalid=lo,
+                continuous=True, minimum=lo, maximum=hi, extra_attrs=dict(extra_attrs or {}))
+    check_levels(lv, allow_point=allow_point)
     return lv
 
 
