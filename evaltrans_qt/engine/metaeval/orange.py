@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evaltrans_qt.engine.data.database import Database, Levels
+from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.errors import ScoreError
 
@@ -59,8 +59,8 @@ def held_out_database(db: Database, k: int) -> tuple[Database, list[int]]:
     references (and at least two) is a candidate of system :data:`HELD_OUT`; the other
     references stay references. Returns it and the original source index of each source."""
     is_ref = db.reference_test()
-    out = Database([Levels("isReference", count=2, gray=0, green=1, perfect=1, firstvalid=0)])
-    mark = out.marking_class()
+    out = Database()
+    mark = out.marking_class()          # the class that marks references (Appendix A.2)
     origin = []
     for i, src in enumerate(db.sources):
         refs = [t for t in src.targets if is_ref(t)]
@@ -97,21 +97,22 @@ def orange(db: Database, options: EvalOptions | None = None,
             continue
         run = evaluate(sub, options, measures, cancel=cancel)
         names = list(run.measures)
-        by_source: dict[int, dict[str, list[float]]] = {}
+        # source -> measure -> ([the held-out reference's value], [the candidates' values])
+        by_source: dict[int, dict[str, tuple[list[float], list[float]]]] = {}
         for sysname, sr in run.systems.items():
             for m in names:
                 vals = run.measure(m).score_values(np.asarray(sr.stats[m]))
                 for src, v in zip(sr.segments, vals):
-                    entry = by_source.setdefault(int(src), {})
-                    lst = entry.setdefault(m, [math.nan, []])
+                    ref_v, cand = by_source.setdefault(int(src), {}).setdefault(
+                        m, ([math.nan], []))
                     if sysname == HELD_OUT:
-                        lst[0] = float(v)
+                        ref_v[0] = float(v)
                     else:
-                        lst[1].append(float(v))
+                        cand.append(float(v))
         for entry in by_source.values():
             for m, (ref_v, cand) in entry.items():
                 hib = run.measure(m).higher_is_better
-                ranks.setdefault(m, []).append(rank_of_first([ref_v, *cand], hib))
+                ranks.setdefault(m, []).append(rank_of_first([ref_v[0], *cand], hib))
             ncand.append(len(next(iter(entry.values()))[1]))
     out = []
     nc = np.asarray(ncand, float)
