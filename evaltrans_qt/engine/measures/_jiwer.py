@@ -106,13 +106,13 @@ class JiwerMeasure(Measure):
     # -- statistics ---------------------------------------------------------------
     def _pairs(self, segments: Sequence[Segment]) -> tuple[np.ndarray, np.ndarray]:
         """H/S/D/I counts of every (candidate, reference) pair and the segment of each pair."""
-        hyps, refs, owner = [], [], []
+        hyps, refs, owners = [], [], []
         for k, seg in enumerate(segments):
             h, rs = self.sequences(seg)
             hyps.append(h)
-            owner.extend([k] * len(rs))
+            owners.extend([k] * len(rs))
             refs.extend(rs)
-        owner = np.asarray(owner, dtype=np.int64)
+        owner = np.asarray(owners, dtype=np.int64)
         counts = hsdi_counts(hyps, refs, owner, np.arange(len(refs), dtype=np.int64))
         return counts.astype(np.float64), owner
 

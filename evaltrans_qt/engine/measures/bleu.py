@@ -160,6 +160,8 @@ def headline_row(hyp_len: float, ref_len: float, correct: Sequence[float],
     is the same computation vectorised over rows.
     """
     v = smooth_value(method, value)
+    if v is None:           # 'none' and 'exp' have no value, and nothing below reads it
+        v = 0.0
     M = len(correct)
     bp = 1.0
     if hyp_len < ref_len:
@@ -212,6 +214,8 @@ def headline(hyp_len: np.ndarray, ref_len: np.ndarray, correct: np.ndarray, tota
     """:func:`headline_row` of many rows at once, order by order with the same operations
     (numpy's log and exp may differ from Python's in the last bit)."""
     v = smooth_value(method, value)
+    if v is None:           # 'none' and 'exp' have no value, and nothing below reads it
+        v = 0.0
     hyp = np.asarray(hyp_len, dtype=np.float64)
     ref = np.asarray(ref_len, dtype=np.float64)
     cor = np.array(correct, dtype=np.float64, ndmin=2)
@@ -275,9 +279,9 @@ def reference_lengths(hyps: Sequence[np.ndarray], refs: Sequence[Sequence[np.nda
     hyp_len = np.fromiter(map(len, hyps), dtype=np.int64, count=len(hyps))
     nref = np.fromiter(map(len, refs), dtype=np.int64, count=len(refs))
     if len(hyps) == 0 or (nref == 0).any() or rule not in ("average", "minimum", "minimumNearest"):
-        ref_len = [ngram_reference_length(int(h), [len(r) for r in rs], rule)
-                   for h, rs in zip(hyp_len, refs)]
-        return hyp_len.astype(np.float64), np.asarray(ref_len, dtype=np.float64)
+        ref_lens = [ngram_reference_length(int(h), [len(r) for r in rs], rule)
+                    for h, rs in zip(hyp_len, refs)]
+        return hyp_len.astype(np.float64), np.asarray(ref_lens, dtype=np.float64)
     lens = np.fromiter((len(r) for rs in refs for r in rs), dtype=np.int64, count=int(nref.sum()))
     starts = np.zeros(len(refs), dtype=np.int64)
     np.cumsum(nref[:-1], out=starts[1:])
@@ -323,7 +327,8 @@ class BLEU(Measure):
         self.smooth_method = o.bleu_smooth_method
         self.smooth_value = smooth_value(o.bleu_smooth_method, o.bleu_smooth_value)
         self.effective_order = o.bleu_effective_order
-        if self.smooth_method == "nrc" and not self.smooth_value > 0:
+        if self.smooth_method == "nrc" and not (self.smooth_value is not None
+                                                and self.smooth_value > 0):
             raise OptionError(f"--bleu-smooth-value: nrc smoothing needs K > 0, "
                               f"got {self.smooth_value!r}")
         pad_flags(self.pad_rule)

@@ -245,8 +245,12 @@ class CHRF(Measure):
 
     def score(self, stats: np.ndarray) -> MeasureScore:
         st = np.asarray(stats, dtype=np.float64)
-        value = float(self._sacre._compute_f_score([float(x) for x in st])) / 100.0
-        parts, word_parts = [], []
+        # sacreBLEU annotates the statistics List[int]; it computes with any numbers, and
+        # the summed statistics are passed as the floats they are
+        row = [float(x) for x in st]
+        value = float(self._sacre._compute_f_score(row)) / 100.0  # type: ignore[arg-type]
+        parts: list[tuple[dict[str, int], dict[str, float]]] = []
+        word_parts: list[tuple[dict[str, int], dict[str, float]]] = []
         for i in range(self.order):
             hyp, ref, match = (float(x) for x in st[3 * i:3 * i + 3])
             n = i + 1 if i < self.char_order else i + 1 - self.char_order

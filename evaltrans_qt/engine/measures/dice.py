@@ -95,7 +95,8 @@ class Dice(Measure):
         if counts is None:
             return None
         ops = bag_alignment_ops(seg.hyp, seg.refs[b], substitutions=False)
-        words = (lambda ids: tuple(self.vocab.decode(ids))) if self.vocab is not None else \
+        vocab = self.vocab
+        words = (lambda ids: tuple(vocab.decode(ids))) if vocab is not None else \
             (lambda ids: tuple(str(int(x)) for x in ids))
         return Alignment(self.name, words(seg.hyp), words(seg.refs[b]),
                          float(sum(o.cost for o in ops)), tuple(ops), (), b)

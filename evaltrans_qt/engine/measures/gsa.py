@@ -57,11 +57,11 @@ def gsa_alignment(hyp: np.ndarray, ref: np.ndarray) -> tuple[list[EditOp], list[
            for o in ops]
     inserted: dict[int, list[int]] = {}
     for o in ops:
-        if o.kind == OpKind.INS:
+        if o.kind == OpKind.INS and o.hyp_pos is not None:     # an insertion has hyp_pos
             inserted.setdefault(int(hyp[o.hyp_pos]), []).append(o.hyp_pos)
-    moves = []
+    moves: list[tuple[int, int]] = []
     for o in ops:
-        if o.kind == OpKind.DEL:
+        if o.kind == OpKind.DEL and o.ref_pos is not None:     # a deletion has ref_pos
             free = inserted.get(int(ref[o.ref_pos]))
             if free:
                 moves.append((free.pop(0), o.ref_pos))
@@ -157,7 +157,8 @@ class GSA(Measure):
                or (o.kind == OpKind.DEL and o.ref_pos in moved_r) else o for o in ops]
         blocks = tuple(Block(k, BlockKind.SHIFT, (h, h + 1), (r, r + 1), 1.0)
                        for k, (h, r) in enumerate(moves, 1))
-        words = (lambda ids: tuple(self.vocab.decode(ids))) if self.vocab is not None else \
+        vocab = self.vocab
+        words = (lambda ids: tuple(vocab.decode(ids))) if vocab is not None else \
             (lambda ids: tuple(str(int(x)) for x in ids))
         errors = float(gsa_errors(counts[None, :])[0])
         return Alignment(self.name, words(seg.hyp), words(seg.refs[b]), errors, tuple(ops),

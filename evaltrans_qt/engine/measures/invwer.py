@@ -78,7 +78,7 @@ def transposition_costs(options: EvalOptions) -> tuple[int, int, int, int, int]:
     if len(costs) != 5 or costs[0] <= 0 or min(costs[1:]) < 0:
         raise OptionError("--transposition-costs: expected 5 integers denominator,c_SUB,c_DEL,"
                           f"c_INS,c_INV with denominator > 0 and costs >= 0, got {costs}")
-    return costs  # type: ignore[return-value]
+    return costs
 
 
 @register

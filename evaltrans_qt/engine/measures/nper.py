@@ -16,6 +16,7 @@ candidate by the combined distance; on = the rule is applied separately for each
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -108,7 +109,7 @@ class NPER(DistanceMeasure):
         return out
 
     def score(self, stats: np.ndarray) -> MeasureScore:
-        det = dict(error_rate_details(float(stats[0]), float(stats[1])))
+        det: dict[str, Any] = dict(error_rate_details(float(stats[0]), float(stats[1])))
         cols = {self.column: det["error-rate"]}
         grams = []
         for m in range(1, self.max_n + 1):

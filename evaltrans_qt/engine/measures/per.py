@@ -118,7 +118,7 @@ class WPER(WordCostsMixin, PER):
         cost = self.costs().matrix(hyp, ref)
         d, rows, cols = assignment(cost)
         by_ref: dict[int, EditOp] = {}
-        ins: list[EditOp] = []
+        ins: list[tuple[int, EditOp]] = []       # (candidate position, insertion)
         for i, l in zip(rows.tolist(), cols.tolist()):
             if i < len(hyp) and l < len(ref):
                 same = hyp[i] == ref[l]
@@ -127,6 +127,7 @@ class WPER(WordCostsMixin, PER):
             elif l < len(ref):
                 by_ref[l] = EditOp(OpKind.DEL, None, l, 1.0)
             elif i < len(hyp):
-                ins.append(EditOp(OpKind.INS, i, None, 1.0))
-        ops = [by_ref[l] for l in range(len(ref))] + sorted(ins, key=lambda o: o.hyp_pos)
+                ins.append((i, EditOp(OpKind.INS, i, None, 1.0)))
+        ops = [by_ref[l] for l in range(len(ref))] + [o for _, o in sorted(ins,
+                                                                            key=lambda p: p[0])]
         return self.make_alignment(seg, r, d, ops)
