@@ -6,8 +6,8 @@
                                    "we met at the airport at seven o'clock ."
     evaltrans align --measure ter --json CANDIDATE REFERENCE [REFERENCE ...]
 
-Tokenises the candidate and the reference(s) with the run options (all
-evaluation options are accepted, e.g. ``--cder-pad-rule``,
+Tokenises the candidate and the reference(s) with the run options (``--preset`` and
+every evaluation option, e.g. ``--cder-pad-rule``,
 ``--substitution-cost-rule``, ``--tokenization``, ``--case``), asks the
 measure for its alignment to the reference that counts
 (``engine.alignment.explain_segment``, the compare view's path too, so every
@@ -24,7 +24,7 @@ import argparse
 import json
 import sys
 
-from evaltrans_qt.cli.batch import add_option_arguments, options_from_args
+from evaltrans_qt.cli._common import add_option_arguments, number, options_from_args
 from evaltrans_qt.engine.text.alignment import Alignment, OpKind, explain_segment
 from evaltrans_qt.errors import OptionError
 
@@ -94,8 +94,9 @@ def block_of_ops(a: Alignment) -> list[int | None]:
     return out
 
 
-def _fmt(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else f"{x:.4g}"
+def _cost(x: float) -> str:
+    """A distance or cost: ``3`` if whole, else 4 significant digits."""
+    return number(x, ".4g", missing="nan", whole=True)
 
 
 def text_view(a: Alignment, width: int = WIDTH) -> str:
@@ -108,10 +109,10 @@ def text_view(a: Alignment, width: int = WIDTH) -> str:
         hyp = a.hyp[op.hyp_pos] if op.hyp_pos is not None else GAP
         sym = symbol[op.kind]
         if op.kind is OpKind.SUB and op.cost != 1.0:
-            sym += f"({op.cost:.2f})"
-        blk = "" if b is None else str(b)
-        w = max(len(ref), len(hyp), len(sym), len(blk))
-        cols.append((ref.ljust(w), hyp.ljust(w), sym.ljust(w), blk.ljust(w)))
+            sym += f"({number(op.cost, '.2f', missing='nan')})"
+        label = "" if b is None else str(b)
+        w = max(len(ref), len(hyp), len(sym), len(label))
+        cols.append((ref.ljust(w), hyp.ljust(w), sym.ljust(w), label.ljust(w)))
     lines = [f"Measure: {a.measure}   reference: {a.ref_index + 1}",
              "Candidate: " + " ".join(a.hyp), "Reference: " + " ".join(a.ref), ""]
     labels = ("REF:  ", "HYP:  ", "EVAL: ", "BLOCK:")
@@ -130,9 +131,9 @@ def text_view(a: Alignment, width: int = WIDTH) -> str:
         start = end
     c = a.counts()
     op_cost = sum(op.cost for op in a.operations)
-    lines.append(f"Distance: {_fmt(a.distance)} = operations {_fmt(op_cost)} "
+    lines.append(f"Distance: {_cost(a.distance)} = operations {_cost(op_cost)} "
                  f"({c['sub']} S, {c['ins']} I, {c['del']} D; {c['match']} matches) + "
-                 f"blocks {_fmt(sum(b.cost for b in a.blocks))} ({c['blocks']} blocks)")
+                 f"blocks {_cost(sum(b.cost for b in a.blocks))} ({c['blocks']} blocks)")
     covered = {op.hyp_pos for op in a.operations if op.hyp_pos is not None}
     uncovered = [i for i in range(len(a.hyp)) if i not in covered]
     if uncovered:
@@ -143,7 +144,7 @@ def text_view(a: Alignment, width: int = WIDTH) -> str:
     for blk in a.blocks:
         lines.append(f"  block {blk.number:>2} {blk.kind.value:<10} candidate [{blk.hyp_span[0]}, "
                      f"{blk.hyp_span[1]})  reference [{blk.ref_span[0]}, {blk.ref_span[1]})  "
-                     f"cost {_fmt(blk.cost)}")
+                     f"cost {_cost(blk.cost)}")
     for k, v in a.notes.items():
         if isinstance(v, (int, float, bool, str)):
             lines.append(f"  {k}: {v}")

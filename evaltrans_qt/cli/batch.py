@@ -38,14 +38,22 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from evaltrans_qt.cli._common import (
+    add_option_arguments,
+    add_preset_argument,
+    number,
+    open_database,
+    options_from_args,
+    sentences_path,
+)
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.engine.measures import get as get_measure
-from evaltrans_qt.engine.options import PRESETS, EvalOptions, option_fields, parse_option_value
+from evaltrans_qt.engine.options import EvalOptions, option_fields
 from evaltrans_qt.engine.run.driver import Progress, default_measures, evaluate
 from evaltrans_qt.engine.run.executors.choice import EXECUTOR_KINDS, make_executor
 from evaltrans_qt.engine.run.results import RunResult
 from evaltrans_qt.engine.run.schedule import TimeLeft
-from evaltrans_qt.errors import EvalTransError, InputFormatError, OptionError
+from evaltrans_qt.errors import InputFormatError, OptionError
 from evaltrans_qt.io.plaintext import database_from_files
 
 #: Measures of the original tool's text (non-XML) mode (Table A.2, "xml-mode").
@@ -77,11 +85,8 @@ def register(subparsers) -> None:
     io.add_argument("--encoding", default="utf-8", help="input/output encoding (utf-8, "
                                                         "iso8859-1, ...)")
     io.add_argument("--comment", default="", help="comment for the report")
-    io.add_argument("--preset", choices=sorted(PRESETS),
-                    help="start from these option settings (thesis Table 8.3); "
-                         "explicit options override")
+    add_preset_argument(io)
     io.add_argument("--json", action="store_true", help="print a JSON summary on stdout")
-    from evaltrans_qt.cli.score import sentences_path
     io.add_argument("--sentences", metavar="FILE.tsv|.jsonl", type=sentences_path,
                     help="also write every sentence's value of every measure column (system, "
                          "segment id, columns) with the signatures, as TSV or JSON Lines")
@@ -107,38 +112,8 @@ def register(subparsers) -> None:
                     help="include the candidate and reference sentences in the report")
     fl.add_argument("--xml-mode", action="store_true",
                     help="write the EvalTrans XML report (needed for anything beyond WER/BLEU)")
-    add_option_arguments(p)
+    add_option_arguments(p, preset=False)
     p.set_defaults(func=run)
-
-
-def add_option_arguments(p: argparse.ArgumentParser) -> None:
-    """One argument per evaluation option, generated from the registry."""
-    groups: dict[str, Any] = {}
-    for f in option_fields():
-        md = f.metadata
-        g = groups.get(md["group"])
-        if g is None:
-            g = groups[md["group"]] = p.add_argument_group(f"{md['group']} options")
-        default = f.default
-        shown = ",".join(map(str, default)) if isinstance(default, tuple) else default
-        # (argparse %-formats help texts: a literal % must be doubled)
-        help_ = f"{md['help']} (default: {shown}; thesis {md['section']})".replace("%", "%%")
-        if md.get("kind") == "flag":
-            g.add_argument(f"--{md['flag']}", dest=f.name, action="store_true", default=None,
-                           help=help_)
-        else:
-            g.add_argument(f"--{md['flag']}", dest=f.name, default=None, choices=md["choices"],
-                           metavar=None if md["choices"] else "VALUE", help=help_)
-
-
-def options_from_args(args: argparse.Namespace) -> EvalOptions:
-    base = PRESETS[args.preset] if getattr(args, "preset", None) else EvalOptions()
-    changes = {}
-    for f in option_fields():
-        v = getattr(args, f.name, None)
-        if v is not None:
-            changes[f.name] = parse_option_value(f, v)
-    return base.replace(**changes)
 
 
 def command_line(args: argparse.Namespace, options: EvalOptions) -> str:
@@ -251,9 +226,8 @@ def _load_inputs(args) -> tuple[Database, list[str], dict[str, list[tuple[int, i
     if args.database and args.reference:
         raise OptionError("give either --database or --reference, not both")
     if args.database:
-        from evaltrans_qt.io.etdb import load_database
         from evaltrans_qt.io.plaintext import repeated_source_warnings
-        db = load_database(args.database)
+        db = open_database(args.database)
         # sentences merged by text (thesis Appendix A.2)
         for line in repeated_source_warnings(db):
             print(f"warning: {line}", file=sys.stderr)
@@ -365,8 +339,9 @@ def text_summary(run: RunResult, system: str) -> str:
         sc = sr.scores.get(name)
         if sc is None:
             continue
-        cols = ", ".join(f"{k} {_fmt(v)}" for k, v in sc.columns.items())
-        lines.append(f"{name}: {_fmt(sc.value)}" + (f"  ({cols})" if cols else ""))
+        cols = ", ".join(f"{k} {number(v, missing='nan')}" for k, v in sc.columns.items())
+        lines.append(f"{name}: {number(sc.value, missing='nan')}"
+                     + (f"  ({cols})" if cols else ""))
     lines += _signature_lines(run, [m for m in run.measures if m in sr.scores])
     return "\n".join(lines) + "\n"
 
@@ -377,17 +352,14 @@ def _signature_lines(run: RunResult, measures: Sequence[str]) -> list[str]:
     return [f"signature {m}: {sigs[m]}" for m in measures if m in sigs]
 
 
-def _fmt(v: float) -> str:
-    return "nan" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.4f}"
-
-
 def summary_table(run: RunResult) -> str:
     """One row per system, one right-aligned column per measure; every column is at least
     as wide as its name plus one space (``exactmatch`` and ``penalizeunknown`` side by side
     stay apart) and as its widest value."""
     heads = [n for n in run.measures]
     width = max([len(s or "(no id)") for s in run.systems] + [6])
-    cells = {s: [_fmt(sr.scores[h].value) if h in sr.scores else "-" for h in heads]
+    cells = {s: [number(sr.scores[h].value, missing="nan") if h in sr.scores else "-"
+                 for h in heads]
              for s, sr in run.systems.items()}
     widths = [max([10, len(h) + 1] + [len(c[j]) + 1 for c in cells.values()])
               for j, h in enumerate(heads)]
@@ -617,4 +589,4 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["register", "run", "options_from_args", "match_targets", "EvalTransError"]
+__all__ = ["register", "run", "match_targets", "output_paths", "report_extras", "ProgressBar"]

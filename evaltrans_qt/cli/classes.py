@@ -17,9 +17,10 @@ import dataclasses
 import json
 import sys
 
+from evaltrans_qt.cli._common import open_database, refuse_pending_journal, write_database
 from evaltrans_qt.engine.data import schemes
 from evaltrans_qt.engine.data.database import Database, Levels
-from evaltrans_qt.errors import EvalTransError, ScoreError
+from evaltrans_qt.errors import ScoreError
 
 _ACTIONS = ("add", "add_continuous", "add_template", "edit", "remove")
 #: Options and the actions that use them.
@@ -101,20 +102,6 @@ def _apply(db: Database, args: argparse.Namespace, action: str) -> str:
         raise ScoreError(f"{exc.problem} -- nothing changed; add --force to do it anyway") from None
 
 
-def refuse_pending_journal(path: str, held: str = "changes",
-                           advice: str = "or end the session first") -> None:
-    """Refuse to write ``path`` while a journal beside it holds ``held`` a session has not
-    saved yet (the application is open, or crashed): writing now could make them
-    unrecoverable. The one check of every command that changes a database in place
-    (``classes``, ``items``/``postedit``/``reference``, ``segranks``/``ranking``)."""
-    from evaltrans_qt.io.journal import Journal, journal_path
-    jp = journal_path(path)
-    if jp.exists() and Journal(jp).entries():
-        raise EvalTransError(f"a scoring session's journal ({jp}) holds {held} not yet saved in "
-                             f"this file; open it in evaltrans-qt (which recovers them) {advice}",
-                             path)
-
-
 def print_classes(db: Database, as_json: bool) -> None:
     rows = schemes.describe(db)
     if as_json:
@@ -133,20 +120,16 @@ def print_classes(db: Database, as_json: bool) -> None:
               f"{lv.green:>6g} {r['scores']:>7}{role}")
 
 
-def _cmd_classes(args: argparse.Namespace) -> int:
-    from evaltrans_qt.io import etdb
+def run(args: argparse.Namespace) -> int:
     action = next((a for a in _ACTIONS if getattr(args, a) is not None), None)
     _check_options(args, action)
     if args.output is not None and action is None:
         raise ScoreError("-o/--output is only used with a change (--add, --edit, --remove, ...)")
-    db = etdb.load_database(args.database)
+    db = open_database(args.database)
     if action is not None:
         refuse_pending_journal(args.database, "scores",
                                "or end the session first, then change its classes")
-        summary = _apply(db, args, action)
-        out = args.output or args.database
-        etdb.save_database(db, out)
-        print(f"{out}: {summary}", file=sys.stderr)
+        write_database(db, args.output or args.database, _apply(db, args, action))
     print_classes(db, args.json)
     return 0
 
@@ -180,4 +163,4 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="remove/edit even if scores are affected (they are deleted)")
     p.add_argument("-o", "--output", metavar="DB", help="write the changed database here (default: FILE)")
     p.add_argument("--json", action="store_true", help="list the classes as one JSON list")
-    p.set_defaults(func=_cmd_classes)
+    p.set_defaults(func=run)

@@ -1,4 +1,17 @@
-"""Data commands: ``import text|wmt|sgml|aachen``, ``export aachen``, ``merge``, ``info``.
+"""The database's files: ``import``, ``export``, ``merge``, ``info``.
+
+* ``evaltrans import text|wmt|sgml|aachen ... -o DB`` -- sentences (and scores) from
+  one-sentence-per-line text, a WMT folder, NIST SGML/XML or the Aachen text format;
+* ``evaltrans import scores FILE... --database DB [--name NAME]
+  [--higher-is-better | --lower-is-better] [--format wmt|mtme|tsv|jsonl]`` -- external
+  metric scores (``io/scores.py``) stored in DB (or ``-o`` another file);
+* ``evaltrans import mtme DIR --lp SRC-TGT -o DB`` -- an mt-metrics-eval EvalSet;
+* ``evaltrans import wmtxml FILE -o DB`` -- a WMT21+ XML test set;
+* ``evaltrans export aachen DB -o FILE`` -- the Aachen text format;
+* ``evaltrans export mtme DB -o DIR [--lp] [--measures M,M | --no-measures]`` -- the
+  database and our measures' scores (``--preset`` and the evaluation options) as an
+  mt-metrics-eval directory;
+* ``evaltrans merge A B -o C`` and ``evaltrans info DB|REPORT``.
 
 Every command reads and checks all input before writing; output files are
 written atomically, so a failure never leaves a partial or overwritten file.
@@ -13,10 +26,18 @@ import math
 import sys
 from pathlib import Path
 
+from evaltrans_qt.cli._common import (
+    add_option_arguments,
+    comma_list,
+    number,
+    open_database,
+    options_from_args,
+    write_database,
+)
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.engine.data.merge import merge
 from evaltrans_qt.errors import InputFormatError
-from evaltrans_qt.io import aachen, etdb, plaintext, sgml, wmt
+from evaltrans_qt.io import aachen, plaintext, sgml, wmt
 
 
 def _score_bound(text: str) -> float:
@@ -32,7 +53,7 @@ def _start_db(args: argparse.Namespace) -> Database | None:
     """The database to extend (``--append``) or None for a new one."""
     out = Path(args.output)
     if getattr(args, "append", False) and out.exists():
-        return etdb.load_database(out)
+        return open_database(out)
     return None
 
 
@@ -40,15 +61,14 @@ def _write(db: Database, args: argparse.Namespace, imported: Database | None = N
     """Save ``db``; warn about sentences merged by text (thesis Appendix A.2) in
     ``imported`` (default ``db``) -- positional imports never merge, so only Aachen text
     and old files can."""
-    etdb.save_database(db, args.output)
     c = db.counts()
-    print(f"{args.output}: {c['sources']} sources, {c['references']} references, "
-          f"{c['candidates']} candidates of {len(c['systems'])} systems", file=sys.stderr)
+    write_database(db, args.output, f"{c['sources']} sources, {c['references']} references, "
+                                    f"{c['candidates']} candidates of {len(c['systems'])} systems")
     for line in plaintext.repeated_source_warnings(imported if imported is not None else db):
         print(f"warning: {line}", file=sys.stderr)
 
 
-def _cmd_import_text(args: argparse.Namespace) -> int:
+def run_import_text(args: argparse.Namespace) -> int:
     refs = [plaintext.parse_named(r) if "=" in r and not Path(r).exists() else r
             for r in args.reference]
     systems = [plaintext.parse_named(s) for s in args.system]
@@ -57,7 +77,7 @@ def _cmd_import_text(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_import_wmt(args: argparse.Namespace) -> int:
+def run_import_wmt(args: argparse.Namespace) -> int:
     if args.score_class and not args.scores:
         raise InputFormatError("--score-class needs --scores TSV")
     db = wmt.import_wmt(args.folder, args.scores, args.score_class or "mqm", _start_db(args),
@@ -67,14 +87,14 @@ def _cmd_import_wmt(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_import_sgml(args: argparse.Namespace) -> int:
+def run_import_sgml(args: argparse.Namespace) -> int:
     db = sgml.import_sgml(args.source, args.reference, args.target, _start_db(args),
                           encoding=args.encoding)
     _write(db, args)
     return 0
 
 
-def _cmd_import_aachen(args: argparse.Namespace) -> int:
+def run_import_aachen(args: argparse.Namespace) -> int:
     new = aachen.import_aachen(args.file, encoding=args.encoding)
     start = _start_db(args)
     if start is not None:
@@ -83,18 +103,59 @@ def _cmd_import_aachen(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_export_aachen(args: argparse.Namespace) -> int:
-    db = etdb.load_database(args.database)
+def run_export_aachen(args: argparse.Namespace) -> int:
+    db = open_database(args.database)
     aachen.export_aachen(db, args.output, args.score_class)
     return 0
 
 
-def _cmd_merge(args: argparse.Namespace) -> int:
-    a = etdb.load_database(args.first)
-    b = etdb.load_database(args.second)
+def run_merge(args: argparse.Namespace) -> int:
+    a = open_database(args.first)
+    b = open_database(args.second)
     report = merge(a, b, args.prefer)
-    etdb.save_database(a, args.output)
-    print(f"{args.output}: {report.summary()}", file=sys.stderr)
+    write_database(a, args.output, report.summary())
+    return 0
+
+
+def run_import_scores(args: argparse.Namespace) -> int:
+    from evaltrans_qt.io import scores
+    db = open_database(args.database)
+    hib = None if args.direction is None else args.direction == "higher"
+    got = scores.import_scores(db, args.files, fmt=args.format, name=args.name,
+                               higher_is_better=hib, lp=args.lp, testset=args.testset)
+    out = args.output or args.database
+    write_database(db, out)
+    for m in got:
+        n = sum(len(v) for v in m.segments.values())
+        print(f"{out}: external metric '{m.name}' ({'higher' if m.higher_is_better else 'lower'}"
+              f" is better): {n} segment scores, {len(m.systems)} system scores of "
+              f"{len(set(m.segments) | set(m.systems))} systems", file=sys.stderr)
+    return 0
+
+
+def run_import_mtme(args: argparse.Namespace) -> int:
+    from evaltrans_qt.io.mtme import import_mtme
+    db = import_mtme(args.directory, args.lp, _start_db(args))
+    _write(db, args)
+    return 0
+
+
+def run_import_wmtxml(args: argparse.Namespace) -> int:
+    from evaltrans_qt.io.wmtxml import import_wmtxml
+    db = import_wmtxml(args.file, _start_db(args))
+    _write(db, args)
+    return 0
+
+
+def run_export_mtme(args: argparse.Namespace) -> int:
+    from evaltrans_qt.io.mtme import export_mtme
+    db = open_database(args.database)
+    run = None
+    if not args.no_measures:
+        from evaltrans_qt.engine.run.driver import evaluate
+        run = evaluate(db, options_from_args(args), comma_list(args.measures))
+    files = export_mtme(db, args.output, args.lp, run)
+    print(f"{args.output}: {len(files)} files", file=sys.stderr)
     return 0
 
 
@@ -108,7 +169,7 @@ def _is_report(path: str) -> bool:
         return False
     head = re.sub(rb"<\?.*?\?>|<!--.*?-->|<!DOCTYPE[^>]*>", b"", head, flags=re.S)
     m = re.search(rb"<([A-Za-z_][\w.-]*)", head)
-    return bool(m) and m.group(1) == b"report"
+    return m is not None and m.group(1) == b"report"
 
 
 def _report_info(args: argparse.Namespace) -> int:
@@ -134,15 +195,15 @@ def _report_info(args: argparse.Namespace) -> int:
     print(f"software    {info['software']}")
     print(f"candidates  {info['candidates'] or '-'}")
     for m, d in info["measures"].items():
-        value = "nan" if d["value"] is None else f"{d['value']:.6f}"
+        value = number(d["value"], ".6f", missing="nan")
         print(f"{m:<11} {value}  {d['signature'] or '(no signature: written by another tool)'}")
     return 0
 
 
-def _cmd_info(args: argparse.Namespace) -> int:
+def run_info(args: argparse.Namespace) -> int:
     if _is_report(args.database):
         return _report_info(args)
-    db = etdb.load_database(args.database)
+    db = open_database(args.database)
     c = db.counts()
     if args.json:
         print(json.dumps(c, ensure_ascii=False))
@@ -177,17 +238,15 @@ def _import_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--encoding", default="utf-8", help="encoding of the input files (default utf-8)")
 
 
-def _group(subparsers: argparse._SubParsersAction, name: str, help: str) -> argparse._SubParsersAction:
-    """The FORMAT sub-commands of ``name`` (shared with other modules that add formats)."""
-    parser = subparsers.choices.get(name)
-    if parser is None:
-        parser = subparsers.add_parser(name, help=help)
-        return parser.add_subparsers(dest="format", metavar="FORMAT", required=True)
-    return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+def _formats(subparsers: argparse._SubParsersAction, name: str,
+             help: str) -> argparse._SubParsersAction:
+    """Command ``name`` with one sub-command per file FORMAT."""
+    parser = subparsers.add_parser(name, help=help)
+    return parser.add_subparsers(dest="format", metavar="FORMAT", required=True)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    isub = _group(subparsers, "import", "build a database from text, WMT, SGML or Aachen files")
+    isub = _formats(subparsers, "import", "build a database from text, WMT, SGML or Aachen files")
 
     p = isub.add_parser("text", help="line-aligned plain text files")
     p.add_argument("--source", required=True, metavar="S", help="source sentences, one per line")
@@ -196,7 +255,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--system", action="append", default=[], metavar="NAME=FILE",
                    help="candidate translations of system NAME (repeatable)")
     _import_common(p)
-    p.set_defaults(func=_cmd_import_text)
+    p.set_defaults(func=run_import_text)
 
     p = isub.add_parser("wmt", help="WMT folder: *.src.*, *.ref.X.*, *.hyp.SYSTEM.*")
     p.add_argument("folder", metavar="DIR")
@@ -208,28 +267,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--score-max", type=_score_bound,
                    help="highest possible score (default: from the data)")
     _import_common(p)
-    p.set_defaults(func=_cmd_import_wmt)
+    p.set_defaults(func=run_import_wmt)
 
     p = isub.add_parser("sgml", help="NIST mteval SGML or XML: srcset, refset, tstset")
     p.add_argument("--source", required=True, metavar="S.sgm")
     p.add_argument("--reference", action="append", default=[], metavar="R.sgm")
     p.add_argument("--target", action="append", default=[], metavar="T.sgm")
     _import_common(p)
-    p.set_defaults(func=_cmd_import_sgml)
+    p.set_defaults(func=run_import_sgml)
 
     p = isub.add_parser("aachen", help="Aachen text format: SOURCE / TARGET <score> lines")
     p.add_argument("file", metavar="FILE")
     _import_common(p)
-    p.set_defaults(func=_cmd_import_aachen)
+    p.set_defaults(func=run_import_aachen)
 
-    esub = _group(subparsers, "export", "write a database in another format")
+    esub = _formats(subparsers, "export", "write a database in another format")
     p = esub.add_parser("aachen", help="Aachen text format (references get score 10)")
     p.add_argument("database", metavar="DB")
     p.add_argument("--score-class", metavar="NAME", help="class written as the score (default: first)")
     _output(p, "text file to write")
-    p.set_defaults(func=_cmd_export_aachen)
-    from evaltrans_qt.cli.metaeval_io import register_formats  # scores, mtme, wmtxml
-    register_formats(isub, esub)
+    p.set_defaults(func=run_export_aachen)
+    _register_metrics_task_formats(isub, esub)
 
     p = subparsers.add_parser("merge", help="merge database B into A, write C")
     p.add_argument("first", metavar="A")
@@ -237,11 +295,54 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--prefer", choices=("old", "new"), default="old",
                    help="conflicting scores: keep A's (old) or take B's (new)")
     _output(p, "merged database to write")
-    p.set_defaults(func=_cmd_merge)
+    p.set_defaults(func=run_merge)
 
     p = subparsers.add_parser("info", help="counts of a database, or a report's values and "
                                            "signatures")
     p.add_argument("database", metavar="FILE", help="an EvalTrans database or report")
     p.add_argument("--json", action="store_true",
                    help="one JSON object: sources, targets, references, candidates, systems, scored, ...")
-    p.set_defaults(func=_cmd_info)
+    p.set_defaults(func=run_info)
+
+
+def _register_metrics_task_formats(isub: argparse._SubParsersAction,
+                                   esub: argparse._SubParsersAction) -> None:
+    """The WMT metrics task's formats: ``scores``, ``mtme`` and ``wmtxml`` in ``import``,
+    ``mtme`` in ``export``."""
+    p = isub.add_parser("scores", help="external metric scores (WMT *.seg/sys.score, "
+                        "mt-metrics-eval NAME-REF.LEVEL.score, TSV, JSONL) into a database")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--database", required=True, metavar="DB", help="database to add them to")
+    p.add_argument("-o", "--output", metavar="DB", help="write here (default: DB itself)")
+    p.add_argument("--name", help="name of the metric (default: from the file)")
+    d = p.add_mutually_exclusive_group()
+    d.add_argument("--higher-is-better", dest="direction", action="store_const", const="higher")
+    d.add_argument("--lower-is-better", dest="direction", action="store_const", const="lower",
+                   help="direction of the scores (default: from the name; TER/WER/... lower)")
+    p.add_argument("--format", choices=("wmt", "mtme", "tsv", "jsonl"),
+                   help="file format (default: detected)")
+    p.add_argument("--lp", help="language pair to take from a WMT submission file")
+    p.add_argument("--testset", help="test set to take from a WMT submission file")
+    p.set_defaults(func=run_import_scores, direction=None)
+
+    p = isub.add_parser("mtme", help="mt-metrics-eval test-set directory, one language pair")
+    p.add_argument("directory", metavar="DIR")
+    p.add_argument("--lp", required=True, metavar="SRC-TGT")
+    _import_common(p)
+    p.set_defaults(func=run_import_mtme)
+
+    p = isub.add_parser("wmtxml", help="WMT21+ XML test set (<dataset><collection><doc>...)")
+    p.add_argument("file", metavar="FILE")
+    _import_common(p)
+    p.set_defaults(func=run_import_wmtxml)
+
+    p = esub.add_parser("mtme", help="mt-metrics-eval directory with our measures as metric "
+                                     "scores")
+    p.add_argument("database", metavar="DB")
+    p.add_argument("--lp", metavar="SRC-TGT", help="language pair (default: the imported one)")
+    p.add_argument("--measures", metavar="M[,M]", help="measures to write (default: all "
+                   "default measures)")
+    p.add_argument("--no-measures", action="store_true", help="write the data only")
+    _output(p, "test-set directory to write")
+    add_option_arguments(p)
+    p.set_defaults(func=run_export_mtme)

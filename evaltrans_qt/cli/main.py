@@ -1,7 +1,7 @@
 """Entry point of ``evaltrans``: builds the parser, runs one sub-command, maps errors.
 
-Every module in ``evaltrans_qt.cli`` (other than this one) that defines
-``register(subparsers)`` contributes sub-commands; a sub-command sets
+Every module in ``evaltrans_qt.cli`` (other than this one and the shared helpers of
+``_common.py``) that defines ``register(subparsers)`` contributes sub-commands; a sub-command sets
 ``func=handler`` via ``parser.set_defaults``. A handler returns an exit code
 (or None for 0). :class:`~evaltrans_qt.errors.EvalTransError` becomes exit
 code 2 with its message on stderr -- in this one place.
@@ -9,7 +9,8 @@ code 2 with its message on stderr -- in this one place.
 Start-up time: only the module of the command being run is imported.
 :data:`COMMANDS` names each sub-command's module and one-line help, so
 ``evaltrans --help`` imports no command module at all and ``evaltrans score``
-imports ``cli/score.py`` alone (the others load numba, scipy, lxml...). A
+imports ``cli/score.py`` alone, with the light ``cli/_common.py`` (the others load numba,
+scipy, lxml...). A
 module none of whose commands is in the table is imported at every start, so
 its commands work (and are listed) at once; ``tests/cli/test_main_startup.py``
 checks the table against the modules, so a new sub-command gets its line here.
@@ -27,47 +28,49 @@ from collections.abc import Sequence
 from evaltrans_qt.errors import EvalTransError
 from evaltrans_qt.version import __version__
 
-#: sub-command -> (module in evaltrans_qt.cli, help line of ``evaltrans --help``).
+#: sub-command -> (module in evaltrans_qt.cli, help line of ``evaltrans --help``): where a
+#: reader finds each command (a module is named after its command, or after the small
+#: family of commands it holds; docs/architecture.md lists them).
 COMMANDS: dict[str, tuple[str, str]] = {
-    "agreement": ("human", "inter-/intra-annotator correlation and kappa"),
     "align": ("align", "show the alignment behind a measure (WER, CDER, TER, PER, INVWER, "
                        "LJWER)"),
     "batch": ("batch", "evaluate candidate files or database systems (EvalTransBatchEval)"),
     "classes": ("classes", "list, add, edit or remove score classes (<levels>)"),
-    "combine": ("human", "correlation-optimal weights of measures (thesis eq. 6.15) with "
-                         "k-fold cross-validation"),
-    "correlate": ("human", "correlation of measures with human scores"),
+    "combine": ("metaeval", "correlation-optimal weights of measures (thesis eq. 6.15) with "
+                            "k-fold cross-validation"),
+    "correlate": ("metaeval", "correlation of measures with human scores"),
     "export": ("data", "write a database in another format"),
     "extrapolate": ("human", "leave-one-out accuracy of the database method; with -o, fill "
                              "unscored candidates"),
-    "human": ("protocols", "SSER, IER, HTER, aWER and SER per system"),
+    "human": ("human", "SSER, IER, HTER, aWER and SER per system"),
     "import": ("data", "build a database from text, WMT, SGML or Aachen files"),
     "info": ("data", "counts of a database, or a report's values and signatures"),
     "items": ("protocols", "define information items of a source, mark a candidate's items, "
                            "or list them (IER)"),
+    "judge-agreement": ("human", "inter-/intra-annotator correlation and kappa of the judges' "
+                                 "scores (rankings: ranking agreement)"),
     "merge": ("data", "merge database B into A, write C"),
+    "orange": ("metaeval", "ORANGE: rank of held-out references among the candidates (no "
+                           "human scores needed)"),
     "postedit": ("protocols", "store a judge's post-edit of a candidate (HTER)"),
-    "orange": ("human", "ORANGE: rank of held-out references among the candidates (no human "
-                        "scores needed)"),
-    "ratio-of-wins": ("human", "ratio of wins from relative ranking judgements "
-                               "(Machacek 3.1)"),
-    "ranking": ("segranks", "relative ranking: import WMT judgements, ratio of wins, agreement"),
+    "ranking": ("ranking", "relative ranking: import WMT judgements, ratio of wins, agreement"),
     "reference": ("protocols", "promote a candidate to a reference, take it back, or add a "
                                "new reference (aWER)"),
     "score": ("score", "score hypotheses against references like the sacrebleu command"),
-    "wmt14-tables": ("wmt14", "the WMT14 metrics-task tables (Machacek ch. 4, Tables "
-                              "4.2-4.7) over several language pairs"),
     "segranks": ("segranks", "short-segment ranking (SegRanks, Machacek ch. 2): extract, "
                              "import, export"),
-    "significance": ("human", "paired bootstrap / approximate randomisation between systems, "
-                              "as sacreBLEU computes them"),
+    "significance": ("metaeval", "paired bootstrap / approximate randomisation between "
+                                 "systems, as sacreBLEU computes them"),
     "unseen": ("unseen", "score a system from the ranked short segments of the database "
                          "(Machacek 3.2)"),
+    "wmt14-tables": ("wmt14_tables", "the WMT14 metrics-task tables (Machacek ch. 4, Tables "
+                                     "4.2-4.7) over several language pairs"),
 }
 
 
 def _modules() -> list[str]:
-    """The command modules of this package (``*.py`` beside this file but ``main``)."""
+    """The command modules of this package (``*.py`` beside this file but ``main`` and the
+    private helpers ``_*.py``)."""
     here = os.path.dirname(os.path.abspath(__file__))
     return sorted(e.name[:-3] for e in os.scandir(here)
                   if e.name.endswith(".py") and not e.name.startswith("_")

@@ -1,5 +1,5 @@
-"""Human-evaluation protocols on the command line: ``reference``, ``items``,
-``postedit`` and ``human``.
+"""The annotations of the human-evaluation protocols: ``reference``, ``items`` and
+``postedit`` (their values per system: ``evaltrans human``, ``cli/human.py``).
 
 * ``evaltrans reference FILE --source K --system S [--unmark]`` promotes a candidate to a
   reference of source K (the last class at its ``perfect`` level, thesis Appendix A.2) or takes it
@@ -10,9 +10,6 @@
   without either it lists the source's words, items and marks.
 * ``evaltrans postedit FILE --source K --system S --judge J --text "…" [--seconds T]``
   stores a post-edit (HTER's targeted reference, survey §4.4.17).
-* ``evaltrans human FILE [--json]``: per system SSER (each class on the SSER scale), IER,
-  HTER, aWER and SER with the number of sentences each is based on; ``--preset`` and
-  the evaluation options choose TER's/WER's preprocessing as for ``evaltrans batch``.
 
 Source K is the 1-based position in the application's source list. Every change is
 checked first (engine/data/protocols.py); bad input exits 2 naming the problem and writes
@@ -24,30 +21,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
-import sys
 
+from evaltrans_qt.cli._common import open_database, refuse_pending_journal, write_database
 from evaltrans_qt.engine.data import protocols as P
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.errors import ScoreError
 
 
 # ------------------------------------------------------------------ shared
-def _load(path: str) -> Database:
-    from evaltrans_qt.io.etdb import load_database
-    return load_database(path)
-
-
-def _refuse_pending_journal(path: str) -> None:
-    from evaltrans_qt.cli.classes import refuse_pending_journal  # the one check (lazy)
-    refuse_pending_journal(path)
-
-
 def _save(db: Database, args: argparse.Namespace, summary: str) -> None:
-    from evaltrans_qt.io.etdb import save_database
-    out = args.output or args.database
-    save_database(db, out)
-    print(f"{out}: {summary}", file=sys.stderr)
+    write_database(db, args.output or args.database, summary)
 
 
 def _emit(args: argparse.Namespace, obj: dict, text: str) -> None:
@@ -65,7 +48,7 @@ def _only(args: argparse.Namespace, allowed: dict[str, tuple[str, ...]], action:
             raise ScoreError(f"--{dest.replace('_', '-')} is not used with {action}")
 
 
-def _common(p: argparse.ArgumentParser, output: bool = True) -> None:
+def _database_and_source(p: argparse.ArgumentParser, output: bool = True) -> None:
     p.add_argument("database", metavar="FILE", help="an EvalTrans database (.etdb.xml)")
     p.add_argument("--source", type=int, required=True, metavar="K",
                    help="source number, 1-based as in the application's source list")
@@ -76,13 +59,13 @@ def _common(p: argparse.ArgumentParser, output: bool = True) -> None:
 
 
 # ------------------------------------------------------------------ reference
-def _cmd_reference(args: argparse.Namespace) -> int:
+def run_reference(args: argparse.Namespace) -> int:
     if (args.system is None) == (args.add is None):
         raise ScoreError("give either --system S (promote, or --unmark) or --add TEXT")
     action = "--add" if args.add is not None else ("--unmark" if args.unmark else "--system")
     _only(args, {"unmark": ("--unmark",), "name": ("--add",), "judge": ("--add",)}, action)
-    db = _load(args.database)
-    _refuse_pending_journal(args.database)
+    db = open_database(args.database)
+    refuse_pending_journal(args.database)
     src = P.source_at(db, args.source)
     if args.add is not None:
         t = P.add_reference(db, src, args.add, args.name, args.judge)
@@ -109,7 +92,7 @@ def _cmd_reference(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------ items
-def _cmd_items(args: argparse.Namespace) -> int:
+def run_items(args: argparse.Namespace) -> int:
     action = "--define" if args.define is not None else ("--marks" if args.marks is not None
                                                           else "list")
     _only(args, {"force": ("--define",), "system": ("--marks",), "judge": ("--marks",),
@@ -118,15 +101,15 @@ def _cmd_items(args: argparse.Namespace) -> int:
         raise ScoreError("give either --define or --marks, not both")
     if action == "--marks" and (args.system is None or args.judge is None):
         raise ScoreError("--marks needs --system S and --judge J")
-    db = _load(args.database)
+    db = open_database(args.database)
     src = P.source_at(db, args.source)
     if action == "--define":
-        _refuse_pending_journal(args.database)
+        refuse_pending_journal(args.database)
         n = P.define_items(src, P.parse_spans(args.define), force=args.force)
         _save(db, args, f"source {args.source}: {len(src.items)} information item(s) defined"
                         + (f"; {n} marking(s) deleted" if n else ""))
     elif action == "--marks":
-        _refuse_pending_journal(args.database)
+        refuse_pending_journal(args.database)
         t = P.target_of(db, src, args.system, candidate=True)
         m = P.set_marks(db, src, t, args.marks, args.judge)
         _save(db, args, f"source {args.source}: items of '{args.system}' marked by {args.judge}: "
@@ -146,9 +129,9 @@ def _cmd_items(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------ postedit
-def _cmd_postedit(args: argparse.Namespace) -> int:
-    db = _load(args.database)
-    _refuse_pending_journal(args.database)
+def run_postedit(args: argparse.Namespace) -> int:
+    db = open_database(args.database)
+    refuse_pending_journal(args.database)
     src = P.source_at(db, args.source)
     t = P.target_of(db, src, args.system, candidate=True)
     pe = P.set_postedit(db, t, args.text, args.judge, args.seconds)
@@ -161,49 +144,11 @@ def _cmd_postedit(args: argparse.Namespace) -> int:
     return 0
 
 
-# ------------------------------------------------------------------ human
-def _fmt(v: float, n: int) -> str:
-    return f"{'-':>7} ({n})" if not math.isfinite(v) else f"{100 * v:7.2f} ({n})"
-
-
-def _cmd_human(args: argparse.Namespace) -> int:
-    from evaltrans_qt.cli.human import options_from_args
-    from evaltrans_qt.engine.human import protocol_scores as S
-    db = _load(args.database)
-    if args.judge is not None and args.judge not in db.judges() and not any(
-            p.judge == args.judge for _, t in db.iter_targets() for p in t.postedits) and not any(
-            m.judge == args.judge for _, t in db.iter_targets() for m in t.item_marks):
-        raise ScoreError(f"judge '{args.judge}' has no scores, post-edits or marks in this "
-                         "database")
-    opts = options_from_args(args)
-    table = S.summary(db, opts, judge=args.judge, how=args.aggregate)
-    names = S.protocol_names(db)
-    if args.json:
-        out = {"database": args.database, "protocols": names,
-               "added_references": S.added_references(db), "judge": args.judge,
-               "systems": {s: {n: {"value": None if not math.isfinite(v.value) else v.value,
-                                   "sentences": v.sentences, "numerator": v.numerator,
-                                   "denominator": v.denominator}
-                               for n, v in row.items()} for s, row in table.items()}}
-        print(json.dumps(out, ensure_ascii=False))
-        return 0
-    width = max([6, *(len(s) for s in table)])
-    heads = [n.upper() if ":" not in n else f"SSER({n.split(':', 1)[1]})" for n in names]
-    colw = max(15, *(len(h) for h in heads)) if heads else 15
-    print(f"{'system':<{width}}  " + "  ".join(f"{h:>{colw}}" for h in heads))
-    for s, row in table.items():
-        print(f"{s:<{width}}  " + "  ".join(f"{_fmt(row[n].value, row[n].sentences):>{colw}}"
-                                            for n in names))
-    print(f"values in percent (sentences they are based on); {S.added_references(db)} "
-          "reference(s) added by judges")
-    return 0
-
-
 # ------------------------------------------------------------------ registration
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("reference", help="promote a candidate to a reference, take it "
                                                 "back, or add a new reference (aWER)")
-    _common(p)
+    _database_and_source(p)
     p.add_argument("--system", metavar="S", help="the candidate to promote (or with --unmark: "
                                                  "the reference to take back)")
     p.add_argument("--unmark", action="store_true", help="take reference S back (an added "
@@ -212,11 +157,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--name", metavar="NAME", help="system id of the added reference "
                                                   "(default added-N)")
     p.add_argument("--judge", metavar="J", help="judge who added the reference")
-    p.set_defaults(func=_cmd_reference)
+    p.set_defaults(func=run_reference)
 
     p = subparsers.add_parser("items", help="define information items of a source, mark a "
                                             "candidate's items, or list them (IER)")
-    _common(p)
+    _database_and_source(p)
     p.add_argument("--define", metavar="SPANS",
                    help='items as 1-based inclusive word spans, e.g. "1-3,4-7"')
     p.add_argument("--force", action="store_true",
@@ -225,22 +170,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--judge", metavar="J", help="the judge marking")
     p.add_argument("--marks", metavar="M", help="one mark per item: OK, error, syntax, meaning, "
                                                 "other (comma separated)")
-    p.set_defaults(func=_cmd_items)
+    p.set_defaults(func=run_items)
 
     p = subparsers.add_parser("postedit", help="store a judge's post-edit of a candidate (HTER)")
-    _common(p)
+    _database_and_source(p)
     p.add_argument("--system", metavar="S", required=True, help="the candidate post-edited")
     p.add_argument("--judge", metavar="J", required=True, help="the judge")
     p.add_argument("--text", metavar="TEXT", required=True, help="the post-edited translation")
     p.add_argument("--seconds", type=float, metavar="T", help="time spent editing")
-    p.set_defaults(func=_cmd_postedit)
-
-    p = subparsers.add_parser("human", help="SSER, IER, HTER, aWER and SER per system")
-    p.add_argument("database", metavar="FILE", help="an EvalTrans database (.etdb.xml)")
-    p.add_argument("--judge", metavar="J", help="only this judge's scores, marks and post-edits")
-    p.add_argument("--aggregate", choices=("mean", "median"), default="mean",
-                   help="SSER: a candidate's value over its judges (default mean)")
-    p.add_argument("--json", action="store_true", help="one JSON object")
-    from evaltrans_qt.cli.human import add_option_arguments
-    add_option_arguments(p)
-    p.set_defaults(func=_cmd_human)
+    p.set_defaults(func=run_postedit)

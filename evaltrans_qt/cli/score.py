@@ -33,7 +33,17 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from evaltrans_qt.cli._common import (
+    add_preset_argument,
+    number,
+    options_from_args,
+    sentences_path,
+)
+
+if TYPE_CHECKING:
+    from evaltrans_qt.engine.options import EvalOptions
 
 #: sacreBLEU's metrics (``-m`` choices of its command line).
 SACREBLEU_METRICS = ("bleu", "chrf", "ter")
@@ -159,10 +169,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _add_our_options(p: argparse.ArgumentParser) -> None:
-    from evaltrans_qt.engine.options import PRESETS, option_fields
+    """``--preset`` (default ``sacrebleu``) and our option flags, stored as ``et_<field>``
+    (sacreBLEU's own flags above keep their names and win)."""
+    from evaltrans_qt.engine.options import option_fields
     g = p.add_argument_group("evaltrans options (every measure; sacreBLEU's flags above win)")
-    g.add_argument("--preset", default="sacrebleu", choices=sorted(PRESETS),
-                   help="options to start from (default: %(default)s)")
+    add_preset_argument(g, default="sacrebleu",
+                        help="options to start from (default: %(default)s)")
     for f in option_fields():
         md = f.metadata
         if md["flag"] in _SHARED_FLAGS or md["group"] == "general" and md["flag"] == "extrapolate":
@@ -176,28 +188,10 @@ def _add_our_options(p: argparse.ArgumentParser) -> None:
                            help=md["help"].replace("%", "%%"))
 
 
-def sentences_path(value: str) -> str:
-    """argparse type of ``--sentences``: the file name must end in .tsv or .jsonl."""
-    from evaltrans_qt.errors import OptionError
-    from evaltrans_qt.io.sentences import sentences_format
-    try:
-        sentences_format(value)
-    except OptionError as exc:
-        raise argparse.ArgumentTypeError(exc.problem.removeprefix(f"--sentences {value}: ")
-                                         + f": {value!r}") from None
-    return value
-
-
 # --------------------------------------------------------------------------- options
-def base_options(args: argparse.Namespace):
-    """The preset with our option flags applied."""
-    from evaltrans_qt.engine.options import PRESETS, option_fields, parse_option_value
-    changes = {}
-    for f in option_fields():
-        v = getattr(args, f"et_{f.name}", None)
-        if v is not None:
-            changes[f.name] = parse_option_value(f, v)
-    return PRESETS[getattr(args, "preset", None) or "sacrebleu"].replace(**changes)
+def base_options(args: argparse.Namespace) -> EvalOptions:
+    """The preset (default ``sacrebleu``) with our option flags applied."""
+    return options_from_args(args, prefix="et_", preset="sacrebleu")
 
 
 def _tokenization(name: str) -> str:
@@ -364,11 +358,11 @@ def _check_args(args: argparse.Namespace) -> None:
 def format_score(sc, width: int, score_only: bool, signature: str, is_json: bool,
                  mean: float = -1.0, ci: float = -1.0) -> str:
     """sacreBLEU ``Score.format`` (metrics/base.py) for one of our scores."""
-    d: dict[str, Any] = {"name": sc.name, "score": float(f"{sc.score:.{width}f}"),
-                         "signature": signature}
-    text = f"{sc.score:.{width}f}"
+    spec = f".{width}f"
+    text = number(sc.score, spec, missing="nan")
+    d: dict[str, Any] = {"name": sc.name, "score": float(text), "signature": signature}
     if mean > 0:
-        cm, cv = f"{mean:.{width}f}", f"{ci:.{width}f}"
+        cm, cv = number(mean, spec, missing="nan"), number(ci, spec, missing="nan")
         conf = f"μ = {cm} ± {cv}"
         text += f" ({conf})"
         if is_json:
@@ -421,12 +415,13 @@ def _format_cells(scores: dict[str, list], width: int, multiline: bool) -> dict[
             if isinstance(r, str):
                 cells.append(r)
                 continue
-            s = f"{r.score:.{width}f}"
+            s = number(r.score, f".{width}f", missing="nan")
             if r.mean is not None:
                 is_bootstrap = True
-                s += f" ({r.mean:.{width}f} ± {r.ci:.{width}f})"
+                s += (f" ({number(r.mean, f'.{width}f', missing='nan')} ± "
+                      f"{number(r.ci, f'.{width}f', missing='nan')})")
             if r.p_value is not None:
-                p = f"(p = {r.p_value:.4f})"
+                p = f"(p = {number(r.p_value, '.4f', missing='nan')})"
                 s += brk + (p if r.p_value > 0.05 else p + "*")
             cells.append(s)
         out[metric + (" (μ ± 95% CI)" if is_bootstrap else "")] = cells
@@ -531,7 +526,8 @@ def _confidence(scorer, name: str, stats, n: int) -> tuple[float, float]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evaltrans_qt.engine.run.scoring import Scorer, get_measure
+    from evaltrans_qt.engine.measures import get as get_measure
+    from evaltrans_qt.engine.run.scoring import Scorer
     from evaltrans_qt.errors import InputFormatError, OptionError
 
     _check_args(args)
@@ -572,10 +568,9 @@ def run(args: argparse.Namespace) -> int:
     # ---- sentence level (sacreBLEU: one metric, one system, always text lines)
     if args.sentence_level:
         name = order[0]
-        stats = all_stats[0][name]
         sig = scorer.signature(name).format(args.short)
         out = []
-        for row in stats:
+        for row in all_stats[0][name]:
             sc = scorer.score_stats(name, row)
             out.append(format_score(sc, args.width, args.score_only, sig, False))
         print("\n".join(out))
@@ -586,16 +581,16 @@ def run(args: argparse.Namespace) -> int:
     # sacreBLEU iterates ``sorted(metrics)`` over the upper-cased names (one system, no test)
     by_upper = {n.upper(): n for n in order}
     if num_sys == 1:
-        stats = all_stats[0]
+        per_metric = all_stats[0]
         results = []
         for key in sorted(by_upper):
             name = by_upper[key]
             extra: dict[str, Any] = {}
             mean = ci = -1.0
             if args.confidence and args.confidence_n > 1:
-                mean, ci = _confidence(scorer, name, stats[name], args.confidence_n)
+                mean, ci = _confidence(scorer, name, per_metric[name], args.confidence_n)
                 extra = {"bs": args.confidence_n, "seed": _seed_text()}
-            sc = scorer.score_stats(name, stats[name].sum(axis=0))
+            sc = scorer.score_stats(name, per_metric[name].sum(axis=0))
             sig = scorer.signature(name, **extra).format(args.short if fmt != "json" else False)
             results.append(format_score(sc, args.width, args.score_only, sig, fmt == "json",
                                         mean, ci))
@@ -661,7 +656,7 @@ def write_sentences(args: argparse.Namespace, scorer, order: Sequence[str],
             scale = 1.0 if name in UNBOUNDED else 100.0
             values[cols[name]] = [scale * float(m.score(row).value) for row in stats[name]]
         for i in range(len(stats[order[0]])):
-            row = {"system": system, "segment": str(i + 1)}
+            row: dict[str, str | float] = {"system": system, "segment": str(i + 1)}
             row.update({c: v[i] for c, v in values.items()})
             rows.append(row)
     sigs = {name: scorer.signature(name).format(args.short) for name in order}

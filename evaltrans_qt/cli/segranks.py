@@ -1,28 +1,19 @@
-"""SegRanks and relative ranking on the command line (Macháček ch. 2-3).
+"""``evaltrans segranks``: short-segment ranking (SegRanks, Macháček ch. 2-3).
 
-``evaltrans segranks ...``
-  * ``extract --database DB (--trees F.ptb | --conllu F.conllu) [--alignment SYS=F ...]
-    [--min 3 --max 6] -o extracted.segments``: Algorithm 1 on every source tree,
-    projection onto every system's candidate, merging (engine/segranks); writes the
-    6-field TSV (Macháček appendix B.2) and stores the segments in the database. Without
-    ``--alignment`` the alignments are computed with eflomal (extra ``[align]``).
-  * ``import FILE (.segments | .json) --database DB``: segments (TSV) or annotations
-    (SegRanks JSON export, appendix B.5) into the database.
-  * ``export DB -o ranks.json | extracted.segments``: the JSON export or the TSV.
-  * ``agreement DB``: segment-level vs sentence-level pairwise comparisons of the same
-    sentences, Kendall τ per system and the disagreement quotient (Macháček §3.1.2,
-    Table 3.2; engine/human/unseen/levels.py).
+* ``extract --database DB (--trees F.ptb | --conllu F.conllu) [--alignment SYS=F ...]
+  [--min 3 --max 6] -o extracted.segments``: Algorithm 1 on every source tree,
+  projection onto every system's candidate, merging (engine/segranks); writes the
+  6-field TSV (Macháček appendix B.2) and stores the segments in the database. Without
+  ``--alignment`` the alignments are computed with eflomal (extra ``[align]``).
+* ``import FILE (.segments | .json) --database DB``: segments (TSV) or annotations
+  (SegRanks JSON export, appendix B.5) into the database.
+* ``export DB -o ranks.json | extracted.segments``: the JSON export or the TSV.
+* ``agreement DB``: segment-level vs sentence-level pairwise comparisons of the same
+  sentences, Kendall τ per system and the disagreement quotient (Macháček §3.1.2,
+  Table 3.2; engine/human/unseen/levels.py).
 
-``evaltrans ranking ...``
-  * ``import-wmt CSV --database DB -o OUT``: WMT13-16 judgement CSV as whole-sentence
-    rankings;
-  * ``wins DB [--segments | --sentences]``: per system ratio of wins (ignoring ties),
-    expected wins, counts (engine/human/ranking.py); ``-o table.csv|.tex`` exports the table;
-  * ``agreement DB [--segments | --sentences]``: kappa inter/intra with P(E) (Macháček
-    §2.2.1) and the annotator statistics of Table 2.3.
-
-``ratio-of-wins`` and ``agreement`` (cli/human.py) stay for the ``rank`` class; they
-call the same engine functions. Bad input exits 2 naming file, line and problem, and
+Relative rankings (ratio of wins, agreement, WMT judgements) are ``evaltrans ranking``
+(``cli/ranking.py``). Bad input exits 2 naming file, line and problem, and
 nothing is written. A database change is refused while a scoring session's journal
 beside it holds unsaved entries.
 """
@@ -35,32 +26,13 @@ import math
 import sys
 from pathlib import Path
 
-from evaltrans_qt.engine.data.database import Database
+from evaltrans_qt.cli._common import (
+    number,
+    open_database,
+    refuse_pending_journal,
+    write_database,
+)
 from evaltrans_qt.errors import InputFormatError, OptionError
-
-
-# ------------------------------------------------------------------ shared
-def _load(path: str) -> Database:
-    from evaltrans_qt.io.etdb import load_database
-    return load_database(path)
-
-
-def _refuse_pending_journal(path: str) -> None:
-    from evaltrans_qt.cli.classes import refuse_pending_journal  # the one check (lazy)
-    refuse_pending_journal(path, advice="first")
-
-
-def _num(v: float | None, width: int = 7, digits: int = 4) -> str:
-    if v is None or not math.isfinite(v):
-        return "-".rjust(width)
-    return f"{v:{width}.{digits}f}"
-
-
-def _hms(seconds: float) -> str:
-    s = int(round(seconds))
-    d, s = divmod(s, 86400)
-    text = f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
-    return f"{d} day{'s' if d > 1 else ''}, {text}" if d else text
 
 
 def _alignment_args(values: list[str] | None) -> dict[str, str]:
@@ -76,16 +48,14 @@ def _alignment_args(values: list[str] | None) -> dict[str, str]:
 
 
 # ------------------------------------------------------------------ segranks extract
-def _cmd_extract(args: argparse.Namespace) -> int:
+def run_extract(args: argparse.Namespace) -> int:
     from evaltrans_qt.engine.human.segranks.extract import candidate_tokens, extract_database
     from evaltrans_qt.engine.human.segranks.model import source_tokens
-    from evaltrans_qt.io.atomic import atomic_write_bytes
-    from evaltrans_qt.io.etdb import checked_bytes
     from evaltrans_qt.io.segranks import alignments as al
     from evaltrans_qt.io.segranks import formats, trees
     out_db = args.output_database or args.database
-    _refuse_pending_journal(out_db)
-    db = _load(args.database)
+    refuse_pending_journal(out_db, advice="first")
+    db = open_database(args.database)
     tokens = [source_tokens(s, args.tokenize) for s in db.sources]
     if args.trees:
         tree_list, tree_path = trees.read_ptb(args.trees, tokens), args.trees
@@ -136,28 +106,27 @@ def _cmd_extract(args: argparse.Namespace) -> int:
                                max_length=args.max, tokenization=args.tokenize,
                                trees_path=tree_path)
     tsv = formats.segments_tsv(db, systems=args.systems_column)
-    data = checked_bytes(db, out_db)               # everything checked before writing
-    atomic_write_bytes(args.output, tsv.encode("utf-8"))
-    atomic_write_bytes(out_db, data)
+    # the database checked first: nothing is written unless both files can be
+    write_database(db, out_db, also=[(args.output, tsv.encode("utf-8"))])
     if args.json:
         print(json.dumps(summary.to_dict()))
     else:
         print(f"{summary.sentences} sentences, {summary.segments} segments "
-              f"({summary.segments / max(summary.sentences, 1):.2f} per sentence), "
+              f"({number(summary.segments / max(summary.sentences, 1), '.2f')} per sentence), "
               f"{summary.projected} candidate segments from {len(summary.systems)} systems, "
-              f"{summary.merged} after merging ({100 * summary.merged_ratio:.1f} %)")
+              f"{summary.merged} after merging "
+              f"({number(100 * summary.merged_ratio, '.1f', missing='nan')} %)")
         print(f"{args.output}: {tsv.count(chr(10))} rows; {out_db}: segments stored",
               file=sys.stderr)
     return 0
 
 
 # ------------------------------------------------------------------ segranks import/export
-def _cmd_import(args: argparse.Namespace) -> int:
-    from evaltrans_qt.io.etdb import save_database
+def run_import(args: argparse.Namespace) -> int:
     from evaltrans_qt.io.segranks import formats
     out = args.output or args.database
-    _refuse_pending_journal(out)
-    db = _load(args.database)
+    refuse_pending_journal(out, advice="first")
+    db = open_database(args.database)
     suffix = Path(args.file).suffix.lower()
     if suffix == ".json":
         n = formats.read_ranks_json(db, args.file, judge=args.judge, tokenization=args.tokenize,
@@ -172,14 +141,13 @@ def _cmd_import(args: argparse.Namespace) -> int:
     else:
         raise InputFormatError("give an extracted-segments file (.segments, .tsv) or a SegRanks "
                                "JSON export (.json)", args.file)
-    save_database(db, out)
-    print(f"{out}: {what} imported from {args.file}", file=sys.stderr)
+    write_database(db, out, f"{what} imported from {args.file}")
     return 0
 
 
-def _cmd_export(args: argparse.Namespace) -> int:
+def run_export(args: argparse.Namespace) -> int:
     from evaltrans_qt.io.segranks import formats
-    db = _load(args.database)
+    db = open_database(args.database)
     suffix = Path(args.output).suffix.lower()
     if suffix == ".json":
         n = formats.write_ranks_json(db, args.output, id_base=args.id_base)
@@ -194,131 +162,33 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-# ------------------------------------------------------------------ ranking
-def _cmd_import_wmt(args: argparse.Namespace) -> int:
-    from evaltrans_qt.io.etdb import save_database
-    from evaltrans_qt.io.segranks.wmt_csv import read_judgements
-    _refuse_pending_journal(args.output)
-    db = _load(args.database)
-    pair = None
-    if args.language_pair:
-        a, dash, b = args.language_pair.partition("-")
-        if not dash or not a or not b:
-            raise OptionError(f"--language-pair {args.language_pair!r}: give SRC-TRG as the CSV "
-                              "writes them (e.g. English-German or en-de)")
-        pair = (a, b)
-    n = read_judgements(db, args.csv, pair)
-    save_database(db, args.output)
-    print(f"{args.output}: {n} ranking(s) imported from {args.csv}", file=sys.stderr)
-    return 0
-
-
-def _level(args: argparse.Namespace, db: Database) -> str:
-    if args.level:
-        return args.level
-    from evaltrans_qt.engine.human.ranking import segment_rankings
-    return "segments" if segment_rankings(db) or not db.has_class(args.rank_class) else "sentences"
-
-
-def _cmd_wins(args: argparse.Namespace) -> int:
-    from evaltrans_qt.engine.human.ranking import database_rank_scores
-    db = _load(args.database)
-    level = _level(args, db)
-    res = database_rank_scores(db, level, args.rank_class)
-    if args.output:
-        from evaltrans_qt.io.export import write_table
-        tex = Path(args.output).suffix.lower() in (".tex", ".latex")
-        write_table(res.frame(), args.output,
-                    **({"caption": f"Ratio of wins ({level}), Macháček §3.1"} if tex else {}))
-    if args.json:
-        print(json.dumps(res.to_dict(), ensure_ascii=False))
-        return 0
-    print(f"Ratio of wins ignoring ties (Machacek 3.1), {level}: {res.rankings} ranking(s)")
-    width = max([len(r.system) for r in res.rows] + [6])
-    print(f"{'system':<{width}} {'ratio':>7} {'exp.w':>7} {'exp.w+t':>7} {'>=oth':>7} "
-          f"{'wins':>6} {'losses':>6} {'ties':>6}")
-    for r in res.rows:
-        print(f"{r.system:<{width}} {_num(r.ratio)} {_num(r.expected_wins)} "
-              f"{_num(r.expected_wins_ties)} {_num(r.geq_others)} {r.wins:>6} {r.losses:>6} "
-              f"{r.ties:>6}")
-    return 0
-
-
-def _cmd_agreement(args: argparse.Namespace) -> int:
-    from evaltrans_qt.engine.human import agreement as ag
-    db = _load(args.database)
-    level = _level(args, db)
-    kap = ag.segment_kappa(db) if level == "segments" else ag.ranking_kappa(db, args.rank_class)
-    rows = ag.annotator_statistics(db, level, args.rank_class)
-    if args.output:
-        from evaltrans_qt.io.export import write_table
-        write_table(ag.annotator_frame(rows), args.output)
-    if args.json:
-        def c(v):
-            return v if isinstance(v, (int, str)) or (v is not None and math.isfinite(v)) else None
-        print(json.dumps({"level": level, "kappa": kap.to_dict(),
-                          "annotators": [{"judge": r.judge, "n_sent": r.sentences,
-                                          "n_seg": r.segments, "seconds": r.seconds,
-                                          "seconds_per_segment": c(r.seconds_per_segment),
-                                          "kappa_intra": c(r.kappa_intra),
-                                          "kappa_inter": c(r.kappa_inter)} for r in rows]},
-                         ensure_ascii=False))
-        return 0
-    print(f"Annotator agreement on pairwise comparisons (Machacek 2.2.1), {level}: "
-          f"P(E) {_num(kap.p_e, 0, 3)}, inter kappa {_num(kap.inter, 0, 3)} "
-          f"({kap.inter_n} comparisons), intra kappa {_num(kap.intra, 0, 3)} "
-          f"({kap.intra_n} comparisons)")
-    width = max([len(r.judge) for r in rows] + [5])
-    print(f"{'judge':<{width}} {'n_sent':>7} {'n_seg':>7} {'t':>22} {'t/n_seg':>8} "
-          f"{'k_intra':>8} {'k_inter':>8}")
-    for r in rows:
-        print(f"{r.judge or '(anonymous)':<{width}} {r.sentences:>7} {r.segments:>7} "
-              f"{_hms(r.seconds):>22} {_num(r.seconds_per_segment, 8, 0)} "
-              f"{_num(r.kappa_intra, 8, 3)} {_num(r.kappa_inter, 8, 3)}")
-    return 0
-
-
 # ------------------------------------------------------------------ segranks agreement
-def _cmd_level_agreement(args: argparse.Namespace) -> int:
+def run_agreement(args: argparse.Namespace) -> int:
     from evaltrans_qt.engine.human.unseen.levels import level_agreement
-    db = _load(args.database)
+    db = open_database(args.database)
     res = level_agreement(db, args.rank_class)
     if args.json:
         print(json.dumps(res.to_dict(args.top), ensure_ascii=False))
         return 0
     print(f"Segment-level vs sentence-level pairwise comparisons (Machacek 3.1.2), "
           f"{res.sentences} sentence(s) judged at both levels: Kendall tau "
-          f"{_num(res.tau, 0, 3)} ({res.concordant} concordant, {res.discordant} discordant)")
+          f"{number(res.tau, '.3f')} ({res.concordant} concordant, {res.discordant} discordant)")
     width = max([len(r.system) for r in res.rows] + [6])
     print(f"{'system':<{width}} {'better':>7} {'worse':>7} {'all':>7}   (Table 3.2 a, b, c)")
     for system, _ in res.table("all"):
         r = next(x for x in res.rows if x.system == system)
-        print(f"{system:<{width}} {_num(r.tau_better)} {_num(r.tau_worse)} {_num(r.tau_all)}")
+        print(f"{system:<{width}} {number(r.tau_better, '7.4f')} {number(r.tau_worse, '7.4f')} "
+              f"{number(r.tau_all, '7.4f')}")
     if res.quotients and args.top:
         print("highest disagreement quotient q_d (ranked higher on segments than as sentences):")
         for q in res.quotients[:args.top]:
             print(f"  sentence {q.source_index + 1:>5} {q.system:<{width}} q_d "
-                  f"{'inf' if q.quotient == math.inf else f'{q.quotient:.3f}'}  "
+                  f"{'inf' if q.quotient == math.inf else number(q.quotient, '.3f', 'nan')}  "
                   f"(segments {q.seg[0]}:{q.seg[1]}, sentence {q.sent[0]}:{q.sent[1]})")
     return 0
 
 
 # ------------------------------------------------------------------ register
-def _level_opts(p: argparse.ArgumentParser) -> None:
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--segments", dest="level", action="store_const", const="segments",
-                   help="SegRanks rankings of short segments, expanded to systems (default "
-                        "when the database has any)")
-    g.add_argument("--sentences", dest="level", action="store_const", const="sentences",
-                   help="whole-sentence (WMT) rankings, the 'rank' scores")
-    p.add_argument("--rank-class", default="rank", metavar="CLASS",
-                   help="score class of whole-sentence rankings (default rank)")
-    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
-    p.add_argument("-o", "--output", metavar="TABLE",
-                   help="also write the table as .csv, .tsv, .json or .tex (booktabs)")
-    p.set_defaults(level=None)
-
-
 def register(subparsers: argparse._SubParsersAction) -> None:
     from evaltrans_qt.engine.human.segranks.projection import SYMMETRIZATIONS
     from evaltrans_qt.engine.options import TOKENIZATIONS
@@ -359,7 +229,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--output-database", metavar="DB", help="store the segments here "
                    "(default: --database, in place)")
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=_cmd_extract)
+    p.set_defaults(func=run_extract)
 
     p = sub.add_parser("import", help="import a .segments TSV or a SegRanks .json export")
     p.add_argument("file", metavar="FILE")
@@ -369,14 +239,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--tokenize", choices=TOKENIZATIONS, default="none")
     p.add_argument("--id-base", type=int, choices=(0, 1), default=1,
                    help="the first sentence ID (default 1: IDs are database positions)")
-    p.set_defaults(func=_cmd_import)
+    p.set_defaults(func=run_import)
 
     p = sub.add_parser("export", help="write the SegRanks JSON export or the .segments TSV")
     p.add_argument("database", metavar="DB")
     p.add_argument("-o", "--output", required=True, metavar="ranks.json|FILE.segments")
     p.add_argument("--systems-column", action="store_true")
     p.add_argument("--id-base", type=int, choices=(0, 1), default=1)
-    p.set_defaults(func=_cmd_export)
+    p.set_defaults(func=run_export)
 
     p = sub.add_parser("agreement", help="segment-level vs sentence-level judgements: Kendall "
                        "tau per system and disagreement quotients (Machacek 3.1.2, Table 3.2)")
@@ -386,29 +256,4 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--top", type=int, default=10, metavar="N",
                    help="list the N candidates with the highest disagreement quotient")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
-    p.set_defaults(func=_cmd_level_agreement)
-
-    rk = subparsers.add_parser("ranking", help="relative ranking: import WMT judgements, "
-                               "ratio of wins, agreement",
-                               description="Relative ranking of whole sentences (WMT) and of "
-                               "short segments (SegRanks): system scores and agreement.")
-    sub = rk.add_subparsers(dest="ranking_command", metavar="ACTION", required=True)
-    p = sub.add_parser("import-wmt", help="WMT13-16 relative-ranking judgement CSV into a "
-                       "database")
-    p.add_argument("csv", metavar="CSV")
-    p.add_argument("--database", required=True, metavar="DB")
-    p.add_argument("-o", "--output", required=True, metavar="OUT")
-    p.add_argument("--language-pair", metavar="SRC-TRG",
-                   help="import only rows of this pair (srclang-trglang as in the CSV)")
-    p.set_defaults(func=_cmd_import_wmt)
-
-    p = sub.add_parser("wins", help="ratio of wins, expected wins and counts per system")
-    p.add_argument("database", metavar="DB")
-    _level_opts(p)
-    p.set_defaults(func=_cmd_wins)
-
-    p = sub.add_parser("agreement", help="kappa on pairwise comparisons and annotator "
-                       "statistics (Machacek 2.2.1, Table 2.3)")
-    p.add_argument("database", metavar="DB")
-    _level_opts(p)
-    p.set_defaults(func=_cmd_agreement)
+    p.set_defaults(func=run_agreement)

@@ -15,35 +15,33 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 
-
-def _num(v: float, fmt: str = "6.3f") -> str:
-    return format(v, fmt) if math.isfinite(v) else "-".rjust(len(format(0.0, fmt)))
+from evaltrans_qt.cli._common import number, open_database
 
 
 def _print_result(r, examples: int) -> None:
     how = "left out" if r.projected else "not in the segment database"
     line = (f"{r.system} ({how}), {r.method} matching: {r.segments} ranked segments, "
-            f"{r.hits} hits, hit rate {_num(r.hit_rate, '.3f')}")
+            f"{r.hits} hits, hit rate {number(r.hit_rate, '5.3f')}")
     if r.method == "closest":
-        line += f", AED {_num(r.aed, '.2f')} (misses {_num(r.aed_misses, '.2f')})"
+        line += f", AED {number(r.aed, '4.2f')} (misses {number(r.aed_misses, '4.2f')})"
     print(line)
     width = max([len(s) for s in r.scores.stats] + [6])
     print(f"  {'system':<{width}} {'ratio':>6} {'wins':>6} {'losses':>6} {'ties':>6}")
     for s, v in r.scores.ranking():
         w = r.scores.stats[s]
         mark = " *" if s == r.system else ""
-        print(f"  {s:<{width}} {_num(v)} {w.wins:>6} {w.losses:>6} {w.ties:>6}{mark}")
+        print(f"  {s:<{width}} {number(v, '6.3f')} {w.wins:>6} {w.losses:>6} {w.ties:>6}{mark}")
     oc = r.outcome_counts()
     n = sum(oc.values())
     if n:
         print("  closest segment vs the unseen one (Table 3.5): " + ", ".join(
-            f"{k} {oc[k]} ({100 * oc[k] / n:.1f} %)" for k in oc))
+            f"{k} {oc[k]} ({number(100 * oc[k] / n, '.1f')} %)" for k in oc))
         for d, row in r.by_distance().items():
             m = sum(row.values())
-            print(f"    distance {d:>3}: " + "  ".join(f"{k} {row[k] / m:.2f}" for k in row)
+            print(f"    distance {d:>3}: " + "  ".join(f"{k} {number(row[k] / m, '.2f')}"
+                                                for k in row)
                   + f"  (n={m})")
         ex = r.examples(examples)
         if ex:
@@ -52,11 +50,10 @@ def _print_result(r, examples: int) -> None:
                 print(f"    {e.unseen} | {' / '.join(e.closest)} | {e.distance} | {e.comparison}")
 
 
-def _cmd_unseen(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     from evaltrans_qt.engine.human.unseen import matching
     from evaltrans_qt.errors import OptionError
-    from evaltrans_qt.io.etdb import load_database
-    db = load_database(args.database)
+    db = open_database(args.database)
     systems = [s for v in args.system or [] for s in v.split(",") if s]
     if args.leave_one_out:
         results = matching.leave_one_system_out(db, args.method, systems or None)
@@ -78,7 +75,7 @@ def _cmd_unseen(args: argparse.Namespace) -> int:
         oc = matching.total_outcomes(results)
         n = sum(oc.values())
         if n:
-            print("All: " + ", ".join(f"{k} {100 * v / n:.1f} %" for k, v in oc.items()))
+            print("All: " + ", ".join(f"{k} {number(100 * v / n, '.1f')} %" for k, v in oc.items()))
     print(f"WARNING: {matching.OVERESTIMATE_WARNING}", file=sys.stderr)
     return 0
 
@@ -100,4 +97,4 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--examples", type=int, default=10, metavar="N",
                    help="example misses with their closest segment (Table 3.6; default 10)")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
-    p.set_defaults(func=_cmd_unseen)
+    p.set_defaults(func=run)

@@ -80,7 +80,7 @@ def test_every_option_has_its_flag():
     argv += ["--nper-max-ngram", "3", "--transposition-costs", "2,1,1,1,1",
              "--leaving-one-out", "BLEU,mWER"]
     args = build_parser().parse_args(argv)
-    from evaltrans_qt.cli.batch import options_from_args
+    from evaltrans_qt.cli._common import options_from_args
     opts = options_from_args(args)
     for k, v in expected.items():
         assert getattr(opts, k) == v, k

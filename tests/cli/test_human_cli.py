@@ -1,15 +1,12 @@
-"""evaltrans correlate / significance / agreement / extrapolate / ratio-of-wins / combine."""
+"""evaltrans judge-agreement / extrapolate (cli/human.py; the ``human`` command's protocol
+values are tested with the protocols in test_protocols_cli.py)."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import shutil
 
-import numpy as np
 import pytest
-import scipy.stats as st
 
 from evaltrans_qt.cli.main import main
 from evaltrans_qt.io.etdb import demo_database_path, load_database, save_database
@@ -28,73 +25,51 @@ def _run(capsys, *argv):
     return rc, out.out, out.err
 
 
-def test_correlate_json_fields_and_values_match_scipy(demo, capsys):
-    rc, out, _ = _run(capsys, "correlate", demo, "--measures", "wer,bleu", "--human", "adequacy",
-                      "--bootstrap", "50", "--json")
-    assert rc == 0
-    rows = json.loads(out)
-    assert {(r["measure"], r["level"]) for r in rows} == {
-        ("wer", "sentence"), ("bleu", "sentence"), ("wer", "system"), ("bleu", "system")}
-    for r in rows:
-        for key in ("measure", "human", "level", "pearson", "spearman", "kendall",
-                    "pearson_ci", "spearman_ci", "kendall_ci", "pearson_fisher_ci"):
-            assert key in r
-        assert r["human"] == "adequacy"
-    wer = next(r for r in rows if r["measure"] == "wer" and r["level"] == "sentence")
-    assert wer["negated"] is True
-    # independent recomputation: evaluate, collect adequacy means per candidate, scipy
-    from evaltrans_qt.engine.options import EvalOptions
-    from evaltrans_qt.engine.run.driver import evaluate
+def _ranked(demo, tmp_path):
+    """The demo database with whole-sentence rankings (the ``rank`` class) of two judges."""
+    from evaltrans_qt.engine.human.ranking import add_ranking
     db = load_database(demo)
-    run = evaluate(db, EvalOptions(), ["wer"])
-    xs, ys = [], []
-    for sysname, sr in run.systems.items():
-        vals = run.sentence_column(sysname, "wer")
-        for row, (si, ti) in enumerate(zip(sr.segments, sr.target_indices)):
-            adeq = [s.value for s in db.sources[si].targets[ti].scores if s.cls == "adequacy"]
-            if adeq:
-                xs.append(-vals[row])
-                ys.append(np.mean(adeq))
-    assert wer["n"] == len(xs)
-    assert wer["pearson"] == pytest.approx(st.pearsonr(xs, ys)[0], abs=1e-12)
-    assert wer["spearman"] == pytest.approx(st.spearmanr(xs, ys)[0], abs=1e-12)
-    assert wer["kendall_b"] == pytest.approx(st.kendalltau(xs, ys)[0], abs=1e-12)
+    for k in range(4):
+        src = db.sources[k]
+        cands = [t for t in src.targets if not db.is_reference(t)]
+        add_ranking(db, src, [(c, 1 + (i + k) % 3) for i, c in enumerate(cands)],
+                    judge="anna", task=f"a{k}")
+        add_ranking(db, src, [(c, 1 + (2 * i + k) % 3) for i, c in enumerate(cands)],
+                    judge="ben", task=f"b{k}")
+    p = tmp_path / "ranked.etdb.xml"
+    save_database(db, p)
+    return p
 
 
-def test_correlate_table_and_csv(demo, capsys):
-    rc, out, _ = _run(capsys, "correlate", demo, "--measures", "per", "--level", "sentence",
-                      "--human", "adequacy+fluency", "--normalize-evaluators", "--bootstrap", "20")
-    assert rc == 0
-    assert "adequacy+fluency" in out and "tau-bar" in out and "per*" in out
-    rc, out, _ = _run(capsys, "correlate", demo, "--measures", "per", "--level", "system",
-                      "--bootstrap", "0", "--csv", "--tokenization", "none", "--case", "ignore")
-    rows = list(csv.DictReader(io.StringIO(out)))
-    assert {r["human"] for r in rows} == {"fluency", "adequacy", "sser"}   # the demo's classes
-    assert all(r["level"] == "system" for r in rows)
-
-
-def test_correlate_bad_input_exit_2(demo, capsys):
-    rc, _, err = _run(capsys, "correlate", demo, "--human", "style")
-    assert rc == 2 and "style" in err
-    rc, _, err = _run(capsys, "correlate", demo, "--measures", "nosuch")
-    assert rc == 2
-
-
-def test_significance_matrix(demo, capsys):
-    rc, out, _ = _run(capsys, "significance", demo, "--measure", "bleu", "--samples", "200", "--json")
-    res = json.loads(out)
-    p = np.array(res["p_values"])
-    assert rc == 0 and p.shape == (4, 4) and np.allclose(p, p.T) and np.all(np.diag(p) == 1)
-    rc, out, _ = _run(capsys, "significance", demo, "--human", "fluency", "--method",
-                      "randomization", "--samples", "200")
-    assert rc == 0 and "p-values" in out
-
-
-def test_agreement_extrapolate_combine(demo, tmp_path, capsys):
-    rc, out, _ = _run(capsys, "agreement", demo, "--json")
+def test_judge_agreement_of_the_score_classes(demo, capsys):
+    rc, out, _ = _run(capsys, "judge-agreement", demo, "--json")
     data = json.loads(out)
     assert rc == 0 and {d["class"] for d in data} == {"fluency", "adequacy", "sser"}
     assert data[0]["correlation_normalized"]["inter_pairs"] > 0
+    rc, out, _ = _run(capsys, "judge-agreement", demo, "--human", "fluency")
+    assert rc == 0 and out.splitlines()[2].split()[:2] == ["fluency", "0.864"]
+    assert "kappa per judge, class 'fluency'" in out
+
+
+def test_judge_agreement_leaves_rankings_to_ranking_agreement(demo, tmp_path, capsys):
+    """The judges' agreement on rankings is ``ranking agreement``'s (one command per job):
+    judge-agreement lists the score classes only, the same rows with or without rankings."""
+    ranked = _ranked(demo, tmp_path)
+    rc, plain, _ = _run(capsys, "judge-agreement", demo)
+    rc2, with_ranks, _ = _run(capsys, "judge-agreement", ranked)
+    assert rc == rc2 == 0 and with_ranks == plain and "rank" not in with_ranks.split()
+    rc, out, _ = _run(capsys, "ranking", "agreement", ranked, "--sentences", "--json")
+    assert rc == 0 and json.loads(out)["kappa"]["inter_n"] > 0
+
+
+@pytest.mark.parametrize("old", ["agreement", "ratio-of-wins"])
+def test_the_old_top_level_ranking_commands_are_gone(old, demo, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([old, str(demo)])
+    assert exc.value.code == 2 and "invalid choice" in capsys.readouterr().err
+
+
+def test_extrapolate_fills_unscored_candidates(demo, tmp_path, capsys):
     out_db = tmp_path / "filled.etdb.xml"
     rc, out, _ = _run(capsys, "extrapolate", demo, "--human", "adequacy", "-o", out_db)
     assert rc == 0 and "WARNING" in out and "mean absolute difference" in out
@@ -106,33 +81,3 @@ def test_agreement_extrapolate_combine(demo, tmp_path, capsys):
                                  for x in db.candidates(src))
         got = any(s.extrapolated for s in t.scores if s.cls == "adequacy")
         assert got == has_scored_sibling
-    rc, out, _ = _run(capsys, "combine", demo, "--measures", "wer,per", "--human", "adequacy",
-                      "--folds", "4", "--json")
-    d = json.loads(out)
-    assert rc == 0 and len(d["weights"]) == 2 and sum(d["weights"]) == pytest.approx(1)
-
-
-def test_ratio_of_wins_command(demo, tmp_path, capsys):
-    from evaltrans_qt.engine.human.ranking import add_ranking
-    db = load_database(demo)
-    src = db.sources[0]
-    cands = [t for t in src.targets if not db.is_reference(t)]
-    add_ranking(db, src, [(cands[0], 1), (cands[1], 2), (cands[2], 2), (cands[3], 3)],
-                judge="anna", task="r1")
-    p = tmp_path / "ranked.etdb.xml"
-    save_database(db, p)
-    rc, out, _ = _run(capsys, "ratio-of-wins", p, "--json")
-    d = json.loads(out)
-    assert rc == 0
-    assert d[cands[0].system]["ratio"] == 1.0 and d[cands[3].system]["ratio"] == 0.0
-    assert d[cands[1].system] == {"wins": 1, "losses": 1, "ties": 1, "ratio": 0.5}
-
-
-def test_correlate_extrapolate_option_adds_estimated_candidates(demo, capsys):
-    base = ["correlate", demo, "--measures", "wer", "--human", "adequacy", "--level", "sentence",
-            "--bootstrap", "0", "--json"]
-    rc, out, _ = _run(capsys, *base)
-    n_plain = json.loads(out)[0]["n"]
-    rc, out, err = _run(capsys, *base, "--extrapolate")
-    assert rc == 0 and "WARNING" in err
-    assert json.loads(out)[0]["n"] > n_plain

@@ -1,6 +1,7 @@
-"""``evaltrans`` start-up: each command imports only its own module, ``--help``
-none; ``python -m evaltrans_qt`` is the command line; the COMMANDS table matches what the
-modules register."""
+"""``evaltrans`` start-up: each command imports only its own module (and the shared
+``cli/_common.py``), ``--help`` none; ``python -m evaltrans_qt`` is the command line; the
+COMMANDS table matches what the modules register; every command whose numbers depend on
+the evaluation options takes ``--preset``."""
 
 from __future__ import annotations
 
@@ -37,6 +38,28 @@ def test_python_dash_m_runs_a_command(tmp_path):
                           "-m", "bleu", "-b"], capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == "100.0"
+
+
+def _parsers(parser: argparse.ArgumentParser, path: str = ""):
+    """Every (sub-)command parser below ``parser`` with its command words."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield f"{path} {name}".strip(), sub
+                yield from _parsers(sub, f"{path} {name}")
+
+
+def test_every_command_with_evaluation_options_takes_a_preset():
+    """A command that reads evaluation options (``--tokenization``, ``--case``...) reads
+    ``--preset`` too, and builds its options with the API's builder (cli/_common.py)."""
+    with_options = []
+    for command, parser in _parsers(cli_main.build_parser("*")):
+        flags = {s for a in parser._actions for s in a.option_strings}
+        if "--tokenization" in flags:
+            with_options.append(command)
+            assert "--preset" in flags, command
+    assert {"batch", "score", "align", "wmt14-tables", "correlate", "significance", "orange",
+            "combine", "human", "export mtme"} <= set(with_options)
 
 
 def test_the_command_table_matches_the_modules():
@@ -93,7 +116,7 @@ def test_score_bleu_loads_no_heavy_library(tmp_path):
     ref.write_text("the cat sat on the mat\nhello world\n", encoding="utf-8")
     loaded = _loaded(["score", str(ref), "-i", str(ref), "-m", "bleu"], tmp_path)
     assert {m for m in loaded if m.startswith("evaltrans_qt.cli.")} == {
-        "evaltrans_qt.cli.main", "evaltrans_qt.cli.score"}
+        "evaltrans_qt.cli.main", "evaltrans_qt.cli.score", "evaltrans_qt.cli._common"}
     assert not {m.split(".")[0] for m in loaded} & (set(HEAVY) - {"lxml"}), loaded
 
 

@@ -1,5 +1,6 @@
 """``evaltrans wmt14-tables``: the WMT14 metrics-task tables (Macháček ch. 4, Tables
-4.2-4.7) of several language pairs, each its own database (engine/metaeval/wmt14_tables.py)."""
+4.2-4.7) of several language pairs, each its own database (engine/metaeval/wmt14_tables.py),
+every measure computed with ``--preset`` and the evaluation options."""
 
 from __future__ import annotations
 
@@ -9,6 +10,13 @@ import math
 import sys
 from pathlib import Path
 
+from evaltrans_qt.cli._common import (
+    add_option_arguments,
+    comma_list,
+    number,
+    open_database,
+    options_from_args,
+)
 from evaltrans_qt.errors import OptionError
 
 #: Table title per frame (Macháček Tables 4.2/4.3, 4.4/4.5, 4.6/4.7).
@@ -29,17 +37,15 @@ def _pairs(specs: list[str]) -> dict[str, str]:
     return out
 
 
-def _cmd(args: argparse.Namespace) -> int:
-    from evaltrans_qt.cli.batch import options_from_args
-    from evaltrans_qt.cli.human import load_db
+def run(args: argparse.Namespace) -> int:
     from evaltrans_qt.engine.metaeval.wmt14_tables import wmt14_tables
     from evaltrans_qt.engine.run.driver import evaluate
     from evaltrans_qt.io.export import to_latex
     opts = options_from_args(args)
-    measures = [m for m in (args.measures or "").split(",") if m] or None
+    measures = comma_list(args.measures)
     pairs = {}
     for lp, path in _pairs(args.pairs).items():
-        db = load_db(path)
+        db = open_database(path, journal=True)
         if not db.has_class(args.human) and args.human != "rank":
             raise OptionError(f"{path}: no human score class '{args.human}'")
         pairs[lp] = (db, evaluate(db, opts, measures))
@@ -52,7 +58,8 @@ def _cmd(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     else:
         for key, frame in tables.items():
-            print(f"{TITLES[key]}\n{frame.to_string(index=False, float_format=lambda v: f'{v:.3f}')}\n")
+            table = frame.to_string(index=False, float_format=lambda v: number(v, ".3f"))
+            print(f"{TITLES[key]}\n{table}\n")
     if args.output:
         from evaltrans_qt.io.atomic import atomic_write_text
         tex = "\n".join(to_latex(frame, 3, caption=TITLES[key]) for key, frame in tables.items())
@@ -61,7 +68,6 @@ def _cmd(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from evaltrans_qt.cli.batch import add_option_arguments
     p = subparsers.add_parser("wmt14-tables", help="the WMT14 metrics-task tables (Machacek "
                               "ch. 4, Tables 4.2-4.7) over several language pairs",
                               description="System-level Pearson with bootstrap intervals, "
@@ -78,4 +84,4 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", metavar="FILE.tex", help="also write the tables as "
                    "LaTeX (booktabs)")
     add_option_arguments(p)
-    p.set_defaults(func=_cmd)
+    p.set_defaults(func=run)

@@ -1,0 +1,444 @@
+"""Meta-evaluation of the measures: ``correlate``, ``significance``, ``combine``,
+``orange``.
+
+* ``correlate`` -- Pearson r, Spearman rho, Kendall tau, tau-bar and the WMT tau variants
+  of every measure with every human class, with bootstrap intervals (thesis ch. 6), or
+  mt-metrics-eval's statistics (``--stats``, ``--group``);
+* ``significance`` -- paired bootstrap / approximate randomisation between systems, as
+  sacreBLEU computes them, or between the measures' correlations (``--between-metrics``);
+* ``combine`` -- correlation-optimal weights of measures (thesis eq. 6.15) with k-fold
+  cross-validation;
+* ``orange`` -- ORANGE (Lin & Och 2004): the rank of held-out references among the
+  candidates, no human scores needed.
+
+Every one takes ``--preset`` and the evaluation options of ``evaltrans batch``
+(``cli/_common.py``), so every option that changes a number is available here too, spelled
+the same way; the human-score arguments are ``cli/human.py``'s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import math
+import sys
+import time
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from evaltrans_qt.cli._common import (
+    add_json_argument,
+    add_option_arguments,
+    comma_list,
+    number,
+    open_database,
+    options_from_args,
+)
+from evaltrans_qt.cli.human import add_human_arguments, human_classes, human_scores_of
+from evaltrans_qt.engine.options import EvalOptions
+from evaltrans_qt.errors import ScoreError
+
+if TYPE_CHECKING:
+    from evaltrans_qt.engine.data.database import Database
+    from evaltrans_qt.engine.run.results import RunResult
+
+
+def _run(db: Database, args: argparse.Namespace, measures: list[str] | None) -> RunResult:
+    from evaltrans_qt.engine.run.driver import evaluate
+    opts = options_from_args(args)
+    systems = comma_list(getattr(args, "systems", None))
+    return evaluate(db, opts, measures, systems)
+
+
+# ------------------------------------------------------------ correlate
+def run_correlate(args: argparse.Namespace) -> int:
+    from evaltrans_qt.engine.metaeval.correlation import correlate_run
+    from evaltrans_qt.engine.metaeval.correlation_format import format_table
+    from evaltrans_qt.engine.run.driver import evaluate
+    t0 = time.perf_counter()
+    db = open_database(args.database, journal=True)
+    classes = human_classes(db, comma_list(args.human))
+    opts = options_from_args(args)
+    scores = {c: human_scores_of(db, c, args, opts.extrapolate) for c in classes}
+    systems = comma_list(args.systems)
+    if systems is None:
+        # only systems with human scores can be correlated: evaluate just those
+        scored = {s for hs in scores.values() for s in hs.systems()}
+        systems = [s for s in db.systems() if s in scored]
+        if not systems:
+            raise ScoreError(f"no candidate has a score of {', '.join(classes)}")
+    computed, external = _split_measures(db, comma_list(args.measures))
+    run = _with_external(evaluate(db, opts, computed, systems), db, external)
+    t_eval = time.perf_counter() - t0
+    if args.stats or args.group:
+        return _correlate_mtme(db, run, classes, scores, args, t0)
+    levels = ("sentence", "system") if args.level == "both" else (
+        {"seg": "sentence", "sys": "system"}.get(args.level, args.level),)
+    rows = []
+    for cls in classes:
+        for level in levels:
+            rows.extend(correlate_run(db, run, cls, level=level, weighted=not args.unweighted,
+                                      n_boot=args.bootstrap, seed=args.seed, scores=scores[cls]))
+    elapsed = time.perf_counter() - t0
+    if args.json:
+        json.dump([r.to_dict() for r in rows], sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    elif args.csv:
+        buf = io.StringIO()
+        w = csv.writer(buf)
+        keys = ["measure", "human", "level", "n", "negated", "pearson", "pearson_lo", "pearson_hi",
+                "pearson_fisher_lo", "pearson_fisher_hi", "spearman", "spearman_lo",
+                "spearman_hi", "kendall", "kendall_lo", "kendall_hi", "kendall_b", "tau_bar",
+                "tau_bar_lo", "tau_bar_hi", "wmt12", "wmt13", "wmt14", "hties"]
+        w.writerow(keys)
+        for r in rows:
+            w.writerow([r.measure, r.human, r.level, r.n, r.negated, r.pearson, *r.pearson_ci,
+                        *r.pearson_fisher_ci, r.spearman, *r.spearman_ci, r.kendall,
+                        *r.kendall_ci, r.kendall_b, r.tau_bar, *r.tau_bar_ci,
+                        *(r.wmt.get(k, math.nan) for k in ("wmt12", "wmt13", "wmt14", "hties"))])
+        sys.stdout.write(buf.getvalue())
+    else:
+        sys.stdout.write(format_table(rows))
+        norm = "(0,1)-normalised per judge" if args.normalize_evaluators else "not normalised"
+        print(f"human scores: {args.aggregate} over judges, {norm}; system level "
+              f"{'plain' if args.unweighted else 'length-weighted'} means; "
+              f"{args.bootstrap} bootstrap samples, seed {args.seed}")
+    print(f"evaluation {t_eval:.1f} s, total {elapsed:.1f} s", file=sys.stderr)
+    return 0
+
+
+def _split_measures(db: Database, names: list[str] | None
+                    ) -> tuple[list[str] | None, list[str] | None]:
+    """(measures to compute, external metrics of the database) named in ``--measures``;
+    without ``--measures``: the default measures and every external metric."""
+    from evaltrans_qt.engine.measures.external import external_metrics
+    ext = external_metrics(db)
+    if names is None:
+        return None, list(ext)
+    computed = [n for n in names if n not in ext]
+    external = [n for n in names if n in ext]
+    if not computed:
+        from evaltrans_qt.engine.run.driver import default_measures
+        computed = default_measures(EvalOptions())[:1]   # a run needs one computed measure
+    return computed, external
+
+
+def _with_external(run, db: Database, names: list[str] | None):
+    """The run with the database's external metrics ``names`` as measures."""
+    from evaltrans_qt.engine.measures.external import with_external
+    return with_external(run, db, names) if names else run
+
+
+def _correlate_mtme(db: Database, run, classes: list[str], scores, args, t0: float) -> int:
+    """``correlate --stats/--group``: mt-metrics-eval statistics (engine/metaeval/metrics_task.py)."""
+    from evaltrans_qt.engine.metaeval import metrics_task as mt
+    stats = comma_list(args.stats) or ["pearson", "kendall"]
+    level = {"sentence": "seg", "system": "sys"}.get(args.level, args.level)
+    levels = ("seg", "sys") if level == "both" else (level,)
+    group = args.group or "none"
+    out = []
+    for cls in classes:
+        data = mt.gather(db, run, cls, weighted=not args.unweighted, scores=scores[cls])
+        for lv in levels:
+            out.append(mt.metrics_table(data, [s for s in stats if lv == "sys" or s != "spa"],
+                                        level=lv, grouping=group if lv == "seg" else "none",
+                                        variant=args.kendall_variant, seed=args.seed,
+                                        spa_samples=args.bootstrap or 1000))
+    if args.json:
+        json.dump([r.to_dict() for rows in out for r in rows], sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        for rows in out:
+            sys.stdout.write(mt.format_metrics_table(rows) + "\n")
+        print(f"kendall = tau-{args.kendall_variant}; pairwise-accuracy = ties count as agreement "
+              "only when both sides tie (Kocmi et al. 2021); acc-eq = acc*_eq with the tie "
+              "threshold epsilon that maximises it (Deutsch et al. 2023); spa = soft pairwise "
+              "accuracy (Thompson et al. 2024)")
+    print(f"total {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    return 0
+
+
+def _significance_between_metrics(args: argparse.Namespace) -> int:
+    """``significance --between-metrics``: p-values between measures, clusters."""
+    from evaltrans_qt.engine.metaeval import metrics_task as mt
+    from evaltrans_qt.engine.run.driver import evaluate
+    db = open_database(args.database, journal=True)
+    cls = human_classes(db, comma_list(args.human))[0]
+    opts = options_from_args(args)
+    hs = human_scores_of(db, cls, args, opts.extrapolate)
+    names = comma_list(args.measures) or ([args.measure] if args.measure else None)
+    computed, external = _split_measures(db, names)
+    systems = comma_list(args.systems) or [s for s in db.systems() if s in set(hs.systems())]
+    run = _with_external(evaluate(db, opts, computed, systems), db, external)
+    data = mt.gather(db, run, cls, weighted=not args.unweighted, scores=hs)
+    method = args.method if args.method in mt.METHODS else "perm-both"
+    seed = 12345 if args.seed in (None, "none") else int(args.seed)
+    res = mt.metric_significance(data, args.statistic, level=args.level, grouping=args.group,
+                                 method=method, samples=args.samples or 1000, seed=seed,
+                                 alpha=args.alpha, variant=args.kendall_variant)
+    if args.json:
+        json.dump(res.to_dict(), sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(mt.format_significance(res))
+    return 0
+
+
+# ------------------------------------------------------------ orange
+def run_orange(args: argparse.Namespace) -> int:
+    from evaltrans_qt.engine.metaeval.orange import format_orange, orange
+    db = open_database(args.database, journal=True)
+    rows = orange(db, options_from_args(args), comma_list(args.measures))
+    if args.json:
+        json.dump([r.to_dict() for r in rows], sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(format_orange(rows))
+    return 0
+
+
+# ------------------------------------------------------------ significance
+_SIG_TITLES = {"bootstrap": "Paired bootstrap resampling (sacreBLEU paired_bs)",
+               "randomization": "Approximate randomization (sacreBLEU paired_ar)",
+               "bootstrap-centred": "Centred paired bootstrap (|d_b - mean d| >= |d|)"}
+
+
+def _seed_text(res) -> str:
+    return str(res.seed) if res.seed is not None else f"none (drawn: {res.meta.get('entropy')})"
+
+
+def _significance_signature(res, run, human: str | None, weighted: bool) -> str:
+    """The tested numbers' signature with sacreBLEU's ``bs``/``ar`` and ``seed`` fields
+    (``engine/run/signature.py``); human scores get an extended one of the same style."""
+    from evaltrans_qt.engine.run.signature import Signature, evaltrans_version
+    kind = "ar" if res.method == "randomization" else "bs"
+    seed = res.seed if res.seed is not None else "none"
+    if run is not None:
+        sig = run.signature(run.measures[0], **{kind: res.samples, "seed": seed})
+    else:
+        sig = Signature("human", {"human": human, "weighted": "yes" if weighted else "no",
+                                  kind: res.samples, "seed": seed,
+                                  "evaltrans": evaltrans_version()}).format()
+    if res.method == "bootstrap-centred":
+        sig += "|statistic:centred"
+    return sig
+
+
+def run_significance(args: argparse.Namespace) -> int:
+    from evaltrans_qt.engine.metaeval import significance as sig
+    if args.between_metrics:
+        return _significance_between_metrics(args)
+    if args.method in ("perm-both", "williams"):
+        raise ScoreError(f"--method {args.method} compares metrics: add --between-metrics")
+    db = open_database(args.database, journal=True)
+    seed = "env" if args.seed is None else args.seed
+    systems = comma_list(args.systems)
+    baseline = None if args.baseline is None else (args.baseline or None)
+    weighted = not args.unweighted
+    run: RunResult | None = None
+    if args.human:
+        hs = human_scores_of(db, args.human, args, options_from_args(args).extrapolate)
+        what, label = f"human '{args.human}'", args.human
+    else:
+        run = _run(db, args, [args.measure or "bleu"])
+        what, label = f"measure '{run.measures[0]}'", run.measures[0]
+    res: sig.SignificanceResult | sig.BaselineComparison
+    if args.baseline is not None:
+        res = (sig.human_vs_baseline(hs, systems, baseline=baseline, weighted=weighted,
+                                     method=args.method, samples=args.samples, seed=seed)
+               if run is None else
+               sig.run_vs_baseline(run, label, baseline=baseline, method=args.method,
+                                   samples=args.samples, seed=seed))
+    else:
+        res = (sig.human_significance(hs, systems, weighted=weighted, method=args.method,
+                                      samples=args.samples, seed=seed)
+               if run is None else
+               sig.run_significance(run, label, method=args.method, samples=args.samples,
+                                    seed=seed))
+    signature = _significance_signature(res, run, args.human, weighted)
+    if args.json:
+        json.dump({**res.to_dict(), **res.meta, "signature": signature}, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
+    print(f"{_SIG_TITLES[res.method]} on {what}: {res.n_sentences} common sentences, "
+          f"{res.samples} {'trials' if res.method == 'randomization' else 'resamples'}, "
+          f"seed {_seed_text(res)}")
+    print(f"signature: {signature}")
+    if isinstance(res, sig.BaselineComparison):
+        print(sig.baseline_table({label: res}, width=4))
+        print()
+        print(sig.baseline_notes(res.method, res.samples, res.baseline))
+        return 0
+    names = res.systems
+    width = max(8, max(len(s) for s in names))
+    order = np.argsort(-res.scores if res.higher_is_better else res.scores, kind="stable")
+    means, ci = res.means, res.ci
+    print(f"{'system':<{width}}  {'score':>9}"
+          + ("  mean ± 95% CI" if means is not None and ci is not None else ""))
+    for i in order:
+        line = f"{names[i]:<{width}}  {number(res.scores[i], '9.4f', missing='nan')}"
+        if means is not None and ci is not None:
+            line += (f"  {number(means[i], '.4f', missing='nan')} ± "
+                     f"{number(ci[i], '.4f', missing='nan')}")
+        print(line)
+    print("\np-values (row vs column; * p < 0.05):")
+    print(f"{'':<{width + 4}}" + "".join(f"{k + 1:>8}" for k in range(len(order))))
+    for a, i in enumerate(order):
+        cells = []
+        for j in order:
+            p = res.p_values[i, j]
+            cells.append(f"{'-':>7} " if i == j
+                         else f"{number(p, '7.4f', missing='nan')}{'*' if p < 0.05 else ' '}")
+        print(f"{a + 1:>2}. {names[i]:<{width}}" + "".join(cells))
+    return 0
+
+
+# ------------------------------------------------------------ combine
+def run_combine(args: argparse.Namespace) -> int:
+    from evaltrans_qt.engine.human.resolve import human_scores
+    from evaltrans_qt.engine.metaeval.combination import cross_validate, optimal_weights
+    db = open_database(args.database, journal=True)
+    cls = human_classes(db, comma_list(args.human))[0]
+    run = _run(db, args, comma_list(args.measures))
+    hs = human_scores(db, cls, how=args.aggregate, normalize=args.normalize_evaluators)
+    cols, ys, groups = [], [], []
+    for s, sr in run.systems.items():
+        y = hs.column(s, sr.segments)
+        ok = np.isfinite(y)
+        if not ok.any():
+            continue
+        X = np.column_stack([run.sentence_column(s, m) * (1 if run.measure(m).higher_is_better else -1)
+                             for m in run.measures])
+        cols.append(X[ok])
+        ys.append(y[ok])
+        groups.append(np.asarray(sr.segments)[ok])
+    if not cols:
+        raise ScoreError(f"no evaluated candidate has a '{cls}' score")
+    X, y, g = np.vstack(cols), np.concatenate(ys), np.concatenate(groups)
+    ok = np.all(np.isfinite(X), axis=1)
+    X, y, g = X[ok], y[ok], g[ok]
+    w = optimal_weights(X, y)
+    cv = cross_validate(X, y, k=args.folds, groups=g, seed=args.seed)
+    single = {m: float(np.corrcoef(X[:, i], y)[0, 1]) for i, m in enumerate(run.measures)}
+    if args.json:
+        json.dump({"human": cls, "measures": list(run.measures), "weights": w.tolist(),
+                   "single_r": single, "cv_mean_r": cv.mean_r, "cv_pooled_r": cv.pooled_r,
+                   "cv_weights": cv.weights.tolist()}, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
+    print(f"Correlation-optimal combination (thesis eq. 6.15) with '{cls}', sentence level, "
+          f"{len(y)} candidates (error measures negated)")
+    for m, wi in zip(run.measures, w):
+        print(f"  {m:<10} weight {number(wi, '+.4f', missing='nan')}   "
+              f"r alone {number(single[m], '.4f', missing='nan')}")
+    print(f"{args.folds}-fold cross-validated r (held-out folds of source sentences): "
+          f"mean {number(cv.mean_r, '.4f', missing='nan')}, "
+          f"pooled {number(cv.pooled_r, '.4f', missing='nan')}")
+    return 0
+
+
+# ------------------------------------------------------------ register
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("correlate", help="correlation of measures with human scores",
+                              description="Pearson r, Spearman rho, Kendall tau (thesis tau_a "
+                              "and tau_b), tau-bar and WMT tau variants of every measure with "
+                              "every human class, with 95%% confidence intervals.")
+    p.add_argument("database", metavar="DB")
+    p.add_argument("--measures", metavar="M[,M]", help="measures to correlate (default: all "
+                   "default measures)")
+    p.add_argument("--systems", metavar="S[,S]", help="systems to use (default: all candidates)")
+    p.add_argument("--level", choices=("sentence", "system", "both", "seg", "sys"),
+                   default="both", help="seg = sentence, sys = system (default both)")
+    p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                   help="bootstrap samples for the intervals (0 = none; default 1000; with "
+                        "--stats: the permutations of spa)")
+    p.add_argument("--stats", metavar="S[,S]",
+                   help="mt-metrics-eval statistics instead of the thesis table: pearson, "
+                        "kendall, pairwise-accuracy, acc-eq, spa (system level)")
+    p.add_argument("--group", choices=("none", "item", "system"),
+                   help="segment-level grouping as mt-metrics-eval's Correlation: none "
+                        "(flatten), item (per segment across systems, averaged), system (per "
+                        "system across segments, averaged); implies --stats")
+    p.add_argument("--kendall-variant", choices=("a", "b", "c"), default="b",
+                   help="Kendall's tau of --stats kendall (default b, as mt-metrics-eval)")
+    p.add_argument("--seed", type=int, default=0)
+    add_human_arguments(p)
+    add_json_argument(p, csv=True)
+    add_option_arguments(p)
+    p.set_defaults(func=run_correlate, csv=False)
+
+    p = subparsers.add_parser("significance", help="paired bootstrap / approximate "
+                              "randomisation between systems, as sacreBLEU computes them",
+                              description="p-values between every pair of systems (or, with "
+                              "--baseline, of every system against one, printed as sacreBLEU's "
+                              "--paired-bs / --paired-ar table). bootstrap and randomization "
+                              "are sacreBLEU's paired_bs and paired_ar (same statistic, same "
+                              "draws for the same seed); bootstrap-centred is the earlier "
+                              "centred statistic.")
+    p.add_argument("database", metavar="DB")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--measure", metavar="M", help="automatic measure (default bleu)")
+    what.add_argument("--human", metavar="CLASS", help="human score class instead of a measure")
+    p.add_argument("--systems", metavar="S[,S]")
+    p.add_argument("--method", choices=("bootstrap", "randomization", "bootstrap-centred",
+                                        "perm-both", "williams"),
+                   default="bootstrap", help="between systems: bootstrap, randomization, "
+                   "bootstrap-centred; between metrics (--between-metrics): perm-both "
+                   "(default) or williams")
+    p.add_argument("--between-metrics", action="store_true",
+                   help="compare the measures' correlations with --human (default: the first "
+                        "class) instead of the systems: p-values and significance clusters")
+    p.add_argument("--measures", metavar="M[,M]", help="--between-metrics: measures and "
+                   "external metrics to compare (default: all)")
+    p.add_argument("--statistic", choices=("pearson", "kendall", "pairwise-accuracy", "acc-eq"),
+                   default="pearson", help="--between-metrics: the statistic compared")
+    p.add_argument("--level", choices=("seg", "sys"), default="sys",
+                   help="--between-metrics: segment or system level (default sys)")
+    p.add_argument("--group", choices=("none", "item", "system"), default="none",
+                   help="--between-metrics at segment level: grouping (as correlate)")
+    p.add_argument("--kendall-variant", choices=("a", "b", "c"), default="b")
+    p.add_argument("--alpha", type=float, default=0.05,
+                   help="--between-metrics: significance level of the clusters")
+    p.add_argument("--samples", type=int, default=None, metavar="N",
+                   help="resamples / trials (default as sacreBLEU: 1000 bootstrap, "
+                        "10000 randomization)")
+    p.add_argument("--seed", default=None, metavar="SEED",
+                   help="random seed: an integer or 'none' (random); default as sacreBLEU: "
+                        "$SACREBLEU_SEED, else 12345")
+    p.add_argument("--baseline", nargs="?", const="", default=None, metavar="SYSTEM",
+                   help="compare every system with SYSTEM (no value: the first system) and "
+                        "print sacreBLEU's table: score (mean ± 95%% CI), p-value")
+    p.add_argument("--normalize-evaluators", action="store_true")
+    p.add_argument("--aggregate", choices=("mean", "median"), default="mean")
+    p.add_argument("--unweighted", action="store_true",
+                   help="human system score = plain mean (default: length-weighted)")
+    add_json_argument(p)
+    add_option_arguments(p)
+    p.set_defaults(func=run_significance)
+
+    p = subparsers.add_parser("orange", help="ORANGE: rank of held-out references among the "
+                              "candidates (no human scores needed)",
+                              description="ORANGE (Lin & Och 2004; thesis ch. 6): for each "
+                              "source with two or more references, each reference is held out, "
+                              "scored against the others together with the candidates, and "
+                              "ranked; the mean rank (lower is better) of every measure.")
+    p.add_argument("database", metavar="DB")
+    p.add_argument("--measures", metavar="M[,M]", help="measures (default: the default ones)")
+    add_json_argument(p)
+    add_option_arguments(p)
+    p.set_defaults(func=run_orange)
+
+    p = subparsers.add_parser("combine", help="correlation-optimal weights of measures "
+                              "(thesis eq. 6.15) with k-fold cross-validation")
+    p.add_argument("database", metavar="DB")
+    p.add_argument("--measures", metavar="M[,M]")
+    p.add_argument("--systems", metavar="S[,S]")
+    p.add_argument("--folds", type=int, default=10)
+    p.add_argument("--seed", type=int, default=0)
+    add_human_arguments(p, many=False)
+    add_json_argument(p)
+    add_option_arguments(p)
+    p.set_defaults(func=run_combine)
