@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from evaltrans_qt.engine.data.database import Database, Levels, Score
+from evaltrans_qt.engine.data.database import Database, Levels, Score, Target
 from evaltrans_qt.engine.measures.external import ExternalMetric, external_metrics, guess_direction
 from evaltrans_qt.errors import InputFormatError
 from evaltrans_qt.io.plaintext import PathLike, check_same_length, read_import_lines
@@ -217,7 +217,7 @@ def export_mtme(db: Database, directory: PathLike, lp: str | None = None, run=No
     if any(s.doc for s in srcs):
         put(f"documents/{lp}.docs", [f"{s.extra_attrs.get('domain', 'none')} {s.doc or '-'}"
                                      for s in srcs])
-    by_sys: dict[str, dict[int, object]] = {}
+    by_sys: dict[str, dict[int, Target]] = {}
     refs: set[str] = set()
     for i, s in enumerate(srcs):
         for t in s.targets:
@@ -236,7 +236,7 @@ def export_mtme(db: Database, directory: PathLike, lp: str | None = None, run=No
     for cls in db.human_classes:
         if cls == marking:
             continue
-        lines = []
+        lines: list[str] = []
         for name in sorted(by_sys):
             vals = [by_sys[name][i].value(cls, include_extrapolated=False)
                     if i in by_sys[name] else None for i in range(len(srcs))]
@@ -246,28 +246,31 @@ def export_mtme(db: Database, directory: PathLike, lp: str | None = None, run=No
             put(f"human-scores/{lp}.{cls}.seg.score", lines)
     for (name, level), lines in human_tables(db).items():
         put(f"human-scores/{lp}.{name}.{level}.score", list(lines))
-    for key, m in external_metrics(db).items():
-        stem = key if m.reference else f"{key}-all"
-        if m.segments:
+    for key, metric in external_metrics(db).items():
+        stem = key if metric.reference else f"{key}-all"
+        if metric.segments:
             lines = []
-            for name in sorted(m.segments):
-                vals = m.segments[name]
-                lines.extend(f"{name} {_fmt(vals.get(i, math.nan))}" for i in range(len(srcs)))
+            for name in sorted(metric.segments):
+                seg_vals = metric.segments[name]
+                lines.extend(f"{name} {_fmt(seg_vals.get(i, math.nan))}"
+                             for i in range(len(srcs)))
             put(f"metric-scores/{lp}/{stem}.seg.score", lines)
-        if m.systems:
+        if metric.systems:
             put(f"metric-scores/{lp}/{stem}.sys.score",
-                [f"{name} {_fmt(m.systems[name])}" for name in sorted(m.systems)])
+                [f"{name} {_fmt(metric.systems[name])}" for name in sorted(metric.systems)])
     if run is not None:
         from evaltrans_qt.engine.measures.external import external_names
         ext = set(external_names(run))
         for m in measures or [x for x in run.measures if x not in ext]:
             meas = run.measure(m)
-            seg_lines, sys_lines = [], []
+            seg_lines: list[str] = []
+            sys_lines: list[str] = []
             for name in sorted(run.systems):
                 sr = run.systems[name]
-                vals = dict(zip(sr.segments, meas.score_values(sr.stats[m]))) \
+                run_vals = dict(zip(sr.segments, meas.score_values(sr.stats[m]))) \
                     if len(sr.stats.get(m, ())) else {}
-                seg_lines.extend(f"{name} {_fmt(vals.get(i, math.nan))}" for i in range(len(srcs)))
+                seg_lines.extend(f"{name} {_fmt(run_vals.get(i, math.nan))}"
+                                 for i in range(len(srcs)))
                 sys_lines.append(f"{name} {_fmt(sr.scores[m].value)}")
             put(f"metric-scores/{lp}/{m}-all.seg.score", seg_lines)
             put(f"metric-scores/{lp}/{m}-all.sys.score", sys_lines)

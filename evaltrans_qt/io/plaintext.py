@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Sized
 from pathlib import Path
 
 from evaltrans_qt.engine.data.database import Database, Source, Target
@@ -106,7 +106,7 @@ def read_import_lines(path: PathLike, encoding: str = "utf-8") -> list[str]:
     return lines
 
 
-def check_same_length(path: PathLike, lines: Sequence[str], expected: int, what: str) -> None:
+def check_same_length(path: PathLike, lines: Sized, expected: int, what: str) -> None:
     """Raise naming ``path`` and the first line that has no partner."""
     if len(lines) != expected:
         raise InputFormatError(

@@ -356,8 +356,8 @@ def elements(db: Database) -> list[str]:
 def restore(db: Database, path: PathLike | None = None) -> None:
     """Move an ``<external-metrics>`` element of ``db.extra_children`` (as read by
     ``io/etdb.py``) into the database's external metrics and human tables."""
-    keep = []
-    found = []
+    keep: list[str] = []
+    found: list[str] = []
     for x in db.extra_children:
         (found if x.lstrip().startswith(f"<{ELEMENT}") else keep).append(x)
     if not found:

@@ -143,33 +143,33 @@ def parse_sgml(path: PathLike, encoding: str = "utf-8") -> list[SegSet]:
                  line)
             continue
         closing, name = m[3] == "/", m[4].lower()
-        m = _TagView(m)
+        tag = _TagView(m)
         if name == "seg":
             if not closing:
                 if seg_open is not None:
                     raise InputFormatError("<seg> opened before the previous one was closed", p, line)
-                seg_open = (m.end(), _seg_id(m[3]), line)
+                seg_open = (tag.end(), _seg_id(tag[3]), line)
             else:
                 if seg_open is None:
                     raise InputFormatError("</seg> without <seg>", p, line)
                 start, sid, sline = seg_open
-                body = _seg_body(text[start:m.start()])
+                body = _seg_body(text[start:tag.start()])
                 _add(sets, p, kind, doc_sys or set_sys or "", doc, sid, body, sline)
                 seg_open = None
         elif seg_open is not None:
-            raise InputFormatError(f"<{m[1]}{m[2]}> inside a <seg> (missing </seg>?)", p, line)
+            raise InputFormatError(f"<{tag[1]}{tag[2]}> inside a <seg> (missing </seg>?)", p, line)
         elif name in _SETS:
             if closing:
                 kind = set_sys = None
             else:
                 kind = name
-                set_sys = _attrs(m[3]).get("sysid")
+                set_sys = _attrs(tag[3]).get("sysid")
                 sets.append(SegSet(kind, p))
         elif name == "doc":
             if closing:
                 doc = doc_sys = None
             else:
-                a = _attrs(m[3])
+                a = _attrs(tag[3])
                 doc = a.get("docid", "")
                 doc_sys = a.get("sysid")
     if seg_open is not None:

@@ -155,9 +155,8 @@ def import_wmt(folder: PathLike, scores: PathLike | None = None, score_class: st
     if scores is not None:
         known = {r for r, _ in refs} | {h for h, _ in hyps}
         values = read_scores(scores, len(src_lines), known)
-        db_has = db is not None and db.has_class(score_class)
-        lv = db.level(score_class) if db_has else score_levels(
-            score_class, (v for v, _ in values.values()), minimum, maximum)
+        lv = db.level(score_class) if db is not None and db.has_class(score_class) \
+            else score_levels(score_class, (v for v, _ in values.values()), minimum, maximum)
         for (system, seg), (v, line) in values.items():
             try:
                 lv.validate(v)

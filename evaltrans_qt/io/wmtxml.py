@@ -48,8 +48,8 @@ def import_wmtxml(path: PathLike, db: Database | None = None) -> Database:
         if len(srcs) != 1:
             raise InputFormatError(f"document {did} has {len(srcs)} <src> blocks, expected 1",
                                    path, doc.sourceline)
-        ids = {}
-        texts = []
+        ids: dict[str, int] = {}
+        texts: list[str] = []
         for seg in _segs(srcs[0]):
             sid = seg.get("id") or str(len(texts) + 1)
             if sid in ids:

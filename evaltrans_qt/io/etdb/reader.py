@@ -50,6 +50,7 @@ import importlib.resources
 import os
 import re
 from pathlib import Path
+from typing import overload
 
 from lxml import etree
 
@@ -102,6 +103,16 @@ def _text(el) -> str:
     if len(el):  # markup inside a sentence: keep its text
         return "".join(el.itertext())
     return el.text or ""
+
+
+@overload
+def _level_number(a: dict[str, str], key: str, name: str, path, el,
+                  default: float) -> float: ...
+
+
+@overload
+def _level_number(a: dict[str, str], key: str, name: str, path, el,
+                  default: None) -> float | None: ...
 
 
 def _level_number(a: dict[str, str], key: str, name: str, path, el,

@@ -99,7 +99,7 @@ def eflomal_align(sources: Sequence[Sequence[str]], targets: Sequence[Sequence[s
                       links_filename_fwd=str(fwd), links_filename_rev=str(rev), quiet=True)
         f_lines = fwd.read_text("ascii").split("\n")[:len(sources)]
         r_lines = rev.read_text("ascii").split("\n")[:len(sources)]
-    out = []
+    out: list[list[Link]] = []
     for k, (fl, rl) in enumerate(zip(f_lines, r_lines)):
         if not sources[k] or not targets[k]:
             out.append([])

@@ -85,7 +85,8 @@ class _Pending:
     segments: dict[tuple[int, ...], tuple[str, dict[str, list[str]], int]] = field(default_factory=dict)
 
 
-def _source_of(db: Database, sid: str, id_base: int, path, line: int) -> tuple[int, Source]:
+def _source_of(db: Database, sid: str, id_base: int, path, line: int | None
+               ) -> tuple[int, Source]:
     if not sid.strip().isdigit():
         raise InputFormatError(f"sentence ID {sid[:30]!r} is not a whole number", path, line)
     k = int(sid) - id_base

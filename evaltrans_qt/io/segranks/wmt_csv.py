@@ -89,7 +89,7 @@ def read_judgements(db: Database, path: str | os.PathLike[str],
     known = set(db.systems())
     is_ref = db.reference_test()
     pairs: set[tuple[str, str]] = set()
-    plans: list[tuple[Source, list[tuple[Target, int]], str, str]] = []
+    plans: list[tuple[Source, list[tuple[Target, int]], str | None, str]] = []
     for row in reader:
         line = reader.line_num
         pair = ((row.get("srclang") or "").strip(), (row.get("trglang") or "").strip())
