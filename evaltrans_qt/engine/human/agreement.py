@@ -183,7 +183,8 @@ class KappaReport:
                 "per_judge": {j: {k: c(v) for k, v in d.items()} for j, d in self.per_judge.items()}}
 
 
-def _kappa_report(cls: str, all_labels: list, pairs: list[tuple[str | None, str | None, object, object]],
+def _kappa_report(cls: str, all_labels: list,
+                  pairs: Sequence[tuple[str | None, str | None, object, object]],
                   fleiss: float = math.nan) -> KappaReport:
     """pairs: (judge a, judge b, label a, label b) of doubly annotated units."""
     p_e = chance_agreement(all_labels)
@@ -336,9 +337,9 @@ def annotator_statistics(db: Database, level: str = "segments",
                 for s in t.scores:
                     if s.cls == cls and not s.extrapolated:
                         key = (i, s.judge, s.extra_attrs.get(TASK_ATTR, ""))
-                        sec = s.extra_attrs.get(SECONDS_ATTR)
+                        sec_text = s.extra_attrs.get(SECONDS_ATTR)
                         try:
-                            v = float(sec) if sec is not None else 0.0
+                            v = float(sec_text) if sec_text is not None else 0.0
                         except ValueError:
                             v = 0.0
                         seen[key] = max(seen.get(key, 0.0), v if math.isfinite(v) else 0.0)

@@ -110,7 +110,8 @@ def extract_database(db: Database, trees: Sequence[Node], alignments: AlignmentS
                                    f"sentence(s) (one line per source, in database order)", path)
         toks = candidate_tokens(db, s, tokenization)
         for k, links in enumerate(lines):
-            n_tgt = len(toks[k]) if toks[k] is not None else 0
+            tk = toks[k]
+            n_tgt = len(tk) if tk is not None else 0
             problem = check_links(links, len(src_tokens[k]), n_tgt)
             if problem is not None:
                 raise InputFormatError(problem, path, k + 1)
@@ -127,9 +128,10 @@ def extract_database(db: Database, trees: Sequence[Node], alignments: AlignmentS
         for leaves in extract_segments(tree, min_length, max_length):
             per_system: dict[str, str | None] = {}
             for s in systems:
-                toks = cand[s][k]
-                span = project(leaves, by_src[s][k]) if toks is not None else None
-                per_system[s] = None if span is None else " ".join(toks[span[0]:span[1]])
+                words_s = cand[s][k]
+                span = project(leaves, by_src[s][k]) if words_s is not None else None
+                per_system[s] = None if span is None or words_s is None \
+                    else " ".join(words_s[span[0]:span[1]])
             cands = merge_candidates(per_system)
             projected += sum(v is not None for v in per_system.values())
             merged += len(cands)

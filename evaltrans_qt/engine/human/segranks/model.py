@@ -117,8 +117,9 @@ def merge_candidates(per_system: Mapping[str, str | None]) -> list[CandidateSegm
     return list(out.values())
 
 
-def check_ranks(segment: SourceSegment, ranks: Sequence[float], where: str = "") -> tuple[int, ...]:
-    """``ranks`` as whole numbers 1..N+1, one per candidate; :class:`ScoreError` otherwise."""
+def check_ranks(segment: SourceSegment, ranks: Sequence[object], where: str = "") -> tuple[int, ...]:
+    """``ranks`` as whole numbers 1..N+1, one per candidate; :class:`ScoreError` otherwise
+    (anything else, a file's stray word included, is named in the error)."""
     n = len(segment.candidates)
     if len(ranks) != n:
         raise ScoreError(f"{where}segment {segment.text!r} has {n} candidate(s), "

@@ -87,7 +87,9 @@ def remove_segment_ranking(db: Database, source_index: int, judge: str | None,
                            task: str) -> SegmentRanking | None:
     """Remove the ranking (judge, task) of a sentence; returns it (None if absent)."""
     data = sentence_segments(db.sources[source_index])
-    old = None if data is None else data.ranking(judge, task)
+    if data is None:
+        return None
+    old = data.ranking(judge, task)
     if old is not None:
         data.rankings = [r for r in data.rankings if r is not old]
     return old

@@ -279,6 +279,8 @@ class UnseenResult:
         """{distance: {worse, equal, better}} (Figure 3.3 as data)."""
         out: dict[int, dict[str, int]] = {}
         for m in self.matches:
+            if m.distance is None:              # not matched to a closest segment: no outcomes
+                continue
             for o in m.outcomes():
                 row = out.setdefault(int(m.distance), dict.fromkeys(OUTCOMES, 0))
                 row[o] += 1
@@ -286,11 +288,11 @@ class UnseenResult:
 
     def examples(self, limit: int = 10) -> list[Example]:
         """The first ``limit`` misses with a closest segment, in database order (Table 3.6)."""
-        out = []
+        out: list[Example] = []
         for m in self.matches:
             if len(out) >= limit:
                 break
-            if m.hit or not m.closest or m.true_ranks is None:
+            if m.hit or not m.closest or m.distance is None or m.true_ranks is None:
                 continue
             taken = sum(m.taken) / len(m.taken)
             true = sum(m.true_ranks) / len(m.true_ranks)
