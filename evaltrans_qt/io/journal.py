@@ -172,6 +172,8 @@ class Journal:
         self._fd: int | None = None
         #: (line number, problem) of each entry the last :meth:`entries` skipped.
         self.skipped: list[tuple[int, str]] = []
+        #: The raw bytes of those lines, in the same order.
+        self.skipped_lines: list[bytes] = []
         entries = self.entries()
         self._seq = entries[-1].seq if entries else 0
 
@@ -247,7 +249,7 @@ class Journal:
         """All complete, valid entries, in order. A torn last line is ignored; a garbled
         line or an entry with wrong types (:func:`check_entry`) is skipped, recorded in
         :attr:`skipped` with its line number and logged."""
-        self.skipped = []
+        self.skipped, self.skipped_lines = [], []
         if not self.path.exists():
             return []
         out: list[Change] = []
@@ -259,16 +261,16 @@ class Journal:
                     d = json.loads(raw.decode("utf-8"))
                 except (ValueError, UnicodeDecodeError, RecursionError):
                     if raw.strip():
-                        self._skip(no, "not a JSON line")
+                        self._skip(no, "not a JSON line", raw)
                     continue
                 if not isinstance(d, dict):
-                    self._skip(no, "not a JSON object")
+                    self._skip(no, "not a JSON object", raw)
                     continue
                 if "evaltrans-journal" in d and "cls" not in d and "type" not in d:
                     continue                                    # the header line
                 problem = check_entry(d)
                 if problem is not None:
-                    self._skip(no, problem)
+                    self._skip(no, problem, raw)
                     continue
                 try:
                     if "type" in d and d["type"] in ranking_changes.TYPES:
@@ -281,11 +283,12 @@ class Journal:
                         out.append(ScoreChange.from_dict(d))
                 except (KeyError, TypeError, ValueError, OverflowError) as exc:
                     problem = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
-                    self._skip(no, problem[:200])
+                    self._skip(no, problem[:200], raw)
         return out
 
-    def _skip(self, line: int, problem: str) -> None:
+    def _skip(self, line: int, problem: str, raw: bytes) -> None:
         self.skipped.append((line, problem))
+        self.skipped_lines.append(raw)
         _log.warning("%s:%d: journal entry skipped: %s", self.path, line, problem)
 
     def __len__(self) -> int:
@@ -306,6 +309,26 @@ class Journal:
             return
         lines = [json.dumps({"evaltrans-journal": FORMAT_VERSION})] + [e.to_json() for e in keep]
         atomic_write_bytes(self.path, ("\n".join(lines) + "\n").encode("utf-8"))
+
+    def drop(self, done: Iterable[Change], *, drop_malformed: bool = False) -> list[Change]:
+        """Remove the entries ``done`` (equal fields, ``seq`` included) atomically and keep
+        every other one -- e.g. entries appended after ``done`` were read -- and the
+        malformed lines unless ``drop_malformed``; no file is left when nothing remains.
+        Called after a write of the database that included ``done``. Returns the kept
+        entries."""
+        self.close()
+        gone = {c.to_json() for c in done}
+        keep = [e for e in self.entries() if e.to_json() not in gone]
+        bad = [] if drop_malformed else [raw.rstrip(b"\n") for raw in self.skipped_lines]
+        if not keep and not bad:
+            if self.path.exists():
+                self.path.unlink()
+                fsync_dir(self.path.parent)
+            return []
+        lines = [json.dumps({"evaltrans-journal": FORMAT_VERSION}).encode("utf-8")]
+        lines += [e.to_json().encode("utf-8") for e in keep] + bad
+        atomic_write_bytes(self.path, b"\n".join(lines) + b"\n")
+        return keep
 
     def close(self) -> None:
         if self._fd is not None:
