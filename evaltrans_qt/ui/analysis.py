@@ -12,11 +12,11 @@ from __future__ import annotations
 import pandas as pd
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QLabel, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.engine.run.results import RunResult
-from evaltrans_qt.ui.results_models import FrameModel, ResultsProxy
+from evaltrans_qt.ui.results_models import table_view
 from evaltrans_qt.ui.results_view import ResultsView
 from evaltrans_qt.ui.workers import LatestRunner
 
@@ -56,13 +56,7 @@ class LiveCorrelationPanel(QWidget):
         lay = QVBoxLayout(self)
         self.label = QLabel(self.IDLE, wordWrap=True, objectName="liveStatus")
         lay.addWidget(self.label)
-        self.view = QTableView(objectName="liveCorrelationTable")
-        self.model = FrameModel(parent=self.view)
-        proxy = ResultsProxy(self.view)
-        proxy.setSourceModel(self.model)
-        self.view.setModel(proxy)
-        self.view.setSortingEnabled(True)
-        self.view.horizontalHeader().setStretchLastSection(True)
+        self.view, self.model, _proxy = table_view("liveCorrelationTable")
         lay.addWidget(self.view, 1)
         self.runner = LatestRunner(self)
         self.timer = QTimer(self, singleShot=True, interval=300)

@@ -1,8 +1,8 @@
 """Edit → Score classes…: define, edit and remove the score classes (``<levels>``) of the database.
 
-* :class:`ClassesModel` lists the classes (a ``QAbstractTableModel`` over
-  :func:`evaltrans_qt.engine.data.schemes.describe`); the last one decides references
-  (thesis Appendix A.2) and is marked so.
+* the list of classes (:func:`classes_frame` over
+  :func:`evaltrans_qt.engine.data.schemes.describe`, a ``FrameModel`` table); the last one
+  decides references (thesis Appendix A.2) and is marked so.
 * :class:`ClassCommand` is one change on the window's undo stack: it snapshots
   the classes and the scores it touches (:mod:`evaltrans_qt.engine.data.schemes`)
   so Ctrl+Z restores both.
@@ -16,8 +16,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+import pandas as pd
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QUndoCommand
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -34,7 +36,6 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPushButton,
     QSpinBox,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -42,60 +43,26 @@ from PySide6.QtWidgets import (
 from evaltrans_qt.engine.data import schemes
 from evaltrans_qt.engine.data.database import Database, Levels
 from evaltrans_qt.errors import EvalTransError
+from evaltrans_qt.ui.results_models import GENERAL_FORMAT, table_view
+
+# ----------------------------------------------------------------- table
+#: The list's columns; perfect, gray and green read as Python's ``:g``.
+COLUMNS = ["Class", "Scale", "Perfect", "Gray", "Green", "Scores", "Role"]
+FORMATS = dict.fromkeys(("Perfect", "Gray", "Green"), GENERAL_FORMAT)
+REFERENCE_TIP = ("The last class decides which targets are references (thesis Appendix A.2): "
+                 "a target whose value here is at least 'perfect' is a reference. It always "
+                 "stays last.")
 
 
-# ----------------------------------------------------------------- model
-class ClassesModel(QAbstractTableModel):
-    """The classes of a database in file order: name, scale, perfect, gray, green, scores, role."""
-
-    headers = ["Class", "Scale", "Perfect", "Gray", "Green", "Scores", "Role"]
-
-    def __init__(self, db: Database | None = None, parent=None) -> None:
-        super().__init__(parent)
-        self.db = db
-        self.rows: list[dict] = []
-        self._bold = QFont()
-        self._bold.setBold(True)
-        self.reload()
-
-    def reload(self) -> None:
-        self.beginResetModel()
-        self.rows = schemes.describe(self.db) if self.db is not None else []
-        self.endResetModel()
-
-    def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.headers)
-
-    def headerData(self, section, orientation, role=Qt.DisplayRole):
-        if orientation == Qt.Horizontal and role == Qt.DisplayRole:
-            return self.headers[section]
-        return None
-
-    def level(self, row: int) -> Levels:
-        return self.db.level(self.rows[row]["name"])
-
-    def data(self, index, role=Qt.DisplayRole):
-        if not index.isValid():
-            return None
-        r = self.rows[index.row()]
-        c = index.column()
-        if role == Qt.DisplayRole:
-            lv = self.db.level(r["name"])
-            return [r["name"], schemes.scale_text(lv), f"{lv.perfect:g}", f"{lv.gray:g}", f"{lv.green:g}",
-                    str(r["scores"]), "decides references" if r["decides_references"] else ""][c]
-        if role == Qt.UserRole:
-            return r["name"]
-        if role == Qt.FontRole and r["decides_references"]:
-            return self._bold
-        if role == Qt.ToolTipRole and r["decides_references"]:
-            return ("The last class decides which targets are references (thesis Appendix A.2): a target whose "
-                    "value here is at least 'perfect' is a reference. It always stays last.")
-        if role == Qt.TextAlignmentRole and c >= 2:
-            return int(Qt.AlignRight | Qt.AlignVCenter)
-        return None
+def classes_frame(db: Database | None, rows: list[dict]) -> pd.DataFrame:
+    """One row per class of :func:`evaltrans_qt.engine.data.schemes.describe` (file order)."""
+    out = []
+    for r in rows:
+        lv = db.level(r["name"])
+        out.append((r["name"], schemes.scale_text(lv), float(lv.perfect), float(lv.gray),
+                    float(lv.green), int(r["scores"]),
+                    "decides references" if r["decides_references"] else ""))
+    return pd.DataFrame(out, columns=COLUMNS)
 
 
 # ----------------------------------------------------------------- undoable change
@@ -150,16 +117,17 @@ class ClassesDialog(QDialog):
         self.main = window
         self.setObjectName("classesDialog")
         self.setWindowTitle("Score classes")
-        self.model = ClassesModel(window.database, self)
-        self.table = QTableView()
-        self.table.setObjectName("classesTable")
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        #: The classes as :func:`~evaltrans_qt.engine.data.schemes.describe` lists them.
+        self.rows: list[dict] = []
+        # file order matters (the last class decides references): not sortable
+        self.table, self.model, self.proxy = table_view(
+            "classesTable", formats=FORMATS, sortable=False, resize=QHeaderView.ResizeToContents)
+        self.table.setAlternatingRowColors(False)
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.selectionModel().currentRowChanged.connect(lambda cur, _p: self._fill(cur.row()))
+        self.table.selectionModel().currentRowChanged.connect(
+            lambda cur, _p: self._fill(self._row(cur)))
+        self.reload()
 
         # templates
         self.template_box = QComboBox()
@@ -238,6 +206,27 @@ class ClassesDialog(QDialog):
         self._kind_changed()
         self.resize(640, 560)
 
+    # ---- the list
+    def reload(self) -> None:
+        """List the database's classes again (after a change)."""
+        db = self.main.database
+        self.rows = schemes.describe(db) if db is not None else []
+        self.model.set_frame(classes_frame(db, self.rows))
+        reference = [r["decides_references"] for r in self.rows]
+        bold = QFont()
+        bold.setBold(True)
+        self.model.set_row_data(Qt.FontRole, [bold if ref else None for ref in reference])
+        self.model.set_row_data(Qt.ToolTipRole, [REFERENCE_TIP if ref else None for ref in reference])
+
+    def _row(self, index) -> int:
+        """The row of :attr:`rows` shown at a view index (-1: none)."""
+        if not index.isValid():
+            return -1
+        return self.model.frame_row(self.proxy.mapToSource(index).row())
+
+    def level(self, row: int) -> Levels:
+        return self.main.database.level(self.rows[row]["name"])
+
     # ---- form
     def _kind_changed(self) -> None:
         cont = bool(self.kind.currentData())
@@ -246,9 +235,9 @@ class ClassesDialog(QDialog):
             w.setEnabled(on)
 
     def _fill(self, row: int) -> None:
-        if not 0 <= row < self.model.rowCount():
+        if not 0 <= row < len(self.rows):
             return
-        lv = self.model.level(row)
+        lv = self.level(row)
         self.name.setText(lv.name)
         self.kind.setCurrentIndex(1 if lv.continuous else 0)
         if not lv.continuous:
@@ -260,25 +249,27 @@ class ClassesDialog(QDialog):
             self.spins["maximum"].setValue(lv.maximum if lv.maximum is not None else 0)
 
     def form_levels(self, base: Levels | None = None) -> Levels:
-        """The class the form describes (keeping ``base``'s unknown attributes)."""
+        """The class the form describes (keeping ``base``'s unknown attributes); raises
+        :class:`~evaltrans_qt.errors.ScoreError` for a continuous class that cannot be."""
         v = {k: sp.value() for k, sp in self.spins.items()}
         extra = dict(base.extra_attrs) if base is not None else {}
         name = self.name.text()
         if self.kind.currentData():
-            return Levels(name, count=0, gray=v["gray"], green=v["green"], perfect=v["perfect"],
-                          firstvalid=v["minimum"], continuous=True, minimum=v["minimum"],
-                          maximum=v["maximum"], extra_attrs=extra)
+            lv = schemes.continuous(name, v["minimum"], v["maximum"], perfect=v["perfect"],
+                                    gray=v["gray"], green=v["green"])
+            return replace(lv, extra_attrs=extra)
         return Levels(name, count=self.count.value(), gray=v["gray"], green=v["green"],
                       perfect=v["perfect"], firstvalid=v["firstvalid"], extra_attrs=extra)
 
     def selected(self) -> str | None:
-        idx = self.table.currentIndex()
-        return self.model.rows[idx.row()]["name"] if idx.isValid() else None
+        row = self._row(self.table.currentIndex())
+        return self.rows[row]["name"] if row >= 0 else None
 
     def select(self, name: str) -> None:
-        for k, r in enumerate(self.model.rows):
+        for k, r in enumerate(self.rows):
             if r["name"] == name:
-                self.table.selectRow(k)
+                at = self.proxy.mapFromSource(self.model.index(self.model.row_of(k), 0))
+                self.table.selectRow(at.row())
                 return
 
     # ---- actions
@@ -301,7 +292,7 @@ class ClassesDialog(QDialog):
         except EvalTransError as exc:
             errors.show_error(exc, self)
             return False
-        self.model.reload()
+        self.reload()
         if select:
             self.select(select)
         return ok
@@ -311,14 +302,24 @@ class ClassesDialog(QDialog):
         return self._run(f"add class '{lv.name}'", lambda db, _f: schemes.add_class(db, lv), [], lv.name)
 
     def add_from_form(self) -> bool:
-        lv = self.form_levels()
+        try:
+            lv = self.form_levels()
+        except EvalTransError as exc:
+            from evaltrans_qt.ui import errors
+            errors.show_error(exc, self)
+            return False
         return self._run(f"add class '{lv.name}'", lambda db, _f: schemes.add_class(db, lv), [], lv.name)
 
     def edit_selected(self) -> bool:
         name = self.selected()
         if name is None:
             return False
-        new = self.form_levels(self.main.database.level(name))
+        try:
+            new = self.form_levels(self.main.database.level(name))
+        except EvalTransError as exc:
+            from evaltrans_qt.ui import errors
+            errors.show_error(exc, self)
+            return False
         return self._run(f"edit class '{name}'", lambda db, f: schemes.edit_class(db, name, new, f), [name], new.name)
 
     def remove_selected(self) -> bool:

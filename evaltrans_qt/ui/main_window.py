@@ -66,6 +66,7 @@ from evaltrans_qt.ui.models import (
     TargetFilterProxy,
     TargetTableModel,
 )
+from evaltrans_qt.ui.results_models import NumberDelegate
 from evaltrans_qt.ui.scoring import (
     ScorePanel,
     ScoringSession,
@@ -330,6 +331,7 @@ class MainWindow(QMainWindow):
     @staticmethod
     def _setup_table(view: QTableView, model) -> None:
         view.setModel(model)
+        view.setItemDelegate(NumberDelegate(view))     # numbers drawn as every table draws them
         view.setSelectionBehavior(QAbstractItemView.SelectRows)
         view.setSelectionMode(QAbstractItemView.SingleSelection)
         view.setSortingEnabled(True)

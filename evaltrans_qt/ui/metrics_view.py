@@ -14,8 +14,10 @@ Object names: ``metricsView``, ``metricsTable``, ``metricsSignificance``,
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+import pandas as pd
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
@@ -25,74 +27,50 @@ from PySide6.QtWidgets import (
     QSizePolicy,
     QSpinBox,
     QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from evaltrans_qt.ui import plots
+from evaltrans_qt.ui.export_dialog import ask_export
+from evaltrans_qt.ui.results_models import DASH_FORMAT, NumberFormat, table_view
 from evaltrans_qt.ui.workers import LatestRunner
 
 _CLUSTER_COLOURS = ("#e8f1fb", "#ffffff")
 
 
-class MetricsModel(QAbstractTableModel):
-    """Rows = measures best first; raw floats under ``Qt.UserRole`` for sorting."""
+#: The table's columns; the third is named after the ranking statistic when known.
+COLUMNS = ("#", "measure", "cluster", "value", "pearson", "kendall", "pairwise acc.",
+           "acc*_eq", "epsilon")
+#: Statistics that may be undefined read "–"; epsilon with four significant digits.
+FORMATS = {**dict.fromkeys(COLUMNS, DASH_FORMAT), "cluster": NumberFormat(decimals=0),
+           "epsilon": NumberFormat("g", 4, missing="–", infinite="–")}
+CLUSTER_TIP = ("significance cluster: no metric of the cluster is significantly better "
+               "than another of it (mt-metrics-eval AssignRanks)")
 
-    HEADERS = ("#", "measure", "cluster", "value", "pearson", "kendall", "pairwise acc.",
-               "acc*_eq", "epsilon")
 
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self.rows: list = []
-        self.values: list[float] = []
-        self.statistic = ""
+def overview_frame(ov) -> pd.DataFrame:
+    """Rows = measures best first (an error measure negated, marked ``*``); the value
+    column is named ``<statistic> (ranked)``."""
+    if ov is None:
+        return pd.DataFrame([], columns=list(COLUMNS))
+    values = list(ov.significance.values)
+    rows = [(i + 1, r.measure + ("*" if r.negated else ""), r.rank,
+             values[i] if i < len(values) else math.nan,
+             r.values.get("pearson", math.nan), r.values.get("kendall", math.nan),
+             r.values.get("pairwise-accuracy", math.nan), r.values.get("acc-eq", math.nan),
+             r.epsilon) for i, r in enumerate(ov.table)]
+    statistic = ov.significance.statistic
+    columns = list(COLUMNS)
+    if statistic:
+        columns[3] = f"{statistic} (ranked)"
+    return pd.DataFrame(rows, columns=columns)
 
-    def set_overview(self, ov) -> None:
-        self.beginResetModel()
-        self.rows = list(ov.table) if ov is not None else []
-        self.values = list(ov.significance.values) if ov is not None else []
-        self.statistic = ov.significance.statistic if ov is not None else ""
-        self.endResetModel()
 
-    def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section, orientation, role=Qt.DisplayRole):
-        if role == Qt.DisplayRole and orientation == Qt.Horizontal:
-            h = self.HEADERS[section]
-            return f"{self.statistic} (ranked)" if h == "value" and self.statistic else h
-        return None
-
-    def raw(self, row: int, col: int):
-        r = self.rows[row]
-        return [row + 1, r.measure + ("*" if r.negated else ""), r.rank,
-                self.values[row] if row < len(self.values) else math.nan,
-                r.values.get("pearson", math.nan), r.values.get("kendall", math.nan),
-                r.values.get("pairwise-accuracy", math.nan), r.values.get("acc-eq", math.nan),
-                r.epsilon][col]
-
-    def data(self, index, role=Qt.DisplayRole):
-        if not index.isValid():
-            return None
-        v = self.raw(index.row(), index.column())
-        if role == Qt.UserRole:
-            return v
-        if role == Qt.DisplayRole:
-            if isinstance(v, float):
-                return "–" if not math.isfinite(v) else f"{v:.4g}" if index.column() == 8 \
-                    else f"{v:.4f}"
-            return str(v)
-        if role == Qt.BackgroundRole:
-            rank = self.rows[index.row()].rank or 1
-            return QColor(_CLUSTER_COLOURS[(rank - 1) % 2])
-        if role == Qt.ToolTipRole and index.column() == 2:
-            return "significance cluster: no metric of the cluster is significantly better " \
-                   "than another of it (mt-metrics-eval AssignRanks)"
-        return None
+def cluster_colours(frame: pd.DataFrame) -> list[QColor]:
+    """Alternating backgrounds by significance cluster (rows of one cluster alike)."""
+    ranks = frame["cluster"].to_numpy(float) if "cluster" in frame else []
+    return [QColor(_CLUSTER_COLOURS[(int(r) - 1) % 2 if r == r and r else 0]) for r in ranks]
 
 
 class MetricsView(QWidget):
@@ -130,11 +108,11 @@ class MetricsView(QWidget):
         row.addWidget(self.status, 1)
         lay.addLayout(row)
         split = QSplitter(Qt.Horizontal)
-        self.table = QTableView(objectName="metricsTable")
-        self.model = MetricsModel(self)
-        self.table.setModel(self.model)
+        self.table, self.model, self.proxy = table_view(
+            "metricsTable", {"cluster": CLUSTER_TIP}, FORMATS, resize=QHeaderView.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(False)
+        self.table.setAlternatingRowColors(False)      # the clusters colour the rows
         self.table.verticalHeader().hide()
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
         split.addWidget(self.table)
         self.heatmap = plots.SignificanceMatrix(name="metricsSignificance")
         self.heatmap.clear_data("p-values between metrics appear after a run with human scores")
@@ -167,7 +145,7 @@ class MetricsView(QWidget):
     def show_overview(self, ov) -> None:
         self.overview = ov
         self.error = ""
-        self.model.set_overview(ov)
+        self._show_table(ov)
         sig = ov.significance
         names = [m + ("*" if r.negated else "") for m, r in zip(sig.measures, ov.table)]
         self.heatmap.set_data(names, sig.p, f"{sig.method}: p-value that row beats column "
@@ -177,10 +155,34 @@ class MetricsView(QWidget):
                             f"'{sig.human}' ({sig.n} {'systems' if sig.level == 'sys' else 'cells'}"
                             f"); * error measure, negated")
 
+    def _show_table(self, ov) -> None:
+        frame = overview_frame(ov)
+        self.model.set_frame(frame, formats={**FORMATS, frame.columns[3]: DASH_FORMAT})
+        self.model.set_row_data(Qt.BackgroundRole, cluster_colours(frame))
+
+    def export_table(self, path: str | Path) -> Path:
+        """The table as CSV/TSV/JSON/LaTeX (by suffix, ``io/export.py`` ``write_table``)."""
+        from evaltrans_qt.errors import SaveError
+        from evaltrans_qt.io.export import write_table
+        frame = self.model.frame
+        if frame.empty:
+            raise SaveError("there is no metrics table to export yet: run the measures on a "
+                            "database with human scores first", Path(path))
+        ov = self.overview
+        caption = "Metrics ranked as the WMT metrics task ranks them" + (
+            f" ({ov.significance.statistic}, {ov.significance.method}, "
+            f"{ov.significance.level} level, against '{ov.significance.human}')"
+            if ov is not None else "")
+        return write_table(frame, path, caption=caption)
+
+    def ask_export_table(self) -> None:
+        ask_export(self, "metrics", self.export_table, self.results.workspace.path,
+                   title="Export metrics table")
+
     def _on_error(self, exc: BaseException) -> None:
         self.error = str(exc)
         self.overview = None
-        self.model.set_overview(None)
+        self._show_table(None)
         self.heatmap.clear_data(str(exc))
         self.status.setText(str(exc))
 

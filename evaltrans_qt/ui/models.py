@@ -4,7 +4,10 @@
 their scored state; ``TargetTableModel`` lists targets (references and
 candidates) of one source or of the whole database, with one column per human
 score class. Both keep plain Python rows (built once, refreshed per row on a
-score change) and expose raw values under :data:`SORT_ROLE`.
+score change) and expose raw values under :data:`SORT_ROLE`. Numbers are given as
+numbers (``Qt.DisplayRole``) with their :class:`~evaltrans_qt.ui.results_models.NumberFormat`
+(:data:`~evaltrans_qt.ui.results_models.FORMAT_ROLE`); the views draw them with the
+tables' one :class:`~evaltrans_qt.ui.results_models.NumberDelegate`.
 
 Sorting 50 000 rows through ``QSortFilterProxyModel``'s C++ comparator would
 call Python ``data()`` ~10^6 times, so the proxies here delegate ``sort`` to
@@ -29,6 +32,7 @@ from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QApplication
 
 from evaltrans_qt.engine.data.database import Database, Target
+from evaltrans_qt.ui.results_models import FORMAT_ROLE, ONE_BASED, NumberFormat
 
 SORT_ROLE = Qt.ItemDataRole.UserRole.value + 1
 #: (source_index, target_index) of a target row; source_index of a source row.
@@ -45,6 +49,13 @@ _ALIGN = Qt.ItemDataRole.TextAlignmentRole.value
 _FOREGROUND = Qt.ItemDataRole.ForegroundRole.value
 _RIGHT = int((Qt.AlignRight | Qt.AlignVCenter).value)
 _LEFT = int((Qt.AlignLeading | Qt.AlignVCenter).value)
+_FORMAT = FORMAT_ROLE
+#: Source numbers count from 1 (the frame tables' ``segment`` column reads the same).
+_ONE_BASED = ONE_BASED["segment"]
+#: A human score: whole levels as they are (``3``), means over judges with two decimals;
+#: an extrapolated score (thesis section 1.2.1) marked ``≈``.
+SCORE_FORMAT = NumberFormat(decimals=2, whole=True)
+EXTRAPOLATED_FORMAT = NumberFormat(decimals=2, whole=True, prefix="≈")
 
 SCORED_ALL = "all"
 SCORED_COMPLETE = "complete"
@@ -215,15 +226,17 @@ class SourceTableModel(_SortableModel):
         c = index.column()
         if role == _DISPLAY:
             if c == self.COL_INDEX:
-                return str(r.index + 1)
+                return r.index
             if c == self.COL_TEXT:
                 return r.text
             if c == self.COL_REFS:
-                return str(r.refs)
+                return r.refs
             if c == self.COL_CANDS:
-                return str(r.cands)
+                return r.cands
             if c == self.COL_SCORED:
                 return f"{r.scored}/{r.cands}"
+        elif role == _FORMAT and c == self.COL_INDEX:
+            return _ONE_BASED
         elif role == SORT_ROLE:
             return self.sort_value(r, c)
         elif role == KEY_ROLE:
@@ -387,16 +400,18 @@ class TargetTableModel(_SortableModel):
         n = len(self.FIXED)
         if role == _DISPLAY:
             if c == 0:
-                return str(r[0] + 1)
+                return r[0]
             if c < n:
                 return r[c + 1]
             if c < n + len(self.classes):
-                v = r[5][c - n]
-                if v is None:
-                    return ""
-                txt = f"{v:g}" if v == int(v) else f"{v:.2f}"
-                return ("≈" + txt) if r[6][c - n] else txt
+                return r[5][c - n]
             return r[7]
+        if role == _FORMAT:
+            if c == 0:
+                return _ONE_BASED
+            if n <= c < n + len(self.classes):
+                return EXTRAPOLATED_FORMAT if r[6][c - n] else SCORE_FORMAT
+            return None
         if role == SORT_ROLE:
             return self.sort_value(r, c)
         if role == KEY_ROLE:

@@ -4,10 +4,10 @@ Per system the ratio of wins ignoring ties (Macháček §3.1), expected wins (Ko
 WMT13 used it; and with ties as half a win), WMT's "≥ others" and the counts of wins,
 losses and ties, from the short-segment rankings (expanded to systems, Macháček §3.1)
 or the whole-sentence rankings -- :func:`evaltrans_qt.engine.human.ranking.database_rank_scores`.
-Shown as a sortable table (:class:`RankScoresModel`, a QAbstractTableModel) and a bar
+Shown as a sortable table (:func:`scores_frame` in a ``FrameModel``) and a bar
 chart (ratio of wins and expected wins per system); recomputed whenever the workspace's
 database changes (a ranking screen submits or undoes, a database is opened or
-imported into). Exported as CSV/LaTeX through ``io/export.py`` ``write_table`` -- the
+imported into). Exported as CSV/TSV/JSON/LaTeX through ``io/export.py`` ``write_table`` -- the
 same table as ``evaltrans ranking wins DB -o FILE``.
 
 Object names: ``rankingResults``, ``rankingLevel``, ``rankingTable``, ``rankingBars``,
@@ -16,80 +16,41 @@ Object names: ``rankingResults``, ``rankingLevel``, ``rankingTable``, ``rankingB
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, QTimer
+import pandas as pd
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
     QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from evaltrans_qt.engine.human.ranking import LEVELS, RankScores, database_rank_scores
-from evaltrans_qt.io.export import suggested_path
 from evaltrans_qt.ui import plots
+from evaltrans_qt.ui.export_dialog import ask_export, ask_export_plot
+from evaltrans_qt.ui.results_models import DASH_FORMAT, table_view
+
+#: The table's columns (the export's, ``RankScores.frame``, in words) with their tooltips.
+COLUMNS = {"system": "",
+           "ratio of wins": "wins / (wins + losses), ties ignored (Macháček §3.1)",
+           "expected wins": "mean over opponents of wins / (wins + losses) (Koehn 2012; WMT13)",
+           "expected wins (ties ½)": "mean over opponents of (wins + ties/2) / comparisons",
+           "≥ others": "(wins + ties) / comparisons (WMT08-11)",
+           "wins": "", "losses": "", "ties": "", "comparisons": ""}
 
 
-class RankScoresModel(QAbstractTableModel):
-    """One row per system, best ratio of wins first; raw values under ``Qt.UserRole``."""
-
-    HEADERS = ("system", "ratio of wins", "expected wins", "expected wins (ties ½)",
-               "≥ others", "wins", "losses", "ties", "comparisons")
-    TIPS = ("", "wins / (wins + losses), ties ignored (Macháček §3.1)",
-            "mean over opponents of wins / (wins + losses) (Koehn 2012; WMT13)",
-            "mean over opponents of (wins + ties/2) / comparisons",
-            "(wins + ties) / comparisons (WMT08-11)", "", "", "", "")
-
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self.scores: RankScores | None = None
-
-    def set_scores(self, scores: RankScores | None) -> None:
-        self.beginResetModel()
-        self.scores = scores
-        self.endResetModel()
-
-    def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() or self.scores is None else len(self.scores.rows)
-
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section, orientation, role=Qt.DisplayRole):
-        if orientation != Qt.Horizontal:
-            return None
-        if role == Qt.DisplayRole:
-            return self.HEADERS[section]
-        if role == Qt.ToolTipRole:
-            return self.TIPS[section] or None
-        return None
-
-    def raw(self, row: int, col: int):
-        r = self.scores.rows[row]
-        return (r.system, r.ratio, r.expected_wins, r.expected_wins_ties, r.geq_others, r.wins,
-                r.losses, r.ties, r.comparisons)[col]
-
-    def data(self, index, role=Qt.DisplayRole):
-        if not index.isValid() or self.scores is None:
-            return None
-        v = self.raw(index.row(), index.column())
-        if role == Qt.UserRole:
-            return v
-        if role == Qt.DisplayRole:
-            if isinstance(v, float):
-                return "–" if not math.isfinite(v) else f"{v:.4f}"
-            return str(v)
-        if role == Qt.TextAlignmentRole and index.column() > 0:
-            return int(Qt.AlignRight | Qt.AlignVCenter)
-        return None
+def scores_frame(scores: RankScores | None) -> pd.DataFrame:
+    """One row per system, best ratio of wins first (the table the tab shows)."""
+    rows = [] if scores is None else [
+        (r.system, r.ratio, r.expected_wins, r.expected_wins_ties, r.geq_others, r.wins,
+         r.losses, r.ties, r.comparisons) for r in scores.rows]
+    return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
 class RankingResultsView(QWidget):
@@ -120,16 +81,11 @@ class RankingResultsView(QWidget):
         row.addWidget(self.plot_button)
         lay.addLayout(row)
         split = QSplitter(Qt.Horizontal)
-        self.table = QTableView(objectName="rankingTable")
-        self.model = RankScoresModel(self)
-        self.proxy = QSortFilterProxyModel(self)
-        self.proxy.setSourceModel(self.model)
-        self.proxy.setSortRole(Qt.UserRole)
-        self.table.setModel(self.proxy)
-        self.table.setSortingEnabled(True)
-        self.table.sortByColumn(-1, Qt.AscendingOrder)
+        self.table, self.model, self.proxy = table_view(
+            "rankingTable", {c: tip for c, tip in COLUMNS.items() if tip},
+            dict.fromkeys(COLUMNS, DASH_FORMAT), resize=QHeaderView.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(False)
         self.table.verticalHeader().hide()
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
         split.addWidget(self.table)
         self.bars = plots.CorrelationBars(name="rankingBars")
         self.bars.hint = "ratio of wins per system (after rankings are stored)"
@@ -172,7 +128,7 @@ class RankingResultsView(QWidget):
         db = self.workspace.database
         if db is None:
             self.scores = None
-            self.model.set_scores(None)
+            self.model.set_frame(scores_frame(None))
             self.bars.clear_data()
             self.status.setText("")
             return
@@ -185,7 +141,7 @@ class RankingResultsView(QWidget):
                 self.level.setCurrentIndex(self.level.findData(other))
                 level, scores = other, alt
         self.scores = scores
-        self.model.set_scores(scores)
+        self.model.set_frame(scores_frame(scores))
         if scores.rows:
             systems = [r.system for r in scores.rows]
             self.bars.set_data(systems, {"ratio of wins": [r.ratio for r in scores.rows],
@@ -212,19 +168,11 @@ class RankingResultsView(QWidget):
         return plots.export_plot(self.bars, path)
 
     def ask_export_table(self) -> None:
-        name = suggested_path(self.workspace.path, f"wins-{self.current_level}", ".csv")
-        path, _ = QFileDialog.getSaveFileName(self, "Export ranking table", name,
-                                              "CSV (*.csv);;LaTeX (*.tex)")
-        if path:
-            self.export_table(path)
+        ask_export(self, f"wins-{self.current_level}", self.export_table, self.workspace.path,
+                   title="Export ranking table")
 
     def ask_export_plot(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export plot",
-                                              suggested_path(self.workspace.path, "rankingBars",
-                                                             ".png"),
-                                              "PNG (*.png);;SVG (*.svg)")
-        if path:
-            self.export_plot(path)
+        ask_export_plot(self, "rankingBars", self.export_plot, self.workspace.path)
 
 
 def add_ranking_tab(results) -> RankingResultsView:

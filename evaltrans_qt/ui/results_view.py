@@ -1,7 +1,7 @@
 """The results view: run the metric engine in the background, read tables and plots, export.
 
 Everything heavy runs off the UI thread through :mod:`evaltrans_qt.ui.workers`:
-the evaluation itself (``engine.evaluate.iter_evaluate``, results streamed in
+the evaluation itself (``engine/run/driver.py`` ``iter_evaluate``, results streamed in
 per system), and the analysis of a finished run (result frames, correlations
 with bootstrap intervals, significance, combination curves), which is redone
 by a :class:`~evaltrans_qt.ui.workers.LatestRunner` whenever the human class,
@@ -35,7 +35,6 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFrame,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QMessageBox,
@@ -44,7 +43,6 @@ from PySide6.QtWidgets import (
     QSizePolicy,
     QSpinBox,
     QSplitter,
-    QTableView,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -62,7 +60,8 @@ from evaltrans_qt.engine.run.tables import (
 from evaltrans_qt.errors import EvalTransError
 from evaltrans_qt.io.export import suggested_path
 from evaltrans_qt.ui import plots
-from evaltrans_qt.ui.results_models import FrameModel, ResultsProxy, human_first
+from evaltrans_qt.ui.export_dialog import ask_export, ask_export_plot
+from evaltrans_qt.ui.results_models import human_first, table_view
 from evaltrans_qt.ui.workers import LatestRunner, handle_errors, start_worker
 
 
@@ -281,29 +280,13 @@ class ResultsView(QWidget):
         from evaltrans_qt.ui.unseen_view import add_unseen_tab  # the "Unseen systems" tab
         self.unseen_view = add_unseen_tab(self)
 
-    def _table(self, name: str) -> tuple[QTableView, FrameModel, ResultsProxy]:
-        view = QTableView(objectName=name)
-        model = FrameModel(parent=view)
-        proxy = ResultsProxy(view)
-        proxy.setSourceModel(model)
-        view.setModel(proxy)
-        view.setSortingEnabled(True)
-        # natural order (database / source order) until the user clicks a header
-        view.horizontalHeader().setSortIndicator(-1, Qt.AscendingOrder)
-        view.setSelectionBehavior(QTableView.SelectRows)
-        view.setAlternatingRowColors(True)
-        view.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
-        view.horizontalHeader().setStretchLastSection(True)
-        view.verticalHeader().setDefaultSectionSize(22)
-        return view, model, proxy
-
     def _build_system_tab(self) -> None:
         page = QWidget()
         v = QVBoxLayout(page)
         f = self.system_filter = QLineEdit(objectName="resultsSystemFilter",
                                            placeholderText="Filter systems…")
         v.addWidget(f)
-        self.system_view, self.system_model, self.system_proxy = self._table("systemTable")
+        self.system_view, self.system_model, self.system_proxy = table_view("systemTable")
         f.textChanged.connect(self.system_proxy.set_text_filter)
         v.addWidget(self.system_view)
         self.tabs.addTab(page, "Systems")
@@ -334,7 +317,7 @@ class ResultsView(QWidget):
             row.addWidget(w)
         row.addStretch(1)
         v.addLayout(row)
-        self.sentence_view, self.sentence_model, self.sentence_proxy = self._table("sentenceTable")
+        self.sentence_view, self.sentence_model, self.sentence_proxy = table_view("sentenceTable")
         self.sentence_filter.textChanged.connect(self.sentence_proxy.set_text_filter)
         self.disagree_box.toggled.connect(lambda *_: self._apply_disagreement())
         self.disagree_measure.currentIndexChanged.connect(lambda *_: self._apply_disagreement())
@@ -362,7 +345,7 @@ class ResultsView(QWidget):
         top.setStretchFactor(0, 3)
         top.setStretchFactor(1, 2)
         split.addWidget(top)
-        self.corr_view, self.corr_model, self.corr_proxy = self._table("correlationTable")
+        self.corr_view, self.corr_model, self.corr_proxy = table_view("correlationTable")
         split.addWidget(self.corr_view)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 1)
@@ -924,14 +907,14 @@ class ResultsView(QWidget):
                 return p
         return self.scatter
 
-    def export_table(self, path: str, which: str = "systems") -> None:
-        """Write the system, sentence or correlation table as CSV or LaTeX (by suffix)."""
+    def export_table(self, path: str | Path, which: str = "systems") -> None:
+        """Write the system, sentence or correlation table as CSV, TSV, JSON or LaTeX (by suffix)."""
         from evaltrans_qt.io.export import write_table
         frame = {"systems": self.system_model.frame, "sentences": self.sentence_model.frame,
                  "correlations": self.corr_model.frame}[which]
         write_table(frame, path, signatures=self.run.signatures() if self.run else None)
 
-    def export_plot(self, path: str) -> None:
+    def export_plot(self, path: str | Path) -> None:
         plots.export_plot(self.current_plot(), path)
 
     def save_report(self, path: str, system: str | None = None) -> list[Path]:
@@ -987,29 +970,23 @@ class ResultsView(QWidget):
 
     # dialogs (thin wrappers used by the menu actions)
     def ask_export_table(self) -> None:
-        if self.tabs.currentWidget() is getattr(self, "ranking_view", None):
-            return self.ranking_view.ask_export_table()
-        if self.tabs.currentWidget() is getattr(self, "unseen_view", None):
-            return self.unseen_view.ask_export_table()
+        page = self.tabs.currentWidget()
+        for tab in (getattr(self, "ranking_view", None), getattr(self, "unseen_view", None),
+                    getattr(self, "metrics_view", None)):
+            if tab is not None and page is tab:
+                return tab.ask_export_table()
         which = {0: "systems", 1: "sentences", 2: "correlations"}.get(self.tabs.currentIndex(),
                                                                      "systems")
-        path, _ = QFileDialog.getSaveFileName(self, "Export table",
-                                              suggested_path(self.workspace.path, which, ".csv"),
-                                              "CSV (*.csv);;LaTeX (*.tex)")
-        if path:
-            self.export_table(path, which)
+        ask_export(self, which, lambda p: self.export_table(p, which), self.workspace.path)
 
     def ask_export_plot(self) -> None:
-        if self.tabs.currentWidget() is getattr(self, "ranking_view", None):
-            return self.ranking_view.ask_export_plot()
-        if self.tabs.currentWidget() is getattr(self, "unseen_view", None):
-            return self.unseen_view.ask_export_plot()
-        name = self.current_plot().objectName() or "plot"
-        path, _ = QFileDialog.getSaveFileName(self, "Export plot",
-                                              suggested_path(self.workspace.path, name, ".png"),
-                                              "PNG (*.png);;SVG (*.svg)")
-        if path:
-            self.export_plot(path)
+        page = self.tabs.currentWidget()
+        for tab in (getattr(self, "ranking_view", None), getattr(self, "unseen_view", None)):
+            if tab is not None and page is tab:
+                return tab.ask_export_plot()
+        plot = self.current_plot()
+        ask_export_plot(self, plot.objectName() or "plot", lambda p: plots.export_plot(plot, p),
+                        self.workspace.path)
 
     def ask_save_report(self) -> None:
         if self.run is None:

@@ -44,14 +44,14 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSizePolicy,
-    QTreeWidget,
-    QTreeWidgetItem,
+    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from evaltrans_qt.engine.data.database import Database, Levels, Score, Target
 from evaltrans_qt.io.journal import Journal, ScoreChange, apply_change, change_for
+from evaltrans_qt.ui.results_models import GENERAL_FORMAT, attach_frame_model
 
 Item = tuple[int, int]  # (source index, target index)
 
@@ -810,28 +810,36 @@ def _rtl(text: str) -> bool:
     return is_rtl(text)
 
 
-class SimilarPanel(QTreeWidget):
+class SimilarPanel(QTableView):
     """Already-scored translations of the current source (identical first, then nearest),
-    with the judges who scored them. Activating a row (double-click, Enter) emits
-    :attr:`jumpRequested` (source index, target index) and opens that translation in the
-    window's compare view (``open_in_compare``, when the window has it)."""
+    with the judges who scored them: a ``FrameModel`` table (:func:`similar_frame`).
+    Activating a row (double-click, Enter) emits :attr:`jumpRequested` (source index,
+    target index) and opens that translation in the window's compare view
+    (``open_in_compare``, when the window has it)."""
 
     jumpRequested = Signal(int, int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("similarPanel")
-        self.setRootIsDecorated(False)
-        self.setAlternatingRowColors(True)
-        self.setHeaderLabels(["Dist.", "System", "Judge", "Translation"])
+        # the order is the point (identical first, then nearest): not sortable
+        self.table_model, self.proxy = attach_frame_model(self, sortable=False)
+        self.verticalHeader().hide()
+        self.horizontalHeader().setStretchLastSection(True)
+        self.setSelectionMode(QTableView.SingleSelection)
         self.similar: list[SimilarTranslation] = []
-        self.itemActivated.connect(self._activated)
+        self.activated.connect(self._activated)
+        self.clear()
 
-    def _activated(self, item: QTreeWidgetItem, _column: int = 0) -> None:
-        key = item.data(1, Qt.UserRole)
-        if not key:
+    def clear(self) -> None:
+        """No current candidate: an empty list."""
+        self.show_similar([], [])
+
+    def _activated(self, index) -> None:
+        if not index.isValid():
             return
-        si, ti = key
+        s = self.similar[self.table_model.frame_row(self.proxy.mapToSource(index).row())]
+        si, ti = s.source_index, s.target_index
         self.jumpRequested.emit(si, ti)
         win = self.window()
         if si >= 0 and hasattr(win, "open_in_compare"):
@@ -839,26 +847,28 @@ class SimilarPanel(QTreeWidget):
 
     def show_similar(self, similar: list[SimilarTranslation], classes: list[str]) -> None:
         self.similar = similar
-        self.clear()
-        self.setHeaderLabels(["Dist.", "System", "Judge"] + classes + ["Translation"])
+        self.table_model.set_frame(similar_frame(similar, classes),
+                                   formats=dict.fromkeys(classes, GENERAL_FORMAT))
         bold = self.font()
         bold.setBold(True)
-        for s in similar:
-            vals = []
-            for c in classes:
-                v = s.target.value(c, include_extrapolated=False)
-                vals.append("" if v is None else f"{v:g}")
-            judges = ", ".join(j or "(anonymous)" for j in s.judges) or "-"
-            it = QTreeWidgetItem(self, ["= identical" if s.identical else str(s.distance),
-                                        s.target.system or "-", judges] + vals + [s.target.text])
-            it.setToolTip(len(classes) + 3, s.target.text)
-            it.setData(0, Qt.UserRole, s.target_index)
-            it.setData(1, Qt.UserRole, (s.source_index, s.target_index))
-            if s.identical:
-                for col in range(self.columnCount()):
-                    it.setFont(col, bold)
-        for col in range(self.columnCount() - 1):
+        self.table_model.set_row_data(Qt.FontRole, [bold if s.identical else None for s in similar])
+        self.table_model.set_row_data(Qt.ToolTipRole, [s.target.text for s in similar])
+        for col in range(self.table_model.columnCount() - 1):
             self.resizeColumnToContents(col)
+
+
+def similar_frame(similar: list[SimilarTranslation], classes: list[str]):
+    """Distance ("= identical" or the word edit distance), system, judges, the scores of
+    ``classes`` (mean over judges, human only) and the translation, one row each."""
+    import pandas as pd
+    rows = []
+    for s in similar:
+        vals = [s.target.value(c, include_extrapolated=False) for c in classes]
+        judges = ", ".join(j or "(anonymous)" for j in s.judges) or "-"
+        rows.append(["= identical" if s.identical else s.distance, s.target.system or "-",
+                     judges, *(math.nan if v is None else float(v) for v in vals),
+                     s.target.text])
+    return pd.DataFrame(rows, columns=["Dist.", "System", "Judge", *classes, "Translation"])
 
 
 class SessionDialog(QDialog):

@@ -1,4 +1,4 @@
-"""The results view's "Unseen systems" tab: reusing the judged database for a
+r"""The results view's "Unseen systems" tab: reusing the judged database for a
 system nobody ranked, Macháček ch. 3 -- the application side of ``evaltrans unseen``
 and ``evaltrans segranks agreement``.
 
@@ -19,8 +19,8 @@ Choose a system (or every annotated one, leave-one-system-out, §3.2) and the me
 * *Segment vs sentence τ (Table 3.2)*: Kendall τ per system on the sentence-level
   comparisons it won (a), lost (b) and all (c) (``levels.level_agreement``).
 
-The overestimation warning of §3.2 is always shown. Tables are ``FrameModel``
-(QAbstractTableModel) over the frames of :func:`summary_frame` etc., exported through
+The overestimation warning of §3.2 is always shown. Tables are ``FrameModel`` tables
+(``ui/results_models.py``) over the frames of :func:`summary_frame` etc., exported through
 ``io/export.py`` ``write_table`` (CSV/TSV/JSON/LaTeX by suffix). A database without
 ranked short segments gets a message saying how to make them. The view recomputes
 when its controls change, and when the database changes while it is visible
@@ -42,9 +42,7 @@ import pandas as pd
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QMenu,
     QPushButton,
@@ -60,9 +58,9 @@ from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.engine.human.ranking import RankScores
 from evaltrans_qt.engine.human.unseen.levels import LevelAgreement
 from evaltrans_qt.engine.human.unseen.matching import OUTCOMES, OVERESTIMATE_WARNING, UnseenResult
-from evaltrans_qt.io.export import suggested_path
 from evaltrans_qt.ui import plots
-from evaltrans_qt.ui.results_models import FrameModel, ResultsProxy
+from evaltrans_qt.ui.export_dialog import ask_export, ask_export_plot
+from evaltrans_qt.ui.results_models import FrameModel, table_view
 from evaltrans_qt.ui.workers import LatestRunner
 
 #: The message for a database without ranked short segments.
@@ -259,20 +257,9 @@ def levels_frame(lv: LevelAgreement | None) -> pd.DataFrame:
 
 # ------------------------------------------------------------------- the view
 def _table(name: str, tips: dict[str, str] | None = None) -> tuple[QTableView, FrameModel]:
-    view = QTableView(objectName=name)
-    model = FrameModel(parent=view, tooltips=tips)
-    proxy = ResultsProxy(view)
-    proxy.setSourceModel(model)
-    view.setModel(proxy)
-    view.setSortingEnabled(True)
-    view.horizontalHeader().setSortIndicator(-1, Qt.AscendingOrder)
-    view.setSelectionBehavior(QTableView.SelectRows)
+    view, model, _proxy = table_view(name, tips)
     view.setSelectionMode(QTableView.SingleSelection)
-    view.setAlternatingRowColors(True)
     view.verticalHeader().hide()
-    view.verticalHeader().setDefaultSectionSize(22)
-    view.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
-    view.horizontalHeader().setStretchLastSection(True)
     return view, model
 
 
@@ -325,7 +312,7 @@ class UnseenView(QWidget):
         self.status.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         row.addWidget(self.status, 1)
         self.export_button = QPushButton("Export table…", objectName="unseenExport")
-        self.export_button.setToolTip("One of the tables, as CSV or LaTeX")
+        self.export_button.setToolTip("One of the tables, as CSV, TSV, JSON or LaTeX")
         menu = QMenu(self.export_button)
         for which, label in MENU.items():
             menu.addAction(label, lambda w=which: self.ask_export_table(w))
@@ -570,19 +557,11 @@ class UnseenView(QWidget):
 
     def ask_export_table(self, which: str | None = None) -> None:
         which = which or self.current_table()
-        name = suggested_path(self.workspace.path, f"unseen-{which}", ".csv")
-        path, _ = QFileDialog.getSaveFileName(self, "Export unseen-systems table", name,
-                                              "CSV (*.csv);;LaTeX (*.tex)")
-        if path:
-            self.export_table(path, which)
+        ask_export(self, f"unseen-{which}", lambda p: self.export_table(p, which),
+                   self.workspace.path, title="Export unseen-systems table")
 
     def ask_export_plot(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export plot",
-                                              suggested_path(self.workspace.path, "unseenBars",
-                                                             ".png"),
-                                              "PNG (*.png);;SVG (*.svg)")
-        if path:
-            self.export_plot(path)
+        ask_export_plot(self, "unseenBars", self.export_plot, self.workspace.path)
 
 
 def add_unseen_tab(results) -> UnseenView:

@@ -154,7 +154,7 @@ def test_edit_menu_opens_the_dialog_and_remove_asks(qtbot, main_window, demo_cop
     assert not w.database.has_class("fluency")
     # the reference class cannot be removed while others remain: an error, nothing changes
     from evaltrans_qt.ui import errors
-    dlg.model.reload()
+    dlg.reload()
     dlg.select("isReference")
     assert not dlg.remove_selected()
     assert "decides which targets are references" in str(errors.history[-1])
@@ -245,4 +245,27 @@ def test_removing_the_only_session_class_ends_the_session(qtbot, main_window, de
     assert dlg.remove_selected()
     qtbot.waitUntil(lambda: w.session is None)
     assert w.score_panel.session is None and w.database.human_classes == ["fluency", "sser"]
+    dlg.close()
+
+
+def test_a_continuous_class_from_the_form(qtbot, main_window, demo_copy):
+    """The form's continuous class is the engine's one continuous constructor; a range
+    that cannot be is reported by the error sink and nothing changes."""
+    from evaltrans_qt.ui import errors
+    w = main_window
+    db = open_db(qtbot, w, demo_copy)
+    dlg = w.classes_dialog()
+    dlg.name.setText("da")
+    dlg.kind.setCurrentIndex(dlg.kind.findData(True))
+    for key, v in (("minimum", 0), ("maximum", 100), ("perfect", 100), ("gray", 30),
+                   ("green", 70)):
+        dlg.spins[key].setValue(v)
+    assert dlg.form_levels() == schemes.continuous("da", 0, 100, perfect=100, gray=30, green=70)
+    assert dlg.add_from_form() and db.level("da").continuous and db.level("da").maximum == 100
+    row = next(k for k, r in enumerate(dlg.rows) if r["name"] == "da")
+    assert [dlg.model.index(row, c).data() for c in (2, 3, 4)] == [100.0, 30.0, 70.0]
+    dlg.name.setText("broken")
+    dlg.spins["minimum"].setValue(100)                 # minimum not below maximum
+    assert not dlg.add_from_form() and not db.has_class("broken")
+    assert "minimum" in str(errors.history[-1])
     dlg.close()

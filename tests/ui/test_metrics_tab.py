@@ -5,6 +5,9 @@ map -- and shows an external metric of the database like our own measures."""
 from __future__ import annotations
 
 import numpy as np
+from PySide6.QtCore import Qt
+
+from evaltrans_qt.ui.results_models import cell_text
 
 from .conftest import open_db
 
@@ -30,13 +33,22 @@ def test_metrics_tab_fills_on_the_demo_database(qtbot, main_window, demo_copy):
     qtbot.waitUntil(lambda: metrics.overview is not None or bool(metrics.error), timeout=120_000)
     assert not metrics.error, metrics.error
     ov = metrics.overview
-    model = metrics.model
-    names = [model.raw(r, 1).rstrip("*") for r in range(model.rowCount())]
+    model = metrics.proxy
+    rows = range(model.rowCount())
+    names = [model.index(r, 1).data().rstrip("*") for r in rows]
     assert sorted(names) == sorted(["wer", "bleu", "ter", "chrf", "COMET-like"])
-    values = [model.raw(r, 3) for r in range(model.rowCount())]
+    values = [model.index(r, 3).data() for r in rows]
     assert values == sorted(values, reverse=True)                 # ranked, best first
-    clusters = [model.raw(r, 2) for r in range(model.rowCount())]
+    clusters = [model.index(r, 2).data() for r in rows]
     assert clusters[0] == 1 and clusters == sorted(clusters)
+    # the delegate writes the numbers as the table always has: four decimals, the
+    # cluster as a whole number, epsilon with four significant digits or a dash
+    assert [cell_text(model.index(r, 3)) for r in rows] == [f"{v:.4f}" for v in values]
+    assert [cell_text(model.index(r, 2)) for r in rows] == [str(c) for c in clusters]
+    eps = [model.index(r, 8).data() for r in rows]
+    assert [cell_text(model.index(r, 8)) for r in rows] == [
+        f"{e:.4g}" if np.isfinite(e) else "–" for e in eps]
+    assert model.headerData(3, Qt.Horizontal) == f"{ov.significance.statistic} (ranked)"
     assert metrics.heatmap.pvalues.shape == (5, 5)
     p = metrics.heatmap.pvalues
     assert np.isnan(np.diag(p)).all() and np.nanmax(p) <= 1 and np.nanmin(p) >= 0

@@ -22,6 +22,7 @@ from evaltrans_qt.engine.human.ranking import RANK_CLASS, SECONDS_ATTR, TASK_ATT
 from evaltrans_qt.engine.human.segranks.model import sentence_segments
 from evaltrans_qt.io.etdb import load_database
 from evaltrans_qt.ui.ranking_actions import SEGMENTS, SENTENCES, open_ranking_screen
+from evaltrans_qt.ui.results_models import cell_text
 
 from .conftest import SEGRANKS_EXAMPLE, extract_campaign, open_db
 
@@ -114,8 +115,8 @@ def test_segment_screen_keyboard_drop_submit_undo_save_reopen(qtbot, main_window
     qtbot.waitUntil(lambda: tab.scores is not None and tab.scores.rankings == 2, timeout=5000)
     assert tab.current_level == "segments"
     assert by_system(tab.scores.rows) == expect
-    assert [tab.model.raw(r, 0) for r in range(3)] == ["sysA", "sysB", "sysC"]
-    assert tab.model.data(tab.model.index(1, 1)) == "0.3333"
+    assert [tab.proxy.index(r, 0).data() for r in range(3)] == ["sysA", "sysB", "sysC"]
+    assert cell_text(tab.proxy.index(1, 1)) == "0.3333"
     assert list(tab.bars.values["ratio of wins"]) == pytest.approx([1.0, 1 / 3, 0.25])
 
     # undo (Ctrl+Z): the submit is taken back -- database, journal, tab -- and the screen
@@ -253,7 +254,7 @@ def test_ranking_tab_exports_through_the_window_actions(qtbot, main_window, camp
 
     from evaltrans_qt.engine.human.segranks.sessions import record_segment_ranking
     from evaltrans_qt.io.etdb import save_database
-    from evaltrans_qt.ui import ranking_results
+    from evaltrans_qt.ui import export_dialog
     db = load_database(campaign)
     record_segment_ranking(db, 4, {0: [2, 1]}, "dora", seconds=3.0)   # sysC beats A and B
     save_database(db, campaign)
@@ -265,7 +266,7 @@ def test_ranking_tab_exports_through_the_window_actions(qtbot, main_window, camp
     assert by_system(tab.scores.rows) == {"sysC": (2, 0, 0, 1.0), "sysA": (0, 1, 1, 0.0),
                                           "sysB": (0, 1, 1, 0.0)}
     target = {"path": str(tmp_path / "t.csv")}
-    monkeypatch.setattr(ranking_results.QFileDialog, "getSaveFileName",
+    monkeypatch.setattr(export_dialog.QFileDialog, "getSaveFileName",
                         lambda *a, **k: (target["path"], ""))
     w.act_export_table.trigger()
     frame = pd.read_csv(tmp_path / "t.csv")

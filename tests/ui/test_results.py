@@ -14,6 +14,7 @@ from evaltrans_qt.cli.main import main as cli_main
 from evaltrans_qt.engine.options import PRESETS, EvalOptions
 from evaltrans_qt.engine.run.executors.local import SerialExecutor
 from evaltrans_qt.errors import OptionError
+from evaltrans_qt.ui.results_models import RAW_ROLE
 
 from .conftest import open_db
 
@@ -151,7 +152,7 @@ def test_system_table_equals_batch_command(qtbot, results, tmp_path, capsys):
     # the table sorts numerically by the raw value
     col = view.system_model.column_index("BLEU")
     view.system_view.sortByColumn(col, Qt.DescendingOrder)
-    shown = [view.system_proxy.index(r, col).data(Qt.UserRole + 1)
+    shown = [view.system_proxy.index(r, col).data(RAW_ROLE)
              for r in range(view.system_proxy.rowCount())]
     assert shown == sorted(shown, reverse=True)
 
@@ -171,7 +172,7 @@ def test_sentence_table_filters_and_opens_compare_view(qtbot, results):
     col = view.sentence_model.column_index("human:fluency")
     view.sentence_view.sortByColumn(col, Qt.DescendingOrder)
     assert view.sentence_proxy.rowCount() == masked               # the mask survives sorting
-    vals = [view.sentence_proxy.index(r, col).data(Qt.UserRole + 1) for r in range(masked)]
+    vals = [view.sentence_proxy.index(r, col).data(RAW_ROLE) for r in range(masked)]
     finite = [v for v in vals if v == v]
     assert finite == sorted(finite, reverse=True) and all(v == v for v in vals[:len(finite)])
     view.disagree_box.setChecked(False)

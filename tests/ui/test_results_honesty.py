@@ -18,6 +18,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from evaltrans_qt.engine.options import EvalOptions
+from evaltrans_qt.ui.results_models import RAW_ROLE, cell_text
 
 from .conftest import open_db
 from .test_results import run_to_end
@@ -180,10 +181,11 @@ def test_sentence_table_counts_segments_from_one(qtbot, results):
     run_to_end(qtbot, view, options=EvalOptions(), measures=MEASURES)
     m = view.sentence_model
     col = m.column_index("segment")
-    raw = m.index(0, col).data(Qt.UserRole + 1)
-    assert raw == 0 and m.index(0, col).data(Qt.DisplayRole) == "1"
+    raw = m.index(0, col).data(RAW_ROLE)
+    assert raw == 0 and cell_text(view.sentence_proxy.index(0, col)) == "1"
     # the source list's first row is number 1 as well
-    assert window.source_model.index(0, 0).data(Qt.DisplayRole) == "1"
+    assert window.source_model.index(0, 0).data(Qt.DisplayRole) == 0
+    assert cell_text(window.source_proxy.index(0, 0)) == "1"
     # human scores come right after system and segment
     cols = list(m.frame.columns)
     assert cols[:3] == ["system", "segment", "human:fluency"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QProgressBar
 
+from evaltrans_qt.ui.results_models import cell_text
 from tests.ui.conftest import open_db
 
 
@@ -108,8 +109,9 @@ def test_next_unscored_and_identical(qtbot, main_window, demo_copy):
     else:
         raise AssertionError("the demo database should have an identical translation")
     s.go_to(k)
-    qtbot.waitUntil(lambda: w.similar_panel.topLevelItemCount() > 0)
-    assert w.similar_panel.topLevelItem(0).text(0) == "= identical"
+    panel = w.similar_panel
+    qtbot.waitUntil(lambda: panel.model().rowCount() > 0)
+    assert cell_text(panel.model().index(0, 0)) == "= identical"
     qtbot.keyClick(w, Qt.Key_I)
     assert s.judge_value((si, ti), "fluency") == vals["fluency"]
     # U skips scored items
