@@ -12,8 +12,18 @@ changing options or scores reaches every view by construction.
 
 The model never imports Qt (saving on a worker thread and the autosave timer
 belong to the window; the workspace only counts changes and says what is due).
-The command line opens databases through :meth:`Workspace.open` (load, then
-replay a left-over journal of an interrupted scoring session).
+:meth:`Workspace.open` loads a database the way every reader does
+(:func:`evaltrans_qt.io.store.open_database`: load, then replay a left-over journal);
+:meth:`Workspace.save` writes it synchronously (Qt-free callers).
+
+The file on disk is never overwritten behind anybody's back: while a database is open the
+workspace holds its advisory lock (``NAME.etdb.xml.lock``, :mod:`evaltrans_qt.io.store`;
+commands refuse to write a locked file) and records the file's identity (size, mtime,
+inode, content hash) at load and at each save. :meth:`Workspace.check_disk` compares the
+file with it -- one ``stat``; the file is hashed only when its size is equal but its stat
+differs -- before every save and whenever an autosave is due (:attr:`autosave_due`): a
+changed file is not overwritten, autosaving stops and ``changed_on_disk`` is emitted for
+the window to ask what to do (the unsaved judgements stay in the journal meanwhile).
 
 Signals (all emitted in the thread that changes the workspace -- the UI thread):
 
@@ -24,15 +34,20 @@ Signals (all emitted in the thread that changes the workspace -- the UI thread):
 * ``dirty_changed(dirty: bool)``, ``path_changed(path)``;
 * ``options_changed()`` -- options or chosen measures;
 * ``run_changed()`` -- a run (or report) was set or cleared;
-* ``currency_changed(current: bool)`` -- the run became current or out of date.
+* ``currency_changed(current: bool)`` -- the run became current or out of date;
+* ``changed_on_disk(path)`` -- the open file changed on disk since it was loaded or saved
+  here; autosave stopped until it is saved again (:meth:`Workspace.save` with
+  ``overwrite_changed``, Save As) or another database is opened.
 """
 
 from __future__ import annotations
 
 import os
 import time
+import weakref
 from collections.abc import Sequence
 from pathlib import Path
+from typing import cast
 
 from psygnal import Signal
 
@@ -40,7 +55,15 @@ from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.engine.run.results import RunResult
 from evaltrans_qt.errors import EvalTransError
-from evaltrans_qt.io.journal import Journal, ReplayReport, ScoreChange, journal_path, replay
+from evaltrans_qt.io import store
+from evaltrans_qt.io.journal import Journal, ReplayReport, ScoreChange, journal_path
+from evaltrans_qt.io.store import (
+    DatabaseChangedError,
+    DatabaseLockedError,
+    FileIdentity,
+    LockInfo,
+    PendingJournalError,
+)
 
 #: Milliseconds between a change and its autosave (the window's timer reads it).
 AUTOSAVE_MS = 5000
@@ -51,16 +74,11 @@ KEEP = object()
 
 
 def load_with_journal(path: str | Path) -> tuple[Database, ReplayReport | None]:
-    """Load a database and replay its left-over journal, if any (safe on a worker thread)."""
-    from evaltrans_qt.io.etdb import load_database
-    db = load_database(path)
-    journal = Journal(journal_path(path))
-    entries = journal.entries()
-    if not entries and not journal.skipped:
-        return db, None
-    report = replay(db, entries)
-    report.skipped = list(journal.skipped)
-    return db, report
+    """Load a database and replay its left-over journal, if any (safe on a worker thread);
+    :func:`~evaltrans_qt.io.store.open_database`, which also remembers the identity of the
+    file read (:meth:`Workspace.set_database` picks it up)."""
+    opened = store.open_database(path)
+    return opened.database, opened.recovered
 
 
 def skipped_measures(measures: Sequence[str], options: EvalOptions) -> dict[str, str]:
@@ -88,6 +106,8 @@ class Workspace:
     currency_changed = Signal(bool)
     #: A note for the user (e.g. the session file was damaged and kept aside).
     message = Signal(str)
+    #: The open file changed on disk since it was loaded or saved here (its path).
+    changed_on_disk = Signal(object)
 
     def __init__(self, *, autosave: bool = True, autosave_ms: int = AUTOSAVE_MS) -> None:
         self.database: Database | None = None
@@ -109,6 +129,16 @@ class Workspace:
         #: Bumped whenever the candidates or references may have changed.
         self.data_version = 0
         self._run_data_version = -1
+        #: The file as loaded or last saved here (None: no file, or not known).
+        self.identity: FileIdentity | None = None
+        #: True once :meth:`check_disk` found the file changed: nothing overwrites it and
+        #: autosave stops until a save that means it, or another database.
+        self.disk_changed = False
+        #: Our advisory lock of :attr:`path` (None: no file, or another process holds it).
+        self.lock: LockInfo | None = None
+        #: Who held the lock when we could not take it.
+        self.locked_by: LockInfo | None = None
+        self._lock_release: weakref.finalize | None = None
 
     # ------------------------------------------------------------ opening
     @classmethod
@@ -116,18 +146,28 @@ class Workspace:
         """A workspace with the database at ``path`` loaded and its journal replayed
         (``recovered`` tells what the replay did); options from its session file."""
         ws = cls(**kw)
-        db, report = load_with_journal(path)
-        ws.set_database(db, path, report)
+        opened = store.open_database(path)
+        ws.set_database(opened.database, path, opened.recovered, identity=opened.identity)
         return ws
 
     def set_database(self, db: Database | None, path: str | Path | None = None,
-                     recovered: ReplayReport | None = None) -> None:
-        """Make ``db`` (already loaded) the open database; every view resets."""
+                     recovered: ReplayReport | None = None, *,
+                     identity: FileIdentity | None = None) -> None:
+        """Make ``db`` (already loaded) the open database; every view resets. ``identity``:
+        of the file when ``db`` was read (default: what :func:`load_with_journal` read,
+        else the file now). Takes the file's lock (another holder: a :attr:`message`)."""
         if self.journal is not None:
             self.journal.close()
         self.database = db
         self.path = Path(path) if path is not None else None
         self.journal = Journal(journal_path(self.path)) if self.path is not None else None
+        self._take_lock(self.path)
+        self.disk_changed = False
+        self.identity = None
+        if self.path is not None:
+            self.identity = identity or (store.identity_when_read(db, self.path)
+                                         if db is not None else None) \
+                or store.disk_identity(self.path)
         self.recovered = recovered
         self.changes = self.saved_changes = 0
         if recovered is not None and recovered.applied:
@@ -143,10 +183,107 @@ class Workspace:
         self.currency_changed.emit(False)
 
     def set_path(self, path: str | Path, journal: Journal | None = None) -> None:
-        """The database now lives at ``path`` (after Save As), with ``journal``."""
+        """The database now lives at ``path`` (after Save As), with ``journal``; the lock
+        moves there and the file's identity is taken from it."""
+        self._take_lock(Path(path))
         self.path = Path(path)
         self.journal = journal if journal is not None else Journal(journal_path(self.path))
+        self.identity = self._stat_identity()
+        self.disk_changed = False
         self.path_changed.emit(self.path)
+
+    # ------------------------------------------------------------ the file on disk
+    def _take_lock(self, path: Path | None) -> None:
+        """Hold the advisory lock of ``path`` (None: none), releasing the one held."""
+        old, self.lock, self.locked_by = self.lock, None, None
+        if path is not None and old is not None and store.same_file(old.database, path):
+            self.lock, old = old, None
+        elif path is not None:
+            try:
+                self.lock = store.acquire_lock(path)
+            except DatabaseLockedError as exc:
+                self.locked_by = exc.holder
+                self.message.emit(f"{path.name} is {exc.problem} as well: close it in one of "
+                                  "them (both would write the same file)")
+            except OSError:
+                pass                       # a folder we cannot write: saving will say so
+        if old is not None:
+            if self._lock_release is not None:
+                self._lock_release.detach()
+            store.release_lock(old)
+        if self.lock is not None and (self._lock_release is None or not self._lock_release.alive):
+            self._lock_release = weakref.finalize(self, store.release_lock, self.lock)
+
+    def _stat_identity(self) -> FileIdentity | None:
+        """The recorded identity if the file's stat still matches it, else the stat alone."""
+        if self.path is None:
+            return None
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        known = self.identity
+        return known if known is not None and known.same_stat(st) else FileIdentity.of(st)
+
+    def check_disk(self) -> bool:
+        """Whether the open file is still the one loaded or last saved here (one ``stat``;
+        a hash only when the size is equal but the stat differs). If not: autosave stops,
+        ``changed_on_disk(path)`` is emitted and a :attr:`message` says what happened
+        (once), and False."""
+        if self.disk_changed:
+            return False
+        if self.path is None or self.identity is None:
+            return True
+        now = store.disk_identity(self.path, self.identity)
+        if now is not None and self.identity.matches(now):
+            self.identity = now if now.digest is not None else self.identity
+            return True
+        self.disk_changed = True
+        self.message.emit(f"{self.path.name} changed on disk since it was opened or saved "
+                          "here: not overwritten, autosave stopped (your unsaved changes are "
+                          "kept in its journal)")
+        self.changed_on_disk.emit(self.path)
+        return False
+
+    def save(self, path: str | Path | None = None, *, overwrite_changed: bool = False) -> Path:
+        """Write the open database to its file, or (Save As) to ``path``, synchronously
+        through the one validated atomic write; returns where. In place,
+        :class:`DatabaseChangedError` if the file changed on disk (:meth:`check_disk`)
+        unless ``overwrite_changed`` (the user chose to). :class:`DatabaseLockedError`
+        if another process holds the target open; :class:`PendingJournalError` if Save As
+        would replace a file whose journal holds unsaved judgements. The journal is cleared
+        up to what the save included; Save As moves the lock and the journal."""
+        if self.database is None:
+            raise ValueError("no database is open")
+        target = Path(path) if path is not None else self.path
+        if target is None:
+            raise ValueError("the database has no file yet: give a path")
+        in_place = self.path is not None and store.same_file(target, self.path)
+        if in_place and not overwrite_changed and not self.check_disk():
+            raise DatabaseChangedError("changed on disk since it was opened or saved here; "
+                                       "not overwritten", target)
+        store.check_not_locked(target, self.lock)
+        if not in_place:
+            theirs = Journal(journal_path(target)).entries()
+            if theirs:
+                raise PendingJournalError(
+                    f"{len(theirs)} unsaved judgement(s) in {journal_path(target).name} "
+                    "belong to the file there; open it first or choose another name", target)
+        seq = self.journal.last_seq if self.journal is not None else 0
+        count = self.changes
+        identity = store.save_with_identity(self.database, target)
+        if in_place:
+            if self.journal is not None:
+                self.journal.clear(seq)
+        else:
+            old = self.journal
+            self.set_path(target)
+            if self.journal is not None:
+                self.journal.clear()       # malformed left-overs of the file replaced
+            if old is not None:
+                old.clear(seq)             # its entries are in the new file
+        self.mark_saved(count, identity)
+        return target
 
     def modified(self, affects_results: bool = True) -> None:
         """The open database changed outside a scoring session (import, merge, classes).
@@ -173,8 +310,16 @@ class Workspace:
         self.changes += 1
         self.dirty_changed.emit(True)
 
-    def mark_saved(self, count: int) -> None:
-        """A save that included the first ``count`` changes succeeded."""
+    def mark_saved(self, count: int, identity: FileIdentity | None = None) -> None:
+        """A save that included the first ``count`` changes succeeded; ``identity``: of the
+        file it wrote (default: the file's stat now). The file is ours again: a stopped
+        autosave resumes."""
+        if self.path is not None:
+            self.identity = identity if identity is not None else self._stat_identity()
+            self.disk_changed = False
+        self._set_saved(count)
+
+    def _set_saved(self, count: int) -> None:
         self.saved_changes = count
         self.dirty_changed.emit(self.is_dirty)
 
@@ -182,13 +327,14 @@ class Workspace:
         """Forget unsaved changes (the journal too: they must not come back on next start)."""
         if self.journal is not None:
             self.journal.clear()
-        self.mark_saved(self.changes)
+        self._set_saved(self.changes)
 
     @property
     def autosave_due(self) -> bool:
-        """Whether the policy asks for an autosave now (the window's timer decides when)."""
+        """Whether the policy asks for an autosave now (the window's timer decides when):
+        never while the file changed on disk (checked here, :meth:`check_disk`)."""
         return self.autosave and self.database is not None and self.path is not None \
-            and self.is_dirty
+            and self.is_dirty and self.check_disk()
 
     # ------------------------------------------------------------ options
     def set_options(self, options: EvalOptions, measures: list[str] | None | object = KEEP,
@@ -197,7 +343,7 @@ class Workspace:
         session file."""
         self.options = options
         if measures is not KEEP:
-            self.measures = None if measures is None else list(measures)
+            self.measures = None if measures is None else list(cast("Sequence[str]", measures))
         if persist and self.path is not None:
             sess = self.session_or_none()
             if sess is not None:
@@ -334,14 +480,18 @@ class Workspace:
 
     def _save_session(self, sess, what: str) -> None:
         from evaltrans_qt.io.session import save_session
+        if self.path is None:
+            return
         try:
             save_session(self.path, sess)
         except (OSError, EvalTransError) as exc:
             self.message.emit(f"{what}: {exc}")
 
     def close(self) -> None:
+        """Close the journal, release the lock, close a remote executor."""
         if self.journal is not None:
             self.journal.close()
+        self._take_lock(None)
         self.close_executor()
 
 
