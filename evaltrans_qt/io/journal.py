@@ -23,6 +23,9 @@ Besides scores the journal holds the human-evaluation protocols' changes
 (:mod:`evaltrans_qt.io.protocol_changes`): post-edits, item marks, information items and
 references, each a JSON line with a ``type`` field; entries without one are score
 changes (every journal written before). They replay in the same order as scores.
+
+The format (JSON lines, versioned by the header line) is documented for scripts and other
+tools in ``docs/journal.md``.
 """
 
 from __future__ import annotations

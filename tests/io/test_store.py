@@ -386,3 +386,24 @@ def test_stale_and_unreadable_locks(tmp_path):
     os.utime(lp, (old, old))
     release_lock(acquire_lock(path))
     assert not lp.exists()
+
+
+def test_the_documented_journal_example_reads_and_replays(tmp_path):
+    """docs/journal.md's example is a valid journal of the bundled campaign."""
+    doc = (ROOT / "docs" / "journal.md").read_text(encoding="utf-8")
+    block = doc.split("```jsonl\n", 1)[1].split("```", 1)[0]
+    path = tmp_path / "campaign.etdb.xml"
+    db = load_database(EXAMPLE / "campaign.etdb.xml")
+    schemes.add_template(db, "fluency5")
+    save_database(db, path)
+    journal_path(path).write_text(block, encoding="utf-8")
+    j = Journal.for_database(path)
+    assert len(j.entries()) == 7 and j.skipped == []
+    opened = open_database(path)
+    assert opened.unsaved == 7 and opened.note == "7 unsaved judgements from the journal included"
+    out = opened.database
+    assert out.sources[0].targets[1].value("fluency") is None          # scored, then undone
+    assert out.sources[1].items == [(0, 2), (2, 4)]
+    assert out.sources[1].targets[2].postedit_by("kim").seconds == 5.0
+    assert [t.system for t in out.references(out.sources[2])] == ["ref", "added-1"]
+    assert [s.value for t in out.sources[1].targets for s in t.scores_of("rank")] == [1.0, 2.0]
