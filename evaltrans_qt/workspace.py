@@ -259,10 +259,14 @@ class Workspace:
         if target is None:
             raise ValueError("the database has no file yet: give a path")
         in_place = self.path is not None and store.same_file(target, self.path)
-        if in_place and not overwrite_changed and not self.check_disk():
-            raise DatabaseChangedError("changed on disk since it was opened or saved here; "
-                                       "not overwritten", target)
-        store.check_not_locked(target, self.lock)
+
+        def check() -> None:
+            if in_place and not overwrite_changed and not self.check_disk():
+                raise DatabaseChangedError("changed on disk since it was opened or saved "
+                                           "here; not overwritten", target)
+            store.check_not_locked(target, self.lock)
+
+        check()                              # before serialising, and again right before writing
         if not in_place:
             theirs = Journal(journal_path(target)).entries()
             if theirs:
@@ -271,7 +275,7 @@ class Workspace:
                     "belong to the file there; open it first or choose another name", target)
         seq = self.journal.last_seq if self.journal is not None else 0
         count = self.changes
-        identity = store.save_with_identity(self.database, target)
+        identity = store.save_with_identity(self.database, target, before_write=check)
         if in_place:
             if self.journal is not None:
                 self.journal.clear(seq)

@@ -40,7 +40,7 @@ import socket
 import time
 import uuid
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -273,12 +273,17 @@ class Written:
 
 
 def save_with_identity(db: Database, path: PathLike,
-                       also: Iterable[tuple[PathLike, bytes]] = ()) -> FileIdentity:
+                       also: Iterable[tuple[PathLike, bytes]] = (), *,
+                       before_write: Callable[[], None] | None = None) -> FileIdentity:
     """:func:`~evaltrans_qt.io.etdb.save_database` returning the identity of the file
     written (its stat and the hash of the bytes, no second read). ``also``: other files
-    written after the database's bytes passed the checks and before the database."""
+    written after the database's bytes passed the checks and before the database.
+    ``before_write``: called once the bytes are ready, just before anything is written
+    (a check that raises stops the write)."""
     from evaltrans_qt.io.etdb import checked_bytes
     data = checked_bytes(db, path)
+    if before_write is not None:
+        before_write()
     for other, content in also:
         atomic_write_bytes(other, content)
     with atomic_writer(path, "wb") as fh:
@@ -318,10 +323,14 @@ def write_database(opened_or_db: Opened | Database, path: PathLike, *, force: bo
     db = opened.database if opened is not None else opened_or_db
     assert isinstance(db, Database)
     in_place = opened is not None and same_file(target, opened.path)
-    check_not_locked(target, lock, force=force)
-    if opened is not None and in_place and not unchanged_on_disk(target, opened.identity):
-        raise DatabaseChangedError("changed on disk since this command read it; nothing was "
-                                   "written (run the command again)", target)
+
+    def check() -> None:
+        check_not_locked(target, lock, force=force)
+        if opened is not None and in_place and not unchanged_on_disk(target, opened.identity):
+            raise DatabaseChangedError("changed on disk since this command read it; nothing "
+                                       "was written (run the command again)", target)
+
+    check()                                  # before serialising, and again right before writing
     jp = journal_path(target)
     theirs = Journal(jp)
     pending = [] if in_place and opened is not None and opened.replayed else theirs.entries()
@@ -333,7 +342,7 @@ def write_database(opened_or_db: Opened | Database, path: PathLike, *, force: bo
             f"{len(pending)} unsaved judgement{_s(len(pending))} in {jp.name} would be "
             f"orphaned: {why}; open it first (evaltrans-qt, or a command that includes "
             f"the journal) or write elsewhere", target)
-    identity = save_with_identity(db, target, also)
+    identity = save_with_identity(db, target, also, before_write=check)
     folded = 0
     if pending:                              # forced: keep them, out of the way
         set_aside = _set_aside(jp, ".replaced", [e.to_json().encode() for e in pending]

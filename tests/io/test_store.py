@@ -195,6 +195,26 @@ def test_a_file_changed_on_disk_is_not_replaced(tmp_path):
         write_database(opened, path)
 
 
+def test_a_change_while_serialising_is_caught_before_the_replace(tmp_path, monkeypatch):
+    from evaltrans_qt.io import etdb
+    path = tmp_path / "db.etdb.xml"
+    save_database(_campaign(), path)
+    opened = open_database(path)
+    theirs = load_database(path)
+    theirs.sources[0].targets[1].set_score("fluency", 5, "other")
+    real = etdb.checked_bytes
+
+    def slow(db, p):                      # another program writes while we serialise
+        data = real(db, p)
+        save_database(theirs, path)
+        return data
+
+    monkeypatch.setattr(etdb, "checked_bytes", slow)
+    with pytest.raises(DatabaseChangedError):
+        write_database(opened, path)
+    assert load_database(path) == theirs
+
+
 def test_a_touched_but_equal_file_is_unchanged(tmp_path):
     path = tmp_path / "db.etdb.xml"
     save_database(_campaign(), path)
