@@ -219,9 +219,12 @@ def run_info(args: argparse.Namespace) -> int:
     for lv in db.levels:
         if lv.name not in c["scored"]:
             continue
-        scale = (f"continuous {lv.minimum:g}..{lv.maximum:g}" if lv.continuous
-                 and lv.minimum is not None and lv.maximum is not None
-                 else "continuous" if lv.continuous else f"levels {lv.firstvalid:g}..{lv.count - 1}")
+        if lv.continuous and lv.minimum is not None and lv.maximum is not None:
+            scale = f"continuous {number(lv.minimum, 'g')}..{number(lv.maximum, 'g')}"
+        elif lv.continuous:
+            scale = "continuous"
+        else:
+            scale = f"levels {number(lv.firstvalid, 'g')}..{lv.count - 1}"
         print(f"class {lv.name}: {scale}; scored targets {c['scored'][lv.name]}, "
               f"unscored candidates {c['unscored'][lv.name]}")
     return 0
