@@ -190,6 +190,6 @@ def _width(spec: str) -> int:
     return int(digits) if digits else 0
 
 
-__all__ = ["PRESET_HELP", "add_json_argument", "add_option_arguments", "add_preset_argument", "comma_list", "number",
-           "open_database", "option_values", "options_from_args", "refuse_pending_journal",
-           "sentences_path", "write_database"]
+__all__ = ["PRESET_HELP", "add_json_argument", "add_option_arguments", "add_preset_argument",
+           "comma_list", "number", "open_database", "option_values", "options_from_args",
+           "refuse_pending_journal", "sentences_path", "write_database"]
