@@ -14,7 +14,7 @@ application nor a command loses what the other did.
   whose replay is idempotent. Writing over a file another process holds open (its
   advisory lock) is refused (:class:`DatabaseLockedError`) unless ``force``.
 * The advisory lock ``NAME.etdb.xml.lock`` (JSON: pid, host, process start time, program,
-  token) says that a program holds the database open (:func:`acquire_lock`,
+  token, docs/journal.md) says that a program holds the database open (:func:`acquire_lock`,
   :func:`release_lock`, :func:`lock_holder`); a lock of a dead process on this host is
   stale and taken over.
 
@@ -399,6 +399,9 @@ class LockInfo:
     started: str
     program: str = APPLICATION
     token: str = field(default_factory=lambda: uuid.uuid4().hex)
+    #: The process's start in clock ticks since boot (Linux ``/proc``; None elsewhere):
+    #: unlike wall-clock times it tells a reused pid for sure.
+    start_ticks: int | None = None
 
     @property
     def path(self) -> Path:
@@ -406,6 +409,8 @@ class LockInfo:
 
     def describe(self) -> str:
         """``open in evaltrans-qt, pid N`` (with the host when it is another machine)."""
+        if self.pid <= 0:
+            return f"locked ({self.path.name} is being written by another program)"
         on = f" on {self.host}" if self.host != _HOST else ""
         return f"open in {self.program}{on}, pid {self.pid}"
 
@@ -417,14 +422,16 @@ class LockInfo:
             return False
         if not _alive(self.pid):
             return True
-        actual = _process_start(self.pid)
-        recorded = _parse_time(self.started)
-        return actual is not None and recorded is not None and abs(actual - recorded) > 2.0
+        now = _start_ticks(self.pid)
+        return self.start_ticks is not None and now is not None and now != self.start_ticks
 
     def to_json(self) -> str:
-        return json.dumps({"evaltrans-lock": LOCK_VERSION, "pid": self.pid, "host": self.host,
-                           "started": self.started, "program": self.program,
-                           "token": self.token}, ensure_ascii=False)
+        d: dict[str, object] = {"evaltrans-lock": LOCK_VERSION, "pid": self.pid,
+                                "host": self.host, "started": self.started,
+                                "program": self.program, "token": self.token}
+        if self.start_ticks is not None:
+            d["start_ticks"] = self.start_ticks
+        return json.dumps(d, ensure_ascii=False)
 
 
 def lock_path(database_path: PathLike) -> Path:
@@ -445,23 +452,23 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _start_ticks(pid: int) -> int | None:
+    """Start of process ``pid`` in clock ticks since boot, from /proc (None where unknown)."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def _process_start(pid: int) -> float | None:
     """Start time (epoch seconds) of process ``pid`` from /proc (None where unknown)."""
+    ticks = _start_ticks(pid)
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        ticks = int(stat.rsplit(")", 1)[1].split()[19])
         btime = next(int(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
                      if line.startswith("btime "))
-        return btime + ticks / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError, StopIteration):
         return None
-
-
-def _parse_time(text: str) -> float | None:
-    try:
-        return _dt.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
+    return None if ticks is None else btime + ticks / os.sysconf("SC_CLK_TCK")
 
 
 def _iso(t: float) -> str:
@@ -481,9 +488,11 @@ def _read_lock(database: Path) -> LockInfo | None:
         raw = b""
     try:
         d = json.loads(raw.decode("utf-8"))
-        return LockInfo(database, int(d["pid"]), str(d["host"]), str(d["started"]),
-                        str(d.get("program", APPLICATION)), str(d["token"]))
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        ticks = d.get("start_ticks")
+        return LockInfo(database, int(d["pid"]), str(d["host"]), str(d.get("started", "")),
+                        str(d.get("program", APPLICATION)), str(d["token"]),
+                        ticks if isinstance(ticks, int) and not isinstance(ticks, bool) else None)
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError, AttributeError):
         try:
             age = time.time() - lp.stat().st_mtime
         except OSError:
@@ -505,8 +514,9 @@ def acquire_lock(path: PathLike, program: str = APPLICATION) -> LockInfo:
     live process holds it, :class:`OSError` if the lock file cannot be written."""
     database = Path(path)
     lp = lock_path(database)
-    me = LockInfo(database, os.getpid(), _HOST, _iso(_process_start(os.getpid()) or time.time()),
-                  program)
+    pid = os.getpid()
+    me = LockInfo(database, pid, _HOST, _iso(_process_start(pid) or time.time()), program,
+                  start_ticks=_start_ticks(pid))
     data = (me.to_json() + "\n").encode("utf-8")
     for _ in range(20):
         try:

@@ -363,7 +363,9 @@ def test_lock_file_contents_and_own_lock(tmp_path):
     d = json.loads(lock_path(path).read_text())
     assert d["evaltrans-lock"] == 1 and d["pid"] == os.getpid() and d["host"] == lock.host
     assert d["program"] == "evaltrans-qt" and d["token"] == lock.token
-    assert abs(store._parse_time(d["started"]) - time.time()) < 7 * 24 * 3600
+    from datetime import datetime
+    started = datetime.fromisoformat(d["started"].replace("Z", "+00:00")).timestamp()
+    assert started <= time.time() and d.get("start_ticks") == store._start_ticks(os.getpid())
     opened = open_database(path)
     with pytest.raises(DatabaseLockedError):                 # another holder in this process
         write_database(opened, path)
@@ -388,9 +390,10 @@ def test_stale_and_unreadable_locks(tmp_path):
     lock = acquire_lock(path)
     assert json.loads(lp.read_text())["token"] == lock.token
     release_lock(lock)
-    if store._process_start(os.getpid()) is not None:       # /proc: a reused pid is stale too
+    if store._start_ticks(os.getpid()) is not None:         # /proc: a reused pid is stale too
         lp.write_text(json.dumps({"evaltrans-lock": 1, "pid": os.getpid(), "host": store._HOST,
-                                  "started": "2000-01-01T00:00:00.000Z", "token": "reused"}))
+                                  "started": "2000-01-01T00:00:00.000Z", "token": "reused",
+                                  "start_ticks": store._start_ticks(os.getpid()) + 1}))
         assert lock_holder(path) is None
         release_lock(acquire_lock(path))
     # another machine's lock is never stale
