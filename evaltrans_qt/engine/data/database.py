@@ -417,19 +417,20 @@ class Database:
             ident = ("key", src.key) if src.key is not None else ("text", src.text)
             first = firsts.setdefault(ident, src)
             if first.text != src.text:
+                assert src.key is not None      # sources identified by text share their text
                 raise InputFormatError(f"{describe_key(src.key)} holds two different "
                                        f"sentences: {_short(first.text)} and {_short(src.text)}")
         sources, self.sources = self.sources, []
         self._by_text, self._text_ids, self._by_key = {}, {}, {}
         for src in sources:
-            first = self.find_source(src.text, src.doc, src.seg)
-            if first is None:
+            found = self.find_source(src.text, src.doc, src.seg)
+            if found is None:
                 self.sources.append(src)
                 self._index(src)
             else:
-                first.targets.extend(src.targets)
-                if first.key is None:
-                    first.occurrences += src.occurrences
+                found.targets.extend(src.targets)
+                if found.key is None:
+                    found.occurrences += src.occurrences
 
     # ----- references vs candidates (thesis Appendix A.2) ---------------
     def reference_test(self) -> Callable[[Target], bool]:

@@ -133,7 +133,8 @@ def _plan_classes(db: Database, other: Database, report: MergeReport) -> tuple[l
     theirs_ref = other.reference_levels
     other_has_refs = theirs_ref is not None and any(other.is_reference(t) for _, t in other.iter_targets())
     ours_ref = db.reference_levels
-    translate = bool(other_has_refs and ours_ref is not None and theirs_ref.name != ours_ref.name)
+    translate = bool(other_has_refs and ours_ref is not None and theirs_ref is not None
+                     and theirs_ref.name != ours_ref.name)
     add: list[Levels] = []
     for lv in other.levels:
         if translate and lv is theirs_ref:
@@ -144,7 +145,7 @@ def _plan_classes(db: Database, other: Database, report: MergeReport) -> tuple[l
                 report.notes.append(f"class '{lv.name}' is defined differently there; ours is kept")
             continue
         add.append(lv)
-    return add, (theirs_ref.name if translate else None), translate
+    return add, (theirs_ref.name if translate and theirs_ref is not None else None), translate
 
 
 def _check_scores(db: Database, other: Database, add: list[Levels], skip: str | None) -> None:
@@ -308,7 +309,9 @@ def merge(db: Database, other: Database, policy: Policy = "old") -> MergeReport:
             src.extra_children = list(osrc.extra_children)
             report.added_sources += 1
         if id(src) not in ours:
-            ours[id(src)] = len(db.sources) - 1 if db.sources[-1] is src else db.source_index(src)
+            i = len(db.sources) - 1 if db.sources[-1] is src else db.source_index(src)
+            assert i is not None                # src is one of ours: matched or just added
+            ours[id(src)] = i
         index_map[oi] = ours[id(src)]
         outcome = merge_protocols.merge_items(src, osrc, prefer_new, report)
         merge_segranks(src, osrc, prefer_new, report)
