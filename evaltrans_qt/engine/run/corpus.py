@@ -101,7 +101,8 @@ class _Tokens:
         ids = self.ids
         todo = [t for t in dict.fromkeys(texts) if t not in ids]
         workers = getattr(executor, "max_workers", 1) if executor is not None else 1
-        if workers < 2 or len(todo) < PARALLEL_TOKENIZE_MIN or self.method == "none":
+        if executor is None or workers < 2 or len(todo) < PARALLEL_TOKENIZE_MIN \
+                or self.method == "none":
             # (splitting on spaces is cheaper than shipping the texts to workers)
             self._encode(todo, tokenize_batch((todo, self.method, self.case)))
             return

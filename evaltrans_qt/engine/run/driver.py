@@ -265,6 +265,7 @@ def _pair_phase(fitted: dict[str, Measure], batches: Sequence[PairBatch],
     yield Progress(0, total, " + ".join(f"{n.upper()}: {c} sentence pairs" for n, c in
                                         counts.items()), cost_total=cost_total)
     for idx, values in executor.run({n: fitted[n] for n in counts}, batches, cancel):
+        assert isinstance(values, list)            # a pair batch computes a list of values
         name = batches[idx].measure
         caches[name].update(zip(keys[idx], values))
         got[name] += len(values)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from evaltrans_qt.engine.data.database import Database
+from evaltrans_qt.engine.data.database import Database, Target
 from evaltrans_qt.engine.human.scores import target_value, valid_floor
 from evaltrans_qt.engine.run.results import RunResult
 
@@ -43,7 +43,7 @@ def _row_targets(db: Database | None, system: str, sr) -> list:
         return [None] * len(sr.segments)
     from evaltrans_qt.engine.human.scores import occurrence_keys
     tidx = getattr(sr, "target_indices", ()) or ()
-    out = []
+    out: list[Target | None] = []
     for r, (i, k) in enumerate(occurrence_keys(sr.segments)):
         if not 0 <= i < len(db.sources):
             out.append(None)
@@ -96,7 +96,8 @@ def build_tables(run: RunResult, db: Database | None = None,
             # a report read back without sentence detail has system scores only
             stats = sr.stats.get(mname)
             has_rows = stats is not None and len(stats) == n
-            per_sentence = [m.score(row) for row in stats] if has_rows else []
+            per_sentence = [m.score(row) for row in stats] if has_rows and stats is not None \
+                else []
             cols = list(sr.scores[mname].columns) if mname in sr.scores else (
                 list(per_sentence[0].columns) if per_sentence else [])
             for c in cols:

@@ -100,9 +100,12 @@ class LocalProcessExecutor(Executor):
             ctx = mp.get_context(method)
             if method == "forkserver":
                 ctx.set_forkserver_preload(_PRELOAD)
-            self._pool = ProcessPoolExecutor(max_workers=self.max_workers, mp_context=ctx,
-                                             initializer=_lower_priority if self.nice else None,
-                                             initargs=(self.nice,) if self.nice else ())
+            if self.nice:
+                self._pool = ProcessPoolExecutor(max_workers=self.max_workers, mp_context=ctx,
+                                                 initializer=_lower_priority,
+                                                 initargs=(self.nice,))
+            else:
+                self._pool = ProcessPoolExecutor(max_workers=self.max_workers, mp_context=ctx)
         return self._pool
 
     def _gather(self, futures: Sequence[Future], cancel):
