@@ -1282,7 +1282,7 @@ def inv_inside_py(cand: Sequence, ref: Sequence, c_sub: int = 1, c_del: int = 1,
             return (l1 - l0) * c_ins
         if l1 == l0:
             return (i1 - i0) * c_del
-        best = None
+        best: int | None = None
         if i1 - i0 == 1 and l1 - l0 == 1:
             best = 0 if cand[i0] == ref[l0] else c_sub
         for ip in range(i0, i1 + 1):
@@ -1293,6 +1293,7 @@ def inv_inside_py(cand: Sequence, ref: Sequence, c_sub: int = 1, c_del: int = 1,
                 if not ((ip, lp) == (i0, l1) or (ip, lp) == (i1, l0)):
                     v = q(i0, ip, lp, l1) + q(ip, i1, l0, lp) + c_inv
                     best = v if best is None or v < best else best
+        assert best is not None                 # a bispan with two non-empty sides has splits
         return best
 
     return q

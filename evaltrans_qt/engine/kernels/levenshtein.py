@@ -330,4 +330,5 @@ def jiwer_opcodes(hyp, ref) -> list[tuple[str, int, int, int, int]]:
     """rapidfuzz's ``Levenshtein.opcodes(reference, hypothesis)`` as jiwer's alignment chunks:
     ``(tag, ref_start, ref_end, hyp_start, hyp_end)``, tag equal/replace/delete/insert."""
     from rapidfuzz.distance import Levenshtein
-    return [tuple(op) for op in Levenshtein.opcodes(ref, hyp)]
+    return [(op.tag, op.src_start, op.src_end, op.dest_start, op.dest_end)
+            for op in Levenshtein.opcodes(ref, hyp)]

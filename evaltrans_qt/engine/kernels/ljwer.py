@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from numba import njit, types
@@ -377,7 +378,9 @@ def lj_search(cand: np.ndarray, ref: np.ndarray, exact_limit: int = 25, beam: in
     total = 0 if max_bytes is None else max(1, int(max_bytes) // STATE_BYTES)
     if I == 0 or L == 0:
         return lev[0], True, lev[1], lev[2], lev[3]
-    b = _search(c, r, V, c_lj, lev[0], beam, max_states, total) if I <= 62 else (-1,)
+    # (cost, moves, positions, jumps, ok) of the search (cost -1: no path kept), (-1,) if not run
+    b: tuple[Any, ...] = _search(c, r, V, c_lj, lev[0], beam, max_states, total) \
+        if I <= 62 else (-1,)
     best = lev if b[0] < 0 or b[0] >= lev[0] else (b[0], b[1], b[2], b[3])
     if I > limit:
         return best[0], False, best[1], best[2], best[3]
