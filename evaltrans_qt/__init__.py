@@ -8,8 +8,8 @@ loaded on first use (module ``__getattr__``), so ``import evaltrans_qt`` stays
 cheap and imports neither Qt, numba, numpy nor pandas::
 
     import evaltrans_qt as et
-    bleu = et.score("bleu", ["the cat sat on the mat"], [["the cat sat on a mat"]])
-    print(bleu.score, bleu.signature)
+    bleu = et.measure("bleu").corpus_score(["the cat sat on the mat"], [["the cat sat on a mat"]])
+    print(bleu.score, bleu.parts["counts"], bleu.signature)
 """
 
 from __future__ import annotations
@@ -20,8 +20,10 @@ from evaltrans_qt.version import __version__
 
 #: Public name -> module that defines it (everything else is private).
 _PUBLIC = {
+    "measure": "evaltrans_qt.api",
+    "Metric": "evaltrans_qt.api",
     "score": "evaltrans_qt.api",
-    "Score": "evaltrans_qt.api",
+    "Score": "evaltrans_qt.engine.run.scoring",
     "Database": "evaltrans_qt.api",
     "evaluate": "evaltrans_qt.api",
     "Run": "evaltrans_qt.api",
@@ -38,15 +40,17 @@ __all__ = ["__version__", *_PUBLIC]
 if TYPE_CHECKING:
     from evaltrans_qt.api import (
         Database,
+        Metric,
         Run,
-        Score,
         available_measures,
         correlate,
         evaluate,
+        measure,
         score,
         significance,
     )
     from evaltrans_qt.engine.options import PRESETS, EvalOptions
+    from evaltrans_qt.engine.run.scoring import Score
     from evaltrans_qt.errors import EvalTransError
 
 

@@ -4,15 +4,18 @@ Everything here is re-exported by ``evaltrans_qt`` (lazily: ``import evaltrans_q
 loads neither numpy nor pandas). Thin glue over the engine, one way to do each
 thing:
 
-* :func:`score` -- lists of strings -> :class:`Score` objects, through
-  :class:`evaltrans_qt.engine.run.scoring.Scorer` (what ``evaltrans score`` uses);
+* :func:`measure` -- a measure with its options (:class:`Metric`), sacreBLEU's object
+  API: ``.corpus_score(hypotheses, reference_streams)`` and
+  ``.sentence_score(hypothesis, references)`` give the one score type,
+  :class:`evaltrans_qt.engine.run.scoring.Score` (what ``evaltrans score`` prints);
+  :func:`score` is a shortcut over it for references given per segment;
 * :class:`Database` -- the engine's database plus ``from_lists``, ``load``,
   ``save``, ``demo`` and ``to_frame``;
-* :func:`evaluate` -- the evaluation driver (``engine.driver.evaluate``, what
+* :func:`evaluate` -- the evaluation driver (``engine.run.driver.evaluate``, what
   ``evaltrans batch`` runs) -> :class:`Run` with pandas tables
-  (``engine.tables.build_tables``, what the application shows);
-* :func:`correlate`, :func:`significance` -- ``engine.correlation.correlate_run`` and
-  ``engine.significance.run_significance`` as DataFrames.
+  (``engine.run.tables.build_tables``, what the application shows);
+* :func:`correlate`, :func:`significance` -- ``engine.metaeval.correlation.correlate_run``
+  and ``engine.metaeval.significance.run_significance`` as DataFrames.
 
 Options are the fields of :class:`~evaltrans_qt.engine.options.EvalOptions`: the
 long flags of ``evaltrans batch`` in snake_case (``--wer-ref-length-rule`` ->
@@ -21,14 +24,12 @@ long flags of ``evaltrans batch`` in snake_case (``--wer-ref-length-rule`` ->
 
 from __future__ import annotations
 
-import math
 import os
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
 from evaltrans_qt.engine.data.database import Database as _EngineDatabase
-from evaltrans_qt.engine.data.database import Levels
+from evaltrans_qt.engine.data.schemes import continuous
 from evaltrans_qt.engine.options import EvalOptions, options_from
 from evaltrans_qt.errors import InputFormatError, OptionError, ScoreError
 
@@ -36,9 +37,10 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from evaltrans_qt.engine.run.results import RunResult
+    from evaltrans_qt.engine.run.scoring import Score, Scorer
 
 PathLike = str | os.PathLike[str]
-#: Preset of :func:`score` (sacreBLEU's defaults, as ``evaltrans score``).
+#: Preset of :func:`measure` and :func:`score` (sacreBLEU's defaults, as ``evaltrans score``).
 SCORE_PRESET = "sacrebleu"
 #: Preset of :func:`evaluate` (the engine's defaults, as ``evaltrans batch``).
 EVALUATE_PRESET = "evaltrans default"
@@ -57,39 +59,97 @@ def make_options(options: EvalOptions | None = None, preset: str | None = None,
 
 
 # --------------------------------------------------------------------------- scores
-@dataclass(frozen=True)
-class Score:
-    """One measure's score of one system, with its parts, sentences and signature.
+def _option_name(measure: str, key: str, fields: Mapping[str, Any]) -> str:
+    """``key`` if it names an EvalOptions field, else ``<measure>_<key>`` if that does (the
+    measure's own options without their prefix: ``smooth_method`` of BLEU is
+    ``bleu_smooth_method``), else ``key`` (an unknown option, refused by the builder)."""
+    if key not in fields and f"{measure}_{key}" in fields:
+        return f"{measure}_{key}"
+    return key
 
-    ``score`` is the number sacreBLEU prints (BLEU, chrF, TER and our error rates
-    in percent, NIST as is); ``value`` the engine's unit (fractions);
-    ``sentences`` one value per segment in the unit of ``score`` (same options,
-    so ``signature`` holds for them too); ``parts`` the measure's named parts:
-    its table columns, its scalar report elements and, for BLEU, sacreBLEU's
-    ``precisions``, ``bp``, ``sys_len``, ``ref_len``, ``counts``, ``totals``.
+
+class Metric:
+    """One measure with its options, ready to score lists of strings (sacreBLEU's
+    ``Metric``: ``BLEU()``, ``CHRF()``...); made by :func:`measure`.
+
+    :meth:`corpus_score` scores a system (hypotheses with sacreBLEU's reference streams),
+    :meth:`sentence_score` one sentence; both return a
+    :class:`~evaltrans_qt.engine.run.scoring.Score`. The references of the last corpus are
+    kept, tokenised, so scoring many systems against one test set prepares them once.
     """
 
-    measure: str
-    name: str
-    score: float
-    value: float
-    parts: Mapping[str, Any]
-    sentences: tuple[float, ...]
-    signature: str
-    higher_is_better: bool
-    verbose: str = field(default="", repr=False)
+    def __init__(self, name: str, options: EvalOptions) -> None:
+        from evaltrans_qt.engine.measures import get as get_measure
+        cls = get_measure(name)
+        #: The measure's registry name (``bleu``, ``wer``...).
+        self.name: str = cls.name
+        self.long_name: str = cls.long_name
+        self.higher_is_better: bool = bool(cls.higher_is_better)
+        #: Every option behind the numbers.
+        self.options: EvalOptions = options
+        self._rows: list[tuple[str, ...]] | None = None
+        self._scorer: Scorer | None = None
 
-    def __float__(self) -> float:
-        return float(self.score)
+    def __repr__(self) -> str:
+        return f"<Metric {self.name}>"
 
-    def __str__(self) -> str:
-        """sacreBLEU's line ``NAME|signature = score verbose``."""
-        line = f"{self.name}|{self.signature} = {self.score:.2f}"
-        return f"{line} {self.verbose}" if self.verbose else line
+    def _scorer_for(self, rows: list[tuple[str, ...]]) -> Scorer:
+        from evaltrans_qt.engine.run.scoring import Scorer
+        if self._scorer is None or rows != self._rows:
+            self._scorer = Scorer(rows, [self.name], self.options, by_segment=True)
+            self._rows = rows
+        return self._scorer
+
+    def corpus_score(self, hypotheses: Sequence[str],
+                     references: Sequence[Sequence[str | None]]) -> Score:
+        """Score a system: ``hypotheses[i]`` against line ``i`` of every reference stream
+        (``references[k][i]``, as sacreBLEU; ``None`` marks a missing reference, so segments
+        may have different numbers of references). The score of the summed statistics, with
+        every segment's value in :attr:`~evaltrans_qt.engine.run.scoring.Score.sentences`."""
+        from evaltrans_qt.engine.run.scoring import reference_segments
+        if isinstance(hypotheses, str):
+            raise OptionError("hypotheses: expected a list of strings, got one string")
+        scorer = self._scorer_for(reference_segments(references))
+        stats = scorer.stats(hypotheses)[self.name]
+        return scorer.score_stats(self.name, stats.sum(axis=0), rows=stats)
+
+    def sentence_score(self, hypothesis: str, references: Sequence[str]) -> Score:
+        """Score one sentence against its references (a list of strings), as sacreBLEU's
+        ``sentence_score``: the corpus score of a one-line corpus. (Measures fitted on the
+        whole test set, NIST's information weights, see only this sentence's references;
+        a corpus's per-sentence values are :meth:`corpus_score`'s ``sentences``.)"""
+        if not isinstance(hypothesis, str):
+            raise OptionError(f"hypothesis: expected a string, got {type(hypothesis).__name__}")
+        if isinstance(references, str):
+            raise OptionError("references: expected a list of reference strings, got one "
+                              "string")
+        return self.corpus_score([hypothesis], [[r] for r in references])
 
 
-def _reference_rows(references: Sequence[Any], n: int) -> list[list[str | None]]:
-    """Per-segment reference lists; a plain list of strings is one reference per segment."""
+def measure(name: str, *, options: EvalOptions | None = None, preset: str | None = None,
+            **option_values: Any) -> Metric:
+    """The measure ``name`` (any registered measure: a name, an alias or the thesis'
+    ``m`` prefix, e.g. ``mWER``; :func:`available_measures`) with its options, as a
+    :class:`Metric` with ``corpus_score`` and ``sentence_score``.
+
+    Options start from ``options`` or ``preset`` (default ``sacrebleu``, sacreBLEU's
+    defaults, as ``evaltrans score``), with ``option_values`` set by EvalOptions field name
+    (``tokenization="none"``, ``wer_ref_length_rule="lowestError"``); a measure's own
+    options may drop its prefix (``measure("bleu", smooth_method="floor")``).
+    """
+    from evaltrans_qt.engine.measures import get as get_measure
+    from evaltrans_qt.engine.options import option_fields
+    key = get_measure(name).name
+    fields = {f.name: f for f in option_fields()}
+    values = {_option_name(key, k, fields): v for k, v in option_values.items()}
+    if options is None and preset is None:
+        preset = SCORE_PRESET
+    return Metric(key, make_options(options, preset, **values))
+
+
+def _reference_streams(references: Sequence[Any], n: int) -> list[list[str | None]]:
+    """sacreBLEU's reference streams from one list of references per segment (a plain
+    string: one reference); missing references are ``None``."""
     if isinstance(references, str):
         raise OptionError("references: expected one list of references per segment (or one "
                           "string per segment), got one string")
@@ -97,22 +157,8 @@ def _reference_rows(references: Sequence[Any], n: int) -> list[list[str | None]]
     if len(rows) != n:
         raise InputFormatError(f"{n} hypotheses but {len(rows)} reference segments "
                                "(references: one list per segment)")
-    return rows
-
-
-def _parts(measure: str, sc: Any) -> dict[str, Any]:
-    """Columns and scalar details of an engine score (plus sacreBLEU's BLEU fields)."""
-    parts: dict[str, Any] = {k: float(v) for k, v in sc.parts.details.items()
-                             if isinstance(v, (int, float))}
-    parts.update({k: float(v) for k, v in sc.parts.columns.items()})
-    if measure == "bleu":
-        ngrams = [p for _, p in sc.parts.details.get("n-gram", [])]
-        parts.update(precisions=[100.0 * p["smoothed-precision"] for p in ngrams],
-                     counts=[int(p["correct"]) for p in ngrams],
-                     totals=[int(p["total"]) for p in ngrams],
-                     bp=float(sc.parts.details["length-penalty"]),
-                     sys_len=int(sc.stats[0]), ref_len=int(sc.stats[1]))
-    return parts
+    width = max((len(r) for r in rows), default=0)
+    return [[r[k] if k < len(r) else None for r in rows] for k in range(max(width, 1))]
 
 
 @overload
@@ -133,37 +179,25 @@ def score(measures: str | Sequence[str], hypotheses: Sequence[str],
           references: Sequence[Sequence[str | None]] | Sequence[str], *,
           options: EvalOptions | None = None, preset: str | None = None,
           **option_values: Any) -> Score | dict[str, Score]:
-    """Score one system's ``hypotheses`` against ``references`` (one list per segment, any
-    number each; ``None`` entries skipped; a list of strings means one reference each).
+    """Score one system's ``hypotheses`` against ``references`` given **per segment** (one
+    list per hypothesis, any number each, ``None`` entries skipped; a list of strings means
+    one reference each): ``measure(name, ...).corpus_score`` of each measure.
 
-    ``measures``: a name (-> one :class:`Score`) or a list of names (-> ``{name: Score}``).
-    Options start from ``options`` or ``preset`` (default ``sacrebleu``, as ``evaltrans
-    score``) with ``option_values`` set by EvalOptions field name.
+    ``measures``: a name (-> one :class:`~evaltrans_qt.engine.run.scoring.Score`) or a
+    list of names (-> ``{registry name: Score}``); options as :func:`measure`.
     """
-    from evaltrans_qt.engine.run.scoring import UNBOUNDED, Scorer, get_measure
-    single = isinstance(measures, str)
-    names = [measures] if single else list(measures)
+    names = [measures] if isinstance(measures, str) else list(measures)
     if not names:
         raise OptionError("no measure given")
     if isinstance(hypotheses, str):
         raise OptionError("hypotheses: expected a list of strings, got one string")
-    if options is None and preset is None:
-        preset = SCORE_PRESET
-    opts = make_options(options, preset, **option_values)
-    keys = [get_measure(m).name for m in names]
-    scorer = Scorer(_reference_rows(references, len(hypotheses)), list(dict.fromkeys(keys)),
-                    opts, by_segment=True)
-    stats = scorer.stats(hypotheses)
+    streams = _reference_streams(references, len(hypotheses))
+    metrics = [measure(m, options=options, preset=preset, **option_values) for m in names]
     out: dict[str, Score] = {}
-    for name in dict.fromkeys(keys):
-        percent = 1.0 if name in UNBOUNDED else 100.0
-        measure = scorer.measures[name]
-        sc = scorer.score_stats(name, stats[name].sum(axis=0))
-        sentences = tuple(percent * float(measure.score(row).value) for row in stats[name])
-        out[name] = Score(name, sc.name, float(sc.score), float(sc.value),
-                          _parts(name, sc), sentences, sc.signature.format(),
-                          bool(measure.higher_is_better), sc.verbose)
-    return out[keys[0]] if single else {k: out[k] for k in keys}
+    for metric in metrics:
+        if metric.name not in out:
+            out[metric.name] = metric.corpus_score(hypotheses, streams)
+    return out[metrics[0].name] if isinstance(measures, str) else out
 
 
 def available_measures() -> dict[str, str]:
@@ -173,23 +207,6 @@ def available_measures() -> dict[str, str]:
 
 
 # --------------------------------------------------------------------------- database
-def _human_levels(name: str, values: Iterable[float], scale: tuple[float, float] | None
-                  ) -> Levels:
-    """A continuous class over ``scale`` (default: the values' floor..ceil)."""
-    vals = list(values)
-    if scale is not None:
-        lo, hi = (float(x) for x in scale)
-    elif vals:
-        lo, hi = float(math.floor(min(vals))), float(math.ceil(max(vals)))
-    else:
-        lo = hi = 0.0
-    if not (math.isfinite(lo) and math.isfinite(hi)) or lo > hi:
-        raise ScoreError(f"score range of class '{name}' is not a finite interval: "
-                         f"{lo:g}..{hi:g}")
-    return Levels(name, count=0, gray=lo, green=hi, perfect=hi, firstvalid=lo,
-                  continuous=True, minimum=lo, maximum=hi)
-
-
 class Database(_EngineDatabase):
     """An EvalTrans database (``engine.database.Database``) with file and list helpers.
 
@@ -236,7 +253,8 @@ class Database(_EngineDatabase):
                     raise ScoreError(f"human class '{cls_name}', system '{system}': expected "
                                      f"{n} scores (None for unscored)")
             given = [float(v) for vals in per_system.values() for v in vals if v is not None]
-            levels[cls_name] = _human_levels(cls_name, given, (scales or {}).get(cls_name))
+            lo, hi = (scales or {}).get(cls_name, (None, None))
+            levels[cls_name] = continuous(cls_name, lo, hi, values=given, allow_point=True)
         db = cls()
         rows = [db.add_source(text, None, str(i + 1)) for i, text in enumerate(sources)]
         for src, row in zip(rows, refs):
@@ -414,5 +432,5 @@ def significance(run: Run, measure: str, *, method: str = "bootstrap",
     return frame
 
 
-__all__ = ["Database", "EvalOptions", "Run", "Score", "available_measures", "correlate",
-           "evaluate", "make_options", "score", "significance"]
+__all__ = ["Database", "EvalOptions", "Metric", "Run", "available_measures", "correlate",
+           "evaluate", "make_options", "measure", "score", "significance"]

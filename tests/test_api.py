@@ -1,7 +1,8 @@
 """docs/api.md: every ```python block runs, in order, in one namespace.
 
 Each example asserts its numbers against sacreBLEU, jiwer or scipy (the independent
-tools), so a wrong API fails here; the blocks must also assert something.
+tools), so a wrong API fails here; the blocks must also assert something, and together
+they show the object API (``measure(...).corpus_score`` / ``.sentence_score``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ def test_the_document_has_examples_and_each_asserts():
     assert len(found) >= 8
     for code in found:
         assert "assert" in code, code[:200]
+    text = "\n".join(found)
+    for call in ("et.measure(", ".corpus_score(", ".sentence_score(", "et.score("):
+        assert call in text, call
 
 
 def test_every_example_runs(tmp_path, monkeypatch):
@@ -83,8 +87,9 @@ def test_bad_input_names_the_problem():
 
 def test_public_names_are_lazy_and_listed():
     import evaltrans_qt as et
-    assert set(et.__all__) >= {"score", "Score", "Database", "evaluate", "Run", "correlate",
-                               "significance", "EvalOptions", "PRESETS", "__version__"}
+    assert set(et.__all__) >= {"measure", "Metric", "score", "Score", "Database", "evaluate",
+                               "Run", "correlate", "significance", "EvalOptions", "PRESETS",
+                               "__version__"}
     assert set(et.__all__) - {"__version__"} <= set(dir(et))
     with pytest.raises(AttributeError):
         et.no_such_name  # noqa: B018

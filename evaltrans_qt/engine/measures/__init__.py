@@ -62,12 +62,31 @@ def resolve(name: str) -> str | None:
 
 
 def get(name: str) -> type[Measure]:
-    """The measure class :func:`resolve` finds for ``name``; :class:`OptionError` if none."""
-    key = resolve(name)
-    if key is None:
+    """The measure class :func:`resolve` finds for ``name``; :class:`OptionError` if none.
+
+    A registry name that is also the name of a module of this package imports only that
+    module (``get("bleu")`` does not load every measure's kernels, scipy included, so a
+    command or script scoring one measure starts fast); every other name (an alias,
+    ``mWER``) loads the whole registry first.
+    """
+    key = name.strip().lower() if isinstance(name, str) else name
+    cls = MEASURES.get(key)
+    if cls is None and isinstance(key, str) and key.isidentifier() and key != "base" \
+            and not key.startswith("_"):
+        module = f"{__name__}.{key}"
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+        cls = MEASURES.get(key)
+    if cls is not None:
+        return cls
+    resolved = resolve(name)
+    if resolved is None:
         from evaltrans_qt.errors import OptionError
         raise OptionError(f"unknown measure '{name}' (known: {', '.join(sorted(MEASURES))})")
-    return MEASURES[key]
+    return MEASURES[resolved]
 
 
 __all__ = ["ALIASES", "MEASURES", "Measure", "MeasureScore", "Segment", "register", "load_all", "get",

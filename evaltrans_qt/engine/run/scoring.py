@@ -1,5 +1,7 @@
 """Score lists of strings with any registered measure, like sacreBLEU's ``corpus_score`` /
-``sentence_score`` (the engine behind ``evaltrans score``).
+``sentence_score``: the engine behind ``evaltrans score`` and the Python API's
+``evaltrans_qt.measure`` / ``evaltrans_qt.score``, and their one score type,
+:class:`Score`.
 
 Positional: hypothesis ``i`` is compared with reference line ``i`` of every
 reference stream (sacreBLEU ``Metric._extract_corpus_statistics``); nothing is
@@ -11,10 +13,10 @@ merged by text. References come as sacreBLEU's list of *streams*
 The engine's measures do the work: each distinct text is tokenised once with
 the measure's ``tokenization`` and ``case`` (``preprocess.tokenize``, which
 lower-cases before tokenising, as sacreBLEU's ``BLEU._preprocess_segment``),
-:class:`Segment` s are built, the
-measure is fitted on the references (``Measure.fit``) and scored with
-``corpus_stats`` / ``score`` -- sacreBLEU's flow (STYLE: statistics add up;
-corpus = score of the summed rows, sentence = score of one row).
+:class:`Segment` s are built, the measure is fitted on the references
+(``Measure.fit``) and scored with ``corpus_stats`` / ``score`` -- sacreBLEU's flow:
+statistics add up, a corpus score is the score of the summed rows, a sentence score
+the score of one row (``engine/measures/base.py``).
 
 A :class:`Scorer` keeps the tokenised references, so many systems are scored
 against one test set without repeating that work (sacreBLEU's reference cache).
@@ -22,14 +24,13 @@ against one test set without repeating that work (sacreBLEU's reference cache).
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from evaltrans_qt.engine import measures as _registry
+from evaltrans_qt.engine.measures import get as get_measure
 from evaltrans_qt.engine.measures.base import Measure, MeasureScore, Segment
 from evaltrans_qt.engine.options import PRESETS, EvalOptions
 from evaltrans_qt.engine.run.signature import Signature, signature_for
@@ -43,54 +44,67 @@ _RAW_TEXT = {"chrf", "cer"}
 _EMPTY = np.zeros(0, dtype=np.int32)
 
 
-def get_measure(name: str) -> type[Measure]:
-    """The measure class named ``name``, importing only its own module when ``name`` is a
-    module of ``engine/measures`` (so ``-m bleu`` does not load every measure's kernels,
-    scipy included: a short start-up); other names (aliases, ``mWER``) go through the registry's
-    ``get``, which loads every measure."""
-    key = name.strip().lower() if isinstance(name, str) else name
-    cls = _registry.MEASURES.get(key)
-    if cls is not None:
-        return cls
-    if isinstance(key, str) and key.isidentifier() and key != "base" and not key.startswith("_"):
-        module = f"{_registry.__name__}.{key}"
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
-        cls = _registry.MEASURES.get(key)
-        if cls is not None:
-            return cls
-    return _registry.get(name)
-
-
 @dataclass(frozen=True)
 class Score:
-    """One number with its parts and signature.
+    """A measure's score of a corpus or of one sentence: the one score type of the Python
+    API (``evaltrans_qt.measure(...).corpus_score`` / ``.sentence_score``,
+    ``evaltrans_qt.score``) and of ``evaltrans score``.
 
-    ``score`` is what sacreBLEU prints (BLEU, chrF, TER and our error rates in
-    percent; NIST as is), ``value`` the engine's natural unit
-    (``MeasureScore.value``), ``parts`` the measure's full result (columns and
-    report details), ``stats`` the summed sufficient statistics.
+    ``score`` is the number sacreBLEU prints (BLEU, chrF, TER and our error rates in
+    percent, NIST as is); ``value`` the engine's unit (fractions; the measure's
+    :class:`~evaltrans_qt.engine.measures.base.MeasureScore` ``value``); ``parts`` the
+    measure's named parts (its table columns and scalar report elements, thesis Figure
+    A.3) plus sacreBLEU's fields: BLEU's ``precisions``, ``bp``, ``sys_len``, ``ref_len``,
+    ``counts``, ``totals``; chrF's ``char_order``, ``word_order``, ``beta``; TER's
+    ``num_edits``, ``ref_length``. ``sentences``: one value per segment in the unit of
+    ``score``, computed with the same options (so ``signature`` holds for them too).
+    ``signature`` names every option behind the number (sacreBLEU's signature, extended
+    for our measures); ``verbose`` is sacreBLEU's verbose part (BLEU's precisions and
+    brevity penalty).
     """
 
     measure: str
     name: str
     score: float
     value: float
-    parts: MeasureScore
-    signature: Signature
-    stats: np.ndarray = field(repr=False)
-    verbose: str = ""
+    parts: Mapping[str, Any]
+    sentences: tuple[float, ...]
+    signature: str
+    higher_is_better: bool
+    verbose: str = field(default="", repr=False)
 
-    def format(self, width: int = 2, score_only: bool = False, short: bool = False) -> str:
-        """sacreBLEU's text line ``NAME|signature = score verbose`` (metrics/base.py Score.format)."""
-        sc = f"{self.score:.{width}f}"
-        if score_only:
-            return sc
-        line = f"{self.name}|{self.signature.format(short)} = {sc}"
+    def __float__(self) -> float:
+        return float(self.score)
+
+    def __str__(self) -> str:
+        """sacreBLEU's line ``NAME|signature = score verbose`` (``metrics/base.py``
+        ``Score.format``)."""
+        line = f"{self.name}|{self.signature} = {self.score:.2f}"
         return f"{line} {self.verbose}" if self.verbose else line
+
+
+def score_parts(measure: str, result: MeasureScore, stats: np.ndarray,
+                options: EvalOptions) -> dict[str, Any]:
+    """:attr:`Score.parts`: the scalar report details and table columns of ``result`` (a
+    measure's score of the summed ``stats``) plus sacreBLEU's fields of BLEU, chrF and TER
+    (``BLEUScore``, ``CHRFScore``, ``TERScore`` in sacreBLEU's ``metrics/``)."""
+    parts: dict[str, Any] = {k: float(v) for k, v in result.details.items()
+                             if isinstance(v, (int, float))}
+    parts.update({k: float(v) for k, v in result.columns.items()})
+    if measure == "bleu":
+        ngrams = [p for _, p in result.details.get("n-gram", [])]
+        parts.update(precisions=[100.0 * p["smoothed-precision"] for p in ngrams],
+                     counts=[int(p["correct"]) for p in ngrams],
+                     totals=[int(p["total"]) for p in ngrams],
+                     bp=float(result.details["length-penalty"]),
+                     sys_len=int(stats[0]), ref_len=int(stats[1]))
+    elif measure == "chrf":
+        parts.update(char_order=options.chrf_char_order, word_order=options.chrf_word_order,
+                     beta=options.chrf_beta)
+    elif measure == "ter":
+        parts.update(num_edits=float(result.details["sum"]),
+                     ref_length=float(result.details["reference-length"]))
+    return parts
 
 
 def display_name(measure: str, options: EvalOptions) -> str:
@@ -112,8 +126,8 @@ def bleu_verbose(stats: np.ndarray, max_order: int, options: EvalOptions, lp: fl
     (metrics/bleu.py ``BLEUScore``); the precisions as sacreBLEU's ``compute_bleu`` smooths
     them for its methods, the plain m-gram precisions for ours (moses, nrc)."""
     hyp_len, ref_len = int(stats[0]), int(stats[1])
-    correct = [float(x) for x in stats[2:2 + max_order]]
-    total = [float(x) for x in stats[2 + max_order:2 + 2 * max_order]]
+    correct = [int(x) for x in stats[2:2 + max_order]]          # m-gram counts: whole numbers
+    total = [int(x) for x in stats[2 + max_order:2 + 2 * max_order]]
     method = options.bleu_smooth_method
     if method in ("none", "floor", "add-k", "exp"):
         from sacrebleu.metrics.bleu import BLEU as SacreBLEU
@@ -217,6 +231,7 @@ class Scorer:
             self.options[name] = opts
             self._tokens[name] = tok
             self._refs[name] = refs
+        self._signatures: dict[tuple[str, tuple[tuple[str, Any], ...]], str] = {}
 
     @staticmethod
     def _needs_tokens(name: str, measure: Measure) -> bool:
@@ -252,27 +267,39 @@ class Scorer:
 
     # ------------------------------------------------------------------ scores
     def signature(self, measure: str, **extra: Any) -> Signature:
+        """The signature of ``measure``'s numbers on this test set (``extra``: test
+        parameters such as ``bs``/``seed``)."""
         name = get_measure(measure).name
         return signature_for(name, self.options[name], self.nrefs, **extra)
 
-    def score_stats(self, measure: str, stats: np.ndarray, **extra: Any) -> Score:
-        """The :class:`Score` of one statistics row (a sentence) or of summed rows (a corpus)."""
+    def score_stats(self, measure: str, stats: np.ndarray, *, rows: np.ndarray | None = None,
+                    **extra: Any) -> Score:
+        """The :class:`Score` of one statistics row (a sentence) or of summed rows (a corpus);
+        ``rows``: the per-segment rows, for :attr:`Score.sentences` (empty without)."""
         name = get_measure(measure).name
         m = self.measures[name]
         opts = self.options[name]
         st = np.asarray(stats, dtype=np.float64)
-        parts = m.score(st)
-        value = float(parts.value)
+        result = m.score(st)
+        value = float(result.value)
+        percent = _percent(name)
         verbose = ""
         if name == "bleu":
-            lp = float(parts.details.get("length-penalty", 0.0))
-            verbose = bleu_verbose(st, m.max_order, opts, lp)
-        return Score(name, display_name(name, opts), value * _percent(name), value, parts,
-                     signature_for(name, opts, self.nrefs, **extra), st, verbose)
+            lp = float(result.details.get("length-penalty", 0.0))
+            verbose = bleu_verbose(st, opts.max_ngram, opts, lp)
+        sentences = () if rows is None else tuple(percent * float(m.score(row).value)
+                                                  for row in rows)
+        key = (name, tuple(sorted(extra.items())))
+        sig = self._signatures.get(key)
+        if sig is None:
+            sig = self._signatures[key] = self.signature(name, **extra).format()
+        return Score(name, display_name(name, opts), value * percent, value,
+                     score_parts(name, result, st, opts), sentences, sig,
+                     bool(m.higher_is_better), verbose)
 
     def corpus_score(self, hypotheses: Sequence[str]) -> dict[str, Score]:
-        """Corpus scores ``score(sum of rows)`` per measure."""
-        return {name: self.score_stats(name, st.sum(axis=0))
+        """Corpus scores ``score(sum of rows)`` per measure, with the sentences' values."""
+        return {name: self.score_stats(name, st.sum(axis=0), rows=st)
                 for name, st in self.stats(hypotheses).items()}
 
     def sentence_scores(self, hypotheses: Sequence[str]) -> dict[str, list[Score]]:
@@ -293,22 +320,5 @@ def _options_for(options: EvalOptions | Mapping[str, EvalOptions] | None,
     return opts
 
 
-def score(hypotheses: Sequence[str], references: Sequence[Sequence[str | None]],
-          measures: Iterable[str] | str = ("bleu",),
-          options: EvalOptions | Mapping[str, EvalOptions] | None = None, *,
-          sentence: bool = False, by_segment: bool = False
-          ) -> dict[str, Score] | dict[str, list[Score]]:
-    """Score one system: ``{measure: Score}`` (corpus) or ``{measure: [Score per segment]}``.
-
-    ``references`` as sacreBLEU (a list of reference streams) or, with
-    ``by_segment=True``, one list of references per hypothesis. Default options:
-    preset ``sacrebleu`` (sacreBLEU's defaults for BLEU, chrF and TER).
-    """
-    if isinstance(measures, str):
-        measures = [measures]
-    scorer = Scorer(references, measures, options, by_segment=by_segment)
-    return scorer.sentence_scores(hypotheses) if sentence else scorer.corpus_score(hypotheses)
-
-
-__all__ = ["Score", "Scorer", "score", "display_name", "reference_segments", "bleu_verbose",
-           "get_measure"]
+__all__ = ["Score", "Scorer", "bleu_verbose", "display_name", "reference_segments",
+           "score_parts"]

@@ -8,17 +8,17 @@ import pytest
 
 from evaltrans_qt.engine.measures import get, load_all
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.run.scoring import Scorer, score
+from evaltrans_qt.engine.run.scoring import Scorer
 
 
 def values(measure, hyps, refs, options=None, by_segment=True):
-    res = score(hyps, refs, [measure], options or EvalOptions(), sentence=True,
-                by_segment=by_segment)[measure]
-    return [s.value for s in res]
+    scorer = Scorer(refs, [measure], options or EvalOptions(), by_segment=by_segment)
+    return [s.value for s in scorer.sentence_scores(hyps)[measure]]
 
 
 def corpus(measure, hyps, refs, options=None):
-    return score(hyps, refs, [measure], options or EvalOptions(), by_segment=True)[measure]
+    scorer = Scorer(refs, [measure], options or EvalOptions(), by_segment=True)
+    return scorer.corpus_score(hyps)[measure]
 
 
 # SSA = 1 - (I + D + S) / |R|   (survey §4.4.1)
@@ -46,7 +46,7 @@ def test_ssa_by_hand(hyp, ref, expected):
 def test_gsa_by_hand(hyp, ref, expected, moves):
     res = corpus("gsa", [hyp], [[ref]])
     assert res.value == pytest.approx(expected)
-    assert res.parts.details["moves"] == moves
+    assert res.parts["moves"] == moves
 
 
 def test_gsa_at_least_ssa_and_corpus_sums():
