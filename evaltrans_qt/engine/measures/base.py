@@ -48,7 +48,10 @@ class Segment:
 
 @dataclass(frozen=True)
 class MeasureScore:
-    """A measure's result for one sentence or one system.
+    """A measure's result for one sentence or one system, as :meth:`Measure.score` returns
+    it to the engine (the run driver, the report, the tables). The public score type, with
+    sacreBLEU's units, parts and the signature, is built from it:
+    :class:`evaltrans_qt.engine.run.scoring.Score`.
 
     ``value`` is the headline number in natural units (error rates as
     fractions, BLEU in [0, 1], NIST unbounded). ``columns`` are the named

@@ -4,7 +4,7 @@ approximate randomisation on sufficient statistics.
 Both tests resample *sufficient statistics* (rows of ``SystemResult.stats``)
 and score ``score(sum of rows)``, so corpus measures (BLEU, chrF, TER, WER as
 summed distances over summed reference lengths) are recomputed exactly as the
-system score is (STYLE: one code path). Human scores use rows
+system score is (one code path, ``engine/measures/base.py``). Human scores use rows
 ``[value * weight, weight]`` (:func:`mean_stats`).
 
 Methods (sacreBLEU 2.x ``sacrebleu/significance.py``; the default is sacreBLEU's):
