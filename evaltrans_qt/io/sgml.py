@@ -207,7 +207,8 @@ def parse_file(path: PathLike, encoding: str = "utf-8") -> list[SegSet]:
     """SGML or XML by content (``<?xml`` prolog) or ``.xml`` extension."""
     p = Path(path)
     try:
-        head = p.open("rb").read(64).lstrip()
+        with p.open("rb") as f:
+            head = f.read(64).lstrip()
     except OSError:
         head = b""
     if p.suffix.lower() == ".xml" or head.startswith(b"<?xml"):
