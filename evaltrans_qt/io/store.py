@@ -25,6 +25,7 @@ Usage::
         print(f"{path}: {opened.note}", file=sys.stderr)
     change(opened.database)
     write_database(opened, path)            # or another path (-o OTHER)
+    write_database(opened.database, path)   # the same: the Database remembers its file
 
 Qt-free; the workspace (``workspace.py``) uses the same identity and lock.
 """
@@ -159,25 +160,6 @@ def unchanged_on_disk(path: PathLike, known: FileIdentity) -> bool:
     return now is not None and known.matches(now)
 
 
-# identity of the file each Database object was read from (open_database), so that a
-# caller that only got the Database (the application's loader) can still learn it
-_READ: dict[int, tuple[weakref.ref[Database], Path, FileIdentity]] = {}
-
-
-def identity_when_read(db: Database, path: PathLike) -> FileIdentity | None:
-    """The identity of ``path`` when :func:`open_database` read ``db`` from it (None if
-    ``db`` was not read from that path)."""
-    entry = _READ.get(id(db))
-    if entry is None or entry[0]() is not db or not same_file(entry[1], path):
-        return None
-    return entry[2]
-
-
-def _remember(db: Database, path: Path, identity: FileIdentity) -> None:
-    key = id(db)
-    _READ[key] = (weakref.ref(db, lambda _r: _READ.pop(key, None)), path, identity)
-
-
 def same_file(a: PathLike, b: PathLike) -> bool:
     """Whether two paths name the same file (the same existing file, else equal resolved)."""
     try:
@@ -188,17 +170,15 @@ def same_file(a: PathLike, b: PathLike) -> bool:
 
 # --------------------------------------------------------------------------- opening
 @dataclass
-class Opened:
-    """A database read by :func:`open_database`: what :func:`write_database` needs to
-    write it back safely."""
+class FileRead:
+    """What :func:`open_database` learnt about the file it read a database from."""
 
     path: Path
-    database: Database
-    #: The file as it was read (updated by each in-place write).
+    #: The file as it was read (updated by each write of the database to it).
     identity: FileIdentity
     #: What the journal replay did (None: no journal, or not replayed).
     recovered: ReplayReport | None = None
-    #: The journal entries replayed into :attr:`database` (folded by an in-place write).
+    #: The journal entries replayed into the database and not yet written to the file.
     journal_entries: tuple[Change, ...] = ()
     #: Raw journal lines skipped as malformed when it was read.
     skipped_lines: tuple[bytes, ...] = ()
@@ -207,19 +187,39 @@ class Opened:
     #: Entries the journal held but that were not replayed (``replay_journal=False``).
     not_replayed: int = 0
 
+
+@dataclass
+class Opened:
+    """A database read by :func:`open_database` and what :func:`write_database` needs to
+    write it back safely (:attr:`read`)."""
+
+    database: Database
+    read: FileRead
+
+    @property
+    def path(self) -> Path:
+        return self.read.path
+
+    @property
+    def identity(self) -> FileIdentity:
+        return self.read.identity
+
+    @property
+    def recovered(self) -> ReplayReport | None:
+        return self.read.recovered
+
     @property
     def unsaved(self) -> int:
         """Judgements from the journal included in :attr:`database` (not yet in the file)."""
-        return len(self.recovered.applied) if self.recovered is not None else 0
+        return len(self.read.recovered.applied) if self.read.recovered is not None else 0
 
     @property
     def note(self) -> str | None:
         """The one line for stderr about the journal ("N unsaved judgements from the
         journal included"), or None when there was nothing to say."""
-        rec = self.recovered
-        if self.not_replayed:
-            return (f"{self.not_replayed} unsaved judgement{_s(self.not_replayed)} in the "
-                    f"journal not included")
+        rec, skipped = self.read.recovered, self.read.not_replayed
+        if skipped:
+            return f"{skipped} unsaved judgement{_s(skipped)} in the journal not included"
         if rec is None:
             return None
         text = f"{self.unsaved} unsaved judgement{_s(self.unsaved)} from the journal included"
@@ -235,6 +235,33 @@ def _s(n: int) -> str:
     return "" if n == 1 else "s"
 
 
+# What open_database read each live Database object from (its FileRead, which holds no
+# reference to the database), so that a caller that kept only the Database -- the
+# application's loader, a command's helper -- still writes it back safely.
+_READ: dict[int, tuple[weakref.ref[Database], FileRead]] = {}
+
+
+def _register(db: Database, read: FileRead) -> None:
+    key = id(db)
+    _READ[key] = (weakref.ref(db, lambda _r: _READ.pop(key, None)), read)
+
+
+def opened_of(db: Database) -> Opened | None:
+    """``db`` with the :class:`FileRead` of the file :func:`open_database` read it from
+    (None if it did not come from there)."""
+    entry = _READ.get(id(db))
+    if entry is None or entry[0]() is not db:
+        return None
+    return Opened(db, entry[1])
+
+
+def identity_when_read(db: Database, path: PathLike) -> FileIdentity | None:
+    """The identity of ``path`` as last read (or written) for ``db`` (None if ``db`` was
+    not read from that path by :func:`open_database`)."""
+    opened = opened_of(db)
+    return opened.identity if opened is not None and same_file(opened.path, path) else None
+
+
 def open_database(path: PathLike, *, replay_journal: bool = True) -> Opened:
     """Read the database at ``path`` and (``replay_journal``) replay the journal beside it
     in memory -- the file is not changed. :class:`InputFormatError`/:class:`ScoreError`
@@ -243,19 +270,19 @@ def open_database(path: PathLike, *, replay_journal: bool = True) -> Opened:
     p = Path(path)
     data, identity = _read_with_identity(p)
     db = loads(data, p)
-    opened = Opened(p, db, identity, replayed=replay_journal)
+    read = FileRead(p, identity, replayed=replay_journal)
     journal = Journal(journal_path(p))
     entries = journal.entries()
     if replay_journal and (entries or journal.skipped):
         report = replay(db, entries)
         report.skipped = list(journal.skipped)
-        opened.recovered = report
-        opened.journal_entries = tuple(entries)
-        opened.skipped_lines = tuple(journal.skipped_lines)
+        read.recovered = report
+        read.journal_entries = tuple(entries)
+        read.skipped_lines = tuple(journal.skipped_lines)
     elif not replay_journal:
-        opened.not_replayed = len(entries)
-    _remember(db, p, identity)
-    return opened
+        read.not_replayed = len(entries)
+    _register(db, read)
+    return Opened(db, read)
 
 
 # --------------------------------------------------------------------------- writing
@@ -290,7 +317,12 @@ def save_with_identity(db: Database, path: PathLike,
         fh.write(data)
         fh.flush()
         st = os.fstat(fh.fileno())       # rename keeps size, mtime and inode
-    return FileIdentity.of(st, data)
+    identity = FileIdentity.of(st, data)
+    opened = opened_of(db)
+    if opened is not None and same_file(opened.path, path):
+        opened.read.identity = identity  # the file is now this one, with everything in db
+        opened.read.journal_entries, opened.read.skipped_lines = (), ()
+    return identity
 
 
 def check_not_locked(path: PathLike, own: LockInfo | None = None, *, force: bool = False) -> None:
@@ -311,7 +343,8 @@ def write_database(opened_or_db: Opened | Database, path: PathLike, *, force: bo
                    lock: LockInfo | None = None) -> Written:
     """Write a database to ``path``, the one way (module doc).
 
-    Over the file ``opened_or_db`` was opened from: :class:`DatabaseChangedError` if it
+    Over the file ``opened_or_db`` was opened from (also when only the Database that
+    :func:`open_database` returned is given): :class:`DatabaseChangedError` if it
     changed on disk since; the journal entries included are removed from its journal after
     the write (entries that could not be applied are kept in ``NAME.journal.unapplied``).
     Anywhere: :class:`DatabaseLockedError` if another process holds the file open
@@ -319,9 +352,8 @@ def write_database(opened_or_db: Opened | Database, path: PathLike, *, force: bo
     :class:`PendingJournalError` if the file's journal holds judgements this write would
     orphan (with ``force`` they are moved to ``NAME.journal.replaced``)."""
     target = Path(path)
-    opened = opened_or_db if isinstance(opened_or_db, Opened) else None
-    db = opened.database if opened is not None else opened_or_db
-    assert isinstance(db, Database)
+    opened = opened_or_db if isinstance(opened_or_db, Opened) else opened_of(opened_or_db)
+    db = opened_or_db.database if isinstance(opened_or_db, Opened) else opened_or_db
     in_place = opened is not None and same_file(target, opened.path)
 
     def check() -> None:
@@ -333,7 +365,8 @@ def write_database(opened_or_db: Opened | Database, path: PathLike, *, force: bo
     check()                                  # before serialising, and again right before writing
     jp = journal_path(target)
     theirs = Journal(jp)
-    pending = [] if in_place and opened is not None and opened.replayed else theirs.entries()
+    pending = [] if in_place and opened is not None and opened.read.replayed \
+        else theirs.entries()
     set_aside = None
     if pending and not force:
         why = "this command read it without its journal" if in_place else \
@@ -342,32 +375,30 @@ def write_database(opened_or_db: Opened | Database, path: PathLike, *, force: bo
             f"{len(pending)} unsaved judgement{_s(len(pending))} in {jp.name} would be "
             f"orphaned: {why}; open it first (evaltrans-qt, or a command that includes "
             f"the journal) or write elsewhere", target)
+    done = (opened.read.journal_entries, opened.read.skipped_lines) \
+        if in_place and opened is not None else ((), ())
     identity = save_with_identity(db, target, also, before_write=check)
     folded = 0
     if pending:                              # forced: keep them, out of the way
         set_aside = _set_aside(jp, ".replaced", [e.to_json().encode() for e in pending]
                                + [raw.rstrip(b"\n") for raw in theirs.skipped_lines])
         Journal(jp).drop(pending, drop_malformed=True)
-    elif in_place and opened is not None and (opened.journal_entries or opened.skipped_lines):
-        folded, set_aside = _fold(jp, opened)
-    if in_place and opened is not None:
-        opened.identity = identity
-        opened.journal_entries, opened.skipped_lines = (), ()
-        _remember(db, target, identity)
+    elif opened is not None and (done[0] or done[1]):
+        folded, set_aside = _fold(jp, opened.read.recovered, *done)
     return Written(target, identity, folded, set_aside)
 
 
-def _fold(jp: Path, opened: Opened) -> tuple[int, Path | None]:
-    """Remove the replayed entries from the journal (the written file has them); keep
+def _fold(jp: Path, rec: ReplayReport | None, entries: tuple[Change, ...],
+          skipped_lines: tuple[bytes, ...]) -> tuple[int, Path | None]:
+    """Remove the replayed ``entries`` from the journal (the written file has them); keep
     those that could not be applied, and malformed lines, in ``.unapplied``."""
-    rec = opened.recovered
     lost: list[bytes] = []
     if rec is not None:
         lost += [c.to_json().encode() for c in rec.missing]
         lost += [c.to_json().encode() for c, _why in rec.rejected]
-    lost += [line.rstrip(b"\n") for line in opened.skipped_lines]
+    lost += [line.rstrip(b"\n") for line in skipped_lines]
     set_aside = _set_aside(jp, ".unapplied", lost) if lost else None
-    Journal(jp).drop(opened.journal_entries, drop_malformed=True)
+    Journal(jp).drop(entries, drop_malformed=True)
     return (len(rec.applied) if rec is not None else 0), set_aside
 
 
@@ -573,7 +604,7 @@ def release_lock(lock: LockInfo) -> None:
 
 
 __all__ = ["APPLICATION", "DatabaseChangedError", "DatabaseLockedError", "FileIdentity",
-           "LockInfo", "Opened", "PendingJournalError", "Written", "acquire_lock",
+           "FileRead", "LockInfo", "Opened", "opened_of", "PendingJournalError", "Written", "acquire_lock",
            "check_not_locked", "disk_identity", "identity_when_read", "lock_holder",
            "lock_path", "open_database", "release_lock", "same_file", "save_with_identity",
            "unchanged_on_disk", "write_database"]

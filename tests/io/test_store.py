@@ -164,6 +164,23 @@ def test_write_in_place_folds_the_journal_and_removes_it(tmp_path):
             .scores_of("fluency")] == [("kim", 4.0), ("ben", 1.0)]
 
 
+def test_the_database_alone_is_enough_to_write_it_back(tmp_path):
+    """A caller that kept only the Database open_database returned (a command's helper)
+    gets the same checks and the same fold."""
+    path, expected, n = _with_journal(tmp_path)
+    db = open_database(path).database
+    written = write_database(db, path)
+    assert written.folded == n and not journal_path(path).exists()
+    assert path.read_bytes() == dumps(expected)
+    assert store.opened_of(db) is not None and store.opened_of(_campaign()) is None
+    theirs = load_database(path)
+    theirs.sources[0].targets[2].set_score("fluency", 1, "other")
+    save_database(theirs, path)
+    with pytest.raises(DatabaseChangedError):
+        write_database(db, path)
+    assert load_database(path) == theirs
+
+
 def test_write_elsewhere_leaves_the_source_and_its_journal_alone(tmp_path):
     path, expected, _n = _with_journal(tmp_path)
     before, journal_before = path.read_bytes(), journal_path(path).read_bytes()
