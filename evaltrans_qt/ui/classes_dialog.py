@@ -122,7 +122,6 @@ class ClassesDialog(QDialog):
         # file order matters (the last class decides references): not sortable
         self.table, self.model, self.proxy = table_view(
             "classesTable", formats=FORMATS, sortable=False, resize=QHeaderView.ResizeToContents)
-        self.table.setAlternatingRowColors(False)
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)
         self.table.verticalHeader().setVisible(False)
         self.table.selectionModel().currentRowChanged.connect(

@@ -108,10 +108,10 @@ class MetricsView(QWidget):
         row.addWidget(self.status, 1)
         lay.addLayout(row)
         split = QSplitter(Qt.Horizontal)
+        # ranked best first, rows coloured by significance cluster: not sortable
         self.table, self.model, self.proxy = table_view(
-            "metricsTable", {"cluster": CLUSTER_TIP}, FORMATS, resize=QHeaderView.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(False)
-        self.table.setAlternatingRowColors(False)      # the clusters colour the rows
+            "metricsTable", {"cluster": CLUSTER_TIP}, FORMATS, sortable=False,
+            resize=QHeaderView.ResizeToContents, stretch=False)
         self.table.verticalHeader().hide()
         split.addWidget(self.table)
         self.heatmap = plots.SignificanceMatrix(name="metricsSignificance")

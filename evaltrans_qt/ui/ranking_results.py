@@ -83,8 +83,8 @@ class RankingResultsView(QWidget):
         split = QSplitter(Qt.Horizontal)
         self.table, self.model, self.proxy = table_view(
             "rankingTable", {c: tip for c, tip in COLUMNS.items() if tip},
-            dict.fromkeys(COLUMNS, DASH_FORMAT), resize=QHeaderView.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(False)
+            dict.fromkeys(COLUMNS, DASH_FORMAT), resize=QHeaderView.ResizeToContents,
+            stretch=False)
         self.table.verticalHeader().hide()
         split.addWidget(self.table)
         self.bars = plots.CorrelationBars(name="rankingBars")

@@ -398,7 +398,8 @@ def attach_frame_model(view: QTableView, tooltips: Mapping[str, str] | None = No
                        formats: Mapping[str, NumberFormat] | None = None,
                        sortable: bool = True) -> tuple[FrameModel, ResultsProxy]:
     """Give ``view`` a :class:`FrameModel` behind a :class:`ResultsProxy`, drawn by a
-    :class:`NumberDelegate`; sortable tables start in the frame's own order."""
+    :class:`NumberDelegate`, selecting whole rows; sortable tables start in the frame's
+    own order."""
     model = FrameModel(parent=view, tooltips=tooltips, formats=formats)
     proxy = ResultsProxy(view)
     proxy.setSourceModel(model)
@@ -408,19 +409,22 @@ def attach_frame_model(view: QTableView, tooltips: Mapping[str, str] | None = No
     # natural order (database / source order) until the user clicks a header
     view.horizontalHeader().setSortIndicator(-1, Qt.AscendingOrder)
     view.setSelectionBehavior(QTableView.SelectRows)
-    view.setAlternatingRowColors(True)
-    view.verticalHeader().setDefaultSectionSize(22)
     return model, proxy
 
 
 def table_view(name: str, tooltips: Mapping[str, str] | None = None,
                formats: Mapping[str, NumberFormat] | None = None, sortable: bool = True,
                resize: QHeaderView.ResizeMode = QHeaderView.Interactive,
+               stretch: bool = True, dense: bool = False,
                parent: QWidget | None = None) -> tuple[QTableView, FrameModel, ResultsProxy]:
     """A table view named ``name`` (:func:`attach_frame_model`), columns resized by
-    ``resize``, the last one stretching."""
+    ``resize``, the last one stretching (``stretch``); ``dense``: 22-pixel rows in
+    alternating colours (the long result tables)."""
     view = QTableView(parent, objectName=name)
     model, proxy = attach_frame_model(view, tooltips, formats, sortable)
     view.horizontalHeader().setSectionResizeMode(resize)
-    view.horizontalHeader().setStretchLastSection(True)
+    view.horizontalHeader().setStretchLastSection(stretch)
+    if dense:
+        view.setAlternatingRowColors(True)
+        view.verticalHeader().setDefaultSectionSize(22)
     return view, model, proxy

@@ -825,7 +825,10 @@ class SimilarPanel(QTableView):
         # the order is the point (identical first, then nearest): not sortable
         self.table_model, self.proxy = attach_frame_model(self, sortable=False)
         self.verticalHeader().hide()
+        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 4)
         self.horizontalHeader().setStretchLastSection(True)
+        self.setAlternatingRowColors(True)
+        self.setWordWrap(False)
         self.setSelectionMode(QTableView.SingleSelection)
         self.similar: list[SimilarTranslation] = []
         self.activated.connect(self._activated)

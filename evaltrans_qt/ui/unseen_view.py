@@ -257,7 +257,7 @@ def levels_frame(lv: LevelAgreement | None) -> pd.DataFrame:
 
 # ------------------------------------------------------------------- the view
 def _table(name: str, tips: dict[str, str] | None = None) -> tuple[QTableView, FrameModel]:
-    view, model, _proxy = table_view(name, tips)
+    view, model, _proxy = table_view(name, tips, dense=True)
     view.setSelectionMode(QTableView.SingleSelection)
     view.verticalHeader().hide()
     return view, model
