@@ -340,7 +340,8 @@ def check_not_locked(path: PathLike, own: LockInfo | None = None, *, force: bool
 
 def write_database(opened_or_db: Opened | Database, path: PathLike, *, force: bool = False,
                    also: Iterable[tuple[PathLike, bytes]] = (),
-                   lock: LockInfo | None = None) -> Written:
+                   lock: LockInfo | None = None,
+                   includes: Iterable[Opened | Database] = ()) -> Written:
     """Write a database to ``path``, the one way (module doc).
 
     Over the file ``opened_or_db`` was opened from (also when only the Database that
@@ -350,11 +351,15 @@ def write_database(opened_or_db: Opened | Database, path: PathLike, *, force: bo
     Anywhere: :class:`DatabaseLockedError` if another process holds the file open
     (unless ``force``; ``lock``: our own lock, which does not count), and
     :class:`PendingJournalError` if the file's journal holds judgements this write would
-    orphan (with ``force`` they are moved to ``NAME.journal.replaced``)."""
+    orphan (with ``force`` they are moved to ``NAME.journal.replaced``).
+    ``includes``: other opened databases whose content the written one includes (``merge A
+    B -o B``): written over the file one of them was opened from, that one counts as
+    opened (checked, its journal folded)."""
     target = Path(path)
-    opened = opened_or_db if isinstance(opened_or_db, Opened) else opened_of(opened_or_db)
     db = opened_or_db.database if isinstance(opened_or_db, Opened) else opened_or_db
-    in_place = opened is not None and same_file(target, opened.path)
+    candidates = [x if isinstance(x, Opened) else opened_of(x) for x in (opened_or_db, *includes)]
+    opened = next((o for o in candidates if o is not None and same_file(target, o.path)), None)
+    in_place = opened is not None
 
     def check() -> None:
         check_not_locked(target, lock, force=force)
@@ -378,6 +383,9 @@ def write_database(opened_or_db: Opened | Database, path: PathLike, *, force: bo
     done = (opened.read.journal_entries, opened.read.skipped_lines) \
         if in_place and opened is not None else ((), ())
     identity = save_with_identity(db, target, also, before_write=check)
+    if opened is not None:                   # the file is now this one (also when included)
+        opened.read.identity = identity
+        opened.read.journal_entries, opened.read.skipped_lines = (), ()
     folded = 0
     if pending:                              # forced: keep them, out of the way
         set_aside = _set_aside(jp, ".replaced", [e.to_json().encode() for e in pending]

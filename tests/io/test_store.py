@@ -193,6 +193,29 @@ def test_write_elsewhere_leaves_the_source_and_its_journal_alone(tmp_path):
     assert not journal_path(other).exists()
 
 
+def test_a_merge_written_over_its_second_input_folds_that_journal(tmp_path):
+    """``merge A B -o B``: the result includes B (and B's journal); B's journal is folded,
+    A's left alone."""
+    from evaltrans_qt.engine.data.merge import merge
+    b_path, expected_b, n = _with_journal(tmp_path)
+    a_path = tmp_path / "a.etdb.xml"
+    a_db = _campaign()
+    a_db.sources[2].targets[1].set_score("fluency", 5, "ann")
+    save_database(a_db, a_path)
+    Journal.for_database(a_path).append(change_for(a_db, 2, 2, "fluency", 1, "ann"))
+    a_journal = journal_path(a_path).read_bytes()
+    a, b = open_database(a_path), open_database(b_path)
+    merge(a.database, b.database)
+    with pytest.raises(PendingJournalError):                 # B's journal unaccounted for
+        write_database(a, b_path)
+    written = write_database(a, b_path, includes=[b])
+    assert written.folded == n and not journal_path(b_path).exists()
+    assert journal_path(a_path).read_bytes() == a_journal
+    out = load_database(b_path)
+    assert out.sources[2].targets[2].value("fluency") == 1.0     # A's journal included
+    assert dumps(out) == dumps(a.database)
+
+
 def test_a_file_changed_on_disk_is_not_replaced(tmp_path):
     path, _expected, _n = _with_journal(tmp_path)
     opened = open_database(path)
