@@ -1,7 +1,7 @@
 """One constructor of continuous score classes (``schemes.continuous``): the range from the
 arguments or from the scores (floor/ceiling), the defaults of thesis Appendix A.2's
-attributes, the checks; the importers and the Python API build their classes with it, and
-no other module outside ``ui/`` builds a ``Levels(continuous=True)`` of its own."""
+attributes, the checks; the importers, the Python API and the classes dialog build their
+classes with it, and no other module builds a ``Levels(continuous=True)`` of its own."""
 
 from __future__ import annotations
 
@@ -69,13 +69,13 @@ def _continuous_levels_calls(path: Path) -> list[int]:
                     and k.value.value is True for k in node.keywords)]
 
 
-def test_no_second_constructor_outside_the_ui():
+def test_no_second_constructor():
     found = {}
     for path in PKG.rglob("*.py"):
         rel = path.relative_to(PKG)
-        if rel.parts[0] == "ui" or rel == Path("engine/data/schemes.py"):
+        if rel == Path("engine/data/schemes.py"):
             continue
         lines = _continuous_levels_calls(path)
         if lines:
             found[str(rel)] = lines
-    assert not found, f"Levels(continuous=True) outside schemes.continuous: {found}"
+    assert not found, f"Levels(continuous=True) built outside schemes.continuous: {found}"
