@@ -29,10 +29,10 @@ import numpy as np
 
 import evaltrans_qt.engine.measures.cder as cder_measure
 from evaltrans_qt.engine.kernels.cder import cder_distance_batch, cder_dp_batch
+from evaltrans_qt.engine.kernels.packing import pack
 from evaltrans_qt.engine.measures import get
 from evaltrans_qt.engine.measures.base import Segment
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.run.results import pack
 from evaltrans_qt.engine.text.preprocess import Vocabulary, tokenize
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt21-ende"

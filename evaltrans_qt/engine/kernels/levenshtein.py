@@ -7,7 +7,7 @@ and deletion cost 1; substitutions cost 1 (unit kernels) or a per-pair cost
 matrix ``sub[i, l]`` (word-dependent costs, thesis section 4.5; the matrix
 must be 0 where the words are identical).
 
-Batched kernels take packed arrays (:func:`evaltrans_qt.engine.run.results.pack`):
+Batched kernels take packed arrays (:func:`evaltrans_qt.engine.kernels.packing.pack`):
 pair ``p`` compares hypothesis ``pair_hyp[p]`` with reference ``pair_ref[p]``,
 so a whole corpus (all systems x segments x references) is one compiled call.
 

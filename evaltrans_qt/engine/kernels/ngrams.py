@@ -42,6 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from evaltrans_qt.engine.kernels.packing import pack
 from evaltrans_qt.engine.options import PAD_RULES
 from evaltrans_qt.engine.text.preprocess import pad_ids
 from evaltrans_qt.errors import OptionError
@@ -63,19 +64,6 @@ def pad_flags(rule: str) -> tuple[bool, bool]:
     if rule not in PAD_RULES:
         raise OptionError(f"unknown pad rule '{rule}' (known: {', '.join(PAD_RULES)})")
     return rule in ("initial", "both"), rule in ("end", "both")
-
-
-def pack(arrays: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Concatenate int32 arrays into ``(flat, offsets)``; ``arrays[i] == flat[offsets[i]:offsets[i+1]]``."""
-    offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
-    if len(arrays):
-        np.cumsum(np.fromiter(map(len, arrays), dtype=np.int64, count=len(arrays)),
-                  out=offsets[1:])
-    if offsets[-1]:
-        flat = np.concatenate(arrays).astype(np.int32, copy=False)
-    else:
-        flat = np.zeros(0, dtype=np.int32)
-    return flat, offsets
 
 
 # --------------------------------------------------------------------------- lazy compilation

@@ -15,6 +15,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from evaltrans_qt.engine.kernels.packing import intern_by_identity, pack
 from evaltrans_qt.engine.measures.base import (
     Measure,
     MeasureScore,
@@ -23,7 +24,6 @@ from evaltrans_qt.engine.measures.base import (
     error_rates,
 )
 from evaltrans_qt.engine.options import REF_LENGTH_RULES
-from evaltrans_qt.engine.run.results import intern_by_identity, pack
 from evaltrans_qt.engine.text.alignment import Alignment, EditOp, OpKind
 from evaltrans_qt.errors import OptionError
 

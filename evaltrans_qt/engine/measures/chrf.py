@@ -36,7 +36,8 @@ from collections.abc import Sequence
 import numpy as np
 from sacrebleu.metrics import CHRF as SacreCHRF
 
-from evaltrans_qt.engine.kernels.ngrams import pack, pair_common
+from evaltrans_qt.engine.kernels.ngrams import pair_common
+from evaltrans_qt.engine.kernels.packing import pack
 from evaltrans_qt.engine.measures import register
 from evaltrans_qt.engine.measures.base import Measure, MeasureScore, Segment
 from evaltrans_qt.engine.options import EvalOptions

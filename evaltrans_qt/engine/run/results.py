@@ -10,7 +10,7 @@ resampling and correlation all start from the same numbers.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -170,34 +170,3 @@ def raise_if_missing(stats: Mapping[str, np.ndarray], measure: str) -> None:
     if measure not in stats:
         from evaltrans_qt.errors import OptionError
         raise OptionError(f"measure '{measure}' was not part of this run")
-
-
-def intern_by_identity(arrays: Iterable[np.ndarray]) -> tuple[list[np.ndarray], list[int]]:
-    """The distinct array *objects* of ``arrays`` (first-seen order) and each item's index
-    among them: an array shared by many segments (all systems' references of a run) is
-    prepared, packed or shipped once."""
-    unique: list[np.ndarray] = []
-    seen: dict[int, int] = {}
-    index: list[int] = []
-    for arr in arrays:
-        u = seen.get(id(arr))
-        if u is None:
-            u = seen[id(arr)] = len(unique)
-            unique.append(arr)
-        index.append(u)
-    return unique, index
-
-
-def pack(arrays: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Concatenate int32 arrays into (flat, offsets) for one compiled call over many sentences.
-
-    ``arrays[i] == flat[offsets[i]:offsets[i+1]]``.
-    """
-    offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
-    if arrays:
-        np.cumsum(np.fromiter(map(len, arrays), np.int64, len(arrays)), out=offsets[1:])
-        flat = (np.concatenate(arrays, dtype=np.int32, casting="same_kind") if offsets[-1]
-                else np.zeros(0, np.int32))
-    else:
-        flat = np.zeros(0, np.int32)
-    return flat, offsets

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from evaltrans_qt.engine.kernels.packing import intern_by_identity
 from evaltrans_qt.engine.measures.base import Measure, Segment
-from evaltrans_qt.engine.run.results import intern_by_identity
 
 
 @dataclass(frozen=True)

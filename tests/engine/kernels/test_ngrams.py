@@ -17,11 +17,11 @@ from evaltrans_qt.engine.kernels.ngrams import (
     clipped_counts_py,
     info_weights_py,
     ngrams_py,
-    pack,
     pair_common,
     pair_matches,
     window_counts,
 )
+from evaltrans_qt.engine.kernels.packing import pack
 from evaltrans_qt.engine.text.preprocess import Vocabulary, pad
 from evaltrans_qt.errors import OptionError
 

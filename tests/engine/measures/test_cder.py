@@ -17,11 +17,11 @@ from evaltrans_qt.engine.kernels.cder import (
     cder_reference,
 )
 from evaltrans_qt.engine.kernels.levenshtein import lev_distance
+from evaltrans_qt.engine.kernels.packing import pack
 from evaltrans_qt.engine.measures import get
 from evaltrans_qt.engine.measures.base import Segment
 from evaltrans_qt.engine.measures.cder import boundaries, path_alignment
 from evaltrans_qt.engine.options import CDER_PAD_RULES, REF_LENGTH_RULES, EvalOptions
-from evaltrans_qt.engine.run.results import pack
 from evaltrans_qt.engine.text.preprocess import Vocabulary
 from evaltrans_qt.engine.text.reflength import choose
 from evaltrans_qt.engine.text.subcosts import cost as sub_cost
