@@ -38,8 +38,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from evaltrans_qt.engine.measures.alignment import Alignment, BlockKind, OpKind
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.text.alignment import Alignment, BlockKind, OpKind
 from evaltrans_qt.ui.workers import LatestRunner
 
 #: Selector order of the measures most used (their shortcuts Ctrl+1 ... stay put).
@@ -173,7 +173,7 @@ def marks_from_alignment(al: Alignment) -> tuple[list[TokenMark], list[TokenMark
 
 
 def bleu_marks(ngrams, hyp: list[str], ref: list[str], shown: int) -> tuple[list[TokenMark], list[TokenMark]]:
-    """Marks for BLEU from the engine's matches (:class:`~evaltrans_qt.engine.text.alignment.NgramMatches`):
+    """Marks for BLEU from the engine's matches (:class:`~evaltrans_qt.engine.measures.alignment.NgramMatches`):
     each candidate word carries the orders of the matched m-grams covering it; words of the
     shown reference carry the orders of its m-grams equal to a matched one."""
     n_orders = len(ngrams.correct)
@@ -223,12 +223,12 @@ def compute_comparison(measure_name: str, hyp_text: str, ref_texts: list[str], r
                        max_n: int | None = None) -> Comparison:
     """Align ``hyp_text`` with ``ref_texts`` for one measure (Qt-free; runs on a worker).
 
-    The explanation is :func:`evaltrans_qt.engine.text.alignment.explain_segment` (the path of
+    The explanation is :func:`evaltrans_qt.engine.measures.alignment.explain_segment` (the path of
     ``evaltrans align`` too); this only turns it into marks and a breakdown.
     ``shown_ref=None`` shows the reference the measure found nearest
     (``Alignment.ref_index``; for BLEU the one closest in length).
     """
-    from evaltrans_qt.engine.text.alignment import explain_segment
+    from evaltrans_qt.engine.measures.alignment import explain_segment
 
     if shown_ref is not None:
         texts_used, labels_used, offset = [ref_texts[shown_ref]], [ref_labels[shown_ref]], shown_ref

@@ -2,7 +2,7 @@
 
 :class:`PostEditPanel` (``postEditPanel``) holds the candidate in an editor
 (``postEditEditor``). As the judge types, the edits are highlighted at once through
-the engine's one alignment path (:func:`evaltrans_qt.engine.text.alignment.explain_segment`,
+the engine's one alignment path (:func:`evaltrans_qt.engine.measures.alignment.explain_segment`,
 as the compare view and ``evaltrans align``), no second aligner:
 
 * post-edit mode: the TER alignment of the original candidate against the edited text
@@ -66,7 +66,7 @@ def token_spans(text: str, tokens) -> list[tuple[int, int] | None]:
 
 def live_edits(mode: str, original: str, text: str, references, options=None) -> LiveEdits:
     """The edits to highlight in ``text`` (module doc)."""
-    from evaltrans_qt.engine.text.alignment import OpKind, explain_segment
+    from evaltrans_qt.engine.measures.alignment import OpKind, explain_segment
     if not text.strip():
         return LiveEdits((), "the text is empty")
     if mode == POSTEDIT:

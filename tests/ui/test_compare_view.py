@@ -7,9 +7,9 @@ from PySide6.QtCore import QPoint
 from PySide6.QtWidgets import QComboBox, QTableView
 
 from evaltrans_qt.engine import measures
+from evaltrans_qt.engine.measures.alignment import OpKind
 from evaltrans_qt.engine.measures.base import Segment
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.text.alignment import OpKind
 from evaltrans_qt.engine.text.preprocess import Vocabulary, tokenize
 from evaltrans_qt.ui.compare_view import DEL, INS, MATCH, SUB, CompareView, compute_comparison
 from tests.ui.conftest import open_db, wait_compare

@@ -9,7 +9,7 @@ row's cheapest node to any node, including column 0 (eq. 4.16 and the CDER
 paper's recursion allow i = 0; Algorithm 4.2's printed loop starts at 1, but
 Moses ``CderScorer`` -- our oracle -- and eq. 4.16 include it).
 
-Edge names follow :mod:`evaltrans_qt.engine.text.alignment` (tercom), not the
+Edge names follow :mod:`evaltrans_qt.engine.measures.alignment` (tercom), not the
 thesis: a horizontal edge passes a candidate word without a reference word
 (thesis "deletion", here an *insertion*, ``OpKind.INS``); a vertical edge
 passes a reference word (thesis "insertion", here a *deletion*, ``OpKind.DEL``).

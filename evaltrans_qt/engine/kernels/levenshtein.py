@@ -1,6 +1,6 @@
 """Levenshtein distance over int32 token ids (thesis section 4.3, eq. 4.13/4.14, Algorithm 4.1).
 
-Conventions of :mod:`evaltrans_qt.engine.text.alignment`: ``hyp`` is the candidate,
+Conventions of :mod:`evaltrans_qt.engine.measures.alignment`: ``hyp`` is the candidate,
 ``ref`` the reference; an insertion is a candidate word without reference
 counterpart, a deletion a reference word missing in the candidate. Insertion
 and deletion cost 1; substitutions cost 1 (unit kernels) or a per-pair cost

@@ -16,6 +16,7 @@ from typing import ClassVar
 import numpy as np
 
 from evaltrans_qt.engine.kernels.packing import intern_by_identity, pack
+from evaltrans_qt.engine.measures.alignment import Alignment, EditOp, OpKind
 from evaltrans_qt.engine.measures.base import (
     Measure,
     MeasureScore,
@@ -24,7 +25,6 @@ from evaltrans_qt.engine.measures.base import (
     error_rates,
 )
 from evaltrans_qt.engine.options import REF_LENGTH_RULES
-from evaltrans_qt.engine.text.alignment import Alignment, EditOp, OpKind
 from evaltrans_qt.errors import OptionError
 
 #: The last (segments, :meth:`DistanceMeasure._pair_layout`) -- one tuple, replaced whole, so a

@@ -36,8 +36,8 @@ from typing import ClassVar
 import numpy as np
 
 from evaltrans_qt.engine.kernels.levenshtein import hsdi_counts, jiwer_opcodes
+from evaltrans_qt.engine.measures.alignment import Alignment, EditOp, OpKind
 from evaltrans_qt.engine.measures.base import Measure, MeasureScore, Segment
-from evaltrans_qt.engine.text.alignment import Alignment, EditOp, OpKind
 
 STATS = ["hits", "substitutions", "deletions", "insertions"]
 

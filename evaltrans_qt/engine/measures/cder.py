@@ -41,8 +41,8 @@ from evaltrans_qt.engine.kernels.cder import (
 )
 from evaltrans_qt.engine.measures import register
 from evaltrans_qt.engine.measures._distance import DistanceMeasure, WordCostsMixin, packed, select
+from evaltrans_qt.engine.measures.alignment import Alignment, Block, BlockKind, EditOp, OpKind
 from evaltrans_qt.engine.measures.base import MeasureScore, Segment, error_rate_details
-from evaltrans_qt.engine.text.alignment import Alignment, Block, BlockKind, EditOp, OpKind
 
 DIRECTIONS = ("forward", "backward", "bidirectional", "maximum")
 _SUFFIX = {"forward": "", "backward": "-bwd", "bidirectional": "-bi", "maximum": "-max"}

@@ -28,8 +28,8 @@ import numpy as np
 
 from evaltrans_qt.engine.measures import register
 from evaltrans_qt.engine.measures._distance import bag_alignment_ops
+from evaltrans_qt.engine.measures.alignment import Alignment
 from evaltrans_qt.engine.measures.base import Measure, MeasureScore, Segment
-from evaltrans_qt.engine.text.alignment import Alignment
 
 STATS = ["common", "hypothesis_length", "reference_length"]
 

@@ -38,9 +38,9 @@ import numpy as np
 
 from evaltrans_qt.engine.measures import register
 from evaltrans_qt.engine.measures._distance import select
+from evaltrans_qt.engine.measures.alignment import Alignment, Block, BlockKind, EditOp, OpKind
 from evaltrans_qt.engine.measures.base import Measure, MeasureScore, Segment, error_rates
 from evaltrans_qt.engine.measures.wer import backtrace_ops
-from evaltrans_qt.engine.text.alignment import Alignment, Block, BlockKind, EditOp, OpKind
 
 STATS = ["substitutions", "deletions", "insertions", "moves", "reference_length"]
 

@@ -52,10 +52,10 @@ from evaltrans_qt.engine.kernels.invwer import (
 )
 from evaltrans_qt.engine.measures import register
 from evaltrans_qt.engine.measures._distance import DistanceMeasure, select
+from evaltrans_qt.engine.measures.alignment import Alignment, Block, BlockKind, EditOp, OpKind
 from evaltrans_qt.engine.measures.approximation import ApproximatedDistance
 from evaltrans_qt.engine.measures.base import Segment, pair_key
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.text.alignment import Alignment, Block, BlockKind, EditOp, OpKind
 from evaltrans_qt.errors import OptionError
 
 #: :meth:`INVWER.pair_cost`: seconds per (I L)^2, and the fixed seconds of every pair (the

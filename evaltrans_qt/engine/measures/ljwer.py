@@ -29,10 +29,10 @@ import numpy as np
 from evaltrans_qt.engine.kernels.budget import auto_budget
 from evaltrans_qt.engine.kernels.ljwer import MV_DIAG, MV_HOR, MV_VER, lj_search
 from evaltrans_qt.engine.measures import register
+from evaltrans_qt.engine.measures.alignment import Alignment, Block, BlockKind, EditOp, OpKind
 from evaltrans_qt.engine.measures.approximation import FLAG, ApproximatedDistance
 from evaltrans_qt.engine.measures.base import Segment
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.text.alignment import Alignment, Block, BlockKind, EditOp, OpKind
 
 __all__ = ["FLAG", "LJWER", "path_to_alignment"]
 

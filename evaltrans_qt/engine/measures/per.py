@@ -21,8 +21,8 @@ from evaltrans_qt.engine.measures._distance import (
     packed,
     word_cost_distances,
 )
+from evaltrans_qt.engine.measures.alignment import Alignment, EditOp, OpKind
 from evaltrans_qt.engine.measures.base import Segment
-from evaltrans_qt.engine.text.alignment import Alignment, EditOp, OpKind
 
 
 def bag_pairs(hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray], pair_hyp: np.ndarray,

@@ -32,8 +32,8 @@ import numpy as np
 from evaltrans_qt.engine.kernels.ter import T_DEL, T_INS, T_NOP, ter_align, ter_edits_batch
 from evaltrans_qt.engine.measures import register
 from evaltrans_qt.engine.measures._distance import DistanceMeasure, packed
+from evaltrans_qt.engine.measures.alignment import Alignment, Block, BlockKind, EditOp, OpKind
 from evaltrans_qt.engine.measures.base import MeasureScore, Segment
-from evaltrans_qt.engine.text.alignment import Alignment, Block, BlockKind, EditOp, OpKind
 from evaltrans_qt.engine.text.preprocess import Vocabulary
 from evaltrans_qt.errors import ScoreError
 

@@ -25,8 +25,8 @@ from evaltrans_qt.engine.measures._distance import (
     packed,
     word_cost_distances,
 )
+from evaltrans_qt.engine.measures.alignment import Alignment, EditOp, OpKind
 from evaltrans_qt.engine.measures.base import Segment
-from evaltrans_qt.engine.text.alignment import Alignment, EditOp, OpKind
 
 #: Bytes per cell of :func:`lev_backtrace`'s tables (float64 costs, int8 moves).
 LEV_BACKTRACE_CELL_BYTES = 9

@@ -17,9 +17,9 @@ from evaltrans_qt.engine.kernels.ljwer import (
     path_cost,
 )
 from evaltrans_qt.engine.measures import get
+from evaltrans_qt.engine.measures.alignment import BlockKind, OpKind
 from evaltrans_qt.engine.measures.base import Segment
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.text.alignment import BlockKind, OpKind
 from evaltrans_qt.engine.text.preprocess import Vocabulary, tokenize
 
 

@@ -15,10 +15,10 @@ from sacrebleu.metrics.lib_ter import translation_edit_rate
 from evaltrans_qt.engine.kernels.packing import pack
 from evaltrans_qt.engine.kernels.ter import ter_edits, ter_edits_batch, ter_reference
 from evaltrans_qt.engine.measures import get
+from evaltrans_qt.engine.measures.alignment import OpKind
 from evaltrans_qt.engine.measures.base import Segment
 from evaltrans_qt.engine.measures.ter import ter_alignment
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.engine.text.alignment import OpKind
 from evaltrans_qt.engine.text.preprocess import Vocabulary, tokenize
 
 
