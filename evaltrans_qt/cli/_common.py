@@ -1,10 +1,14 @@
 """What the commands share, one way each:
 
-* :func:`open_database` -- read a database (errors name file, line and problem), optionally
-  with the scores an unfinished scoring session left in its journal;
-* :func:`write_database` -- the one write path (:func:`evaltrans_qt.io.etdb.save_database`:
-  validated, parsed back, replaced atomically), and :func:`refuse_pending_journal`, the
-  check before a database is changed in place;
+* :func:`open_database` -- read a database the one way
+  (:func:`evaltrans_qt.io.store.open_database`): errors name file, line and problem, and
+  the unsaved judgements of a journal beside it are included, as the application shows
+  them (said once on stderr);
+* :func:`write_database` -- write one the one way
+  (:func:`evaltrans_qt.io.store.write_database`: validated, parsed back, replaced
+  atomically; refused while another program holds the file open or when it changed on
+  disk since it was read; an in-place write folds the journal), and
+  :func:`add_force_argument`, the ``--force`` of every command that writes a database;
 * :func:`add_option_arguments` / :func:`options_from_args` -- ``--preset`` plus one flag
   per evaluation option (thesis Tables A.1-A.8), turned into
   :class:`~evaltrans_qt.engine.options.EvalOptions` by
@@ -23,7 +27,6 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from evaltrans_qt.engine.options import PRESETS, EvalOptions, option_fields, options_from
-from evaltrans_qt.errors import EvalTransError
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -32,55 +35,62 @@ if TYPE_CHECKING:
 
 
 # --------------------------------------------------------------------------- databases
-def open_database(path: str | Path, *, journal: bool = False) -> Database:
+FORCE_HELP = ("unsafe: write even though the database is open in evaltrans-qt (that program "
+              "may overwrite the result), and set aside the unsaved judgements of a journal "
+              "beside a file this command replaces (NAME.journal.replaced)")
+
+
+def open_database(path: str | Path) -> Database:
     """The database at ``path`` (``InputFormatError``/``ScoreError`` name file, line and
-    problem). ``journal``: as the application opens it -- the score changes an unfinished
-    scoring session left in the journal beside it are replayed in memory (the file is not
-    changed), with a note on stderr."""
-    if not journal:
-        from evaltrans_qt.io.etdb import load_database
-        return load_database(path)
-    from evaltrans_qt.workspace import load_with_journal
-    db, rec = load_with_journal(path)
-    if rec is not None and rec.applied:
-        sys.stderr.write(f"note: {len(rec.applied)} score change(s) from the journal of an "
-                         f"unfinished scoring session are included (not yet saved in {path})\n")
-    return db
+    problem) as the application shows it: the unsaved judgements of the journal beside it
+    (scores, protocol changes, rankings) are replayed in memory -- the file is not changed
+    -- and ``PATH: N unsaved judgements from the journal included`` is said once on
+    stderr. :func:`write_database` writes the returned database back safely: the store
+    remembers the file's identity and the journal entries included.
 
-
-def refuse_pending_journal(path: str | Path, held: str = "changes",
-                           advice: str = "or end the session first") -> None:
-    """Refuse to write ``path`` while a journal beside it holds ``held`` a session has not
-    saved yet (the application is open, or crashed): writing now could make them
-    unrecoverable. The one check of every command that changes a database in place
-    (``classes``, ``items``/``postedit``/``reference``, ``segranks``/``ranking``)."""
-    from evaltrans_qt.io.journal import Journal, journal_path
-    jp = journal_path(path)
-    if jp.exists() and Journal(jp).entries():
-        raise EvalTransError(f"a scoring session's journal ({jp}) holds {held} not yet saved in "
-                             f"this file; open it in evaltrans-qt (which recovers them) {advice}",
-                             str(path))
+    Every command reads this way; none needs the file without its journal (a command that
+    wrote such a database in place would orphan the journal, and a reader would report
+    other human scores than the application)."""
+    from evaltrans_qt.io.store import open_database as store_open
+    opened = store_open(path)
+    if opened.note:
+        print(f"{path}: {opened.note}", file=sys.stderr)
+    return opened.database
 
 
 def write_database(db: Database, path: str | Path, summary: str | None = None, *,
-                   also: Iterable[tuple[str | Path, bytes]] = ()) -> None:
-    """Write ``db`` to ``path`` through :func:`~evaltrans_qt.io.etdb.save_database`'s
-    checks (validated, serialised, parsed back; atomic). ``also``: other files written
-    with it -- after the database's bytes passed those checks and before the database
-    itself, so a database that would not save leaves every file untouched. ``summary``:
+                   also: Iterable[tuple[str | Path, bytes]] = (), force: bool = False,
+                   includes: Iterable[Database] = ()) -> None:
+    r"""Write ``db`` to ``path`` through :func:`evaltrans_qt.io.store.write_database`
+    (validated, serialised, parsed back; atomic). Over the file ``db`` was read from by
+    :func:`open_database`: refused if that file changed on disk since
+    (``DatabaseChangedError``), and the journal entries included are removed from its
+    journal after the write. Anywhere: refused while another program (evaltrans-qt) holds
+    the file open (``DatabaseLockedError``) or when a journal beside the file would be
+    orphaned (``PendingJournalError``) -- unless ``force`` (``--force``; the journal is then
+    set aside and said on stderr). These are :class:`~evaltrans_qt.errors.SaveError`\ s:
+    exit code 2 with their message, nothing written.
+
+    ``also``: other files written with it -- after the database's bytes passed those
+    checks and before the database itself, so a database that would not save leaves every
+    file untouched. ``includes``: other databases read by :func:`open_database` whose
+    content ``db`` includes (``merge A B -o B``, an import appended to the output file):
+    written over one of their files, that counts as writing it in place. ``summary``:
     printed on stderr as ``PATH: summary``."""
-    from evaltrans_qt.io.etdb import checked_bytes, save_database
-    others = list(also)
-    if others:
-        from evaltrans_qt.io.atomic import atomic_write_bytes
-        data = checked_bytes(db, path)
-        for other, content in others:
-            atomic_write_bytes(other, content)
-        atomic_write_bytes(path, data)
-    else:
-        save_database(db, path)
+    from evaltrans_qt.io.store import write_database as store_write
+    written = store_write(db, path, force=force, also=list(also), includes=list(includes))
+    if written.set_aside is not None:
+        print(f"{path}: journal entries that are not in the written file kept in "
+              f"{written.set_aside}", file=sys.stderr)
     if summary is not None:
         print(f"{path}: {summary}", file=sys.stderr)
+
+
+def add_force_argument(p: argparse.ArgumentParser, also: str | None = None) -> None:
+    """``--force`` of a command that writes a database (:data:`FORCE_HELP`); ``also``: what
+    else it forces in this command (its help comes first)."""
+    p.add_argument("--force", action="store_true",
+                   help=f"{also}; also {FORCE_HELP}" if also else FORCE_HELP)
 
 
 # --------------------------------------------------------------------------- options
@@ -190,6 +200,7 @@ def _width(spec: str) -> int:
     return int(digits) if digits else 0
 
 
-__all__ = ["PRESET_HELP", "add_json_argument", "add_option_arguments", "add_preset_argument",
-           "comma_list", "number", "open_database", "option_values", "options_from_args",
-           "refuse_pending_journal", "sentences_path", "write_database"]
+__all__ = ["FORCE_HELP", "PRESET_HELP", "add_force_argument", "add_json_argument",
+           "add_option_arguments", "add_preset_argument", "comma_list", "number",
+           "open_database", "option_values", "options_from_args", "sentences_path",
+           "write_database"]

@@ -7,7 +7,11 @@ call: ``--add NAME --count N --perfect P --firstvalid F [--gray G --green G]``,
 ``--remove NAME [--force]``. The rules (reference class last, thesis Appendix A.2; no score
 left invalid) are :mod:`evaltrans_qt.engine.data.schemes`'. The database is written
 atomically (in place, or to ``-o``) only when the change succeeded; on bad input
-the exit code is 2 and nothing is written.
+the exit code is 2 and nothing is written. The classes listed include the unsaved
+judgements of a journal beside the file, a change written in place includes them (and
+removes them from the journal), and nothing is written while evaltrans-qt holds the file
+open unless ``--force`` (unsafe; with ``--edit``/``--remove`` it also deletes the scores
+affected, as before).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import dataclasses
 import json
 import sys
 
-from evaltrans_qt.cli._common import open_database, refuse_pending_journal, write_database
+from evaltrans_qt.cli._common import add_force_argument, open_database, write_database
 from evaltrans_qt.engine.data import schemes
 from evaltrans_qt.engine.data.database import Database, Levels
 from evaltrans_qt.errors import ScoreError
@@ -29,7 +33,7 @@ _USED_BY = {
     "firstvalid": ("add", "edit"), "gray": ("add", "add_continuous", "edit"),
     "green": ("add", "add_continuous", "edit"), "min": ("add_continuous", "edit"),
     "max": ("add_continuous", "edit"), "name": ("add_template",), "rename": ("edit",),
-    "force": ("edit", "remove"),
+    "force": _ACTIONS,
 }
 
 
@@ -127,9 +131,8 @@ def run(args: argparse.Namespace) -> int:
         raise ScoreError("-o/--output is only used with a change (--add, --edit, --remove, ...)")
     db = open_database(args.database)
     if action is not None:
-        refuse_pending_journal(args.database, "scores",
-                               "or end the session first, then change its classes")
-        write_database(db, args.output or args.database, _apply(db, args, action))
+        write_database(db, args.output or args.database, _apply(db, args, action),
+                       force=args.force)
     print_classes(db, args.json)
     return 0
 
@@ -159,8 +162,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--name", metavar="NAME", help="class name for --add-template (default: the "
                                                   "template's, e.g. fluency for fluency5)")
     p.add_argument("--rename", metavar="NEW", help="new name for --edit")
-    p.add_argument("--force", action="store_true",
-                   help="remove/edit even if scores are affected (they are deleted)")
+    add_force_argument(p, "remove/edit even if scores are affected (they are deleted)")
     p.add_argument("-o", "--output", metavar="DB", help="write the changed database here (default: FILE)")
     p.add_argument("--json", action="store_true", help="list the classes as one JSON list")
     p.set_defaults(func=run)

@@ -16,6 +16,9 @@
 Every command reads and checks all input before writing; output files are
 written atomically, so a failure never leaves a partial or overwritten file.
 Bad input raises :class:`EvalTransError` (exit code 2, message on stderr).
+Databases are read and written the one way (``cli/_common.py``, ``io/store.py``): a
+journal of unsaved judgements is included, and a database is not written while
+evaltrans-qt holds it open (unless ``--force``) nor over a journal it would orphan.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import sys
 from pathlib import Path
 
 from evaltrans_qt.cli._common import (
+    add_force_argument,
     add_option_arguments,
     comma_list,
     number,
@@ -50,20 +54,24 @@ def _score_bound(text: str) -> float:
 
 
 def _start_db(args: argparse.Namespace) -> Database | None:
-    """The database to extend (``--append``) or None for a new one."""
+    """The database to extend (``--append``: the output file, its journal included) or None
+    for a new one."""
     out = Path(args.output)
     if getattr(args, "append", False) and out.exists():
         return open_database(out)
     return None
 
 
-def _write(db: Database, args: argparse.Namespace, imported: Database | None = None) -> None:
-    """Save ``db``; warn about sentences merged by text (thesis Appendix A.2) in
-    ``imported`` (default ``db``) -- positional imports never merge, so only Aachen text
-    and old files can."""
+def _write(db: Database, args: argparse.Namespace, start: Database | None,
+           imported: Database | None = None) -> None:
+    """Save ``db`` (which includes ``start``, the output file read by ``--append``: so it is
+    written in place, its journal folded); warn about sentences merged by text (thesis
+    Appendix A.2) in ``imported`` (default ``db``) -- positional imports never merge, so
+    only Aachen text and old files can."""
     c = db.counts()
     write_database(db, args.output, f"{c['sources']} sources, {c['references']} references, "
-                                    f"{c['candidates']} candidates of {len(c['systems'])} systems")
+                                    f"{c['candidates']} candidates of {len(c['systems'])} systems",
+                   force=args.force, includes=[start] if start is not None else [])
     for line in plaintext.repeated_source_warnings(imported if imported is not None else db):
         print(f"warning: {line}", file=sys.stderr)
 
@@ -72,25 +80,28 @@ def run_import_text(args: argparse.Namespace) -> int:
     refs = [plaintext.parse_named(r) if "=" in r and not Path(r).exists() else r
             for r in args.reference]
     systems = [plaintext.parse_named(s) for s in args.system]
-    db = plaintext.import_text(args.source, refs, systems, _start_db(args), encoding=args.encoding)
-    _write(db, args)
+    start = _start_db(args)
+    db = plaintext.import_text(args.source, refs, systems, start, encoding=args.encoding)
+    _write(db, args, start)
     return 0
 
 
 def run_import_wmt(args: argparse.Namespace) -> int:
     if args.score_class and not args.scores:
         raise InputFormatError("--score-class needs --scores TSV")
-    db = wmt.import_wmt(args.folder, args.scores, args.score_class or "mqm", _start_db(args),
+    start = _start_db(args)
+    db = wmt.import_wmt(args.folder, args.scores, args.score_class or "mqm", start,
                         judge=args.judge, minimum=args.score_min, maximum=args.score_max,
                         encoding=args.encoding)
-    _write(db, args)
+    _write(db, args, start)
     return 0
 
 
 def run_import_sgml(args: argparse.Namespace) -> int:
-    db = sgml.import_sgml(args.source, args.reference, args.target, _start_db(args),
+    start = _start_db(args)
+    db = sgml.import_sgml(args.source, args.reference, args.target, start,
                           encoding=args.encoding)
-    _write(db, args)
+    _write(db, args, start)
     return 0
 
 
@@ -99,7 +110,7 @@ def run_import_aachen(args: argparse.Namespace) -> int:
     start = _start_db(args)
     if start is not None:
         merge(start, new, "old")
-    _write(start if start is not None else new, args, new)
+    _write(start if start is not None else new, args, start, new)
     return 0
 
 
@@ -113,7 +124,8 @@ def run_merge(args: argparse.Namespace) -> int:
     a = open_database(args.first)
     b = open_database(args.second)
     report = merge(a, b, args.prefer)
-    write_database(a, args.output, report.summary())
+    # merge A B -o B writes B in place: B's file and journal are checked and folded too
+    write_database(a, args.output, report.summary(), force=args.force, includes=[b])
     return 0
 
 
@@ -124,7 +136,7 @@ def run_import_scores(args: argparse.Namespace) -> int:
     got = scores.import_scores(db, args.files, fmt=args.format, name=args.name,
                                higher_is_better=hib, lp=args.lp, testset=args.testset)
     out = args.output or args.database
-    write_database(db, out)
+    write_database(db, out, force=args.force)
     for m in got:
         n = sum(len(v) for v in m.segments.values())
         print(f"{out}: external metric '{m.name}' ({'higher' if m.higher_is_better else 'lower'}"
@@ -135,15 +147,17 @@ def run_import_scores(args: argparse.Namespace) -> int:
 
 def run_import_mtme(args: argparse.Namespace) -> int:
     from evaltrans_qt.io.mtme import import_mtme
-    db = import_mtme(args.directory, args.lp, _start_db(args))
-    _write(db, args)
+    start = _start_db(args)
+    db = import_mtme(args.directory, args.lp, start)
+    _write(db, args, start)
     return 0
 
 
 def run_import_wmtxml(args: argparse.Namespace) -> int:
     from evaltrans_qt.io.wmtxml import import_wmtxml
-    db = import_wmtxml(args.file, _start_db(args))
-    _write(db, args)
+    start = _start_db(args)
+    db = import_wmtxml(args.file, start)
+    _write(db, args, start)
     return 0
 
 
@@ -230,8 +244,12 @@ def run_info(args: argparse.Namespace) -> int:
     return 0
 
 
-def _output(p: argparse.ArgumentParser, what: str = "database to write (.etdb.xml)") -> None:
+def _output(p: argparse.ArgumentParser, what: str = "database to write (.etdb.xml)",
+            database: bool = True) -> None:
+    """``-o``; with ``database`` (a database is written there) also ``--force``."""
     p.add_argument("-o", "--output", required=True, metavar="DB", help=what)
+    if database:
+        add_force_argument(p)
 
 
 def _import_common(p: argparse.ArgumentParser) -> None:
@@ -288,7 +306,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = esub.add_parser("aachen", help="Aachen text format (references get score 10)")
     p.add_argument("database", metavar="DB")
     p.add_argument("--score-class", metavar="NAME", help="class written as the score (default: first)")
-    _output(p, "text file to write")
+    _output(p, "text file to write", database=False)
     p.set_defaults(func=run_export_aachen)
     _register_metrics_task_formats(isub, esub)
 
@@ -317,6 +335,7 @@ def _register_metrics_task_formats(isub: argparse._SubParsersAction,
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("--database", required=True, metavar="DB", help="database to add them to")
     p.add_argument("-o", "--output", metavar="DB", help="write here (default: DB itself)")
+    add_force_argument(p)
     p.add_argument("--name", help="name of the metric (default: from the file)")
     d = p.add_mutually_exclusive_group()
     d.add_argument("--higher-is-better", dest="direction", action="store_const", const="higher")
@@ -346,6 +365,6 @@ def _register_metrics_task_formats(isub: argparse._SubParsersAction,
     p.add_argument("--measures", metavar="M[,M]", help="measures to write (default: all "
                    "default measures)")
     p.add_argument("--no-measures", action="store_true", help="write the data only")
-    _output(p, "test-set directory to write")
+    _output(p, "test-set directory to write", database=False)
     add_option_arguments(p)
     p.set_defaults(func=run_export_mtme)

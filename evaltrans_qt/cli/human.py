@@ -23,6 +23,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from evaltrans_qt.cli._common import (
+    add_force_argument,
     add_json_argument,
     add_option_arguments,
     comma_list,
@@ -124,7 +125,7 @@ def run_human(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------ judge-agreement
 def run_judge_agreement(args: argparse.Namespace) -> int:
     from evaltrans_qt.engine.human import agreement as ag
-    db = open_database(args.database, journal=True)
+    db = open_database(args.database)
     out: list[dict[str, Any]] = []
     for cls in human_classes(db, comma_list(args.human)):
         raw = ag.annotator_correlation(db, cls, normalize=False)
@@ -160,7 +161,7 @@ def run_judge_agreement(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------ extrapolate
 def run_extrapolate(args: argparse.Namespace) -> int:
     from evaltrans_qt.engine.human import similar
-    db = open_database(args.database, journal=True)
+    db = open_database(args.database)
     classes = human_classes(db, comma_list(args.human))
     scope = "system" if args.leave_one_system_out else "candidate"
     reports = [similar.leave_one_out(db, c, distance=args.distance, scope=scope) for c in classes]
@@ -173,7 +174,7 @@ def run_extrapolate(args: argparse.Namespace) -> int:
                 changed[c] = similar.extrapolate(db, c, judge=args.judge,
                                                  max_distance=args.max_distance,
                                                  distance=args.distance)
-        write_database(db, args.output)
+        write_database(db, args.output, force=args.force)
     if args.json:
         json.dump({"leave_one_out": [r.to_dict() for r in reports], "extrapolated": changed},
                   sys.stdout, indent=1)
@@ -210,6 +211,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--human", metavar="CLASS[,CLASS]", help="classes (default: all)")
     p.add_argument("-o", "--output", metavar="DB", help="write the database with extrapolated "
                    "scores (marked extrapolated) here")
+    add_force_argument(p)
     p.add_argument("--identical-only", action="store_true",
                    help="only reuse scores of identical translations")
     p.add_argument("--max-distance", type=int, metavar="N",

@@ -59,7 +59,7 @@ def run_correlate(args: argparse.Namespace) -> int:
     from evaltrans_qt.engine.metaeval.correlation_format import format_table
     from evaltrans_qt.engine.run.driver import evaluate
     t0 = time.perf_counter()
-    db = open_database(args.database, journal=True)
+    db = open_database(args.database)
     classes = human_classes(db, comma_list(args.human))
     opts = options_from_args(args)
     scores = {c: human_scores_of(db, c, args, opts.extrapolate) for c in classes}
@@ -165,7 +165,7 @@ def _significance_between_metrics(args: argparse.Namespace) -> int:
     """``significance --between-metrics``: p-values between measures, clusters."""
     from evaltrans_qt.engine.metaeval import metrics_task as mt
     from evaltrans_qt.engine.run.driver import evaluate
-    db = open_database(args.database, journal=True)
+    db = open_database(args.database)
     cls = human_classes(db, comma_list(args.human))[0]
     opts = options_from_args(args)
     hs = human_scores_of(db, cls, args, opts.extrapolate)
@@ -190,7 +190,7 @@ def _significance_between_metrics(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------ orange
 def run_orange(args: argparse.Namespace) -> int:
     from evaltrans_qt.engine.metaeval.orange import format_orange, orange
-    db = open_database(args.database, journal=True)
+    db = open_database(args.database)
     rows = orange(db, options_from_args(args), comma_list(args.measures))
     if args.json:
         json.dump([r.to_dict() for r in rows], sys.stdout, indent=1)
@@ -233,7 +233,7 @@ def run_significance(args: argparse.Namespace) -> int:
         return _significance_between_metrics(args)
     if args.method in ("perm-both", "williams"):
         raise ScoreError(f"--method {args.method} compares metrics: add --between-metrics")
-    db = open_database(args.database, journal=True)
+    db = open_database(args.database)
     seed = "env" if args.seed is None else args.seed
     systems = comma_list(args.systems)
     baseline = None if args.baseline is None else (args.baseline or None)
@@ -300,7 +300,7 @@ def run_significance(args: argparse.Namespace) -> int:
 def run_combine(args: argparse.Namespace) -> int:
     from evaltrans_qt.engine.human.resolve import human_scores
     from evaltrans_qt.engine.metaeval.combination import cross_validate, optimal_weights
-    db = open_database(args.database, journal=True)
+    db = open_database(args.database)
     cls = human_classes(db, comma_list(args.human))[0]
     run = _run(db, args, comma_list(args.measures))
     hs = human_scores(db, cls, how=args.aggregate, normalize=args.normalize_evaluators)

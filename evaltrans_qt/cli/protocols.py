@@ -13,8 +13,10 @@
 
 Source K is the 1-based position in the application's source list. Every change is
 checked first (engine/data/protocols.py); bad input exits 2 naming the problem and writes
-nothing; the database is written atomically (in place or to ``-o``). A change is
-refused while a scoring session's journal beside the file holds unsaved entries.
+nothing; the database is written atomically (in place or to ``-o``). The unsaved
+judgements of a journal beside the file are included (and a change written in place
+removes them from the journal); a change is refused while evaltrans-qt holds the file open,
+unless ``--force`` (unsafe).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from evaltrans_qt.cli._common import open_database, refuse_pending_journal, write_database
+from evaltrans_qt.cli._common import add_force_argument, open_database, write_database
 from evaltrans_qt.engine.data import protocols as P
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.errors import ScoreError
@@ -30,7 +32,7 @@ from evaltrans_qt.errors import ScoreError
 
 # ------------------------------------------------------------------ shared
 def _save(db: Database, args: argparse.Namespace, summary: str) -> None:
-    write_database(db, args.output or args.database, summary)
+    write_database(db, args.output or args.database, summary, force=args.force)
 
 
 def _emit(args: argparse.Namespace, obj: dict, text: str) -> None:
@@ -48,13 +50,17 @@ def _only(args: argparse.Namespace, allowed: dict[str, tuple[str, ...]], action:
             raise ScoreError(f"--{dest.replace('_', '-')} is not used with {action}")
 
 
-def _database_and_source(p: argparse.ArgumentParser, output: bool = True) -> None:
+def _database_and_source(p: argparse.ArgumentParser, output: bool = True,
+                         force: str | None = None) -> None:
+    """FILE, ``--source``, ``--json`` and (``output``) ``-o`` and ``--force`` (``force``:
+    what else it forces in this command)."""
     p.add_argument("database", metavar="FILE", help="an EvalTrans database (.etdb.xml)")
     p.add_argument("--source", type=int, required=True, metavar="K",
                    help="source number, 1-based as in the application's source list")
     if output:
         p.add_argument("-o", "--output", metavar="DB",
                        help="write the changed database here (default: FILE)")
+        add_force_argument(p, force)
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
 
 
@@ -65,7 +71,6 @@ def run_reference(args: argparse.Namespace) -> int:
     action = "--add" if args.add is not None else ("--unmark" if args.unmark else "--system")
     _only(args, {"unmark": ("--unmark",), "name": ("--add",), "judge": ("--add",)}, action)
     db = open_database(args.database)
-    refuse_pending_journal(args.database)
     src = P.source_at(db, args.source)
     if args.add is not None:
         t = P.add_reference(db, src, args.add, args.name, args.judge)
@@ -95,8 +100,8 @@ def run_reference(args: argparse.Namespace) -> int:
 def run_items(args: argparse.Namespace) -> int:
     action = "--define" if args.define is not None else ("--marks" if args.marks is not None
                                                           else "list")
-    _only(args, {"force": ("--define",), "system": ("--marks",), "judge": ("--marks",),
-                 "output": ("--define", "--marks")}, action)
+    _only(args, {"force": ("--define", "--marks"), "system": ("--marks",),
+                 "judge": ("--marks",), "output": ("--define", "--marks")}, action)
     if action == "--define" and args.marks is not None:
         raise ScoreError("give either --define or --marks, not both")
     if action == "--marks" and (args.system is None or args.judge is None):
@@ -104,12 +109,10 @@ def run_items(args: argparse.Namespace) -> int:
     db = open_database(args.database)
     src = P.source_at(db, args.source)
     if action == "--define":
-        refuse_pending_journal(args.database)
         n = P.define_items(src, P.parse_spans(args.define), force=args.force)
         _save(db, args, f"source {args.source}: {len(src.items)} information item(s) defined"
                         + (f"; {n} marking(s) deleted" if n else ""))
     elif action == "--marks":
-        refuse_pending_journal(args.database)
         t = P.target_of(db, src, args.system, candidate=True)
         m = P.set_marks(db, src, t, args.marks, args.judge)
         _save(db, args, f"source {args.source}: items of '{args.system}' marked by {args.judge}: "
@@ -131,7 +134,6 @@ def run_items(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------ postedit
 def run_postedit(args: argparse.Namespace) -> int:
     db = open_database(args.database)
-    refuse_pending_journal(args.database)
     src = P.source_at(db, args.source)
     t = P.target_of(db, src, args.system, candidate=True)
     pe = P.set_postedit(db, t, args.text, args.judge, args.seconds)
@@ -161,11 +163,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = subparsers.add_parser("items", help="define information items of a source, mark a "
                                             "candidate's items, or list them (IER)")
-    _database_and_source(p)
+    _database_and_source(p, force="with --define: delete marks made against the old items")
     p.add_argument("--define", metavar="SPANS",
                    help='items as 1-based inclusive word spans, e.g. "1-3,4-7"')
-    p.add_argument("--force", action="store_true",
-                   help="with --define: delete marks made against the old items")
     p.add_argument("--system", metavar="S", help="the candidate to mark")
     p.add_argument("--judge", metavar="J", help="the judge marking")
     p.add_argument("--marks", metavar="M", help="one mark per item: OK, error, syntax, meaning, "

@@ -17,8 +17,10 @@
 
 Without ``--segments``/``--sentences`` the level is ``segments`` when the database has
 ranked segments (or no whole-sentence rankings), else ``sentences``. Bad input exits 2
-naming file, line and problem, and nothing is written. A database change is refused while
-a scoring session's journal beside it holds unsaved entries.
+naming file, line and problem, and nothing is written. The unsaved judgements of a journal
+beside the database are included (and removed from the journal when it is written in
+place); ``import-wmt`` refuses to write while evaltrans-qt holds the file open, unless
+``--force`` (unsafe).
 """
 
 from __future__ import annotations
@@ -30,9 +32,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evaltrans_qt.cli._common import (
+    add_force_argument,
     number,
     open_database,
-    refuse_pending_journal,
     write_database,
 )
 from evaltrans_qt.errors import OptionError
@@ -58,7 +60,6 @@ def _level(args: argparse.Namespace, db: Database) -> str:
 # ------------------------------------------------------------------ import-wmt
 def run_import_wmt(args: argparse.Namespace) -> int:
     from evaltrans_qt.io.segranks.wmt_csv import read_judgements
-    refuse_pending_journal(args.output, advice="first")
     db = open_database(args.database)
     pair = None
     if args.language_pair:
@@ -68,7 +69,8 @@ def run_import_wmt(args: argparse.Namespace) -> int:
                               "writes them (e.g. English-German or en-de)")
         pair = (a, b)
     n = read_judgements(db, args.csv, pair)
-    write_database(db, args.output, f"{n} ranking(s) imported from {args.csv}")
+    write_database(db, args.output, f"{n} ranking(s) imported from {args.csv}",
+                   force=args.force)
     return 0
 
 
@@ -161,6 +163,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("csv", metavar="CSV")
     p.add_argument("--database", required=True, metavar="DB")
     p.add_argument("-o", "--output", required=True, metavar="OUT")
+    add_force_argument(p)
     p.add_argument("--language-pair", metavar="SRC-TRG",
                    help="import only rows of this pair (srclang-trglang as in the CSV)")
     p.set_defaults(func=run_import_wmt)

@@ -14,8 +14,9 @@
 
 Relative rankings (ratio of wins, agreement, WMT judgements) are ``evaltrans ranking``
 (``cli/ranking.py``). Bad input exits 2 naming file, line and problem, and
-nothing is written. A database change is refused while a scoring session's journal
-beside it holds unsaved entries.
+nothing is written. The unsaved judgements of a journal beside the database are included
+(and removed from the journal when it is written in place); a database change is refused
+while evaltrans-qt holds the file open, unless ``--force`` (unsafe).
 """
 
 from __future__ import annotations
@@ -27,9 +28,9 @@ import sys
 from pathlib import Path
 
 from evaltrans_qt.cli._common import (
+    add_force_argument,
     number,
     open_database,
-    refuse_pending_journal,
     write_database,
 )
 from evaltrans_qt.errors import InputFormatError, OptionError
@@ -54,7 +55,6 @@ def run_extract(args: argparse.Namespace) -> int:
     from evaltrans_qt.io.segranks import alignments as al
     from evaltrans_qt.io.segranks import formats, trees
     out_db = args.output_database or args.database
-    refuse_pending_journal(out_db, advice="first")
     db = open_database(args.database)
     tokens = [source_tokens(s, args.tokenize) for s in db.sources]
     if args.trees:
@@ -107,7 +107,7 @@ def run_extract(args: argparse.Namespace) -> int:
                                trees_path=tree_path)
     tsv = formats.segments_tsv(db, systems=args.systems_column)
     # the database checked first: nothing is written unless both files can be
-    write_database(db, out_db, also=[(args.output, tsv.encode("utf-8"))])
+    write_database(db, out_db, also=[(args.output, tsv.encode("utf-8"))], force=args.force)
     if args.json:
         print(json.dumps(summary.to_dict()))
     else:
@@ -125,7 +125,6 @@ def run_extract(args: argparse.Namespace) -> int:
 def run_import(args: argparse.Namespace) -> int:
     from evaltrans_qt.io.segranks import formats
     out = args.output or args.database
-    refuse_pending_journal(out, advice="first")
     db = open_database(args.database)
     suffix = Path(args.file).suffix.lower()
     if suffix == ".json":
@@ -141,7 +140,7 @@ def run_import(args: argparse.Namespace) -> int:
     else:
         raise InputFormatError("give an extracted-segments file (.segments, .tsv) or a SegRanks "
                                "JSON export (.json)", args.file)
-    write_database(db, out, f"{what} imported from {args.file}")
+    write_database(db, out, f"{what} imported from {args.file}", force=args.force)
     return 0
 
 
@@ -228,6 +227,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", required=True, metavar="FILE.segments")
     p.add_argument("--output-database", metavar="DB", help="store the segments here "
                    "(default: --database, in place)")
+    add_force_argument(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run_extract)
 
@@ -235,6 +235,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("file", metavar="FILE")
     p.add_argument("--database", required=True, metavar="DB")
     p.add_argument("-o", "--output", metavar="DB", help="write here (default: --database)")
+    add_force_argument(p)
     p.add_argument("--judge", help="judge of the imported JSON annotations (the format has none)")
     p.add_argument("--tokenize", choices=TOKENIZATIONS, default="none")
     p.add_argument("--id-base", type=int, choices=(0, 1), default=1,

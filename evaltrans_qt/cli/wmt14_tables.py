@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     measures = comma_list(args.measures)
     pairs = {}
     for lp, path in _pairs(args.pairs).items():
-        db = open_database(path, journal=True)
+        db = open_database(path)
         if not db.has_class(args.human) and args.human != "rank":
             raise OptionError(f"{path}: no human score class '{args.human}'")
         pairs[lp] = (db, evaluate(db, opts, measures))

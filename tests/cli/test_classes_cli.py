@@ -123,7 +123,8 @@ def test_edit_refuses_to_invalidate_scores_unless_forced(capsys, imported, tmp_p
     (["--remove", "isReference", "--force"], "decides which targets are references"),
     (["--edit", "isReference"], "--edit needs at least one of"),
     (["--edit", "isReference", "--min", 0], "--min/--max apply to continuous classes"),
-    (["--force"], "--force is only used with --edit or --remove"),
+    (["--force"], "--force is only used with --add or --add-continuous or --add-template "
+                     "or --edit or --remove"),
     (["-o", "x.etdb.xml"], "-o/--output is only used with a change"),
 ])
 def test_bad_input_exits_2_with_a_clear_message_and_writes_nothing(capsys, imported, argv, message):
@@ -135,7 +136,9 @@ def test_bad_input_exits_2_with_a_clear_message_and_writes_nothing(capsys, impor
     assert not (imported.parent / "x.etdb.xml").exists()
 
 
-def test_a_pending_session_journal_blocks_changes(capsys, imported):
+def test_a_pending_session_journal_is_counted_and_kept(capsys, imported):
+    """The unsaved score of a journal is counted in the listing and kept by a change written
+    in place (then removed from the journal); a class in use is still protected."""
     from evaltrans_qt.io.journal import Journal, change_for, journal_path
     run(capsys, "classes", imported, "--add-template", "fluency5")
     db = etdb.load_database(imported)
@@ -145,10 +148,14 @@ def test_a_pending_session_journal_blocks_changes(capsys, imported):
     j.append(change_for(db, si, ti, "fluency", 3, "ann"))
     j.close()
     before = imported.read_bytes()
-    rc, _, err = run(capsys, "classes", imported, "--remove", "fluency", "--force")
-    assert rc == 2 and "journal" in err and imported.read_bytes() == before
-    rc, out, _ = run(capsys, "classes", imported)          # listing still works
-    assert rc == 0 and "fluency" in out
+    rc, out, err = run(capsys, "classes", imported, "--json")
+    assert rc == 0 and err == f"{imported}: 1 unsaved judgement from the journal included\n"
+    assert next(r for r in json.loads(out) if r["name"] == "fluency")["scores"] == 1
+    rc, _, err = run(capsys, "classes", imported, "--remove", "fluency")
+    assert rc == 2 and "--force" in err and imported.read_bytes() == before
+    rc, _, _ = run(capsys, "classes", imported, "--add-template", "adequacy5")
+    assert rc == 0 and not journal_path(imported).exists()
+    assert etdb.load_database(imported).sources[si].targets[ti].value("fluency") == 3
 
 
 def test_missing_file_exits_2(capsys, tmp_path):

@@ -97,4 +97,4 @@ def test_write_database_prints_the_summary(tmp_path, capsys):
     shutil.copy(demo_database_path(), path)
     _common.write_database(load_database(path), path, "written")
     assert capsys.readouterr().err == f"{path}: written\n"
-    assert _common.open_database(path, journal=True).counts() == load_database(path).counts()
+    assert _common.open_database(path).counts() == load_database(path).counts()

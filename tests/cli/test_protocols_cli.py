@@ -127,16 +127,22 @@ def test_redefining_marked_items_needs_force(dbfile, capsys):
     assert P.target_of(load_database(dbfile), load_database(dbfile).sources[0], "A").item_marks == []
 
 
-def test_refused_while_a_journal_holds_changes(dbfile, capsys):
+def test_a_journal_of_unsaved_changes_is_written_with_the_change(dbfile, capsys):
+    """The unsaved post-edit of a journal beside the file is included in the change written
+    in place, and removed from the journal (it is in the file now)."""
     from evaltrans_qt.io import protocol_changes as pc
-    from evaltrans_qt.io.journal import Journal
+    from evaltrans_qt.io.journal import Journal, journal_path
     db = load_database(dbfile)
-    Journal.for_database(dbfile).append(pc.postedit_change(db, 0, 1, "anna", "x"))
-    before = dbfile.read_bytes()
+    j = Journal.for_database(dbfile)
+    j.append(pc.postedit_change(db, 0, 1, "anna", "x"))
+    j.close()
     assert run("postedit", dbfile, "--source", 1, "--system", "A", "--judge", "b",
-               "--text", "y") == 2
-    assert "journal" in capsys.readouterr().err
-    assert dbfile.read_bytes() == before
+               "--text", "y") == 0
+    assert f"{dbfile}: 1 unsaved judgement from the journal included" in \
+        capsys.readouterr().err
+    t = P.target_of(load_database(dbfile), load_database(dbfile).sources[0], "A")
+    assert {p.judge: p.text for p in t.postedits} == {"anna": "x", "b": "y"}
+    assert not journal_path(dbfile).exists()
 
 
 def test_output_elsewhere_leaves_the_input(dbfile, tmp_path):

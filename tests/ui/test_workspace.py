@@ -179,7 +179,7 @@ def test_command_line_reads_the_database_through_the_workspace(demo_copy, capsys
     assert cli_main(["correlate", str(demo_copy), "--human", "fluency", "--json"]) == 0
     out, err = capsys.readouterr()
     after = json.loads(out)
-    assert "6 score change(s) from the journal" in err
+    assert f"{demo_copy}: 6 unsaved judgements from the journal included" in err
     assert demo_copy.read_bytes() == before_bytes
     def ns(doc):
         rows = doc if isinstance(doc, list) else doc.get("correlations", [])
