@@ -274,9 +274,11 @@ class Database(_EngineDatabase):
 
     @classmethod
     def load(cls, path: PathLike) -> Database:
-        """Read an EvalTrans database file (``.etdb.xml``)."""
-        from evaltrans_qt.io.etdb import load_database
-        db = load_database(path)
+        """Read an EvalTrans database file (``.etdb.xml``) as evaltrans-qt shows it: the
+        unsaved judgements of a journal beside it (``NAME.etdb.xml.journal``) are included
+        (``io.store.open_database``; the file is not changed)."""
+        from evaltrans_qt.io.store import open_database
+        db = open_database(path).database
         db.__class__ = cls               # same state, this class' helpers
         return db  # type: ignore[return-value]
 
@@ -288,9 +290,13 @@ class Database(_EngineDatabase):
         return cls.load(demo_database_path())
 
     def save(self, path: PathLike) -> None:
-        """Write the database (validated, atomically; the old file survives a failure)."""
-        from evaltrans_qt.io.etdb import save_database
-        save_database(self, path)
+        """Write the database (validated, atomically; the old file survives a failure) the
+        one way (``io.store.write_database``): over the file it was loaded from, refused if
+        that changed on disk since, and the journal's judgements it includes are removed
+        from the journal; anywhere, refused while evaltrans-qt holds the file open or when
+        a journal beside it would be orphaned (:class:`~evaltrans_qt.errors.SaveError`)."""
+        from evaltrans_qt.io.store import write_database
+        write_database(self, path)
 
     def to_frame(self, how: str = "mean") -> pd.DataFrame:
         """One row per candidate: ``source`` (index, 0-based), ``seg``, ``system``,
