@@ -186,7 +186,7 @@ def install(window) -> ResultsView:
     view.runFinished.connect(lambda _run: freeze_long_lived())
     view.runFinished.connect(lambda _run: window.session is not None and window.live_dock.show())
     # compile the numba kernels in the background so the first run/alignment is quick
-    from evaltrans_qt.engine.run import warmup
+    from evaltrans_qt.engine import warmup
     from evaltrans_qt.ui.workers import start_worker
     if not warmup.is_warm():
         start_worker(warmup.ensure_warm)

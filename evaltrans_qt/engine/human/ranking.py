@@ -28,7 +28,8 @@ def ensure_rank_class(db: Database, max_rank: int = 64, cls: str = RANK_CLASS) -
     """Declare the rank class (levels 1..max_rank) before the reference class if missing."""
     if db.has_class(cls):
         return db.level(cls)
-    lv = Levels(cls, count=max_rank + 1, gray=0, green=1, perfect=1, firstvalid=1)
+    # floats, as a class read from a file has them (classes --json prints 1.0 either way)
+    lv = Levels(cls, count=max_rank + 1, gray=0.0, green=1.0, perfect=1.0, firstvalid=1.0)
     if db.reference_levels is None:
         db.ensure_reference_class()
     # never last: the last class decides which targets are references (thesis Appendix A.2)

@@ -6,7 +6,7 @@ open-addressing hash table under the exact int64 key
 Keys are exact, so a hash collision can cost time but never change a count.
 
 Sentence boundaries (thesis section 5.4, Figure 5.2, Table A.5): m-grams of
-order m are those of ``preprocess.pad_ids(tokens, rule, m, BOS=0, EOS=1)``,
+order m are those of ``pad_ids(tokens, rule, m, BOS=0, EOS=1)``,
 i.e. ``m-1`` copies of ``<s>`` in front (``initial``/``both``) and one ``</s>``
 at the end (``end``/``both``). The kernels walk one virtual sequence padded
 with ``M-1`` ``<s>`` and one ``</s>`` and keep, for each order, only the
@@ -44,7 +44,6 @@ import numpy as np
 
 from evaltrans_qt.engine.kernels.packing import pack
 from evaltrans_qt.engine.options import PAD_RULES
-from evaltrans_qt.engine.text.preprocess import pad_ids
 from evaltrans_qt.errors import OptionError
 
 BOS_ID = 0
@@ -57,6 +56,16 @@ SMALL_INPUT_TOKENS = 20000
 CLIP_PATHS = ("auto", "kernel", "python")
 _MULT = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing
 _MIN_BITS = 10
+
+
+def pad_ids(tokens: list, rule: str, order: int, bos, eos) -> list:
+    """``tokens`` with ``order - 1`` copies of ``bos`` before and one ``eos`` after, as the
+    pad rule says (thesis Table A.5, Figure 5.2)."""
+    if rule == "none" or order < 1:
+        return list(tokens)
+    head = [bos] * (order - 1) if rule in ("initial", "both") else []
+    tail = [eos] if rule in ("end", "both") else []
+    return head + list(tokens) + tail
 
 
 def pad_flags(rule: str) -> tuple[bool, bool]:

@@ -118,8 +118,13 @@ def matched_ngrams(hyp, refs, max_order: int, pad_rule: str = "none") -> NgramMa
     """
     import numpy as np
 
-    from evaltrans_qt.engine.kernels.ngrams import BOS_ID, EOS_ID, clipped_counts, pad_flags
-    from evaltrans_qt.engine.text.preprocess import pad_ids
+    from evaltrans_qt.engine.kernels.ngrams import (
+        BOS_ID,
+        EOS_ID,
+        clipped_counts,
+        pad_flags,
+        pad_ids,
+    )
     initial, end = pad_flags(pad_rule)
     h = np.asarray(hyp, dtype=np.int32)
     rs = [np.asarray(r, dtype=np.int32) for r in refs]

@@ -32,6 +32,7 @@ from importlib import import_module
 
 import numpy as np
 
+from evaltrans_qt.engine.kernels.ngrams import pad_ids
 from evaltrans_qt.engine.options import SACREBLEU_TOKENIZERS
 from evaltrans_qt.errors import OptionError
 
@@ -221,13 +222,6 @@ def pad(tokens: Sequence, rule: str, order: int) -> list:
     """
     return pad_ids(list(tokens), rule, order, BOS, EOS)
 
-
-def pad_ids(tokens: list, rule: str, order: int, bos, eos) -> list:
-    if rule == "none" or order < 1:
-        return list(tokens)
-    head = [bos] * (order - 1) if rule in ("initial", "both") else []
-    tail = [eos] if rule in ("end", "both") else []
-    return head + list(tokens) + tail
 
 
 class Vocabulary:
