@@ -286,3 +286,49 @@ def test_every_package_is_installed():
                  ["packages"])
     found = {_module_name(p) for p in _sources() if p.name == "__init__.py"}
     assert found <= listed, found - listed
+
+
+#: engine subpackage -> the engine subpackages it may import (docs/architecture.md's tree;
+#: the upward arrows data -> human/measures, measures -> human/run, human -> run/metaeval
+#: are the four named there).
+ENGINE_ALLOWED = {
+    "options": set(),
+    "kernels": {"options"},
+    "text": {"kernels", "options"},
+    "data": {"text", "kernels", "options", "human", "measures"},
+    "measures": {"kernels", "text", "options", "data", "human", "run"},
+    "human": {"data", "text", "kernels", "options", "run", "metaeval", ""},
+    "run": {"data", "text", "kernels", "measures", "human", "options"},
+    "metaeval": {"data", "text", "kernels", "measures", "human", "run", "options"},
+    "warmup": {"data", "text", "kernels", "measures", "human", "run", "metaeval", "options"},
+    "": set(),
+}
+
+
+def _engine_part(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[:2] != ["evaltrans_qt", "engine"]:
+        return None
+    return parts[2] if len(parts) > 2 else ""
+
+
+def engine_violations() -> list[str]:
+    bad = []
+    for path in _sources():
+        me = _engine_part(_module_name(path))
+        if me is None:
+            continue
+        for line, mod, _ in edges_of(path):
+            other = _engine_part(mod)
+            if other is None or other == me:
+                continue
+            if other not in ENGINE_ALLOWED.get(me, set()):
+                bad.append(f"{path.relative_to(ROOT)}:{line} imports {mod} "
+                           f"(engine/{me} may not import engine/{other})")
+    return bad
+
+
+def test_engine_subpackages_import_only_what_the_architecture_says():
+    parts = {_engine_part(_module_name(p)) for p in _sources()} - {None}
+    assert parts <= set(ENGINE_ALLOWED), parts - set(ENGINE_ALLOWED)
+    assert engine_violations() == []
