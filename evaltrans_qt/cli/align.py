@@ -25,7 +25,7 @@ import json
 import sys
 
 from evaltrans_qt.cli._common import add_option_arguments, number, options_from_args
-from evaltrans_qt.engine.text.alignment import Alignment, OpKind, explain_segment
+from evaltrans_qt.engine.measures.alignment import Alignment, OpKind, explain_segment
 from evaltrans_qt.errors import OptionError
 
 GAP = "***"
