@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from evaltrans_qt.ui import plots
-from evaltrans_qt.ui.export_dialog import ask_export
+from evaltrans_qt.ui.export_dialog import ask_export, ask_export_plot
 from evaltrans_qt.ui.results_models import DASH_FORMAT, NumberFormat, table_view
 from evaltrans_qt.ui.workers import LatestRunner
 
@@ -178,6 +178,14 @@ class MetricsView(QWidget):
     def ask_export_table(self) -> None:
         ask_export(self, "metrics", self.export_table, self.results.workspace.path,
                    title="Export metrics table")
+
+    def export_plot(self, path: str | Path) -> Path:
+        """The p-value heat map as PNG or SVG (by suffix)."""
+        return plots.export_plot(self.heatmap, path)
+
+    def ask_export_plot(self) -> None:
+        ask_export_plot(self, "metricsSignificance", self.export_plot,
+                        self.results.workspace.path)
 
     def _on_error(self, exc: BaseException) -> None:
         self.error = str(exc)

@@ -981,7 +981,8 @@ class ResultsView(QWidget):
 
     def ask_export_plot(self) -> None:
         page = self.tabs.currentWidget()
-        for tab in (getattr(self, "ranking_view", None), getattr(self, "unseen_view", None)):
+        for tab in (getattr(self, "ranking_view", None), getattr(self, "unseen_view", None),
+                    getattr(self, "metrics_view", None)):
             if tab is not None and page is tab:
                 return tab.ask_export_plot()
         plot = self.current_plot()

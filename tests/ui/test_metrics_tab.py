@@ -1,6 +1,6 @@
 """The results view's "Metrics" tab fills on the demo database -- ranked metrics
-with significance clusters (a QAbstractTableModel) and the metric-vs-metric p-value heat
-map -- and shows an external metric of the database like our own measures."""
+with significance clusters (a FrameModel table) and the metric-vs-metric p-value heat
+map -- shows an external metric of the database like our own measures, and exports both."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from evaltrans_qt.ui.results_models import cell_text
 from .conftest import open_db
 
 
-def test_metrics_tab_fills_on_the_demo_database(qtbot, main_window, demo_copy):
+def test_metrics_tab_fills_on_the_demo_database(qtbot, main_window, demo_copy, tmp_path,
+                                                monkeypatch):
     from evaltrans_qt.engine.measures.external import ExternalMetric, add_external
     from evaltrans_qt.io.etdb import load_database, save_database
     db = load_database(demo_copy)
@@ -58,3 +59,17 @@ def test_metrics_tab_fills_on_the_demo_database(qtbot, main_window, demo_copy):
     qtbot.waitUntil(lambda: metrics.overview is not ov and metrics.overview is not None,
                     timeout=60_000)
     assert metrics.overview.significance.method == "williams"
+    # Evaluate -> Export table / plot on this tab: the metrics table and the heat map
+    import pandas as pd
+    from PySide6.QtGui import QImage
+    from PySide6.QtWidgets import QFileDialog
+    view.tabs.setCurrentWidget(metrics)
+    target = {"path": str(tmp_path / "metrics")}
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        lambda *a, **k: (target["path"], "CSV (*.csv)"))
+    main_window.act_export_table.trigger()
+    frame = pd.read_csv(tmp_path / "metrics.csv")
+    assert list(frame["measure"]) == list(metrics.model.frame["measure"])
+    target["path"] = str(tmp_path / "heat.png")
+    main_window.act_export_plot.trigger()
+    assert not QImage(str(tmp_path / "heat.png")).isNull()
