@@ -37,7 +37,19 @@ Signals (all emitted in the thread that changes the workspace -- the UI thread):
 * ``currency_changed(current: bool)`` -- the run became current or out of date;
 * ``changed_on_disk(path)`` -- the open file changed on disk since it was loaded or saved
   here; autosave stopped until it is saved again (:meth:`Workspace.save` with
-  ``overwrite_changed``, Save As) or another database is opened.
+  ``overwrite_changed``, Save As), merged (:meth:`Workspace.merged_disk`) or another
+  database is opened;
+* ``lock_changed(holder)`` -- who else holds the open file (a :class:`LockInfo`: read-only
+  here, nothing is saved over it) or None (we hold its lock, or there is no file).
+
+Saving is done in three steps so that the window can write on a worker thread:
+:meth:`Workspace.prepare_save` (UI thread: the disk and lock checks, what the save
+includes) returns a :class:`SaveJob`; :meth:`SaveJob.write` (any thread) writes the bytes
+through :func:`~evaltrans_qt.io.store.save_with_identity`, checking disk and lock again
+just before the atomic replace; :meth:`Workspace.finish_save` (UI thread) clears the
+journal up to what was written (Save As: moves what came after to the new file's journal),
+records the identity of the bytes written and marks the changes saved.
+:meth:`Workspace.save` does the three in a row.
 """
 
 from __future__ import annotations
@@ -45,7 +57,8 @@ from __future__ import annotations
 import os
 import time
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
@@ -54,9 +67,9 @@ from psygnal import Signal
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.engine.run.results import RunResult
-from evaltrans_qt.errors import EvalTransError
+from evaltrans_qt.errors import EvalTransError, SaveError
 from evaltrans_qt.io import store
-from evaltrans_qt.io.journal import Journal, ReplayReport, ScoreChange, journal_path
+from evaltrans_qt.io.journal import Journal, ReplayReport, ScoreChange, journal_path, replay
 from evaltrans_qt.io.store import (
     DatabaseChangedError,
     DatabaseLockedError,
@@ -93,6 +106,42 @@ def skipped_measures(measures: Sequence[str], options: EvalOptions) -> dict[str,
     return out
 
 
+@dataclass
+class SaveJob:
+    """One save, prepared by :meth:`Workspace.prepare_save` (module doc)."""
+
+    database: Database
+    #: Where it is written.
+    target: Path
+    #: Over the open file (else Save As).
+    in_place: bool
+    #: Journal entries up to this sequence number are in what is written.
+    seq: int
+    #: The workspace's changes included (:attr:`Workspace.changes` when prepared).
+    count: int
+    #: The identity the file must still have when it is replaced (None: not checked).
+    expect: FileIdentity | None
+    #: Our lock (another's lock on the target refuses the write).
+    lock: LockInfo | None
+    #: The journal when the save was prepared (Save As moves its later entries).
+    journal: Journal | None
+
+    def check(self) -> None:
+        """Just before the bytes replace the file (any thread; no signals):
+        :class:`DatabaseChangedError` if it changed on disk since prepared,
+        :class:`DatabaseLockedError` if another process holds it now."""
+        if self.expect is not None and not store.unchanged_on_disk(self.target, self.expect):
+            raise DatabaseChangedError("changed on disk since it was opened or saved here; "
+                                       "not overwritten", self.target)
+        store.check_not_locked(self.target, self.lock)
+
+    def write(self, save: Callable[..., FileIdentity] | None = None) -> FileIdentity:
+        """Write the database (any thread): the one validated atomic write with
+        :meth:`check` right before the replace; returns the identity of the bytes written."""
+        return (save or store.save_with_identity)(self.database, self.target,
+                                                  before_write=self.check)
+
+
 class Workspace:
     """Database, journal, dirty state, options, measures, last run, session file (module doc)."""
 
@@ -108,6 +157,8 @@ class Workspace:
     message = Signal(str)
     #: The open file changed on disk since it was loaded or saved here (its path).
     changed_on_disk = Signal(object)
+    #: Another process holds the open file (its LockInfo), or no longer (None).
+    lock_changed = Signal(object)
 
     def __init__(self, *, autosave: bool = True, autosave_ms: int = AUTOSAVE_MS) -> None:
         self.database: Database | None = None
@@ -139,6 +190,13 @@ class Workspace:
         #: Who held the lock when we could not take it.
         self.locked_by: LockInfo | None = None
         self._lock_release: weakref.finalize | None = None
+        #: The journal's last sequence number when a change was last counted, and the number
+        #: of the last change that did not go through the journal (imports, merges, class
+        #: edits): reloading the file would lose those, replaying the journal would not.
+        self._seq_seen = 0
+        self._last_unjournalled = 0
+        #: Journal entries the replay could not apply were kept aside (once per load).
+        self._unapplied_kept = False
 
     # ------------------------------------------------------------ opening
     @classmethod
@@ -169,7 +227,9 @@ class Workspace:
                                          if db is not None else None) \
                 or store.disk_identity(self.path)
         self.recovered = recovered
-        self.changes = self.saved_changes = 0
+        self._unapplied_kept = False
+        self.changes = self.saved_changes = self._last_unjournalled = 0
+        self._seq_seen = self.journal.last_seq if self.journal is not None else 0
         if recovered is not None and recovered.applied:
             self.changes = 1          # the replayed scores are not in the file yet
         self.data_version += 1
@@ -188,6 +248,7 @@ class Workspace:
         self._take_lock(Path(path))
         self.path = Path(path)
         self.journal = journal if journal is not None else Journal(journal_path(self.path))
+        self._seq_seen = self.journal.last_seq
         self.identity = self._stat_identity()
         self.disk_changed = False
         self.path_changed.emit(self.path)
@@ -195,6 +256,7 @@ class Workspace:
     # ------------------------------------------------------------ the file on disk
     def _take_lock(self, path: Path | None) -> None:
         """Hold the advisory lock of ``path`` (None: none), releasing the one held."""
+        was = self.locked_by
         old, self.lock, self.locked_by = self.lock, None, None
         if path is not None and old is not None and store.same_file(old.database, path):
             self.lock, old = old, None
@@ -211,8 +273,40 @@ class Workspace:
             if self._lock_release is not None:
                 self._lock_release.detach()
             store.release_lock(old)
+        self._guard_lock()
+        if self.locked_by != was:
+            self.lock_changed.emit(self.locked_by)
+
+    def _guard_lock(self) -> None:
+        """Release our lock when the workspace is garbage-collected or at exit."""
         if self.lock is not None and (self._lock_release is None or not self._lock_release.alive):
             self._lock_release = weakref.finalize(self, store.release_lock, self.lock)
+
+    @property
+    def read_only(self) -> bool:
+        """Whether another process holds the open file (:attr:`locked_by`): nothing is saved
+        over it here (Save As is possible) until :meth:`retry_lock` takes the lock."""
+        return self.lock is None and self.locked_by is not None
+
+    def retry_lock(self) -> bool:
+        """Try again to take the open file's lock (its holder may have closed it); True if we
+        hold it now. Cheap (the lock file is read only when we do not hold it)."""
+        if self.lock is not None:
+            return True
+        if self.path is None:
+            return False
+        was = self.locked_by
+        try:
+            self.lock = store.acquire_lock(self.path)
+            self.locked_by = None
+        except DatabaseLockedError as exc:
+            self.locked_by = exc.holder
+        except OSError:
+            self.locked_by = None
+        self._guard_lock()
+        if self.locked_by != was:
+            self.lock_changed.emit(self.locked_by)
+        return self.lock is not None
 
     def _stat_identity(self) -> FileIdentity | None:
         """The recorded identity if the file's stat still matches it, else the stat alone."""
@@ -245,49 +339,131 @@ class Workspace:
         self.changed_on_disk.emit(self.path)
         return False
 
-    def save(self, path: str | Path | None = None, *, overwrite_changed: bool = False) -> Path:
-        """Write the open database to its file, or (Save As) to ``path``, synchronously
-        through the one validated atomic write; returns where. In place,
-        :class:`DatabaseChangedError` if the file changed on disk (:meth:`check_disk`)
-        unless ``overwrite_changed`` (the user chose to). :class:`DatabaseLockedError`
-        if another process holds the target open; :class:`PendingJournalError` if Save As
-        would replace a file whose journal holds unsaved judgements. The journal is cleared
-        up to what the save included; Save As moves the lock and the journal."""
+    def merged_disk(self, identity: FileIdentity) -> None:
+        """The open database now includes the file on disk as it was when read with
+        ``identity`` (the user merged it in): saving over that file is allowed again --
+        unless it changes once more. Autosave resumes."""
+        self.identity = identity
+        self.disk_changed = False
+
+    def reapply_journal(self, db: Database) -> ReplayReport | None:
+        """Replay the open file's journal -- the judgements made here and not yet saved,
+        every one up to now -- into ``db``, the file on disk read again without its journal
+        (:func:`~evaltrans_qt.io.store.open_database` with ``replay_journal=False``), for
+        "reload theirs and re-apply mine"; None if the journal is empty. Make ``db`` the open
+        database next (:meth:`set_database` with the report): entries it could not apply are
+        kept aside at the first save (``NAME.journal.unapplied``), never dropped."""
+        if self.journal is None:
+            return None
+        journal = Journal(self.journal.path)
+        entries = journal.entries()
+        if not entries and not journal.skipped:
+            return None
+        report = replay(db, entries)
+        report.skipped = list(journal.skipped)
+        opened = store.opened_of(db)
+        if opened is not None:               # what a write of db by the store would fold
+            opened.read.recovered, opened.read.replayed = report, True
+            opened.read.journal_entries = tuple(entries)
+            opened.read.skipped_lines = tuple(journal.skipped_lines)
+        return report
+
+    @property
+    def unjournalled_changes(self) -> bool:
+        """Whether unsaved changes include some that are not in the journal (an import, a
+        merge, a class edit): reloading the file and replaying the journal would lose them."""
+        return self._last_unjournalled > self.saved_changes
+
+    def prepare_save(self, path: str | Path | None = None, *,
+                     overwrite_changed: bool = False) -> SaveJob:
+        """Check and prepare a save of the open database to its file, or (Save As) to
+        ``path`` (UI thread; :meth:`SaveJob.write` then writes, :meth:`finish_save` ends).
+        In place, :class:`DatabaseChangedError` if the file changed on disk
+        (:meth:`check_disk`) unless ``overwrite_changed`` (the user chose to).
+        :class:`DatabaseLockedError` if another process holds the target open;
+        :class:`PendingJournalError` if Save As would replace a file whose journal holds
+        unsaved judgements."""
         if self.database is None:
             raise ValueError("no database is open")
         target = Path(path) if path is not None else self.path
         if target is None:
             raise ValueError("the database has no file yet: give a path")
         in_place = self.path is not None and store.same_file(target, self.path)
-
-        def check() -> None:
-            if in_place and not overwrite_changed and not self.check_disk():
-                raise DatabaseChangedError("changed on disk since it was opened or saved "
-                                           "here; not overwritten", target)
-            store.check_not_locked(target, self.lock)
-
-        check()                              # before serialising, and again right before writing
+        if in_place and not overwrite_changed and not self.check_disk():
+            raise DatabaseChangedError("changed on disk since it was opened or saved here; "
+                                       "not overwritten", target)
+        if in_place:
+            self.retry_lock()                # its holder may have closed it meanwhile
+        store.check_not_locked(target, self.lock)
         if not in_place:
             theirs = Journal(journal_path(target)).entries()
             if theirs:
                 raise PendingJournalError(
                     f"{len(theirs)} unsaved judgement(s) in {journal_path(target).name} "
                     "belong to the file there; open it first or choose another name", target)
-        seq = self.journal.last_seq if self.journal is not None else 0
-        count = self.changes
-        identity = store.save_with_identity(self.database, target, before_write=check)
-        if in_place:
+        return SaveJob(self.database, target, in_place,
+                       self.journal.last_seq if self.journal is not None else 0, self.changes,
+                       self.identity if in_place and not overwrite_changed else None,
+                       self.lock, self.journal)
+
+    def finish_save(self, job: SaveJob, identity: FileIdentity) -> str | None:
+        """``job`` was written (its file has ``identity``): clear the journal up to what it
+        included -- keeping aside entries a replay could not apply -- or, after Save As, move
+        the entries made meanwhile to the new file's journal and the lock there; the changes
+        included are saved. Returns a problem to tell the user (also a :attr:`message`), or
+        None. Nothing happens if another database was opened meanwhile."""
+        if job.database is not self.database:
+            return None
+        problem = None
+        old = job.journal
+        if old is not None:
+            self._keep_unapplied(old)
+        if job.in_place:
             if self.journal is not None:
-                self.journal.clear(seq)
+                self.journal.clear(job.seq)
         else:
-            old = self.journal
-            self.set_path(target)
-            if self.journal is not None:
-                self.journal.clear()       # malformed left-overs of the file replaced
-            if old is not None:
-                old.clear(seq)             # its entries are in the new file
-        self.mark_saved(count, identity)
-        return target
+            journal = Journal(journal_path(job.target))
+            try:
+                journal.clear()            # a left-over of the file just replaced
+                for change in old.entries() if old is not None else ():
+                    if change.seq > job.seq:   # made while the save ran: not in the file
+                        journal.append(change)
+            except OSError as exc:
+                problem = (f"scores entered during Save As stay in {old.path if old else '?'} "
+                           f"(could not write {journal.path}: {exc})")
+            self.set_path(job.target, journal)
+            if old is not None and problem is None:
+                old.clear()
+        self.mark_saved(job.count, identity)
+        if problem is not None:
+            self.message.emit(problem)
+        return problem
+
+    def _keep_unapplied(self, journal: Journal) -> None:
+        """Before a save clears ``journal``: entries the replay at load could not apply (and
+        malformed lines) go to ``NAME.journal.unapplied`` -- once -- instead of vanishing."""
+        rec = self.recovered
+        if self._unapplied_kept or rec is None or not (rec.missing or rec.rejected or rec.skipped):
+            return
+        self._unapplied_kept = True
+        fresh = Journal(journal.path)
+        fresh.entries()                      # reads the malformed lines' bytes
+        try:
+            kept = store.keep_unapplied(journal.path, rec, fresh.skipped_lines)
+        except OSError as exc:
+            self._unapplied_kept = False
+            raise SaveError(f"journal entries that could not be applied cannot be kept "
+                                  f"aside ({exc}); not saved", journal.path) from exc
+        if kept is not None:
+            self.message.emit(f"Journal entries that could not be applied are kept in {kept.name}")
+
+    def save(self, path: str | Path | None = None, *, overwrite_changed: bool = False) -> Path:
+        """Write the open database to its file, or (Save As) to ``path``, synchronously
+        through the one validated atomic write; returns where (:meth:`prepare_save` for the
+        checks and errors, :meth:`finish_save` for the journal and the lock)."""
+        job = self.prepare_save(path, overwrite_changed=overwrite_changed)
+        self.finish_save(job, job.write())
+        return job.target
 
     def modified(self, affects_results: bool = True) -> None:
         """The open database changed outside a scoring session (import, merge, classes).
@@ -311,7 +487,14 @@ class Workspace:
         return self.changes != self.saved_changes
 
     def mark_changed(self) -> None:
+        """One more unsaved change. A change the journal did not grow with (journal first,
+        then apply, then this) is one a reload of the file would lose
+        (:attr:`unjournalled_changes`)."""
         self.changes += 1
+        seq = self.journal.last_seq if self.journal is not None else 0
+        if seq == self._seq_seen:
+            self._last_unjournalled = self.changes
+        self._seq_seen = seq
         self.dirty_changed.emit(True)
 
     def mark_saved(self, count: int, identity: FileIdentity | None = None) -> None:
@@ -333,12 +516,20 @@ class Workspace:
             self.journal.clear()
         self._set_saved(self.changes)
 
+    def set_autosave(self, on: bool | None = None, ms: int | None = None) -> None:
+        """The autosave policy: on or off, and the delay after a change (ms)."""
+        if on is not None:
+            self.autosave = bool(on)
+        if ms is not None:
+            self.autosave_ms = int(ms)
+
     @property
     def autosave_due(self) -> bool:
         """Whether the policy asks for an autosave now (the window's timer decides when):
-        never while the file changed on disk (checked here, :meth:`check_disk`)."""
+        never while another process holds the file (:attr:`read_only`) or the file changed
+        on disk (checked here, :meth:`check_disk`)."""
         return self.autosave and self.database is not None and self.path is not None \
-            and self.is_dirty and self.check_disk()
+            and self.is_dirty and not self.read_only and self.check_disk()
 
     # ------------------------------------------------------------ options
     def set_options(self, options: EvalOptions, measures: list[str] | None | object = KEEP,
@@ -499,4 +690,4 @@ class Workspace:
         self.close_executor()
 
 
-__all__ = ["Workspace", "load_with_journal", "skipped_measures", "AUTOSAVE_MS", "RUN", "REPORT", "KEEP"]
+__all__ = ["Workspace", "SaveJob", "load_with_journal", "skipped_measures", "AUTOSAVE_MS", "RUN", "REPORT", "KEEP"]

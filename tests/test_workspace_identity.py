@@ -182,3 +182,145 @@ def test_identity_check_costs_one_stat(demo, monkeypatch):
     assert ws.check_disk() and len(reads) == 1          # same size, other stat: hashed once
     assert ws.check_disk() and len(reads) == 1          # and the new stat remembered
     ws.close()
+
+
+def _fluency(db, judge: str) -> list[float]:
+    return [x.value for s in db.sources for t in s.targets for x in t.scores
+            if x.cls == "fluency" and x.judge == judge]
+
+
+def test_reload_theirs_and_reapply_mine_keeps_both(demo):
+    """"Reload theirs and re-apply my unsaved judgements": the file read again without the
+    journal, the journal -- every judgement made here since the last save -- replayed into
+    it; the save writes both and empties the journal."""
+    ws = Workspace.open(demo)
+    _score(ws, 2.0)
+    _theirs(demo)
+    assert not ws.check_disk()
+    assert not ws.unjournalled_changes                   # a score: in the journal
+    opened = store.open_database(demo, replay_journal=False)
+    report = ws.reapply_journal(opened.database)
+    assert report is not None and len(report.applied) == 1
+    ws.set_database(opened.database, demo, report)
+    assert ws.check_disk() and ws.is_dirty and not ws.disk_changed
+    ws.save()
+    db = load_database(demo)
+    assert _fluency(db, "other") == [5.0] and _fluency(db, "kim") == [2.0]
+    assert not journal_path(demo).exists()
+    ws.close()
+
+
+def test_entries_a_reload_cannot_apply_are_kept_aside_at_the_save(demo):
+    ws = Workspace.open(demo)
+    _score(ws, 2.0)
+    db = load_database(demo)                             # they remove the class I scored
+    db.levels = [lv for lv in db.levels if lv.name != "fluency"]
+    for s in db.sources:
+        for t in s.targets:
+            t.scores = [x for x in t.scores if x.cls != "fluency"]
+    save_database(db, demo)
+    opened = store.open_database(demo, replay_journal=False)
+    report = ws.reapply_journal(opened.database)
+    assert report is not None and not report.applied and (report.rejected or report.missing)
+    ws.set_database(opened.database, demo, report)
+    ws.save()
+    aside = journal_path(demo).with_name(journal_path(demo).name + ".unapplied")
+    kept = Journal(aside).entries()
+    assert [(e.cls, e.value, e.judge) for e in kept] == [("fluency", 2.0, "kim")]
+    ws.close()
+
+
+def test_changes_outside_the_journal_are_known(demo):
+    """A reload would lose an import or a merge (not journalled): the workspace knows."""
+    ws = Workspace.open(demo)
+    _score(ws)
+    assert not ws.unjournalled_changes
+    ws.modified()                                        # e.g. a merge into the database
+    assert ws.unjournalled_changes
+    _score(ws, 3.0)
+    assert ws.unjournalled_changes                       # still unsaved
+    ws.save()
+    assert not ws.unjournalled_changes
+    ws.mark_changed()
+    assert ws.unjournalled_changes
+    ws.discard_changes()
+    assert not ws.unjournalled_changes
+    ws.close()
+
+
+def test_merged_disk_lets_the_save_write_over_the_file_it_merged(demo):
+    from evaltrans_qt.engine.data.merge import merge
+    ws = Workspace.open(demo)
+    _score(ws, 2.0)
+    _theirs(demo)
+    assert not ws.autosave_due and ws.disk_changed
+    theirs = store.open_database(demo, replay_journal=False)
+    merge(ws.database, theirs.database, "old")
+    ws.merged_disk(theirs.identity)
+    ws.modified()
+    assert ws.autosave_due
+    _theirs(demo)                                        # and once more: refused again
+    with pytest.raises(DatabaseChangedError):
+        ws.save()
+    theirs = store.open_database(demo, replay_journal=False)
+    merge(ws.database, theirs.database, "old")
+    ws.merged_disk(theirs.identity)
+    ws.save()
+    db = load_database(demo)
+    assert sorted(_fluency(db, "other")) == [5.0, 5.0] and _fluency(db, "kim") == [2.0]
+    assert not journal_path(demo).exists()
+    ws.close()
+
+
+def test_a_save_prepared_then_written_elsewhere_keeps_later_judgements(demo):
+    """The window's three steps: a judgement made while the bytes are written stays in the
+    journal (in place) or moves to the new file's journal (Save As)."""
+    ws = Workspace.open(demo)
+    _score(ws, 2.0)
+    job = ws.prepare_save()
+    identity = job.write()
+    _score(ws, 3.0)                                      # during the write
+    assert ws.finish_save(job, identity) is None
+    assert [e.value for e in ws.journal.entries()] == [3.0] and ws.is_dirty
+    assert ws.check_disk()
+    new = demo.with_name("copy.etdb.xml")
+    job = ws.prepare_save(new)
+    identity = job.write()
+    _score(ws, 4.0)
+    ws.finish_save(job, identity)
+    assert ws.path == new and not journal_path(demo).exists()
+    assert [e.value for e in Journal.for_database(new).entries()] == [4.0]
+    db, _report = load_with_journal(new)
+    assert sorted(_fluency(db, "kim")) == [2.0, 3.0, 4.0]
+    ws.close()
+
+
+def test_the_write_checks_the_disk_again_right_before_replacing(demo):
+    ws = Workspace.open(demo)
+    _score(ws)
+    job = ws.prepare_save()
+    _theirs(demo)                                        # between the check and the write
+    theirs = demo.read_bytes()
+    with pytest.raises(DatabaseChangedError):
+        job.write()
+    assert demo.read_bytes() == theirs
+    ws.close()
+
+
+def test_read_only_while_another_holds_the_lock_and_retried(demo):
+    first = Workspace.open(demo)
+    held = first.lock
+    ws = Workspace()
+    holders: list[object] = []
+    ws.lock_changed.connect(holders.append)
+    ws.set_database(load_database(demo), demo)
+    assert ws.read_only and ws.locked_by == held and holders == [held]
+    _score(ws)
+    assert not ws.autosave_due                           # never autosaves over it
+    with pytest.raises(DatabaseLockedError):
+        ws.save()
+    assert not ws.retry_lock()
+    first.close()
+    assert ws.retry_lock() and not ws.read_only and holders == [held, None]
+    assert store.lock_holder(demo) == ws.lock and ws.autosave_due
+    ws.close()

@@ -410,6 +410,18 @@ def _fold(jp: Path, rec: ReplayReport | None, entries: tuple[Change, ...],
     return (len(rec.applied) if rec is not None else 0), set_aside
 
 
+def keep_unapplied(journal: PathLike, report: ReplayReport,
+                   malformed: Iterable[bytes] = ()) -> Path | None:
+    """Append the entries ``report``'s replay could not apply (their sentence missing, or
+    rejected) and ``malformed`` raw lines to ``NAME.journal.unapplied`` beside ``journal``
+    (what an in-place write does when it folds the journal), before a save clears the
+    journal; returns that file, or None when there was nothing to keep."""
+    lines = [c.to_json().encode() for c in report.missing]
+    lines += [c.to_json().encode() for c, _why in report.rejected]
+    lines += [raw.rstrip(b"\n") for raw in malformed]
+    return _set_aside(Path(journal), ".unapplied", lines) if lines else None
+
+
 def _set_aside(jp: Path, suffix: str, lines: list[bytes]) -> Path:
     """Append ``lines`` to ``<journal><suffix>`` (a journal-format file, fsync-ed)."""
     aside = jp.with_name(jp.name + suffix)
@@ -613,6 +625,7 @@ def release_lock(lock: LockInfo) -> None:
 
 __all__ = ["APPLICATION", "DatabaseChangedError", "DatabaseLockedError", "FileIdentity",
            "FileRead", "LockInfo", "Opened", "opened_of", "PendingJournalError", "Written", "acquire_lock",
+           "keep_unapplied",
            "check_not_locked", "disk_identity", "identity_when_read", "lock_holder",
            "lock_path", "open_database", "release_lock", "same_file", "save_with_identity",
            "unchanged_on_disk", "write_database"]
