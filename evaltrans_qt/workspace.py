@@ -510,6 +510,11 @@ class Workspace:
         self.saved_changes = count
         self.dirty_changed.emit(self.is_dirty)
 
+    def leave_unsaved(self) -> None:
+        """Close without saving and without asking, leaving the journal as it is (its
+        judgements come back at the next opening): a screenshot run."""
+        self._set_saved(self.changes)
+
     def discard_changes(self) -> None:
         """Forget unsaved changes (the journal too: they must not come back on next start)."""
         if self.journal is not None:

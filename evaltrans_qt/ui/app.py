@@ -239,7 +239,7 @@ def _screenshot(window, app, args) -> None:
     if window.session is not None:
         # a screenshot session must not leave scores or a journal behind
         window.end_session()
-    window._saved_changes = window._changes
+    window.workspace.leave_unsaved()    # a journal of the file stays for its next opening
     print(out)
     window.close()
     app.exit(0)

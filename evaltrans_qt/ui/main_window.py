@@ -55,7 +55,13 @@ from PySide6.QtWidgets import (
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.errors import EvalTransError, SaveError
-from evaltrans_qt.io.journal import Journal, ReplayReport, journal_path
+from evaltrans_qt.io.journal import Journal, ReplayReport
+from evaltrans_qt.io.store import (
+    DatabaseChangedError,
+    DatabaseLockedError,
+    FileIdentity,
+    save_with_identity,
+)
 from evaltrans_qt.ui import errors
 from evaltrans_qt.ui.compare_view import MEASURES, CompareView
 from evaltrans_qt.ui.models import (
@@ -76,7 +82,7 @@ from evaltrans_qt.ui.scoring import (
     similar_translations,
 )
 from evaltrans_qt.ui.workers import Worker, handle_errors, start_worker
-from evaltrans_qt.workspace import AUTOSAVE_MS, Workspace, load_with_journal
+from evaltrans_qt.workspace import AUTOSAVE_MS, SaveJob, Workspace, load_with_journal
 
 ORGANISATION = "evaltrans_qt"
 APPLICATION = "evaltrans-qt"
@@ -111,17 +117,17 @@ def demo_working_copy() -> Path:
     return dst
 
 
-def save_job(db: Database, path: str | Path) -> Path:
-    """Save on a worker thread through the one validated write path of ``io/etdb.py``
-    (serialise, check that the bytes load back, atomic replace), as the command line does.
+def save_job(db: Database, path: str | Path, *, before_write=None) -> FileIdentity:
+    """Save on a worker thread through the one validated write path
+    (:func:`evaltrans_qt.io.store.save_with_identity`: serialise, check that the bytes load
+    back, ``before_write`` -- the workspace's disk and lock check -- then the atomic
+    replace), as the command line does; returns the identity of the bytes written.
 
     The UI thread may change the database meanwhile (scores; merges wait for the save,
     see ``wait_for_save``); the check guarantees that whatever was serialised is a
     loadable database before it replaces the file on disk.
     """
-    from evaltrans_qt.io.etdb import save_database
-    save_database(db, path)
-    return Path(path)
+    return save_with_identity(db, path, before_write=before_write)
 
 
 class MainWindow(QMainWindow):
@@ -155,7 +161,7 @@ class MainWindow(QMainWindow):
 
     @autosave_ms.setter
     def autosave_ms(self, ms: int) -> None:
-        self.workspace.autosave_ms = ms
+        self.workspace.set_autosave(ms=ms)
 
     @property
     def autosave_enabled(self) -> bool:
@@ -163,24 +169,7 @@ class MainWindow(QMainWindow):
 
     @autosave_enabled.setter
     def autosave_enabled(self, on: bool) -> None:
-        self.workspace.autosave = on
-
-    @property
-    def _changes(self) -> int:
-        return self.workspace.changes
-
-    @_changes.setter
-    def _changes(self, n: int) -> None:
-        self.workspace.changes = n
-        self.workspace.dirty_changed.emit(self.workspace.is_dirty)
-
-    @property
-    def _saved_changes(self) -> int:
-        return self.workspace.saved_changes
-
-    @_saved_changes.setter
-    def _saved_changes(self, n: int) -> None:
-        self.workspace.mark_saved(n)
+        self.workspace.set_autosave(on)
 
     def __init__(self, settings: QSettings | None = None, autosave_ms: int = AUTOSAVE_MS) -> None:
         super().__init__()
@@ -203,6 +192,8 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._build_menus()
         self._observe_workspace()
+        from evaltrans_qt.ui.disk_change_dialog import DiskChange
+        self.disk_change = DiskChange(self)   # changed on disk / read-only: asks, shows
         self._update_title()
         from evaltrans_qt.ui import analysis
         analysis.install(self)
@@ -700,7 +691,17 @@ class MainWindow(QMainWindow):
 
     def _save_failed(self, exc: BaseException) -> None:
         """A failed save: tell once, keep a visible 'not saved' state, stop autosaving until
-        a save succeeds (a full disk must not raise a dialog every few seconds)."""
+        a save succeeds (a full disk must not raise a dialog every few seconds). The file
+        changed on disk just before the write: the workspace notices and the user is asked
+        (:mod:`~evaltrans_qt.ui.disk_change_dialog`), no error."""
+        if isinstance(exc, DatabaseChangedError):
+            self._autosave_timer.stop()
+            if self.workspace.check_disk():        # changed back meanwhile: try again later
+                self._schedule_autosave()
+            else:
+                self.disk_change.ask_later()
+            return
+        exc = self._read_only_error(exc)
         first = not self._autosave_failed
         self._autosave_failed = True
         self._autosave_timer.stop()
@@ -709,9 +710,18 @@ class MainWindow(QMainWindow):
         if first:
             errors.show_error(exc, self)
 
+    def _read_only_error(self, exc: BaseException) -> BaseException:
+        """A refusal because another process holds the file, worded for this window."""
+        if isinstance(exc, DatabaseLockedError) and exc.holder is not None:
+            return SaveError(f"read-only here: {exc.holder.describe()}. Close it there, or "
+                             "save under another name (Save as)", exc.path)
+        return exc
+
     def _schedule_autosave(self) -> None:
         if self._autosave_failed:
             return
+        if self.workspace.read_only:
+            self.workspace.retry_lock()            # its holder may have closed it
         if self.workspace.autosave_due and not self._autosave_timer.isActive() \
                 and not self._autosave_paused:
             self._autosave_timer.start(self.autosave_ms)
@@ -719,6 +729,10 @@ class MainWindow(QMainWindow):
     def _update_title(self) -> None:
         name = self.database_path.name if self.database_path else ("untitled" if self.database else "")
         star = " *" if self.is_dirty else ""
+        holder = self.workspace.locked_by
+        if name and self.workspace.read_only and holder is not None:
+            name += f"{star} (read-only: {holder.describe()})"
+            star = ""
         self.setWindowTitle(f"{name}{star} — evaltrans-qt" if name else "evaltrans-qt")
 
     def _update_counts(self) -> None:
@@ -772,8 +786,10 @@ class MainWindow(QMainWindow):
         return w
 
     def set_database(self, db: Database | None, path: str | Path | None = None,
-                     recovered: ReplayReport | None = None) -> None:
-        """Show ``db`` (already loaded); ``recovered`` is the journal replay, if any."""
+                     recovered: ReplayReport | None = None, *, reloaded: bool = False) -> None:
+        """Show ``db`` (already loaded); ``recovered`` is the journal replay, if any
+        (``reloaded``: the file read again after it changed on disk, the unsaved judgements
+        of this window replayed -- said by the caller, not as a recovery)."""
         self.end_session()
         self.undo_stack.clear()
         self._current = None
@@ -785,7 +801,8 @@ class MainWindow(QMainWindow):
         if recovered is not None and recovered.applied:
             self._schedule_autosave()
         self.statusBar().showMessage(f"Opened {self.database_path or 'database'}", 5000)
-        if recovered is not None and (recovered.applied or recovered.missing or recovered.rejected):
+        if not reloaded and recovered is not None and \
+                (recovered.applied or recovered.missing or recovered.rejected):
             self._tell_recovered(recovered)
 
     def _show_database(self) -> None:
@@ -833,12 +850,14 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(report.summary(), 15000)
 
     def save(self, wait: bool = False) -> Worker | None:
-        """Save atomically to ``database_path`` on a worker (``wait`` blocks until done)."""
+        """Save atomically to ``database_path`` on a worker (``wait`` blocks until done).
+        Never over a file that changed on disk since it was opened or saved here: then
+        nothing is written and the user is asked (:mod:`~evaltrans_qt.ui.disk_change_dialog`)."""
         if self.database is None:
             return None
         if self.database_path is None:
             return self.save_as(wait=wait)
-        return self._save_to(self.database_path, wait)
+        return self._save_to(None, wait)
 
     def save_as(self, path: str | Path | None = None, wait: bool = False) -> Worker | None:
         if self.database is None:
@@ -851,13 +870,19 @@ class MainWindow(QMainWindow):
                 return None
         path = Path(path)
         if self.database_path is not None and path == self.database_path:
-            return self._save_to(path, wait)
-        # Path, journal and recent files switch to the new name only once the save there
-        # succeeded (_saved): a failed Save As leaves everything as it was.
-        return self._save_to(path, wait, old_journal=self.journal, switch_to=path)
+            return self._save_to(None, wait)
+        # Path, journal, lock and recent files switch to the new name only once the save
+        # there succeeded (_saved): a failed Save As leaves everything as it was.
+        if self._saving is not None and not wait:
+            self.wait_for_save()               # not folded into a pending in-place save
+        return self._save_to(path, wait)
 
-    def _save_to(self, path: Path, wait: bool, old_journal: Journal | None = None,
-                 switch_to: Path | None = None) -> Worker | None:
+    def _save_to(self, path: Path | None, wait: bool) -> Worker | None:
+        """Save in place (``path`` None) or as ``path``: the workspace checks first
+        (:meth:`~evaltrans_qt.workspace.Workspace.prepare_save`: the file changed on disk
+        -> the user is asked; another process holds it -> refused), the bytes are written
+        on a worker (``wait``: here) with the same checks right before the replace, and the
+        workspace finishes (journal, identity of the bytes written)."""
         if self._saving is not None:
             if wait:
                 from evaltrans_qt.ui.workers import wait_for_all
@@ -867,20 +892,34 @@ class MainWindow(QMainWindow):
                 self._save_again = True
                 return self._saving
         self._autosave_timer.stop()
-        seq = self.journal.last_seq if self.journal else 0
-        count = self._changes
+        try:
+            job = self.workspace.prepare_save(path)
+        except DatabaseChangedError:
+            if wait:                             # e.g. Save when closing: answer now
+                self.disk_change.resolve(wait=True)
+            else:
+                self.disk_change.ask_later()
+            return None
+        except (EvalTransError, OSError) as exc:
+            errors.show_error(self._read_only_error(exc), self)
+            return None
         if wait:
             try:
-                save_job(self.database, path)
-            except Exception as exc:
-                errors.show_error(exc, self)
+                identity = save_job(job.database, job.target, before_write=job.check)
+            except DatabaseChangedError as exc:
+                self._save_failed(exc)
+                if not self.workspace.disk_changed:
+                    return None
+                self.disk_change.resolve(wait=True)
                 return None
-            self._saved(path, seq, count, old_journal, switch_to)
+            except Exception as exc:
+                errors.show_error(self._read_only_error(exc), self)
+                return None
+            self._saved(job, identity)
             return None
-        db = self.database
-        w = start_worker(save_job, db, path, _start=False)
-        w.signals.finished.connect(
-            lambda _p: db is self.database and self._saved(path, seq, count, old_journal, switch_to))
+        w = start_worker(save_job, job.database, job.target, before_write=job.check,
+                         _start=False)
+        w.signals.finished.connect(lambda identity: self._saved(job, identity))
         handle_errors(w, self._save_failed)
         w.signals.done.connect(self._save_done)
         self._saving = w
@@ -888,39 +927,23 @@ class MainWindow(QMainWindow):
         launch(w)
         return w
 
-    def _saved(self, path: Path, seq: int, count: int, old_journal: Journal | None,
-               switch_to: Path | None = None) -> None:
-        if switch_to is not None:
-            # Save As succeeded: the database (and its journal) now live at the new name.
-            # Scores entered while the save ran are not in the saved file and were
-            # journalled under the old name: they move to the new journal first.
-            journal = Journal(journal_path(switch_to))
-            try:
-                journal.clear()                    # a left-over of the file just replaced
-                for change in old_journal.entries() if old_journal is not None else ():
-                    if change.seq > seq:
-                        journal.append(change)
-            except OSError as exc:
-                errors.show_error(SaveError(
-                    f"scores entered during Save As stay in {old_journal.path} "
-                    f"(could not write {journal.path}: {exc})", switch_to), self)
-                old_journal = None                 # keep it: it holds the only copy
-            self.workspace.set_path(switch_to, journal)
+    def _saved(self, job: SaveJob, identity: FileIdentity) -> None:
+        """The bytes are in place: the workspace clears the journal up to what they hold
+        (Save As: moves what came later to the new file's journal, and the lock), records
+        their identity and marks the changes saved."""
+        if job.database is not self.database:
+            return                               # another database was opened meanwhile
+        problem = self.workspace.finish_save(job, identity)
+        if problem is not None:
+            errors.show_error(SaveError(problem, job.target), self)
+        if not job.in_place:
             if self.session is not None:
                 self.session.journal = self.journal
-            self._add_recent(switch_to)
-            if old_journal is not None:
-                old_journal.clear()
-            old_journal = None
-        elif self.journal is not None and path == self.database_path:
-            self.journal.clear(seq)
-        if old_journal is not None:
-            old_journal.clear()
+            self._add_recent(job.target)
         self._autosave_failed = False
-        self.workspace.mark_saved(count)
         self._update_title()
-        self.statusBar().showMessage(f"Saved {path}", 4000)
-        self.saved.emit(path)
+        self.statusBar().showMessage(f"Saved {job.target}", 4000)
+        self.saved.emit(job.target)
 
     def _save_done(self) -> None:
         self._saving = None
@@ -932,8 +955,11 @@ class MainWindow(QMainWindow):
             self._schedule_autosave()
 
     def autosave(self) -> None:
-        if self.autosave_enabled and self.database is not None and self.database_path is not None \
-                and self.is_dirty and not self._autosave_paused:
+        """The autosave timer: save if the workspace says one is due -- which checks that
+        the file is still the one loaded or saved here and that no other process holds it."""
+        if self.workspace.read_only:
+            self.workspace.retry_lock()
+        if not self._autosave_paused and self.workspace.autosave_due:
             self.save()
 
     @contextlib.contextmanager

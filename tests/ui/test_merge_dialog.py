@@ -95,7 +95,7 @@ def test_no_autosave_runs_while_a_conflict_is_asked(qtbot, main_window, tmp_path
     old = _db({"A": 1, "B": 2})
     save_database(old, path)
     w.set_database(old, path)
-    w._changes += 1                                   # something unsaved: autosave is due
+    w.workspace.mark_changed()                        # something unsaved: autosave is due
     w._schedule_autosave()
     saving_while_asked = []
     saves = []

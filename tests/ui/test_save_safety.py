@@ -27,7 +27,7 @@ def test_failed_save_as_keeps_path_journal_and_recent_files(qtbot, main_window, 
 def test_open_recent_asks_about_unsaved_changes(qtbot, main_window, demo_copy, tmp_path):
     w = main_window
     open_db(qtbot, w, demo_copy)
-    w._changes += 1                               # something unsaved
+    w.workspace.mark_changed()                    # something unsaved
     asked = []
     w.ask_unsaved = lambda: (asked.append(1), QMessageBox.Cancel)[1]
     w._update_recent_menu()
@@ -57,12 +57,13 @@ def test_failing_autosave_reports_once_and_pauses(qtbot, main_window, demo_copy,
     from evaltrans_qt.ui import main_window as mw
     w = main_window
     open_db(qtbot, w, demo_copy)
-    monkeypatch.setattr(mw, "save_job", lambda db, path: (_ for _ in ()).throw(SaveError("disk full", path)))
+    monkeypatch.setattr(mw, "save_job", lambda db, path, before_write=None: (_ for _ in ()).throw(
+        SaveError("disk full", path)))
     shown = []
     monkeypatch.setattr(errors, "show_error", lambda exc, parent=None: shown.append(exc))
     w.autosave_ms = 50
     w.autosave_enabled = True
-    w._changes += 1
+    w.workspace.mark_changed()
     for _ in range(3):
         w.save()
         qtbot.waitUntil(lambda: w._saving is None, timeout=10_000)
@@ -110,8 +111,8 @@ def test_scores_entered_during_save_as_move_to_the_new_journal(qtbot, main_windo
     gate = threading.Event()
     real = mw.save_job
 
-    def save_then_wait(db, path):                      # the file is written, then the UI
-        out = real(db, path)                           # gets a score before the save ends
+    def save_then_wait(db, path, before_write=None):   # the file is written, then the UI
+        out = real(db, path, before_write=before_write)  # gets a score before the save ends
         gate.wait(20)
         return out
     monkeypatch.setattr(mw, "save_job", save_then_wait)
