@@ -288,6 +288,19 @@ class Workspace:
         over it here (Save As is possible) until :meth:`retry_lock` takes the lock."""
         return self.lock is None and self.locked_by is not None
 
+    def read_only_reason(self) -> str | None:
+        """Why no judgement may be made here now (None: it may). While another process holds
+        the open file, its journal is that program's: judgements from here would mix with its
+        unsaved ones and be cleared by its next save. Tries the lock again first."""
+        if self.read_only:
+            self.retry_lock()
+        if not self.read_only or self.locked_by is None or self.path is None:
+            return None
+        return (f"{self.path.name} is read-only here ({self.locked_by.describe()}): "
+                "judgements made here would mix with that program's unsaved ones in the same "
+                "journal. Close it there, or save a copy under another name (Save as) and "
+                "judge in that")
+
     def retry_lock(self) -> bool:
         """Try again to take the open file's lock (its holder may have closed it); True if we
         hold it now. Cheap (the lock file is read only when we do not hold it)."""

@@ -1155,6 +1155,10 @@ class MainWindow(QMainWindow):
             self.save_as()
             if self.database_path is None:
                 return None
+        why = self.workspace.read_only_reason()     # another program's journal: not ours
+        if why is not None:
+            errors.show_error(SaveError(why, self.database_path), self)
+            return None
         self.end_session()
         classes = classes or self.database.human_classes
         if self.journal is not None:

@@ -49,6 +49,10 @@ def open_ranking_screen(window, kind: str, judge: str | None = None,
         window.save_as()
         if window.database_path is None:
             return None
+    why = window.workspace.read_only_reason()   # another program's journal: not ours
+    if why is not None:
+        errors.show_error(SaveError(why, window.database_path), window)
+        return None
     journal = window.journal
     if journal is not None:
         try:

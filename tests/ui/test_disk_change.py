@@ -73,16 +73,20 @@ def _change_outside(path, how: str) -> bytes:
 def _asked(w, answer: str | None) -> list[tuple[object, bool]]:
     """Answer the question with ``answer`` (recording each question)."""
     asked: list[tuple[object, bool]] = []
-    w.disk_change.ask = lambda path, can_reload: (asked.append((path, can_reload)), answer)[1]
+
+    def ask(path, can_reload):
+        assert w.workspace.disk_changed and w._saving is None   # asked before anything
+        asked.append((path, can_reload))
+        return answer
+    w.disk_change.ask = ask
     return asked
 
 
 def _autosave_refused(qtbot, w, path, theirs: bytes) -> None:
-    """The autosave runs: nothing is written over their file."""
+    """The autosave runs: nothing is written over their file, the question is coming."""
     w.autosave()
-    qtbot.wait(50)
+    assert w.workspace.disk_changed and w._saving is None
     assert path.read_bytes() == theirs
-    assert w.workspace.disk_changed
 
 
 @pytest.mark.parametrize("how", ["cli", "plain"])
@@ -248,6 +252,9 @@ def test_read_only_while_another_process_holds_the_file(qtbot, main_window, demo
     assert "read-only: open in evaltrans-qt, pid" in w.windowTitle()
     label = w.disk_change.label
     assert label.isVisible() and label.text().startswith("read-only: open in evaltrans-qt, pid")
+    from evaltrans_qt.ui import errors
+    assert w.start_session(ME, ["fluency"]) is None    # its journal is the other program's
+    assert "read-only here" in str(errors.history[-1]) and not journal_path(demo_copy).exists()
     before = demo_copy.read_bytes()
     w.workspace.mark_changed()                          # something unsaved
     qtbot.wait(150)
