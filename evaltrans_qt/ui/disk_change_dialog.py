@@ -137,6 +137,7 @@ class DiskChange:
         self._answers = 0                    # questions asked (a pending one is then moot)
         self._scheduled = False
         self._asking = False
+        self._reading = False                # an answer is reading the file on disk
         self.label = QLabel()
         self.label.setObjectName("fileState")
         self.label.hide()
@@ -206,7 +207,7 @@ class DiskChange:
         ws = self.window.workspace
         if ws.path is None or not ws.disk_changed:
             return True
-        if self._asking:
+        if self._asking or self._reading:
             return False
         self._answers += 1
         can_reload = not ws.unjournalled_changes
@@ -250,9 +251,14 @@ class DiskChange:
         job = start_worker(store.open_database, path, replay_journal=False, _start=False)
         job.signals.finished.connect(done)
         handle_errors(job, lambda exc: errors.show_error(exc, w))
+        self._reading = True                 # no second question meanwhile (Ctrl+S)
+        job.signals.done.connect(self._read_done)
         w.statusBar().showMessage(f"Reading {path.name} as it is on disk …")
         launch(job)
         return True
+
+    def _read_done(self) -> None:
+        self._reading = False
 
     def reload_theirs(self, wait: bool = False) -> bool:
         """Their file, with my journal replayed into it, becomes the open database; saved."""
@@ -261,13 +267,16 @@ class DiskChange:
         def reload(opened: store.Opened) -> None:
             path = opened.path
             report = ws.reapply_journal(opened.database)
+            scoring = w.session is not None
             w.set_database(opened.database, path, report, reloaded=True)
             mine = len(report.applied) if report is not None else 0
             lost = (len(report.missing) + len(report.rejected) + len(report.skipped)) \
                 if report is not None else 0
             w.statusBar().showMessage(
                 f"Reloaded {path.name} from disk; {mine} unsaved judgement"
-                f"{'s' if mine != 1 else ''} re-applied", 15000)
+                f"{'s' if mine != 1 else ''} re-applied"
+                + ("; the scoring session ended: start it again (Ctrl+J)" if scoring else ""),
+                15000)
             if lost and report is not None:
                 errors.show_error(SaveError(
                     f"{lost} of your unsaved judgements could not be re-applied to the file "
