@@ -30,7 +30,11 @@ Signals (all emitted in the thread that changes the workspace -- the UI thread):
 * ``database_changed()`` -- another database (or none) is open: views reset;
 * ``database_modified(affects_results: bool)`` -- the open database changed
   (import into it, merge, score classes);
-* ``score_changed(change)`` -- a human score changed (:class:`ScoreChange`);
+* ``committed(change)`` -- a judgement was committed (:meth:`Workspace.commit`: a score,
+  protocol or ranking change, an undo or a redo), journalled and applied; the one signal
+  of a commit;
+* ``score_changed(change)`` -- a human score changed outside :meth:`Workspace.commit`
+  (:meth:`Workspace.record_score`);
 * ``dirty_changed(dirty: bool)``, ``path_changed(path)``;
 * ``options_changed()`` -- options or chosen measures;
 * ``run_changed()`` -- a run (or report) was set or cleared;
@@ -68,8 +72,17 @@ from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.engine.run.results import RunResult
 from evaltrans_qt.errors import EvalTransError, SaveError
-from evaltrans_qt.io import store
-from evaltrans_qt.io.journal import Journal, ReplayReport, ScoreChange, journal_path, replay
+from evaltrans_qt.io import protocol_changes, store
+from evaltrans_qt.io.journal import (
+    Change,
+    Journal,
+    ReplayReport,
+    ScoreChange,
+    apply_entry,
+    journal_path,
+    replay,
+)
+from evaltrans_qt.io.segranks.changes import RankingChange
 from evaltrans_qt.io.store import (
     DatabaseChangedError,
     DatabaseLockedError,
@@ -142,12 +155,36 @@ class SaveJob:
                                                   before_write=self.check)
 
 
+@dataclass(frozen=True)
+class Commit:
+    """What :meth:`Workspace.commit` did: the change as journalled (with its sequence
+    number) and the changes that undo it, in order."""
+
+    change: Change
+    inverse: list[Change]
+
+
+def modifies_database(change: Change) -> bool:
+    """Whether a committed change may add or remove score classes, references or items
+    (rankings, items, references), not just one judge's value: what views redraw beyond
+    the one sentence."""
+    return isinstance(change, (RankingChange, protocol_changes.ItemsChange,
+                               protocol_changes.ReferenceChange))
+
+
+def affects_results(change: Change) -> bool:
+    """Whether a committed change makes a run out of date (candidates or references)."""
+    return isinstance(change, protocol_changes.ReferenceChange)
+
+
 class Workspace:
     """Database, journal, dirty state, options, measures, last run, session file (module doc)."""
 
     database_changed = Signal()
     database_modified = Signal(bool)
     score_changed = Signal(object)
+    #: One judgement committed (:meth:`commit`): the change, with its journal number.
+    committed = Signal(object)
     dirty_changed = Signal(bool)
     path_changed = Signal(object)
     options_changed = Signal()
@@ -489,6 +526,39 @@ class Workspace:
         if affects_results and self.run is not None:
             self.currency_changed.emit(self.run_is_current)
 
+    def commit(self, change: Change) -> Commit:
+        """The one commit path of every judgement (scores, post-edits, item marks, items,
+        references, rankings, SegRanks; an undo or redo commits the inverse change):
+
+        1. journal first -- the entry is written and fsynced (:meth:`Journal.append`), so a
+           crash from here on loses nothing: the next opening replays it;
+        2. apply it to the database with :func:`~evaltrans_qt.io.journal.apply_entry`, the
+           very function the journal's replay uses (live apply and replay cannot diverge);
+        3. one :attr:`committed` signal carrying the change (with its journal number).
+
+        Returns the change as journalled and the changes that undo it (commit those to
+        undo). :class:`OSError` if the journal cannot be written: nothing changed. A change
+        the database refuses (:class:`LookupError`, :class:`~evaltrans_qt.errors.EvalTransError`;
+        the database is unchanged) has its entry taken out of the journal again and the
+        error propagates. Without a file (no path) there is no journal: applied only."""
+        db = self.database
+        if db is None:
+            raise LookupError("no database is open")
+        journal = self.journal
+        if journal is not None:
+            change = journal.append(change)
+        try:
+            inverse = apply_entry(db, change)
+        except (LookupError, EvalTransError):
+            if journal is not None:             # refused: never replay what did not happen
+                journal.drop([change])
+            raise
+        if isinstance(change, protocol_changes.ReferenceChange):
+            self.data_version += 1              # the candidates and references differ
+        self.mark_changed()
+        self.committed.emit(change)
+        return Commit(change, inverse)
+
     def record_score(self, change: ScoreChange) -> None:
         """A score changed (already journalled and applied): dirty, and tell the views."""
         self.mark_changed()
@@ -708,4 +778,4 @@ class Workspace:
         self.close_executor()
 
 
-__all__ = ["Workspace", "SaveJob", "load_with_journal", "skipped_measures", "AUTOSAVE_MS", "RUN", "REPORT", "KEEP"]
+__all__ = ["Workspace", "SaveJob", "Commit", "modifies_database", "affects_results", "load_with_journal", "skipped_measures", "AUTOSAVE_MS", "RUN", "REPORT", "KEEP"]

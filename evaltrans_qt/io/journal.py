@@ -38,7 +38,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from evaltrans_qt.engine.data.database import Database, Source, Target
+from evaltrans_qt.engine.data.database import Database, Score, Source, Target
 from evaltrans_qt.io import protocol_changes
 from evaltrans_qt.io.atomic import atomic_write_bytes, fsync_dir
 from evaltrans_qt.io.protocol_changes import ProtocolChange
@@ -381,37 +381,60 @@ def apply_change(target: Target, change: ScoreChange) -> None:
             score.extra_attrs["seconds"] = f"{change.seconds:.1f}"
 
 
+def seconds_of(score: Score) -> float | None:
+    """Seconds a judge spent on a score: the ``seconds`` attribute, or -- in files written
+    before ``time`` became a timestamp -- a number in ``time``; None if unknown."""
+    for text in (score.extra_attrs.get("seconds"), score.time):
+        try:
+            v = float(text) if text is not None else None
+        except ValueError:
+            continue
+        if v is not None and math.isfinite(v) and v >= 0:
+            return v
+    return None
+
+
+def apply_entry(db: Database, ch: Change) -> list[Change]:
+    """Apply one journal entry of any kind to ``db`` -- the one apply of the journal's replay
+    and of :meth:`evaltrans_qt.workspace.Workspace.commit`, so a live change and its replay
+    cannot diverge; returns the changes that undo it.
+
+    :class:`LookupError` if its sentence is not in ``db``, :class:`~evaltrans_qt.errors.ScoreError`
+    if ``db`` cannot hold it (undeclared class, value outside its levels); ``db`` is then
+    unchanged."""
+    if isinstance(ch, RankingChange):
+        return list(ranking_changes.apply_ranking_change(db, ch))
+    if not isinstance(ch, ScoreChange):
+        return list(protocol_changes.apply_protocol_change(db, ch))
+    t = find_target(db, ch)
+    if t is None:
+        raise LookupError(f"the sentence of {ch.target[:40]!r} is not in the database")
+    lv = db.level(ch.cls)                     # ScoreError for an undeclared class
+    if ch.value is not None:
+        lv.validate(ch.value)
+    old = next((s for s in t.scores if s.cls == ch.cls and s.judge == ch.judge), None)
+    inverse = replace(ch, seq=0, value=None, time=None, extrapolated=False, seconds=None) \
+        if old is None else replace(ch, seq=0, value=old.value, time=old.time,
+                                     extrapolated=old.extrapolated, seconds=seconds_of(old))
+    apply_change(t, ch)
+    return [inverse]
+
+
 def replay(db: Database, changes: Iterable[Change]) -> ReplayReport:
-    """Re-apply journal entries to a freshly loaded database, in order."""
+    """Re-apply journal entries to a freshly loaded database, in order (:func:`apply_entry`);
+    an entry whose sentence is gone is ``missing``, one the database cannot hold ``rejected``
+    -- never let a foreign journal make the database unsavable."""
     report = ReplayReport()
     from evaltrans_qt.errors import ScoreError
     for ch in changes:
-        if not isinstance(ch, ScoreChange):
-            try:
-                if isinstance(ch, RankingChange):
-                    ranking_changes.apply_ranking_change(db, ch)
-                else:
-                    protocol_changes.apply_protocol_change(db, ch)
-            except LookupError:
-                report.missing.append(ch)
-                continue
-            except ScoreError as exc:
-                report.rejected.append((ch, exc.problem))
-                continue
-            report.applied.append(ch)
-            continue
-        t = find_target(db, ch)
-        if t is None:
+        try:
+            apply_entry(db, ch)
+        except LookupError:
             report.missing.append(ch)
             continue
-        try:                          # never let a foreign journal make the database unsavable
-            lv = db.level(ch.cls)
-            if ch.value is not None:
-                lv.validate(ch.value)
         except ScoreError as exc:
             report.rejected.append((ch, exc.problem))
             continue
-        apply_change(t, ch)
         report.applied.append(ch)
     return report
 

@@ -65,6 +65,7 @@ class LiveCorrelationPanel(QWidget):
         from evaltrans_qt.ui.observe import observe
         observe(self, self.workspace.database_changed, self.reset)
         observe(self, self.workspace.score_changed, self.score_changed)
+        observe(self, self.workspace.committed, self.score_changed)
 
     def reset(self) -> None:
         """Nothing of the previous database stays."""

@@ -140,12 +140,11 @@ def _prepare_view(window, args) -> None:
 
 def _prepare_protocol_mode(window, args) -> None:
     """A session in the post-edit or item-marking mode, on the first candidate
-    whose source has information items; nothing is stored (no journal, nothing saved)."""
+    whose source has information items; nothing is stored (nothing committed, nothing saved)."""
     window.compare_view.set_measure(args.measure or "ter")
     s = window.start_session("judge", None, None, start_unscored=False)
     if s is None:
         return
-    s.journal = None
     window.protocol_modes.push = lambda *_a, **_k: False       # a screenshot changes nothing
     db = window.database
     k = next((k for k, (si, _ti) in enumerate(s.items) if db.sources[si].items), 0)

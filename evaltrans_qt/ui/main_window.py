@@ -300,8 +300,17 @@ class MainWindow(QMainWindow):
         ws.dirty_changed.connect(self._dirty_changed)
         ws.path_changed.connect(lambda _p: self._update_title())
         ws.score_changed.connect(self.scoreChanged.emit)
+        ws.committed.connect(self._committed)
         ws.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         ws.database_modified.connect(self._refresh_class_columns)
+
+    def _committed(self, change) -> None:
+        """A judgement committed (Workspace.commit): relayed as ``scoreChanged``; a ranking,
+        items or reference change may add score classes (the first ranking adds ``rank``)."""
+        from evaltrans_qt.workspace import modifies_database
+        if modifies_database(change):
+            self._refresh_class_columns()
+        self.scoreChanged.emit(change)
 
     def _refresh_class_columns(self, _affects_results: bool = False) -> None:
         """A change outside the session (e.g. the first ranking adds the ``rank`` class)
@@ -937,8 +946,6 @@ class MainWindow(QMainWindow):
         if problem is not None:
             errors.show_error(SaveError(problem, job.target), self)
         if not job.in_place:
-            if self.session is not None:
-                self.session.journal = self.journal
             self._add_recent(job.target)
         self._autosave_failed = False
         self._update_title()
@@ -1171,7 +1178,8 @@ class MainWindow(QMainWindow):
                     self.journal.path), self)
                 return None
         try:
-            s = ScoringSession(self.database, judge, classes, self.journal, self.undo_stack, systems, self)
+            s = ScoringSession(self.database, judge, classes, self.workspace, self.undo_stack, systems,
+                               self)
         except Exception as exc:
             errors.show_error(exc if isinstance(exc, EvalTransError) else EvalTransError(str(exc)), self)
             return None
@@ -1239,7 +1247,7 @@ class MainWindow(QMainWindow):
         if idx is not None and change.target_index is not None:
             self.source_model.refresh_source(idx)
             self.target_model.refresh_target(idx, change.target_index)
-        self.workspace.record_score(change)     # dirty + score_changed (-> scoreChanged)
+        # dirty and ``committed`` (-> scoreChanged): done by Workspace.commit
 
     def score_current(self, value: int) -> None:
         """A digit key: scores the current class, or is typed into its value editor (continuous

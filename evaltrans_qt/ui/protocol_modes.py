@@ -18,12 +18,11 @@ and its actions in a ``Session → Protocols`` menu:
   meaning / other, Backspace goes back one item.
 
 Every change is a :mod:`evaltrans_qt.io.protocol_changes` change on the window's undo
-stack (:class:`ProtocolCommand`, Ctrl+Z like scores). :meth:`ProtocolModes.apply`
-applies it to the database -- which checks it, so an invalid change reaches neither
-the database nor the journal -- then appends it to the journal (fsync) before anything
-is shown; if the journal cannot be written the change is taken back. The workspace is
-told (``record_score`` for post-edits and marks, ``modified`` when references or items
-change), so the results and the live correlation follow.
+stack (:class:`ProtocolCommand`, Ctrl+Z like scores; an undo commits the inverse
+change). :meth:`ProtocolModes.apply` commits it through :meth:`Workspace.commit`, the one
+commit path of every judgement: the journal first (fsync), then the database -- which
+checks it; a change it refuses is taken out of the journal again and nothing changed --
+then the workspace's ``committed`` signal, so the results and the live correlation follow.
 
 On opening a database, journal lines skipped as malformed (:attr:`Journal.skipped`) are
 shown in a warning naming the lines (:func:`skipped_message`).
@@ -32,6 +31,7 @@ shown in a warning naming the lines (:func:`skipped_message`).
 from __future__ import annotations
 
 import time
+from typing import cast
 
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QUndoCommand
@@ -169,20 +169,12 @@ class ProtocolModes(QObject):
 
     # ------------------------------------------------------------ applying
     def apply(self, change: pc.ProtocolChange) -> list[pc.ProtocolChange]:
-        """Apply ``change`` (checked by the database), journal it (fsync), tell the views;
-        returns the changes that undo it. Errors propagate with nothing changed."""
-        db = self.db
-        undo = pc.apply_protocol_change(db, change)
-        journal = self.window.journal
-        if journal is not None:
-            try:
-                change = journal.append(change)
-            except OSError:
-                for u in undo:                  # never keep what was not recorded
-                    pc.apply_protocol_change(db, u)
-                raise
-        self._after(change)
-        return undo
+        """Commit ``change`` (:meth:`Workspace.commit`: journal first, fsync, then the
+        database, checked by it, then its signal), then the views follow; returns the changes
+        that undo it. Errors propagate with nothing changed."""
+        done = self.window.workspace.commit(change)
+        self._after(done.change)
+        return cast("list[pc.ProtocolChange]", done.inverse)
 
     def push(self, change: pc.ProtocolChange, text: str) -> bool:
         """Apply ``change`` as one undoable step; False (and an error shown) if it failed."""
@@ -212,7 +204,6 @@ class ProtocolModes(QObject):
         except LookupError:
             src = None
         si = db.source_index(src) if src is not None else None
-        structural = isinstance(change, (pc.ReferenceChange, pc.ItemsChange))
         if si is not None:
             w.source_model.refresh_source(si)
             if isinstance(change, pc.ReferenceChange):
@@ -223,10 +214,7 @@ class ProtocolModes(QObject):
         s = self.session
         if isinstance(change, pc.ReferenceChange) and s is not None:
             s.set_classes(s.classes)            # candidates listed again (one became a reference)
-        if structural:
-            w.workspace.modified(affects_results=isinstance(change, pc.ReferenceChange))
-        else:
-            w.workspace.record_score(change)
+        # dirty, data version and ``committed``: done by Workspace.commit
         cur = w._current
         if cur is not None and cur[0] < len(db.sources) and cur[1] < len(db.sources[cur[0]].targets):
             w._show_compare(*cur)

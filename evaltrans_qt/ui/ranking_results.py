@@ -100,6 +100,7 @@ class RankingResultsView(QWidget):
         observe(self, ws.database_changed, self._database_changed)
         observe(self, ws.database_modified, lambda _a: self._timer.start())
         observe(self, ws.score_changed, lambda _c: self._timer.start())
+        observe(self, ws.committed, lambda _c: self._timer.start())
         self.refresh()
 
     @property

@@ -13,12 +13,13 @@ ends the number), U = unusable, Left/Right = one rank better/worse, Delete = bac
 "not placed", Enter submits, Page Down / Page Up = next / previous sentence, Ctrl+Z /
 Ctrl+Shift+Z undo and redo. Candidates are also dragged between rows.
 
-Submitting is refused while a candidate is not placed. A submitted screen is written to
-the journal (fsync) first, then applied to the database
+Submitting is refused while a candidate is not placed. A submitted screen is committed
+through :meth:`Workspace.commit`, the one commit path of every judgement: written to the
+journal (fsync) first, then applied to the database
 (:mod:`evaltrans_qt.io.segranks.changes`: judge, time, seconds on the screen, task id),
-then the workspace is told (``Workspace.modified(affects_results=False)``: dirty,
-autosave, the results view's Ranking tab refreshes). Placing and submitting are commands
-of the screen's undo stack: undoing a submit journals the inverse change and goes back
+then the workspace's ``committed`` signal (dirty, autosave, the results view's Ranking tab
+refreshes). Placing and submitting are commands
+of the screen's undo stack: undoing a submit commits the inverse change and goes back
 to that sentence with its candidates placed as they were. A sentence the judge ranked
 before opens with those ranks, and submitting it again replaces that ranking (same task).
 
@@ -34,6 +35,7 @@ import time
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QUndoCommand, QUndoStack
@@ -54,7 +56,7 @@ from PySide6.QtWidgets import (
 
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.errors import EvalTransError, SaveError
-from evaltrans_qt.io.segranks.changes import RankingChange, apply_ranking_change
+from evaltrans_qt.io.segranks.changes import RankingChange
 from evaltrans_qt.ui.rank_board import RankBinsModel, RankBoard
 
 SENTENCES, SEGMENTS = "sentences", "segments"
@@ -86,7 +88,7 @@ class PlaceCommand(QUndoCommand):
 
 
 class SubmitCommand(QUndoCommand):
-    """One submitted screen: journaled and applied; undo journals and applies the inverse."""
+    """One submitted screen, committed; undo commits the inverse change (Workspace.commit)."""
 
     def __init__(self, screen: RankingScreen, si: int, change: RankingChange,
                  placed: list[list[int | None]], undo: list[RankingChange]) -> None:
@@ -458,14 +460,11 @@ class RankingScreen(QWidget):
         return True
 
     def apply_change(self, change: RankingChange) -> list[RankingChange]:
-        """Journal ``change`` (fsync), apply it, tell the workspace; returns its inverse."""
-        journal = self.workspace.journal
-        if journal is not None:
-            change = journal.append(change)
-        inverse = apply_ranking_change(self.db, change)
-        self.workspace.modified(affects_results=False)
+        """Commit ``change`` (:meth:`Workspace.commit`: journal first, fsync, then the
+        database, then its signal); returns the changes that undo it (committed the same way)."""
+        done = self.workspace.commit(change)
         self.rankingChanged.emit(self.si if self.si is not None else -1)
-        return inverse
+        return cast("list[RankingChange]", done.inverse)
 
     def _after_submit(self, si: int) -> None:
         self.drafts.pop(si, None)

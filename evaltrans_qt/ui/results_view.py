@@ -175,6 +175,7 @@ class ResultsView(QWidget):
         observe(self, ws.database_changed, self.database_changed)
         observe(self, ws.database_modified, self._database_modified)
         observe(self, ws.score_changed, lambda _c: self.scores_changed())
+        observe(self, ws.committed, self._committed)
         observe(self, ws.currency_changed, lambda _c: self._update_banner())
         observe(self, ws.run_changed, self._update_banner)
         observe(self, ws.message, lambda text: self.status.setText(text))
@@ -454,6 +455,14 @@ class ResultsView(QWidget):
         self._fill_humans()
         if self.run is not None:
             self._refresh_timer.start()
+
+    def _committed(self, change) -> None:
+        """A judgement committed: rankings, items and references may add human classes."""
+        from evaltrans_qt.workspace import affects_results, modifies_database
+        if modifies_database(change):
+            self._database_modified(affects_results(change))
+        else:
+            self.scores_changed()
 
     def scores_changed(self) -> None:
         """Human scores changed: redo the analysis soon (debounced)."""

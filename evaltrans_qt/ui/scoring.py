@@ -3,8 +3,9 @@
 * :class:`ScoringSession` (a QObject) walks the candidates of a database in
   order, keeps the current item and score class, the time spent per item, and
   turns every score into a :class:`ScoreCommand` on a ``QUndoStack``. Every
-  change (including undo/redo) goes through :meth:`ScoringSession.apply`, which
-  writes the journal (fsync) *before* emitting ``scoreChanged``.
+  change (including undo, which commits the inverse change, and redo) goes through
+  :meth:`ScoringSession.commit` -- :meth:`Workspace.commit`: the journal (fsync) first,
+  then the database, then its signal -- before ``scoreChanged`` is emitted.
 * :class:`ScorePanel` (``scorePanel``) shows one row of buttons per score class
   (colours from the ``gray``/``green`` thresholds), the candidate, and the
   progress bar (``sessionProgress``).
@@ -49,9 +50,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from evaltrans_qt.engine.data.database import Database, Levels, Score, Target
-from evaltrans_qt.io.journal import Journal, ScoreChange, apply_change, change_for
+from evaltrans_qt.engine.data.database import Database, Levels, Target
+from evaltrans_qt.io.journal import ScoreChange, change_for
+from evaltrans_qt.io.journal import seconds_of as seconds_of  # re-exported
 from evaltrans_qt.ui.results_models import GENERAL_FORMAT, attach_frame_model
+from evaltrans_qt.workspace import Commit, Workspace
 
 Item = tuple[int, int]  # (source index, target index)
 
@@ -121,19 +124,6 @@ def now_iso() -> str:
     return datetime.now().astimezone().isoformat(timespec="seconds")
 
 
-def seconds_of(score: Score) -> float | None:
-    """Seconds a judge spent on a score: the ``seconds`` attribute, or -- in files written
-    before ``time`` became a timestamp -- a number in ``time``; None if unknown."""
-    for text in (score.extra_attrs.get("seconds"), score.time):
-        try:
-            v = float(text) if text is not None else None
-        except ValueError:
-            continue
-        if v is not None and math.isfinite(v) and v >= 0:
-            return v
-    return None
-
-
 class ScoreCommand(QUndoCommand):
     """Set (or clear) one class' score of one item by the session's judge; undoable."""
 
@@ -143,9 +133,8 @@ class ScoreCommand(QUndoCommand):
         self.session = session
         self.item = item
         self.cls = cls
-        t = session.target(item)
-        old = [s for s in t.scores if s.cls == cls and s.judge == session.judge]
-        self.old: Score | None = old[0] if old else None
+        #: The changes that undo this one (from :meth:`Workspace.commit`), once applied.
+        self.inverse: list[ScoreChange] = []
         self.value = value
         # ``time``: when (ISO 8601, as older EvalTrans files hold); ``seconds``: time spent
         self.time = now_iso()
@@ -161,15 +150,13 @@ class ScoreCommand(QUndoCommand):
         if self.applied_before_push:
             self.applied_before_push = False
             return
-        self.session.apply(self.item, self.cls, self.value, self.time, seconds=self.seconds)
+        self.inverse = self.session.apply(self.item, self.cls, self.value, self.time,
+                                          seconds=self.seconds).inverse
         self.session.focus(self.item, self.cls)
 
     def undo(self) -> None:
-        if self.old is None:
-            self.session.apply(self.item, self.cls, None, None)
-        else:
-            self.session.apply(self.item, self.cls, self.old.value, self.old.time, self.old.extrapolated,
-                               seconds=seconds_of(self.old))
+        for ch in self.inverse:               # undo is a change too: committed like any other
+            self.session.commit(self.item, ch)
         # the cursor goes to the class just undone, so the corrected digit lands there
         self.session.focus(self.item, self.cls)
 
@@ -184,7 +171,7 @@ class ScoringSession(QObject):
     scoreChanged = Signal(object)  # ScoreChange (with sequence number when journalled)
     progressChanged = Signal(int, int)
 
-    def __init__(self, db: Database, judge: str, classes: list[str], journal: Journal | None = None,
+    def __init__(self, db: Database, judge: str, classes: list[str], workspace: Workspace,
                  undo_stack: QUndoStack | None = None, systems: list[str] | None = None,
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -194,7 +181,8 @@ class ScoringSession(QObject):
         self.judge = judge or None
         self.classes = list(classes)
         self.levels: list[Levels] = [db.level(c) for c in self.classes]
-        self.journal = journal
+        #: Every score goes through :meth:`Workspace.commit` (journal, apply, signal).
+        self.workspace = workspace
         self.undo_stack = undo_stack if undo_stack is not None else QUndoStack(self)
         self._list_items(None if not systems else {s or "" for s in systems})
         self.pos = 0
@@ -393,7 +381,8 @@ class ScoringSession(QObject):
         except OSError as exc:
             from evaltrans_qt.errors import SaveError
             from evaltrans_qt.ui import errors
-            where = self.journal.path if self.journal is not None else None
+            journal = self.workspace.journal
+            where = journal.path if journal is not None else None
             errors.show_error(SaveError(f"score not recorded: the journal cannot be written "
                                         f"({exc.strerror or exc})", where))
             return False
@@ -402,20 +391,23 @@ class ScoringSession(QObject):
         return True
 
     def apply(self, item: Item, cls: str, value: float | None, time_: str | None,
-              extrapolated: bool = False, seconds: float | None = None) -> ScoreChange:
-        """Apply one change: journal it (fsync) first, then change the database, then signal."""
-        before = self.is_scored(item)
+              extrapolated: bool = False, seconds: float | None = None) -> Commit:
+        """Score ``item``: one change committed (:meth:`commit`)."""
         ch = change_for(self.db, item[0], item[1], cls, value, self.judge, time_, extrapolated)
         if seconds is not None:
             ch = dataclasses.replace(ch, seconds=seconds)
-        if self.journal is not None:
-            ch = self.journal.append(ch)
-        apply_change(self.target(item), ch)
+        return self.commit(item, ch)
+
+    def commit(self, item: Item, ch: ScoreChange) -> Commit:
+        """Commit ``ch`` (a change of ``item``) through :meth:`Workspace.commit` -- journal
+        first (fsync), then the database, then its signal -- and follow it here."""
+        before = self.is_scored(item)
+        done = self.workspace.commit(ch)
         after = self.is_scored(item)
         self._scored += int(after) - int(before)
-        self.scoreChanged.emit(ch)
+        self.scoreChanged.emit(done.change)
         self.progressChanged.emit(*self.progress())
-        return ch
+        return done
 
     def finish(self) -> None:
         self._leave()

@@ -286,6 +286,7 @@ class UnseenView(QWidget):
         ws = workspace
         observe(self, ws.database_changed, self._database_changed)
         observe(self, ws.database_modified, lambda _a: self._timer.start())
+        observe(self, ws.committed, self._committed)
         self._fill_systems()
 
     # ---------------------------------------------------------------- layout
@@ -410,6 +411,12 @@ class UnseenView(QWidget):
             self.system_box.addItem(s or "(no id)", s)
         i = self.system_box.findData(keep)
         self.system_box.setCurrentIndex(max(i, 0))
+
+    def _committed(self, change) -> None:
+        """A ranking (or items, references) committed: the ranked segments may differ."""
+        from evaltrans_qt.workspace import modifies_database
+        if modifies_database(change):
+            self._timer.start()
 
     def _database_changed(self) -> None:
         self._fill_systems()
