@@ -14,7 +14,7 @@ import pytest
 
 from evaltrans_qt.io import store
 from evaltrans_qt.io.etdb import demo_database_path, load_database, save_database
-from evaltrans_qt.io.journal import Journal, apply_change, change_for, journal_path
+from evaltrans_qt.io.journal import Journal, change_for, journal_path
 from evaltrans_qt.io.store import (
     DatabaseChangedError,
     DatabaseLockedError,
@@ -37,12 +37,10 @@ def _unscored(db):
 
 
 def _score(ws: Workspace, value: float = 2.0) -> None:
-    """A judgement as the scoring session makes it: journal, apply, record."""
+    """A judgement as the scoring session makes it (Workspace.commit: journal, apply, signal)."""
     assert ws.database is not None and ws.journal is not None
     si, ti = _unscored(ws.database)
-    ch = ws.journal.append(change_for(ws.database, si, ti, "fluency", value, "kim"))
-    apply_change(ws.database.sources[si].targets[ti], ch)
-    ws.record_score(ch)
+    ws.commit(change_for(ws.database, si, ti, "fluency", value, "kim"))
 
 
 def _theirs(path: Path) -> None:

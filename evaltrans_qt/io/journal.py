@@ -161,6 +161,19 @@ class ReplayReport:
         return text
 
 
+def entry_from_dict(d: dict) -> Change:
+    """The change of one decoded journal line (its ``type``: a ranking, a protocol change,
+    none: a score); :class:`ValueError`, :class:`KeyError` or :class:`TypeError` if it is
+    not one."""
+    if "type" in d and d["type"] in ranking_changes.TYPES:
+        return ranking_changes.from_dict(d)
+    if "type" in d:
+        if d["type"] not in protocol_changes.TYPES:
+            raise ValueError(f"unknown entry type {d['type']!r}"[:200])
+        return protocol_changes.from_dict(d)
+    return ScoreChange.from_dict(d)
+
+
 def journal_path(database_path: str | Path) -> Path:
     """The journal beside a database: ``name.etdb.xml`` -> ``name.etdb.xml.journal``."""
     p = Path(database_path)
@@ -276,14 +289,7 @@ class Journal:
                     self._skip(no, problem, raw)
                     continue
                 try:
-                    if "type" in d and d["type"] in ranking_changes.TYPES:
-                        out.append(ranking_changes.from_dict(d))
-                    elif "type" in d:
-                        if d["type"] not in protocol_changes.TYPES:
-                            raise ValueError(f"unknown entry type {d['type']!r}"[:200])
-                        out.append(protocol_changes.from_dict(d))
-                    else:
-                        out.append(ScoreChange.from_dict(d))
+                    out.append(entry_from_dict(d))
                 except (KeyError, TypeError, ValueError, OverflowError) as exc:
                     problem = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
                     self._skip(no, problem[:200], raw)
