@@ -317,3 +317,36 @@ def test_replay_and_live_apply_are_one_function():
     import evaltrans_qt.workspace as workspace_mod
     assert "apply_entry(db, ch)" in inspect.getsource(journal_mod.replay)
     assert workspace_mod.apply_entry is journal_mod.apply_entry
+
+
+#: What only the workspace's commit path may call: writing the journal, applying a change.
+_COMMIT_ONLY = {"append", "apply_change", "apply_entry", "apply_protocol_change",
+                "apply_ranking_change", "replay"}
+
+
+def test_no_ui_module_journals_or_applies_a_change_itself():
+    """Every judgement of the application reaches the database through Workspace.commit:
+    no ``ui`` module appends to a journal or calls an apply function itself."""
+    import ast
+    found = []
+    for path in sorted((ROOT / "evaltrans_qt" / "ui").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) \
+                else None
+            if name not in _COMMIT_ONLY:
+                continue
+            owner = ast.unparse(f.value) if isinstance(f, ast.Attribute) else ""
+            if name == "append" and "journal" not in owner.lower():
+                continue                                    # list.append
+            found.append(f"{path.name}:{node.lineno}: {ast.unparse(f)}")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module in (
+                    "evaltrans_qt.io.journal", "evaltrans_qt.io.protocol_changes",
+                    "evaltrans_qt.io.segranks.changes"):
+                bad = {a.name for a in node.names} & _COMMIT_ONLY
+                if bad:
+                    found.append(f"{path.name}:{node.lineno}: imports {sorted(bad)}")
+    assert found == [], "commit through Workspace.commit instead:\n" + "\n".join(found)

@@ -101,12 +101,12 @@ class SubmitCommand(QUndoCommand):
         if self.applied_before_push:
             self.applied_before_push = False
             return
-        self.inverse = self.screen.apply_change(self.change)
+        self.inverse = self.screen.commit(self.change)
         self.screen._after_submit(self.si)
 
     def undo(self) -> None:
         for ch in self.inverse:
-            self.screen.apply_change(ch)
+            self.screen.commit(ch)
         self.screen.go_to_source(self.si, placed=[list(r) for r in self.placed])
 
 
@@ -446,7 +446,7 @@ class RankingScreen(QWidget):
         seconds = round(self.seconds_on(si), 1)
         try:
             change = self.make_change(si, placed, task, seconds)
-            inverse = self.apply_change(change)
+            inverse = self.commit(change)
         except OSError as exc:
             self._journal_failed(exc)
             return False
@@ -459,7 +459,7 @@ class RankingScreen(QWidget):
         self._after_submit(si)
         return True
 
-    def apply_change(self, change: RankingChange) -> list[RankingChange]:
+    def commit(self, change: RankingChange) -> list[RankingChange]:
         """Commit ``change`` (:meth:`Workspace.commit`: journal first, fsync, then the
         database, then its signal); returns the changes that undo it (committed the same way)."""
         done = self.workspace.commit(change)
