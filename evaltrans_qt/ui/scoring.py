@@ -51,6 +51,7 @@ from PySide6.QtWidgets import (
 )
 
 from evaltrans_qt.engine.data.database import Database, Levels, Target
+from evaltrans_qt.errors import EvalTransError
 from evaltrans_qt.io.journal import ScoreChange, change_for
 from evaltrans_qt.io.journal import seconds_of as seconds_of  # re-exported
 from evaltrans_qt.ui.results_models import GENERAL_FORMAT, attach_frame_model
@@ -371,10 +372,12 @@ class ScoringSession(QObject):
         return True
 
     def push(self, cmd: ScoreCommand) -> bool:
-        """Apply ``cmd`` (journal first) and put it on the undo stack -- only if it worked.
+        """Commit ``cmd`` (Workspace.commit: journal first) and put it on the undo stack --
+        only if it worked.
 
         A journal that cannot be written (read-only folder, full disk) must not leave a
-        score that was never recorded, nor an undo entry for it.
+        score that was never recorded, nor an undo entry for it; nor a value the database
+        refuses (shown, nothing recorded).
         """
         try:
             cmd.redo()
@@ -385,6 +388,10 @@ class ScoringSession(QObject):
             where = journal.path if journal is not None else None
             errors.show_error(SaveError(f"score not recorded: the journal cannot be written "
                                         f"({exc.strerror or exc})", where))
+            return False
+        except (EvalTransError, LookupError) as exc:   # refused by the database: not recorded
+            from evaltrans_qt.ui import errors
+            errors.show_error(exc if isinstance(exc, EvalTransError) else EvalTransError(str(exc)))
             return False
         cmd.applied_before_push = True
         self.undo_stack.push(cmd)
