@@ -116,6 +116,7 @@ def test_done_when_flow(qtbot, main_window, tmp_path):
     w.save(wait=True)
     w.end_session()
     assert _state(load_database(path), "kim") == expected
+    w.workspace.close()          # its lock released: the second process may judge (not read-only)
 
     # a second judge in another process, killed with SIGKILL after journalling
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
