@@ -7,7 +7,17 @@ drawn by a :class:`NumberDelegate` -- :func:`table_view` builds the three togeth
 
 * The model keeps the frame's values: ``Qt.DisplayRole``, ``Qt.EditRole`` and
   :data:`RAW_ROLE` (``Qt.UserRole``) all give the raw value (float, int, str or None),
-  which is what sorting compares and what tests and exports read.
+  which is what sorting compares and what tests and exports read. A column may be given
+  labels instead (:meth:`FrameModel.set_cell_data` with ``Qt.DisplayRole``: the sources'
+  ``2/4`` scored, sorted by its ratio); ``RAW_ROLE`` is the value all the same.
+* Roles beyond the value come per cell (:meth:`FrameModel.set_cell_data`: a column's
+  format, font, tooltip, alignment, colour, row by row), per row
+  (:meth:`FrameModel.set_row_data`: the same for every cell of a row) or by default
+  (numbers right-aligned, long texts as their own tooltip), in that order.
+* One row changes in place (:meth:`FrameModel.update_row`: values and roles of one
+  frame row, ``dataChanged`` for that row only): a score given in a session updates
+  its row of a 20 000-row table without a reset. The row stays where it is until the
+  table is sorted or filtered again.
 * :class:`NumberDelegate` is the one place numbers become text: each column's
   :class:`NumberFormat` (:data:`FORMAT_ROLE`; by default four decimals, NaN blank).
 * Sorting puts NaN/None last in both directions. The rule is
@@ -19,7 +29,8 @@ drawn by a :class:`NumberDelegate` -- :func:`table_view` builds the three togeth
 
 The model shows the frame rows listed in :attr:`FrameModel.order` (the rows passing
 the row mask and text filter, in sort order); masks are kept in the frame's original
-row order, so they survive re-sorting.
+row order, so they survive re-sorting. Sorting and filtering are layout changes, not
+resets: the current row and the selection stay on their rows while those are shown.
 """
 
 from __future__ import annotations
@@ -27,6 +38,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -136,6 +148,11 @@ def sort_order(values: np.ndarray, descending: bool) -> np.ndarray:
     return order.to_numpy()
 
 
+def _role(role: Any) -> int:
+    """A Qt role (enum or int) as an int."""
+    return int(getattr(role, "value", role))
+
+
 def _plain(v: object) -> object:
     """A numpy scalar as the Python value Qt carries."""
     if isinstance(v, np.generic):
@@ -144,7 +161,8 @@ def _plain(v: object) -> object:
 
 
 class FrameModel(QAbstractTableModel):
-    """A read-only table over a DataFrame; replace it with :meth:`set_frame`.
+    """A read-only table over a DataFrame; replace it with :meth:`set_frame` (or
+    :meth:`set_columns`), change one row in place with :meth:`update_row`.
 
     ``tooltips`` are the header tooltips by column name; ``formats`` the
     :class:`NumberFormat` of columns by name (others: :data:`DEFAULT_FORMAT`)."""
@@ -153,35 +171,75 @@ class FrameModel(QAbstractTableModel):
                  tooltips: Mapping[str, str] | None = None,
                  formats: Mapping[str, NumberFormat] | None = None) -> None:
         super().__init__(parent)
-        self._frame = pd.DataFrame()
+        self._frame: pd.DataFrame | None = pd.DataFrame()   # None: built from the columns when read
+        self._labels: list = []
         self._columns: list[str] = []
-        self._values: list[np.ndarray] = []
+        self._values: list[np.ndarray] = []     # the columns (sorting, masks)
+        self._owned: set[int] = set()
+        self._plain_values: list[list] = []         # the same as Python values (data())
+        self._total = 0                         # rows of the frame
         self._column_formats: list[NumberFormat] = []
         self._order = np.zeros(0, dtype=np.int64)
+        self._shown: list[int] = []             # _order as a list (data())
         self._n = 0
         self._mask: np.ndarray | None = None
         self._text = ""
         self._sort: tuple[int, bool] | None = None
         self._tooltips = dict(tooltips or {})
         self._formats = {**ONE_BASED, **(formats or {})}
-        self._row_data: dict[int, Sequence] = {}
+        self._row_data: dict[int, list] = {}
+        self._cells: dict[int, dict[int, list]] = {}
         if frame is not None:
             self.set_frame(frame)
 
     @property
     def frame(self) -> pd.DataFrame:
-        """The frame in its original row order."""
+        """The frame in its original row order (with the rows' updates)."""
+        if self._frame is None:
+            frame = pd.DataFrame(dict(enumerate(self._values)), index=pd.RangeIndex(self._total))
+            frame.columns = pd.Index(self._labels)
+            self._frame = frame
         return self._frame
 
     def set_frame(self, frame: pd.DataFrame, tooltips: Mapping[str, str] | None = None,
                   formats: Mapping[str, NumberFormat] | None = None) -> None:
-        """Show ``frame`` (row data is cleared, the sort column is kept if it still
-        exists); ``tooltips`` and ``formats`` replace the previous ones when given."""
+        """Show ``frame`` (row and cell data are cleared, the sort column is kept if it
+        still exists); ``tooltips`` and ``formats`` replace the previous ones when given."""
+        frame = frame.reset_index(drop=True)
+        self._set(list(frame.columns), [frame.iloc[:, k].to_numpy() for k in range(frame.shape[1])],
+                  len(frame), frame, tooltips, formats)
+
+    def set_columns(self, columns: Sequence[tuple[object, np.ndarray]],
+                    tooltips: Mapping[str, str] | None = None,
+                    formats: Mapping[str, NumberFormat] | None = None,
+                    cells: Mapping[tuple[int, int], Sequence] | None = None,
+                    rows: Mapping[int, Sequence] | None = None) -> None:
+        """:meth:`set_frame` for a frame given as ``(name, values)`` columns of equal
+        length, with its cell data (``{(role, column index): values}``, as
+        :meth:`set_cell_data`) and row data (``{role: values}``, as :meth:`set_row_data`)
+        in the same reset; the DataFrame is built only when :attr:`frame` is read. For a
+        table replaced at every step (the translations of one source)."""
+        arrays = [np.asarray(v) for _, v in columns]
+        self._set([name for name, _ in columns], arrays, len(arrays[0]) if arrays else 0,
+                  None, tooltips, formats, cells, rows)
+
+    def _set(self, labels: list, arrays: list[np.ndarray], total: int,
+             frame: pd.DataFrame | None, tooltips: Mapping[str, str] | None,
+             formats: Mapping[str, NumberFormat] | None,
+             cells: Mapping[tuple[int, int], Sequence] | None = None,
+             rows: Mapping[int, Sequence] | None = None) -> None:
         self.beginResetModel()
-        self._frame = frame.reset_index(drop=True)
-        self._columns = [str(c) for c in frame.columns]
-        self._values = [self._frame[c].to_numpy() for c in self._frame.columns]
-        self._row_data = {}
+        self._frame = frame
+        self._labels = labels
+        self._columns = [str(c) for c in labels]
+        self._values = arrays
+        self._owned = set()                     # columns copied for update_row
+        self._plain_values = [a.tolist() for a in arrays]
+        self._total = total
+        self._row_data = {_role(role): list(v) for role, v in (rows or {}).items()}
+        self._cells = {}
+        for (role, c), v in (cells or {}).items():
+            self._cells.setdefault(_role(role), {})[c] = list(v)
         if self._sort is not None and self._sort[0] >= len(self._columns):
             self._sort = None
         if tooltips is not None:
@@ -189,25 +247,88 @@ class FrameModel(QAbstractTableModel):
         if formats is not None:
             self._formats = {**ONE_BASED, **formats}
         self._column_formats = [self._formats.get(c, DEFAULT_FORMAT) for c in self._columns]
-        self._order = self._visible()
-        self._n = len(self._order)
+        self._show_rows(self._visible())
         self.endResetModel()
 
     def set_row_data(self, role: int, values: Sequence | None) -> None:
         """Per frame row, the value of ``role`` for every cell of the row (e.g. a
         background colour, a bold font, a tooltip; None in a row: nothing). Kept until
         the next :meth:`set_frame`."""
-        role = int(getattr(role, "value", role))
+        role = _role(role)
         if values is None:
             self._row_data.pop(role, None)
         else:
             self._row_data[role] = list(values)
+        self._all_changed(role)
+
+    def set_cell_data(self, role: int, column: int | str, values: Sequence | object,
+                      every: bool = False) -> None:
+        """Per frame row, the value of ``role`` in one column (by index or name): a
+        sequence over the frame's rows, or with ``every`` one value for the whole column.
+        The values given are the answer, None included (no row data, no default); None
+        without ``every`` removes them. ``Qt.DisplayRole`` gives the column labels (the
+        cells' text; sorting still compares the raw values). Kept until the next
+        :meth:`set_frame`."""
+        role = _role(role)
+        c = column if isinstance(column, int) else self.column_index(column)
+        if every:
+            self._cells.setdefault(role, {})[c] = [values] * self._total
+        elif values is None:
+            self._cells.get(role, {}).pop(c, None)
+        else:
+            self._cells.setdefault(role, {})[c] = list(values)
+        self._all_changed(role)
+
+    def _all_changed(self, role: int) -> None:
         if self._n:
             self.dataChanged.emit(self.index(0, 0),
                                   self.index(self._n - 1, max(len(self._columns) - 1, 0)), [role])
 
+    def update_row(self, frame_row: int, values: Mapping[int | str, object] | None = None,
+                   cells: Mapping[tuple[int, int | str], object] | None = None,
+                   rows: Mapping[int, object] | None = None) -> None:
+        """Change row ``frame_row`` of the frame in place: raw ``values`` by column (index
+        or name; a float column takes None as NaN, an integer column becomes float for a
+        float or None), ``cells`` ``{(role, column): value}`` of columns given cell data
+        (:meth:`set_cell_data`), ``rows`` ``{role: value}`` of its row data. One
+        ``dataChanged`` for that row if it is shown; no reset, and the row keeps its place
+        (sort and filters apply to it at the next :meth:`sort` or filter change)."""
+        for col, v in (values or {}).items():
+            self._store(col if isinstance(col, int) else self.column_index(col), frame_row, v)
+        for (role, col), v in (cells or {}).items():
+            c = col if isinstance(col, int) else self.column_index(col)
+            self._cells[_role(role)][c][frame_row] = v
+        for role, v in (rows or {}).items():
+            self._row_data.setdefault(_role(role), [None] * self._total)[frame_row] = v
+        k = self.row_of(frame_row)
+        if k >= 0:
+            self.dataChanged.emit(self.index(k, 0), self.index(k, max(len(self._columns) - 1, 0)))
+
+    def _store(self, c: int, r: int, v: object) -> None:
+        """Set frame row ``r`` of column ``c`` to ``v``, widening the column's dtype if needed."""
+        arr = self._values[c]
+        kind = arr.dtype.kind
+        if kind != "O":
+            number = v is None or (_real(v) and not isinstance(v, (bool, np.bool_)))
+            if kind in "iu" and number and not isinstance(v, (int, np.integer)):
+                arr = arr.astype(float)
+            elif kind == "b" and isinstance(v, (bool, np.bool_)):
+                pass
+            elif not (kind in "iuf" and number):
+                arr = arr.astype(object)
+        if arr is self._values[c] and c not in self._owned:    # the caller's frame or array
+            arr = arr.copy()
+        self._owned.add(c)
+        arr[r] = np.nan if v is None and arr.dtype.kind == "f" else v
+        if arr.dtype != self._values[c].dtype:
+            self._plain_values[c] = arr.tolist()
+        else:
+            self._plain_values[c][r] = _plain(arr[r])
+        self._values[c] = arr
+        self._frame = None
+
     def _visible(self) -> np.ndarray:
-        n = len(self._frame)
+        n = self._total
         keep = np.ones(n, dtype=bool)
         if self._mask is not None:
             keep[:] = False
@@ -221,26 +342,40 @@ class FrameModel(QAbstractTableModel):
             rows = rows[sort_order(self._values[col][rows], desc)]
         return rows.astype(np.int64)
 
-    def _update_rows(self) -> None:
-        self.beginResetModel()
-        self._order = self._visible()
-        self._n = len(self._order)
-        self.endResetModel()
+    def _show_rows(self, order: np.ndarray) -> None:
+        self._order = order
+        self._shown = order.tolist()
+        self._n = len(order)
+
+    def _relayout(self) -> None:
+        """Show :meth:`_visible` rows as a layout change: persistent indexes (the current
+        row, the selection) follow their frame rows, or become invalid if filtered out."""
+        self.layoutAboutToBeChanged.emit()
+        old = self._shown
+        self._show_rows(self._visible())
+        olds = self.persistentIndexList()
+        if olds:
+            where = {r: i for i, r in enumerate(self._shown)}
+            self.changePersistentIndexList(
+                olds, [self.index(where[f], i.column())
+                       if i.row() < len(old) and (f := old[i.row()]) in where
+                       else QModelIndex() for i in olds])
+        self.layoutChanged.emit()
 
     def set_row_mask(self, mask: np.ndarray | None) -> None:
         """Show only frame rows where ``mask`` is true (None: all rows)."""
         self._mask = None if mask is None else np.asarray(mask, dtype=bool)
-        self._update_rows()
+        self._relayout()
 
     def set_text_filter(self, text: str) -> None:
         """Show only rows whose text columns contain ``text`` (case-insensitive)."""
         self._text = text.strip()
-        self._update_rows()
+        self._relayout()
 
     # ---- rows as shown vs. rows of the frame
     def frame_row(self, row: int) -> int:
         """Row of :attr:`frame` shown at model row ``row``."""
-        return int(self._order[row])
+        return self._shown[row]
 
     def row_of(self, frame_row: int) -> int:
         """Model row showing row ``frame_row`` of :attr:`frame` (-1: filtered out)."""
@@ -249,7 +384,7 @@ class FrameModel(QAbstractTableModel):
 
     def record(self, row: int) -> pd.Series:
         """The frame's record shown at model row ``row``."""
-        return self._frame.iloc[self.frame_row(row)]
+        return self.frame.iloc[self.frame_row(row)]
 
     @property
     def order(self) -> np.ndarray:
@@ -263,26 +398,34 @@ class FrameModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self._columns)
 
     def data(self, index: QModelIndex, role: int = _DISPLAY):
-        role = int(getattr(role, "value", role))
-        if role in (_DISPLAY, _EDIT, RAW_ROLE):
-            return _plain(self._values[index.column()][self._order[index.row()]])
+        # called for every role of every cell painted: plain ints and lists, no numpy here
+        if role.__class__ is not int:
+            role = _role(role)
+        r = self._shown[index.row()]
+        c = index.column()
+        cells = self._cells.get(role)
+        if cells is not None and role != RAW_ROLE and role != _EDIT:
+            col = cells.get(c)
+            if col is not None:
+                return col[r]
+        if role == _DISPLAY or role == RAW_ROLE or role == _EDIT:
+            v = self._plain_values[c][r]
+            return v.item() if isinstance(v, np.generic) else v
         if role == FORMAT_ROLE:
-            return self._column_formats[index.column()]
+            return self._column_formats[c]
         per_row = self._row_data.get(role)
-        if per_row is not None:
-            r = int(self._order[index.row()])
-            if r < len(per_row) and per_row[r] is not None:
-                return per_row[r]
+        if per_row is not None and r < len(per_row) and per_row[r] is not None:
+            return per_row[r]
         if role == _ALIGN:
-            v = self._values[index.column()][self._order[index.row()]]
-            return _RIGHT if _real(v) else None
+            return _RIGHT if _real(self._plain_values[c][r]) else None
         if role == _TOOLTIP:
-            v = self._values[index.column()][self._order[index.row()]]
+            v = self._plain_values[c][r]
             return v if isinstance(v, str) and len(v) > 40 else None
         return None
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = _DISPLAY):
-        role = int(getattr(role, "value", role))
+        if role.__class__ is not int:
+            role = _role(role)
         if orientation == Qt.Horizontal and 0 <= section < len(self._columns):
             name = self._columns[section]
             if role == _DISPLAY:
@@ -304,25 +447,18 @@ class FrameModel(QAbstractTableModel):
             return
         else:
             self._sort = (column, order == Qt.DescendingOrder)
-        self.layoutAboutToBeChanged.emit()
-        old = self._order
-        self._order = self._visible()
-        olds = self.persistentIndexList()
-        where = {int(r): i for i, r in enumerate(self._order)} if olds else {}
-        self.changePersistentIndexList(
-            olds, [self.index(where.get(int(old[i.row()]), -1), i.column()) if i.row() < len(old)
-                   else QModelIndex() for i in olds])
-        self.layoutChanged.emit()
+        self._relayout()
 
     def column_index(self, name: str) -> int:
         return self._columns.index(name)
 
     def text_mask(self, text: str) -> np.ndarray:
         """Frame rows whose text columns contain ``text`` (case-insensitive), vectorised."""
-        mask = np.zeros(len(self._frame), dtype=bool)
+        frame = self.frame
+        mask = np.zeros(len(frame), dtype=bool)
         needle = text.lower()
-        for c in self._frame.columns:
-            col = self._frame[c]
+        for k in range(frame.shape[1]):
+            col = frame.iloc[:, k]
             if not pd.api.types.is_numeric_dtype(col):
                 mask |= col.astype(str).str.lower().str.contains(needle, regex=False).to_numpy()
         return mask

@@ -128,6 +128,62 @@ def test_row_data_follows_its_row(qtbot):
     assert model.row_of(0) == 2
 
 
+def test_one_row_changes_in_place(qtbot):
+    """update_row: raw values (dtypes widened where needed), cell and row data of one row;
+    one dataChanged for that row, no reset or layout change; the row keeps its place until
+    the next sort, which uses the new value; the frame reads the update."""
+    view, model, proxy = table_view("t")
+    qtbot.addWidget(view)
+    model.set_frame(FRAME)
+    model.set_cell_data(Qt.ToolTipRole, "BLEU", [f"tip {i}" for i in range(5)])
+    view.sortByColumn(3, Qt.AscendingOrder)             # n: frame rows 1 2 0 4 3
+    signals = []
+    for name in ("dataChanged", "modelReset", "layoutChanged", "rowsInserted", "rowsRemoved"):
+        getattr(model, name).connect(lambda *a, name=name: signals.append((name, a)))
+    model.update_row(0, values={"n": 9.5, "BLEU": None, "system": 7},
+                     cells={(Qt.ToolTipRole, "BLEU"): "changed"}, rows={Qt.FontRole: "bold"})
+    ((name, (first, last, _roles)),) = signals
+    assert name == "dataChanged" and first.row() == last.row() == 2 == model.row_of(0)
+    assert (first.column(), last.column()) == (0, 3)
+    at = proxy.index(2, 3)
+    assert at.data(RAW_ROLE) == 9.5 and cell_text(at) == "9.5000"    # an int column took a float
+    assert math.isnan(at.siblingAtColumn(2).data()) and at.siblingAtColumn(0).data() == 7
+    assert at.siblingAtColumn(2).data(Qt.ToolTipRole) == "changed"
+    assert at.data(Qt.FontRole) == "bold" and proxy.index(0, 3).data(Qt.FontRole) is None
+    assert proxy.index(0, 3).data() == 1                # the other rows keep their values (ints)
+    assert list(model.frame["n"]) == [9.5, 1, 2, 5, 4] and model.frame["system"][0] == 7
+    assert FRAME["n"][0] == 3 and FRAME["system"][0] == "b"    # the caller's frame untouched
+    view.sortByColumn(3, Qt.AscendingOrder)
+    assert model.row_of(0) == 4                         # 9.5: last once sorted again
+
+
+def test_labels_show_text_and_sort_by_the_value(qtbot):
+    view, model, proxy = table_view("t")
+    qtbot.addWidget(view)
+    model.set_columns([("done", np.array([0.5, 1.0, math.nan, 0.25]))],
+                      cells={(Qt.DisplayRole, 0): ["2/4", "3/3", "0/0", "1/4"]},
+                      rows={Qt.UserRole + 5: ["a", "b", "c", "d"]})
+    view.sortByColumn(0, Qt.DescendingOrder)
+    assert [cell_text(proxy.index(r, 0)) for r in range(4)] == ["3/3", "2/4", "1/4", "0/0"]
+    assert [proxy.index(r, 0).data(RAW_ROLE) for r in range(3)] == [1.0, 0.5, 0.25]
+    assert [proxy.index(r, 0).data(Qt.UserRole + 5) for r in range(4)] == ["b", "a", "d", "c"]
+    assert list(model.frame["done"])[:2] == [0.5, 1.0]  # the frame, built when read
+
+
+def test_filters_keep_the_current_row(qtbot):
+    """Filtering is a layout change: the current row stays current while it is shown."""
+    view, model, proxy = table_view("t")
+    qtbot.addWidget(view)
+    model.set_frame(FRAME)
+    view.selectRow(3)                                   # system "c"
+    proxy.set_text_filter("c")
+    assert view.currentIndex().row() == 0 and view.currentIndex().data() == "c"
+    proxy.set_row_mask(np.array([True, True, False, False, True]))
+    assert not view.currentIndex().isValid() and proxy.rowCount() == 0   # "c" and the mask
+    proxy.set_text_filter("")
+    assert proxy.rowCount() == 3
+
+
 def test_the_database_browser_numbers_are_drawn_by_the_delegate(qtbot):
     from evaltrans_qt.engine.data.database import Database, Levels
     from evaltrans_qt.ui.models import SourceTableModel, TargetTableModel
