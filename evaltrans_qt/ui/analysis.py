@@ -65,7 +65,7 @@ class LiveCorrelationPanel(QWidget):
         from evaltrans_qt.ui.observe import observe
         observe(self, self.workspace.database_changed, self.reset)
         observe(self, self.workspace.score_changed, self.score_changed)
-        observe(self, self.workspace.committed, self.score_changed)
+        observe(self, self.workspace.committed, self._committed)
 
     def reset(self) -> None:
         """Nothing of the previous database stays."""
@@ -74,6 +74,13 @@ class LiveCorrelationPanel(QWidget):
         self.human = None
         self.model.set_frame(pd.DataFrame())
         self.label.setText(self.IDLE)
+
+    def _committed(self, change) -> None:
+        """A judgement committed: a score or post-edit updates the live correlation (a
+        ranking, items or a reference change is not a score of the shown class)."""
+        from evaltrans_qt.workspace import modifies_database
+        if not modifies_database(change):
+            self.score_changed(change)
 
     def score_changed(self, change) -> None:
         cls = getattr(change, "cls", None)
