@@ -160,7 +160,7 @@ def main() -> None:
     w.all_targets.setChecked(True)
     app.processEvents()
     t_fill = time.perf_counter() - t
-    col = w.target_model.headers.index("mqm")
+    col = w.targets.headers.index("mqm")
     t = time.perf_counter()
     w.target_proxy.sort(col, Qt.DescendingOrder)
     app.processEvents()

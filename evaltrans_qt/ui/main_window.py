@@ -64,15 +64,8 @@ from evaltrans_qt.io.store import (
 )
 from evaltrans_qt.ui import errors
 from evaltrans_qt.ui.compare_view import MEASURES, CompareView
-from evaltrans_qt.ui.models import (
-    KEY_ROLE,
-    SCORED_STATES,
-    SourceFilterProxy,
-    SourceTableModel,
-    TargetFilterProxy,
-    TargetTableModel,
-)
-from evaltrans_qt.ui.results_models import NumberDelegate
+from evaltrans_qt.ui.models import KEY_ROLE, SCORED_STATES, SourceTable, TargetTable
+from evaltrans_qt.ui.results_models import attach_frame_model
 from evaltrans_qt.ui.scoring import (
     ScorePanel,
     ScoringSession,
@@ -207,18 +200,17 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.compare_view)
 
         # sources
-        self.source_model = SourceTableModel(self)
-        self.source_proxy = SourceFilterProxy(self)
-        self.source_proxy.setSourceModel(self.source_model)
         self.source_list = QTableView()
         self.source_list.setObjectName("sourceList")
-        self._setup_table(self.source_list, self.source_proxy)
+        self.source_model, self.source_proxy = attach_frame_model(self.source_list)
+        self.sources = SourceTable(self.source_model, self.source_proxy, self)   # fills the model
+        self._setup_table(self.source_list)
         sh = self.source_list.horizontalHeader()
-        sh.moveSection(SourceTableModel.COL_TEXT, len(SourceTableModel.headers) - 1)
+        sh.moveSection(SourceTable.COL_TEXT, len(SourceTable.COLUMNS) - 1)
         sh.setStretchLastSection(True)
-        for c in (SourceTableModel.COL_INDEX, SourceTableModel.COL_REFS, SourceTableModel.COL_CANDS,
-                  SourceTableModel.COL_SCORED):
-            sh.resizeSection(c, 44 if c != SourceTableModel.COL_SCORED else 56)
+        for c in (SourceTable.COL_INDEX, SourceTable.COL_REFS, SourceTable.COL_CANDS,
+                  SourceTable.COL_SCORED):
+            sh.resizeSection(c, 44 if c != SourceTable.COL_SCORED else 56)
         self.source_filter = QLineEdit()
         self.source_filter.setObjectName("sourceFilter")
         self.source_filter.setPlaceholderText("Filter sources (Ctrl+F)")
@@ -244,12 +236,11 @@ class MainWindow(QMainWindow):
         self.add_panel("Sources", w, Qt.LeftDockWidgetArea)
 
         # targets
-        self.target_model = TargetTableModel(self)
-        self.target_proxy = TargetFilterProxy(self)
-        self.target_proxy.setSourceModel(self.target_model)
         self.target_table = QTableView()
         self.target_table.setObjectName("targetTable")
-        self._setup_table(self.target_table, self.target_proxy)
+        self.target_model, self.target_proxy = attach_frame_model(self.target_table)
+        self.targets = TargetTable(self.target_model, self.target_proxy, self)   # fills the model
+        self._setup_table(self.target_table)
         self.target_filter = QLineEdit()
         self.target_filter.setObjectName("targetFilter")
         self.target_filter.setPlaceholderText("Filter translations")
@@ -283,15 +274,15 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.db_label)
 
         # wiring
-        self.source_filter.textChanged.connect(self.source_proxy.set_text)
+        self.source_filter.textChanged.connect(self.sources.set_text)
         self.system_filter.currentIndexChanged.connect(
-            lambda _i: self.source_proxy.set_system(self.system_filter.currentData()))
+            lambda _i: self.sources.set_system(self.system_filter.currentData()))
         self.state_filter.currentIndexChanged.connect(
-            lambda _i: self.source_proxy.set_state(self.state_filter.currentData()))
-        self.source_proxy.countsChanged.connect(self._show_counts)
+            lambda _i: self.sources.set_state(self.state_filter.currentData()))
+        self.sources.countsChanged.connect(self._show_counts)
         self.source_list.selectionModel().currentRowChanged.connect(self._source_selected)
         self.target_table.selectionModel().currentRowChanged.connect(self._target_selected)
-        self.target_filter.textChanged.connect(self.target_proxy.set_text)
+        self.target_filter.textChanged.connect(self.targets.set_text)
         self.all_targets.toggled.connect(self._toggle_all_targets)
 
     def _observe_workspace(self) -> None:
@@ -317,7 +308,7 @@ class MainWindow(QMainWindow):
         may add or remove score classes: rebuild the translations table's class columns,
         keeping the shown source (or the all-targets view)."""
         db = self.database
-        model = self.target_model
+        model = self.targets
         if db is None or list(db.human_classes) == model.classes:
             return
         shown, show_all = model.source_index, self.all_targets.isChecked()
@@ -329,13 +320,10 @@ class MainWindow(QMainWindow):
         self._arrange_target_columns()
 
     @staticmethod
-    def _setup_table(view: QTableView, model) -> None:
-        view.setModel(model)
-        view.setItemDelegate(NumberDelegate(view))     # numbers drawn as every table draws them
-        view.setSelectionBehavior(QAbstractItemView.SelectRows)
+    def _setup_table(view: QTableView) -> None:
+        """The browser's look for a table of ``attach_frame_model`` (rows selected, sortable,
+        numbers drawn by the delegate): one row at a time, compact, no row numbers."""
         view.setSelectionMode(QAbstractItemView.SingleSelection)
-        view.setSortingEnabled(True)
-        view.sortByColumn(-1, Qt.AscendingOrder)
         view.setWordWrap(False)
         view.setAlternatingRowColors(True)
         vh = view.verticalHeader()
@@ -353,13 +341,13 @@ class MainWindow(QMainWindow):
         (it takes the width that is left instead of being cut to a few letters)."""
         th = self.target_table.horizontalHeader()
         n = self.target_model.columnCount()
-        text_col = TargetTableModel.FIXED.index("Translation")
+        text_col = TargetTable.COL_TEXT
         if th.visualIndex(text_col) != n - 1:
             th.moveSection(th.visualIndex(text_col), n - 1)
         th.setStretchLastSection(True)
         for c, width in ((0, 44), (1, 48), (2, 110)):
             th.resizeSection(c, width)
-        for c in range(len(TargetTableModel.FIXED), n):
+        for c in range(len(TargetTable.FIXED), n):
             th.resizeSection(c, 72)
 
     def add_panel(self, title: str, widget: QWidget, area=Qt.RightDockWidgetArea) -> QDockWidget:
@@ -822,11 +810,11 @@ class MainWindow(QMainWindow):
             f.blockSignals(True)
             f.clear()
             f.blockSignals(False)
-        self.source_proxy.set_text("")
-        self.target_proxy.set_text("")
+        self.sources.set_text("")
+        self.targets.set_text("")
         self.state_filter.setCurrentIndex(0)
-        self.source_model.set_database(db)
-        self.target_model.set_database(db)
+        self.sources.set_database(db)
+        self.targets.set_database(db)
         self._arrange_target_columns()
         self.source_list.resizeColumnToContents(0)
         self.system_filter.blockSignals(True)
@@ -835,10 +823,10 @@ class MainWindow(QMainWindow):
         for s in (db.systems() if db else []):
             self.system_filter.addItem(s or "(no id)", s)
         self.system_filter.blockSignals(False)
-        self.source_proxy.set_system(None)
+        self.sources.set_system(None)
         self.compare_view.clear()
         if self.all_targets.isChecked() and db is not None:
-            self.target_model.show_all()
+            self.targets.show_all()
         self._update_title()
         self._update_counts()
         if db is not None and db.sources:
@@ -1051,8 +1039,8 @@ class MainWindow(QMainWindow):
         si = current.data(KEY_ROLE)
         if self.all_targets.isChecked():
             return
-        if self.target_model.source_index != si:
-            self.target_model.set_source(si)
+        if self.targets.source_index != si:
+            self.targets.set_source(si)
         want = self._current[1] if self._current and self._current[0] == si else None
         if want is None:
             cands = [j for j, t in enumerate(self.database.sources[si].targets)
@@ -1062,13 +1050,12 @@ class MainWindow(QMainWindow):
             self._select_target_row(si, want)
 
     def _select_target_row(self, si: int, ti: int) -> None:
-        k = self.target_model.row_of(si, ti)
-        if k < 0:
+        if self.targets.frame_row(si, ti) < 0:
             return
-        pidx = self.target_proxy.mapFromSource(self.target_model.index(k, 0))
+        pidx = self.targets.index_of(si, ti)
         if not pidx.isValid():
             self.target_filter.clear()
-            pidx = self.target_proxy.mapFromSource(self.target_model.index(k, 0))
+            pidx = self.targets.index_of(si, ti)
         self.target_table.setCurrentIndex(pidx)
         self.target_table.selectRow(pidx.row())
         self.target_table.scrollTo(pidx)
@@ -1083,10 +1070,10 @@ class MainWindow(QMainWindow):
         if self.database is None:
             return
         if on:
-            self.target_model.show_all()
+            self.targets.show_all()
         else:
             cur = self.source_list.currentIndex()
-            self.target_model.set_source(cur.data(KEY_ROLE) if cur.isValid() else None)
+            self.targets.set_source(cur.data(KEY_ROLE) if cur.isValid() else None)
         if self._current is not None:
             self._select_target_row(*self._current)
 
@@ -1113,13 +1100,12 @@ class MainWindow(QMainWindow):
             self._select_target_row(source_index, target_index)
             self._show_compare(source_index, target_index)
             return
-        k = self.source_model.row_for_source(source_index)
-        pidx = self.source_proxy.mapFromSource(self.source_model.index(k, 0))
+        pidx = self.sources.index_of(source_index)
         if not pidx.isValid():
             self.source_filter.clear()
             self.state_filter.setCurrentIndex(0)
             self.system_filter.setCurrentIndex(0)
-            pidx = self.source_proxy.mapFromSource(self.source_model.index(k, 0))
+            pidx = self.sources.index_of(source_index)
         cur = self.source_list.currentIndex()
         if cur.isValid() and cur.row() == pidx.row():
             self._select_target_row(source_index, target_index)
@@ -1245,8 +1231,8 @@ class MainWindow(QMainWindow):
         si = find_source(self.database, change)
         idx = self.database.source_index(si) if si is not None else None
         if idx is not None and change.target_index is not None:
-            self.source_model.refresh_source(idx)
-            self.target_model.refresh_target(idx, change.target_index)
+            self.sources.refresh_source(idx)
+            self.targets.refresh_target(idx, change.target_index)
         # dirty and ``committed`` (-> scoreChanged): done by Workspace.commit
 
     def score_current(self, value: int) -> None:
@@ -1302,11 +1288,11 @@ class MainWindow(QMainWindow):
         if db is None:
             return
         cur = self._current
-        self.source_model.set_database(db)
-        self.target_model.set_database(db)
+        self.sources.set_database(db)
+        self.targets.set_database(db)
         self._arrange_target_columns()
         if self.all_targets.isChecked():
-            self.target_model.show_all()
+            self.targets.show_all()
         s = self.session
         if s is not None:
             human = db.human_classes
@@ -1338,8 +1324,8 @@ class MainWindow(QMainWindow):
         """Call after changing the database outside a session (merge, import): refresh and
         autosave; results of earlier runs are marked out of date (the workspace)."""
         db = self.database
-        self.source_model.set_database(db)
-        self.target_model.set_database(db)
+        self.sources.set_database(db)
+        self.targets.set_database(db)
         self._arrange_target_columns()
         self.compare_view.clear()
         if db is not None and db.sources:

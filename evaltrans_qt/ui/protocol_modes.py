@@ -205,12 +205,12 @@ class ProtocolModes(QObject):
             src = None
         si = db.source_index(src) if src is not None else None
         if si is not None:
-            w.source_model.refresh_source(si)
+            w.sources.refresh_source(si)
             if isinstance(change, pc.ReferenceChange):
                 if w.all_targets.isChecked():
-                    w.target_model.show_all()
-                elif w.target_model.source_index == si:
-                    w.target_model.set_source(si)
+                    w.targets.show_all()
+                elif w.targets.source_index == si:
+                    w.targets.set_source(si)
         s = self.session
         if isinstance(change, pc.ReferenceChange) and s is not None:
             s.set_classes(s.classes)            # candidates listed again (one became a reference)

@@ -11,13 +11,13 @@ def test_new_class_appears_in_the_translations_table(qtbot, main_window, demo_co
     w = main_window
     open_db(qtbot, w, demo_copy)
     w.source_list.selectRow(2)
-    model = w.target_model
+    model = w.targets
     shown = model.source_index
-    rows = model.rowCount()
+    rows = w.target_model.rowCount()
     assert shown is not None and "rank" not in model.headers
     ensure_rank_class(w.database)
     w.workspace.modified(affects_results=False)
     assert "rank" in model.headers
-    assert model.source_index == shown and model.rowCount() == rows
+    assert model.source_index == shown and w.target_model.rowCount() == rows
     # the translation column still stretches last, human columns right after the system
     assert model.headers.index("rank") < model.headers.index("Judges")

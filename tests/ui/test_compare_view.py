@@ -12,6 +12,7 @@ from evaltrans_qt.engine.measures.base import Segment
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.engine.text.preprocess import Vocabulary, tokenize
 from evaltrans_qt.ui.compare_view import DEL, INS, MATCH, SUB, CompareView, compute_comparison
+from evaltrans_qt.ui.models import KEY_ROLE
 from tests.ui.conftest import open_db, wait_compare
 
 ALIGNED = ["wer", "per", "cder", "ter", "invwer", "ljwer"]
@@ -65,7 +66,7 @@ def test_browse_select_source_and_switch_measures(qtbot, main_window, demo_copy)
     # the first candidate is selected and shown
     cur = tgt_table.currentIndex()
     assert cur.isValid()
-    _si, ti = w.target_model.key(w.target_proxy.mapToSource(cur).row())
+    _si, ti = cur.data(KEY_ROLE)
     assert _si == si
     t = db.sources[si].targets[ti]
     refs = [r.text for r in db.references(db.sources[si])]

@@ -135,8 +135,8 @@ def test_every_view_keeps_its_controls_inside_1366x768(qtbot, laptop, demo_copy,
         assert fully_inside(w, cv.measure_selector) and fully_inside(w, cv.against)
         assert cv.comparison is not None and cv.comparison.blocks
         th = w.target_table.horizontalHeader()
-        from evaltrans_qt.ui.models import TargetTableModel
-        text = TargetTableModel.FIXED.index("Translation")
+        from evaltrans_qt.ui.models import TargetTable
+        text = TargetTable.FIXED.index("Translation")
         assert th.visualIndex(text) == th.count() - 1        # the translation last ...
         assert th.sectionSize(text) >= 250                    # ... and wide
-        assert th.visualIndex(len(TargetTableModel.FIXED)) == 3   # human scores after system
+        assert th.visualIndex(len(TargetTable.FIXED)) == 3   # human scores after system

@@ -57,7 +57,7 @@ def test_merge_conflicts_each_choice(qtbot, main_window, button, apply_all, expe
     assert w.last_merge_report is report
     assert w.is_dirty
     # the browser shows the merged target
-    assert w.source_model.row(0).cands == 4
+    assert w.sources.row(0).cands == 4
 
 
 def test_merge_mixed_choices_then_policy(qtbot, main_window):

@@ -22,6 +22,7 @@ from evaltrans_qt.ui.results_models import (
     NumberDelegate,
     NumberFormat,
     ResultsProxy,
+    attach_frame_model,
     cell_text,
     format_number,
     table_view,
@@ -186,7 +187,7 @@ def test_filters_keep_the_current_row(qtbot):
 
 def test_the_database_browser_numbers_are_drawn_by_the_delegate(qtbot):
     from evaltrans_qt.engine.data.database import Database, Levels
-    from evaltrans_qt.ui.models import SourceTableModel, TargetTableModel
+    from evaltrans_qt.ui.models import SourceTable, TargetTable
     db = Database([Levels("fluency", count=6, gray=2, green=5, perfect=5, firstvalid=1)])
     src = db.add_source("a source")
     db.add_target(src, "the reference", "R", reference=True)
@@ -196,16 +197,23 @@ def test_the_database_browser_numbers_are_drawn_by_the_delegate(qtbot):
     db.add_target(src, "one judge", "B").set_score("fluency", 4, judge="x")
     db.add_target(src, "estimated", "C").set_score("fluency", 2, extrapolated=True)
     db.add_target(src, "unscored", "D")
-    targets = TargetTableModel()
+    view = QTableView()
+    qtbot.addWidget(view)
+    targets = TargetTable(*attach_frame_model(view))
     targets.set_database(db)
     targets.set_source(0)
     col = targets.headers.index("fluency")
-    assert targets.index(1, col).data() == 3.5                    # the number itself
-    assert [cell_text(targets.index(r, col)) for r in range(5)] == ["", "3.50", "4", "≈2", ""]
-    assert cell_text(targets.index(0, 0)) == "1" and targets.index(0, 0).data() == 0
-    sources = SourceTableModel()
+    p = targets.proxy
+    assert p.index(1, col).data() == 3.5                          # the number itself
+    assert [cell_text(p.index(r, col)) for r in range(5)] == ["", "3.50", "4", "≈2", ""]
+    assert cell_text(p.index(0, 0)) == "1" and p.index(0, 0).data() == 0
+    assert p.index(3, col).data(Qt.ToolTipRole) == "extrapolated from similar scored translations"
+    assert p.index(3, col).data(Qt.FontRole).italic() and p.index(0, 1).data(Qt.FontRole).bold()
+    sources = SourceTable(*attach_frame_model(view))
     sources.set_database(db)
-    assert [cell_text(sources.index(0, c)) for c in range(5)] == ["1", "a source", "1", "4", "2/4"]
+    p = sources.proxy
+    assert [cell_text(p.index(0, c)) for c in range(5)] == ["1", "a source", "1", "4", "2/4"]
+    assert p.index(0, 4).data(RAW_ROLE) == 0.5                    # sorted by the ratio
 
 
 # --------------------------------------------------------------------------- export
@@ -257,8 +265,6 @@ def test_every_table_of_the_window_is_a_frame_model_drawn_by_the_delegate(qtbot,
             "similarPanel", "sourceList", "targetTable"} <= names
     for t in tables:
         assert isinstance(t.itemDelegate(), NumberDelegate), t.objectName()
-        if t.objectName() in ("sourceList", "targetTable"):
-            continue        # the database browser: its own row models (ui/models.py)
         assert isinstance(t.model(), ResultsProxy), t.objectName()
         assert isinstance(t.model().sourceModel(), FrameModel), t.objectName()
     dlg.close()
