@@ -540,10 +540,16 @@ class Workspace:
         undo). :class:`OSError` if the journal cannot be written: nothing changed. A change
         the database refuses (:class:`LookupError`, :class:`~evaltrans_qt.errors.EvalTransError`;
         the database is unchanged) has its entry taken out of the journal again and the
-        error propagates. Without a file (no path) there is no journal: applied only."""
+        error propagates. Without a file (no path) there is no journal: applied only.
+        While another process holds the file (:attr:`read_only`) its journal is that
+        program's: :class:`DatabaseLockedError`, nothing written."""
         db = self.database
         if db is None:
             raise LookupError("no database is open")
+        if self.read_only and self.locked_by is not None:
+            raise DatabaseLockedError(f"{self.locked_by.describe()}: no judgement is recorded "
+                                      "here (close it there or Save As a copy)", self.path,
+                                      holder=self.locked_by)
         journal = self.journal
         if journal is not None:
             change = journal.append(change)

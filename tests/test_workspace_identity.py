@@ -313,7 +313,10 @@ def test_read_only_while_another_holds_the_lock_and_retried(demo):
     ws.lock_changed.connect(holders.append)
     ws.set_database(load_database(demo), demo)
     assert ws.read_only and ws.locked_by == held and holders == [held]
-    _score(ws)
+    with pytest.raises(DatabaseLockedError):             # its journal is not ours
+        _score(ws)
+    assert ws.journal is not None and ws.journal.entries() == []
+    ws.modified(affects_results=False)                   # unsaved (e.g. a class edit)
     assert not ws.autosave_due                           # never autosaves over it
     with pytest.raises(DatabaseLockedError):
         ws.save()
