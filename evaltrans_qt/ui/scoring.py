@@ -178,12 +178,14 @@ class ScoringSession(QObject):
         super().__init__(parent)
         if not classes:
             raise ValueError("a scoring session needs at least one score class")
-        self.db = db
+        if db is not workspace.database:
+            raise ValueError("a scoring session scores the workspace's open database")
+        #: The database and journal are the workspace's (no copy: Save As, a reload); every
+        #: score goes through :meth:`Workspace.commit` (journal, apply, signal).
+        self.workspace = workspace
         self.judge = judge or None
         self.classes = list(classes)
         self.levels: list[Levels] = [db.level(c) for c in self.classes]
-        #: Every score goes through :meth:`Workspace.commit` (journal, apply, signal).
-        self.workspace = workspace
         self.undo_stack = undo_stack if undo_stack is not None else QUndoStack(self)
         self._list_items(None if not systems else {s or "" for s in systems})
         self.pos = 0
@@ -202,6 +204,11 @@ class ScoringSession(QObject):
         self.index_of = {it: k for k, it in enumerate(self.items)}
 
     # ---- state
+    @property
+    def db(self) -> Database:
+        """The workspace's open database (the session ends when another is opened)."""
+        return self.workspace.database
+
     def target(self, item: Item) -> Target:
         return self.db.sources[item[0]].targets[item[1]]
 
