@@ -176,7 +176,7 @@ class FrameModel(QAbstractTableModel):
         self._columns: list[str] = []
         self._values: list[np.ndarray] = []     # the columns (sorting, masks)
         self._owned: set[int] = set()
-        self._plain_values: list[list] = []         # the same as Python values (data())
+        self._plain_values: list[list | None] = []  # the same as Python values, when read
         self._total = 0                         # rows of the frame
         self._column_formats: list[NumberFormat] = []
         self._order = np.zeros(0, dtype=np.int64)
@@ -234,7 +234,7 @@ class FrameModel(QAbstractTableModel):
         self._columns = [str(c) for c in labels]
         self._values = arrays
         self._owned = set()                     # columns copied for update_row
-        self._plain_values = [a.tolist() for a in arrays]
+        self._plain_values = [None] * len(arrays)
         self._total = total
         self._row_data = {_role(role): list(v) for role, v in (rows or {}).items()}
         self._cells = {}
@@ -320,10 +320,11 @@ class FrameModel(QAbstractTableModel):
             arr = arr.copy()
         self._owned.add(c)
         arr[r] = np.nan if v is None and arr.dtype.kind == "f" else v
-        if arr.dtype != self._values[c].dtype:
-            self._plain_values[c] = arr.tolist()
+        plain = self._plain_values[c]
+        if plain is not None and arr.dtype == self._values[c].dtype:
+            plain[r] = _plain(arr[r])
         else:
-            self._plain_values[c][r] = _plain(arr[r])
+            self._plain_values[c] = None
         self._values[c] = arr
         self._frame = None
 
@@ -409,7 +410,7 @@ class FrameModel(QAbstractTableModel):
             if col is not None:
                 return col[r]
         if role == _DISPLAY or role == RAW_ROLE or role == _EDIT:
-            v = self._plain_values[c][r]
+            v = (self._plain_values[c] or self._plain_column(c))[r]
             return v.item() if isinstance(v, np.generic) else v
         if role == FORMAT_ROLE:
             return self._column_formats[c]
@@ -417,11 +418,16 @@ class FrameModel(QAbstractTableModel):
         if per_row is not None and r < len(per_row) and per_row[r] is not None:
             return per_row[r]
         if role == _ALIGN:
-            return _RIGHT if _real(self._plain_values[c][r]) else None
+            return _RIGHT if _real((self._plain_values[c] or self._plain_column(c))[r]) else None
         if role == _TOOLTIP:
-            v = self._plain_values[c][r]
+            v = (self._plain_values[c] or self._plain_column(c))[r]
             return v if isinstance(v, str) and len(v) > 40 else None
         return None
+
+    def _plain_column(self, c: int) -> list:
+        """Column ``c`` as a list of Python values (built when the column is first shown)."""
+        plain = self._plain_values[c] = self._values[c].tolist()
+        return plain
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = _DISPLAY):
         if role.__class__ is not int:
