@@ -604,6 +604,12 @@ class Workspace:
         judgements come back at the next opening): a screenshot run."""
         self._set_saved(self.changes)
 
+    def detach_journal(self) -> None:
+        """Judgements from now on are applied but not journalled (a screenshot or demo run
+        that must leave nothing beside the file); nothing is saved either."""
+        self.journal = None
+        self.set_autosave(False)
+
     def discard_changes(self) -> None:
         """Forget unsaved changes (the journal too: they must not come back on next start)."""
         if self.journal is not None:

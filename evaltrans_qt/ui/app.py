@@ -110,7 +110,7 @@ def _prepare_view(window, args) -> None:
         window.compare_view.set_measure(args.measure or "wer")
         s = window.start_session("judge", None, None, start_unscored=True)
         if s is not None:
-            s.journal = None  # a screenshot must not leave scores behind (nothing is saved either)
+            window.workspace.detach_journal()   # a screenshot leaves no scores behind
             from evaltrans_qt.ui.scoring import identical_scores, similar_translations
             for k, (si, ti) in enumerate(s.items):
                 sim = similar_translations(window.database, si, ti, s.classes)
