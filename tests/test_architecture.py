@@ -48,6 +48,15 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+def _from_module(node: ast.ImportFrom, package: str) -> str:
+    """The module a ``from … import`` names, a relative one resolved against ``package``."""
+    if not node.level:
+        return node.module or ""
+    base = package.split(".")
+    base = base[:len(base) - node.level + 1]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
 def imports_of(path: Path) -> list[tuple[int, str]]:
     """Every module an ``import`` statement of ``path`` names (at any depth), with its line;
     relative imports resolved against the file's package."""
@@ -59,12 +68,7 @@ def imports_of(path: Path) -> list[tuple[int, str]]:
         if isinstance(node, ast.Import):
             out.extend((node.lineno, a.name) for a in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[:len(base) - node.level + 1]
-                mod = ".".join(base + ([node.module] if node.module else []))
-            else:
-                mod = node.module or ""
+            mod = _from_module(node, package)
             out.append((node.lineno, mod))
             # "from evaltrans_qt import io" names a layer, too ("import __version__" none)
             if mod == "evaltrans_qt":
@@ -185,12 +189,7 @@ def edges_of(path: Path) -> list[tuple[int, str, list[str]]]:
             out.extend((node.lineno, a.name, []) for a in node.names
                        if a.name.split(".")[0] == "evaltrans_qt")
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[:len(base) - node.level + 1]
-                mod = ".".join(base + ([node.module] if node.module else []))
-            else:
-                mod = node.module or ""
+            mod = _from_module(node, package)
             if mod.split(".")[0] != "evaltrans_qt":
                 continue
             plain = []

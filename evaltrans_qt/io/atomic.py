@@ -40,7 +40,8 @@ _active: set[str] = set()          # temp files this process is writing right no
 _active_lock = threading.Lock()
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists on this host (signal 0; EPERM counts as alive)."""
     if pid <= 0:
         return False
     try:
@@ -77,7 +78,7 @@ def clean_stale_temps(path: str | os.PathLike[str]) -> list[Path]:
                 continue
         pid = m["pid"]
         if pid is not None:
-            stale = int(pid) == os.getpid() or not _pid_alive(int(pid))
+            stale = int(pid) == os.getpid() or not pid_alive(int(pid))
         else:
             try:
                 stale = now - tmp.stat().st_mtime > STALE_SECONDS

@@ -47,7 +47,7 @@ from pathlib import Path
 
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.errors import InputFormatError, SaveError
-from evaltrans_qt.io.atomic import atomic_write_bytes, atomic_writer, fsync_dir
+from evaltrans_qt.io.atomic import atomic_write_bytes, atomic_writer, fsync_dir, pid_alive
 from evaltrans_qt.io.journal import (
     FORMAT_VERSION,
     Change,
@@ -471,7 +471,7 @@ class LockInfo:
         a lock being written just now; pid -1: an unreadable, old lock)."""
         if self.host != _HOST or self.pid == 0:
             return False
-        if not _alive(self.pid):
+        if not pid_alive(self.pid):
             return True
         now = _start_ticks(self.pid)
         return self.start_ticks is not None and now is not None and now != self.start_ticks
@@ -489,18 +489,6 @@ def lock_path(database_path: PathLike) -> Path:
     """The lock beside a database: ``name.etdb.xml`` -> ``name.etdb.xml.lock``."""
     p = Path(database_path)
     return p.with_name(p.name + ".lock")
-
-
-def _alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:                        # EPERM: it exists, owned by someone else
-        return True
-    return True
 
 
 def _start_ticks(pid: int) -> int | None:
