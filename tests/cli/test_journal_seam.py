@@ -52,10 +52,8 @@ from evaltrans_qt.io.etdb import dumps, load_database, save_database
 from evaltrans_qt.io.journal import (
     Change,
     Journal,
-    ScoreChange,
-    apply_change,
+    apply_entry,
     change_for,
-    find_target,
     journal_path,
     replay,
 )
@@ -91,14 +89,7 @@ def _campaign(judged: bool = True) -> Database:
 def _commit(db: Database, j: Journal, ch: Change) -> Change:
     """What the application does: journal first (fsync), then apply."""
     ch = j.append(ch)
-    if isinstance(ch, ScoreChange):
-        t = find_target(db, ch)
-        assert t is not None
-        apply_change(t, ch)
-    elif isinstance(ch, (rc.SegmentRankingChange, rc.SentenceRankingChange)):
-        rc.apply_ranking_change(db, ch)
-    else:
-        pc.apply_protocol_change(db, ch)
+    apply_entry(db, ch)
     return ch
 
 

@@ -26,9 +26,8 @@ from evaltrans_qt.io.journal import (
     Change,
     Journal,
     ScoreChange,
-    apply_change,
+    apply_entry,
     change_for,
-    find_target,
     journal_path,
 )
 from evaltrans_qt.io.segranks import changes as rc
@@ -66,14 +65,7 @@ def _campaign() -> Database:
 def _commit(db: Database, j: Journal, ch: Change) -> None:
     """What the application does: journal first, then apply."""
     ch = j.append(ch)
-    if isinstance(ch, ScoreChange):
-        t = find_target(db, ch)
-        assert t is not None
-        apply_change(t, ch)
-    elif isinstance(ch, (rc.SegmentRankingChange, rc.SentenceRankingChange)):
-        rc.apply_ranking_change(db, ch)
-    else:
-        pc.apply_protocol_change(db, ch)
+    apply_entry(db, ch)
 
 
 def _sys_index(db: Database, si: int, system: str) -> int:
