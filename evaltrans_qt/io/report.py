@@ -275,7 +275,7 @@ def build_report(run: RunResult, system: str, *, author: str | None = None,
 
     ``human`` = {class: (system score, #scored by people, #extrapolated)} is
     written to ``<candidate-statistics>`` as ``<human-score class scored extrapolated>``.
-    ``correlation`` (``engine.correlation.Correlation`` rows of the whole run) becomes
+    ``correlation`` (``engine.metaeval.correlation.Correlation`` rows of the whole run) becomes
     the ``<correlation>`` section after ``<evaluation>``: one ``<coefficients measure
     human level n negated>`` per row with ``<pearson>``, ``<spearman>``, ``<kendall>``
     (tau_a, thesis eq. 6.23), ``<kendall-b>`` and at sentence level ``<tau-bar>``

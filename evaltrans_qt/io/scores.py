@@ -23,7 +23,7 @@ database.
 
 Storage (our documented extension of the ``.etdb.xml`` format): one
 top-level element, written after the ``<levels>`` and read back by
-:func:`restore` (``io/etdb.py`` calls :func:`restore` on load and :func:`elements`
+:func:`restore` (``io/etdb/reader.py`` calls :func:`restore` on load and :func:`elements`
 on save)::
 
     <external-metrics>
@@ -355,7 +355,7 @@ def elements(db: Database) -> list[str]:
 
 def restore(db: Database, path: PathLike | None = None) -> None:
     """Move an ``<external-metrics>`` element of ``db.extra_children`` (as read by
-    ``io/etdb.py``) into the database's external metrics and human tables."""
+    ``io/etdb/``) into the database's external metrics and human tables."""
     keep: list[str] = []
     found: list[str] = []
     for x in db.extra_children:

@@ -73,7 +73,7 @@ class Analysis:
     tables: ResultTables
     human: str | None
     level: str
-    correlations: list = field(default_factory=list)   # engine.correlation.Correlation
+    correlations: list = field(default_factory=list)   # engine.metaeval.correlation.Correlation
     error: str = ""
 
 

@@ -30,7 +30,7 @@ from evaltrans_qt.engine.data.database import REFERENCE_CLASS, Database, Levels,
 from evaltrans_qt.errors import ScoreError
 
 #: Most levels a discrete class may have (one button each in a scoring session;
-#: the same limit as the database reader, ``io/etdb.py``).
+#: the same limit as the database reader, ``io/etdb/reader.py``).
 MAX_LEVELS = 1000
 
 
