@@ -4,19 +4,11 @@ values are tested with the protocols in test_protocols_cli.py)."""
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
 from evaltrans_qt.cli.main import main
-from evaltrans_qt.io.etdb import demo_database_path, load_database, save_database
-
-
-@pytest.fixture()
-def demo(tmp_path):
-    p = tmp_path / "demo.etdb.xml"
-    shutil.copy(demo_database_path(), p)
-    return p
+from evaltrans_qt.io.etdb import load_database, save_database
 
 
 def _run(capsys, *argv):

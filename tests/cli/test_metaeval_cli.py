@@ -5,21 +5,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-import shutil
 
 import numpy as np
 import pytest
 import scipy.stats as st
 
 from evaltrans_qt.cli.main import main
-from evaltrans_qt.io.etdb import demo_database_path, load_database
-
-
-@pytest.fixture()
-def demo(tmp_path):
-    p = tmp_path / "demo.etdb.xml"
-    shutil.copy(demo_database_path(), p)
-    return p
+from evaltrans_qt.io.etdb import load_database
 
 
 def _run(capsys, *argv):

@@ -103,13 +103,6 @@ def test_matrix_rows_are_the_baseline_views(wmt_slice, capsys):
             [mat["means"][mat["systems"].index(r["system"])] for r in view["systems"]], abs=1e-15)
 
 
-@pytest.fixture()
-def demo(tmp_path):
-    p = tmp_path / "demo.etdb.xml"
-    shutil.copy(demo_database_path(), p)
-    return p
-
-
 def test_text_table_seed_and_methods(demo, capsys, monkeypatch):
     rc, out, _ = _run(capsys, "significance", demo, "--measure", "bleu", "--baseline")
     assert rc == 0
