@@ -33,8 +33,6 @@ Signals (all emitted in the thread that changes the workspace -- the UI thread):
 * ``committed(change)`` -- a judgement was committed (:meth:`Workspace.commit`: a score,
   protocol or ranking change, an undo or a redo), journalled and applied; the one signal
   of a commit;
-* ``score_changed(change)`` -- a human score changed outside :meth:`Workspace.commit`
-  (:meth:`Workspace.record_score`);
 * ``dirty_changed(dirty: bool)``, ``path_changed(path)``;
 * ``options_changed()`` -- options or chosen measures;
 * ``run_changed()`` -- a run (or report) was set or cleared;
@@ -77,7 +75,6 @@ from evaltrans_qt.io.journal import (
     Change,
     Journal,
     ReplayReport,
-    ScoreChange,
     apply_entry,
     journal_path,
     replay,
@@ -182,7 +179,6 @@ class Workspace:
 
     database_changed = Signal()
     database_modified = Signal(bool)
-    score_changed = Signal(object)
     #: One judgement committed (:meth:`commit`): the change, with its journal number.
     committed = Signal(object)
     dirty_changed = Signal(bool)
@@ -564,11 +560,6 @@ class Workspace:
         self.mark_changed()
         self.committed.emit(change)
         return Commit(change, inverse)
-
-    def record_score(self, change: ScoreChange) -> None:
-        """A score changed (already journalled and applied): dirty, and tell the views."""
-        self.mark_changed()
-        self.score_changed.emit(change)
 
     # ------------------------------------------------------------ dirty state
     @property

@@ -85,7 +85,7 @@ def test_one_signal_per_commit_of_each_kind(demo):
     db = ws.database
     ti = _candidate(db)
     signals: dict[str, list[object]] = {}
-    for name in ("committed", "score_changed", "database_modified", "database_changed"):
+    for name in ("committed", "database_modified", "database_changed"):
         getattr(ws, name).connect(lambda *a, n=name: signals.setdefault(n, []).append(a))
     changes = [
         change_for(db, 0, ti, "fluency", 4.0, "kim"),

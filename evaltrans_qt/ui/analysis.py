@@ -64,7 +64,6 @@ class LiveCorrelationPanel(QWidget):
         self.updates = 0
         from evaltrans_qt.ui.observe import observe
         observe(self, self.workspace.database_changed, self.reset)
-        observe(self, self.workspace.score_changed, self.score_changed)
         observe(self, self.workspace.committed, self._committed)
 
     def reset(self) -> None:

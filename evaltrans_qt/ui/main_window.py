@@ -9,7 +9,7 @@ never copies. Contract used by other parts of the UI (results/analysis):
 * ``database`` (current :class:`Database` or None), ``database_path``;
 * signals ``databaseChanged()`` and ``scoreChanged(object)`` (a
   :class:`~evaltrans_qt.io.journal.ScoreChange`, on every score change), relayed from
-  the workspace's ``database_changed`` / ``score_changed``;
+  the workspace's ``database_changed`` / ``committed``;
 * menus ``evaluate_menu`` ("Evaluate") and ``view_menu``;
 * ``add_panel(title, widget, area) -> QDockWidget`` and
   ``open_in_compare(source_index, target_index)``.
@@ -290,7 +290,6 @@ class MainWindow(QMainWindow):
         ws.database_changed.connect(self._show_database)
         ws.dirty_changed.connect(self._dirty_changed)
         ws.path_changed.connect(lambda _p: self._update_title())
-        ws.score_changed.connect(self.scoreChanged.emit)
         ws.committed.connect(self._committed)
         ws.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         ws.database_modified.connect(self._refresh_class_columns)

@@ -99,7 +99,6 @@ class RankingResultsView(QWidget):
         ws = workspace
         observe(self, ws.database_changed, self._database_changed)
         observe(self, ws.database_modified, lambda _a: self._timer.start())
-        observe(self, ws.score_changed, lambda _c: self._timer.start())
         observe(self, ws.committed, lambda _c: self._timer.start())
         self.refresh()
 

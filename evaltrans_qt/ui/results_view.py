@@ -174,7 +174,6 @@ class ResultsView(QWidget):
         ws = self.workspace
         observe(self, ws.database_changed, self.database_changed)
         observe(self, ws.database_modified, self._database_modified)
-        observe(self, ws.score_changed, lambda _c: self.scores_changed())
         observe(self, ws.committed, self._committed)
         observe(self, ws.currency_changed, lambda _c: self._update_banner())
         observe(self, ws.run_changed, self._update_banner)

@@ -335,9 +335,8 @@ def test_live_correlation_updates_while_scoring(qtbot, results):
                         if not db.is_reference(t) and t.value("fluency") is None)
     from evaltrans_qt.io.journal import ScoreChange
     t = db.sources[src_i].targets[tgt_i]
-    t.set_score("fluency", 3, judge="tester")
-    window.workspace.record_score(ScoreChange(db.sources[src_i].text, t.text, t.system, "fluency",
-                                              3, "tester", target_index=tgt_i))
+    window.workspace.commit(ScoreChange(db.sources[src_i].text, t.text, t.system, "fluency",
+                                        3, "tester", target_index=tgt_i))
     qtbot.waitUntil(lambda: live.updates > before, timeout=30_000)
     assert int(live.model.frame["n"].max()) == n_before + 1
 
