@@ -9,110 +9,11 @@ end of its construction and keeps ``window.results_view`` and
 
 from __future__ import annotations
 
-import pandas as pd
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from evaltrans_qt.engine.data.database import Database
-from evaltrans_qt.engine.run.results import RunResult
-from evaltrans_qt.ui.results_models import table_view
+from evaltrans_qt.ui.live_correlation import LiveCorrelationPanel, live_correlations
 from evaltrans_qt.ui.results_view import ResultsView
-from evaltrans_qt.ui.workers import LatestRunner
-
-
-def live_correlations(run: RunResult, db: Database, human: str) -> pd.DataFrame:
-    """Sentence-level r, rho, tau of every measure with the ``human`` scores given so far.
-
-    No bootstrap (it must be quick); error measures negated so that positive
-    means agreement. Runs on a worker thread.
-    """
-    from evaltrans_qt.engine.metaeval.correlation import correlate_run
-    rows = []
-    try:
-        cors = correlate_run(db, run, human, level="sentence", n_boot=0)
-    except Exception:
-        cors = []
-    for c in cors:
-        rows.append({"measure": c.measure, "n": c.n, "r": c.pearson, "rho": c.spearman,
-                     "tau": c.kendall})
-    return pd.DataFrame(rows, columns=["measure", "n", "r", "rho", "tau"])
-
-
-class LiveCorrelationPanel(QWidget):
-    """Correlation of each measure with the scores entered so far (updates while scoring).
-
-    Observes the workspace: another database empties it, a score change updates it."""
-
-    IDLE = ("Run the measures (Ctrl+R) to follow their correlation with your scores while "
-            "you judge.")
-
-    def __init__(self, results: ResultsView, parent: QWidget | None = None, workspace=None) -> None:
-        super().__init__(parent)
-        self.setObjectName("liveCorrelation")
-        self.results = results
-        self.workspace = workspace or results.workspace
-        self.human: str | None = None
-        lay = QVBoxLayout(self)
-        self.label = QLabel(self.IDLE, wordWrap=True, objectName="liveStatus")
-        lay.addWidget(self.label)
-        self.view, self.model, _proxy = table_view("liveCorrelationTable")
-        lay.addWidget(self.view, 1)
-        self.runner = LatestRunner(self)
-        self.timer = QTimer(self, singleShot=True, interval=300)
-        self.timer.timeout.connect(self.update_now)
-        self.updates = 0
-        from evaltrans_qt.ui.observe import observe
-        observe(self, self.workspace.database_changed, self.reset)
-        observe(self, self.workspace.committed, self._committed)
-
-    def reset(self) -> None:
-        """Nothing of the previous database stays."""
-        self.timer.stop()
-        self.runner.cancel()
-        self.human = None
-        self.model.set_frame(pd.DataFrame())
-        self.label.setText(self.IDLE)
-
-    def _committed(self, change) -> None:
-        """A judgement committed: a score or post-edit updates the live correlation (a
-        ranking, items or a reference change is not a score of the shown class)."""
-        from evaltrans_qt.workspace import modifies_database
-        if not modifies_database(change):
-            self.score_changed(change)
-
-    def score_changed(self, change) -> None:
-        cls = getattr(change, "cls", None)
-        if cls:
-            self.human = cls
-        self.timer.start()
-
-    def update_now(self) -> None:
-        run = self.workspace.run
-        db = self.workspace.database
-        human = self.human or (db.human_classes[0] if db is not None and db.human_classes else None)
-        if run is None or db is None or not human:
-            return
-        self.runner.submit(live_correlations, run, db, human,
-                           on_result=lambda f, h=human: self._show(h, f))
-
-    def show_analysis(self, analysis) -> None:
-        """After a run: take the sentence-level correlations the results view computed
-        (no second computation competing for the CPU)."""
-        if analysis.level != "sentence" or not analysis.correlations:
-            return
-        rows = [{"measure": c.measure, "n": c.n, "r": c.pearson, "rho": c.spearman,
-                 "tau": c.kendall} for c in analysis.correlations]
-        self.human = self.human or analysis.human
-        if analysis.human == self.human:
-            self._show(analysis.human, pd.DataFrame(rows, columns=["measure", "n", "r", "rho", "tau"]))
-
-    def _show(self, human: str, frame: pd.DataFrame) -> None:
-        self.updates += 1
-        self.model.set_frame(frame)
-        n = int(frame["n"].max()) if len(frame) else 0
-        self.label.setText(f"Sentence-level correlation with '{human}' over the {n} candidates "
-                           "scored so far (error measures negated).")
 
 
 def freeze_long_lived() -> None:
