@@ -170,14 +170,21 @@ class DaskExecutor(Executor):
             return []
 
     def map(self, fn: Callable, items: Sequence, cancel: CancelFlag | None = None) -> Iterator:
+        """One task per item, submitted in the given order with decreasing priorities (the
+        order the local pool starts them in; ``Client.map`` takes one priority for all),
+        results yielded in order; cancel cancels what is left."""
         if cancel is not None and cancel.is_set():
             raise Cancelled()
         if len(items) <= 1:
             yield from super().map(fn, items, cancel)
             return
         client = self.client
-        futures = client.map(fn, list(items), pure=False, retries=self.retries,
-                             priority=[len(items) - i for i in range(len(items))])
+        token = uuid.uuid4().hex[:12]
+        name = getattr(fn, "__name__", "map")
+        n = len(items)
+        futures = [client.submit(fn, item, key=f"evaltrans-{name}-{token}-{i}",
+                                 priority=n - i, retries=self.retries, pure=False)
+                   for i, item in enumerate(items)]
         try:
             for fut in futures:
                 while not fut.done():
@@ -185,6 +192,7 @@ class DaskExecutor(Executor):
                         raise Cancelled()
                     time.sleep(self.poll_seconds)
                 yield fut.result()
+                fut.release()
         finally:
             with contextlib.suppress(Exception):
                 client.cancel([f for f in futures if not f.done()], force=True)
