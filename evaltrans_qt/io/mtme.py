@@ -34,10 +34,17 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from evaltrans_qt.engine.data.database import Database, Levels, Score, Target
+from evaltrans_qt.engine.data.database import Database, Levels, Target, describe_key
 from evaltrans_qt.engine.measures.external import ExternalMetric, external_metrics, guess_direction
-from evaltrans_qt.errors import InputFormatError
-from evaltrans_qt.io.plaintext import PathLike, check_same_length, read_import_lines
+from evaltrans_qt.errors import InputFormatError, ScoreError
+from evaltrans_qt.io.plaintext import (
+    PathLike,
+    add_line_targets,
+    check_class_name,
+    check_line_targets,
+    check_same_length,
+    read_import_lines,
+)
 from evaltrans_qt.io.scores import human_tables, parse_mtme_name, read_mtme_lines, score_number
 from evaltrans_qt.io.wmt import score_levels
 
@@ -75,8 +82,8 @@ def import_mtme(directory: PathLike, lp: str, db: Database | None = None) -> Dat
         name = _name_after(f, f"{lp}.", ".txt")
         lines = read_import_lines(f)
         check_same_length(f, lines, n, f"source file {src_file.name}")
-        refs.append((name, lines))
-    ref_text = dict(refs)
+        refs.append((name, f, lines))
+    ref_text = {name: lines for name, _, lines in refs}
     systems, refs_as_systems = [], []
     for f in sorted((root / "system-outputs" / lp).glob("*.txt")):
         name = f.name[:-4]
@@ -88,11 +95,12 @@ def import_mtme(directory: PathLike, lp: str, db: Database | None = None) -> Dat
                                        "other text", f)
             refs_as_systems.append(name)
         else:
-            systems.append((name, lines))
+            systems.append((name, f, lines))
     if not refs and not systems:
         raise InputFormatError(f"no references/{lp}.*.txt and no system-outputs/{lp}/*.txt", root)
-    known = set(ref_text) | {s for s, _ in systems}
+    known = set(ref_text) | {s for s, _, _ in systems}
     human_seg: dict[str, dict[str, list[float]]] = {}
+    human_files: dict[str, Path] = {}
     tables: dict[tuple[str, str], list[str]] = {}
     for f in sorted((root / "human-scores").glob(f"{lp}.*.score")):
         stem = _name_after(f, f"{lp}.", ".score")
@@ -103,6 +111,8 @@ def import_mtme(directory: PathLike, lp: str, db: Database | None = None) -> Dat
         if level != "seg":
             tables[(name, level)] = read_import_lines(f)
             continue
+        check_class_name(db, name, f)
+        human_files[name] = f
         human_seg[name] = _seg_blocks(f, n, known, allow_none=True)
     metrics: dict[str, ExternalMetric] = {}
     for f in sorted((root / "metric-scores" / lp).glob("*.score")):
@@ -127,7 +137,18 @@ def import_mtme(directory: PathLike, lp: str, db: Database | None = None) -> Dat
         m.merge(part)
 
     db = db if db is not None else Database()
-    base_index = len(db.sources)
+    for cls, f in human_files.items():
+        check_class_name(db, cls, f)
+    keys = [(docs[i][1] if docs else None, str(i + 1)) for i in range(n)]
+    for i, (text, (doc, seg)) in enumerate(zip(src, keys)):
+        old = db.source_by_key(doc, seg)
+        if old is not None and old.text != text:
+            raise InputFormatError(f"{describe_key((doc or '', seg))} is {old.text[:50]!r} in "
+                                   f"the database, not {text[:50]!r}", src_file, i + 1)
+    for name, f, lines in refs:
+        check_line_targets(db, keys, lines, name, True, f)
+    for name, f, lines in systems:
+        check_line_targets(db, keys, lines, name, False, f)
     sources = []
     for i, text in enumerate(src):
         domain, doc = docs[i] if docs else (None, None)
@@ -135,34 +156,41 @@ def import_mtme(directory: PathLike, lp: str, db: Database | None = None) -> Dat
         if domain is not None:
             s.extra_attrs["domain"] = domain
         sources.append(s)
-    targets: dict[str, list] = {}
-    mark = db.marking_class() if refs else None
-    for name, lines in refs:
-        ts = []
-        for s, text in zip(sources, lines):
-            t = db.add_target(s, text, name)
-            db.mark_reference(t, mark)
-            ts.append(t)
-        targets[name] = ts
-    for name, lines in systems:
-        targets[name] = [db.add_target(s, text, name) for s, text in zip(sources, lines)]
+    targets: dict[str, list[Target]] = {}
+    for name, f, lines in refs:
+        targets[name] = add_line_targets(db, sources, lines, name, reference=True, path=f)
+    for name, f, lines in systems:
+        targets[name] = add_line_targets(db, sources, lines, name, path=f)
     for cls, blocks in human_seg.items():
         values = [v for vals in blocks.values() for v in vals if math.isfinite(v)]
         lv: Levels = db.level(cls) if db.has_class(cls) else score_levels(cls, values)
+        for v in values:
+            try:
+                lv.validate(v)
+            except ScoreError as exc:
+                raise ScoreError(exc.problem, human_files[cls]) from None
         if not db.has_class(cls):
             db.add_class(lv)
         for system, vals in blocks.items():
             for t, v in zip(targets[system], vals):
                 if math.isfinite(v):
-                    t.scores.append(Score(cls, v))
+                    t.set_score(cls, v)
+    # segment scores are keyed by source index: line i of this file is the source it
+    # merged with (an append adds to, never shifts, the database's sources)
+    index = {id(src_): k for k, src_ in enumerate(db.sources)}
+    rows = [index[id(x)] for x in sources]
+    ext = external_metrics(db)
     for key, m in metrics.items():
-        m.segments = {s: {base_index + i: v for i, v in vals.items()}
-                      for s, vals in m.segments.items()}
-        external_metrics(db)[key] = m
+        m.segments = {s: {rows[i]: v for i, v in vals.items()} for s, vals in m.segments.items()}
+        if key in ext:
+            ext[key].merge(m)
+        else:
+            ext[key] = m
     human_tables(db).update(tables)
     db.extra_attrs[LP_ATTR] = lp
     if refs_as_systems:
-        db.extra_attrs[REFS_AS_SYSTEMS] = " ".join(refs_as_systems)
+        old_names = db.extra_attrs.get(REFS_AS_SYSTEMS, "").split()
+        db.extra_attrs[REFS_AS_SYSTEMS] = " ".join(dict.fromkeys(old_names + refs_as_systems))
     return db
 
 

@@ -18,7 +18,13 @@ import re
 from collections.abc import Mapping, Sequence, Sized
 from pathlib import Path
 
-from evaltrans_qt.engine.data.database import Database, Source, Target
+from evaltrans_qt.engine.data.database import (
+    REFERENCE_CLASS,
+    Database,
+    Source,
+    Target,
+    describe_key,
+)
 from evaltrans_qt.errors import InputFormatError, OptionError
 from evaltrans_qt.io.limits import MAX_TEXT_CHARS, too_long_message
 
@@ -106,6 +112,21 @@ def read_import_lines(path: PathLike, encoding: str = "utf-8") -> list[str]:
     return lines
 
 
+def check_class_name(db: Database | None, name: str, path: PathLike | None = None,
+                     line: int | None = None) -> None:
+    """Refuse importing human scores into a class that decides references: ``isReference``
+    or the database's last class (thesis Appendix A.2: a target whose value in the last
+    class reaches its ``perfect`` level is a reference), which would silently turn
+    systems into references."""
+    reserved = {REFERENCE_CLASS}
+    if db is not None and db.reference_levels is not None:
+        reserved.add(db.reference_levels.name)
+    if name in reserved:
+        raise InputFormatError(f"'{name}' is the class that marks references (thesis Appendix "
+                               f"A.2); human scores cannot be imported under that name "
+                               f"(rename the file or give another class)", path, line)
+
+
 def check_same_length(path: PathLike, lines: Sized, expected: int, what: str) -> None:
     """Raise naming ``path`` and the first line that has no partner."""
     if len(lines) != expected:
@@ -179,12 +200,56 @@ def add_aligned(db: Database, source_lines: Sequence[str], doc: str | None = Non
     return [db.add_source(text, doc, seg) for text, seg in zip(source_lines, segs)]
 
 
+def existing_target(db: Database, source: Source, text: str, system: str,
+                    reference: bool, path: PathLike | None, line: int | None) -> Target | None:
+    """The target of ``system`` that ``source`` already has (an ``--append`` of data the
+    database holds: merged by identity, so importing twice changes nothing), None when it
+    has none. :class:`InputFormatError` naming ``path`` and ``line`` when that target has
+    another text, or is a reference where the file gives a candidate (or the reverse)."""
+    for t in source.targets:
+        if (t.system or "") != system:
+            continue
+        where = describe_key(source.key) if source.key is not None else repr(source.text[:50])
+        if t.text != text:
+            raise InputFormatError(
+                f"{system} already has another translation of {where} in the database "
+                f"({t.text[:50]!r}, not {text[:50]!r}); an append merges by segment and "
+                f"system and never replaces a translation", path, line)
+        if db.is_reference(t) != reference:
+            kind = "a reference" if reference else "a candidate"
+            raise InputFormatError(f"{system} is {kind} here but not in the database "
+                                   f"({where})", path, line)
+        return t
+    return None
+
+
+def check_line_targets(db: Database, keys: Sequence[tuple[str | None, str]],
+                       lines: Sequence[str], system: str, reference: bool = False,
+                       path: PathLike | None = None) -> None:
+    """Check, before ``db`` changes, that the file's line ``i`` (of the source at
+    ``keys[i]`` = (doc, seg)) can be merged: see :func:`existing_target`."""
+    for i, (key, text) in enumerate(zip(keys, lines)):
+        src = db.source_by_key(*key)
+        if src is not None:
+            existing_target(db, src, text, system, reference, path, i + 1)
+
+
 def add_line_targets(db: Database, sources: Sequence[Source], lines: Sequence[str],
-                     system: str, reference: bool = False) -> list[Target]:
-    """Add ``lines[i]`` as a target of ``sources[i]``; returns the targets in line order."""
+                     system: str, reference: bool = False,
+                     path: PathLike | None = None) -> list[Target]:
+    """Add ``lines[i]`` as a target of ``sources[i]``; returns the targets in line order.
+    A source that already has this system's target with the same text keeps it (appends
+    merge by identity: (doc, seg) and system, never by position); another text is an
+    :class:`InputFormatError` naming ``path`` and the line, raised before any target is
+    added."""
+    found = [existing_target(db, src, text, system, reference, path, i + 1)
+             for i, (src, text) in enumerate(zip(sources, lines))]
     out = []
     lv = db.marking_class() if reference else None
-    for src, text in zip(sources, lines):
+    for src, text, old in zip(sources, lines, found):
+        if old is not None:
+            out.append(old)
+            continue
         t = db.add_target(src, text, system)
         if lv is not None:
             db.mark_reference(t, lv)
@@ -226,11 +291,16 @@ def import_text(source: PathLike, references: Sequence[PathLike | tuple[str, Pat
         check_same_length(path, lines, len(src_lines), "source file")
         hyps.append((name, path, lines))
     db = db if db is not None else Database()
+    keys = [(None, str(i + 1)) for i in range(len(src_lines))]
+    for name, path, lines in refs:
+        check_line_targets(db, keys, lines, name, True, path)
+    for name, path, lines in hyps:
+        check_line_targets(db, keys, lines, name, False, path)
     rows = add_aligned(db, src_lines, path=source)
-    for name, _, lines in refs:
-        add_line_targets(db, rows, lines, name, reference=True)
-    for name, _, lines in hyps:
-        add_line_targets(db, rows, lines, name)
+    for name, path, lines in refs:
+        add_line_targets(db, rows, lines, name, reference=True, path=path)
+    for name, path, lines in hyps:
+        add_line_targets(db, rows, lines, name, path=path)
     return db
 
 

@@ -35,6 +35,8 @@ from evaltrans_qt.io.plaintext import (
     PathLike,
     add_aligned,
     add_line_targets,
+    check_class_name,
+    check_line_targets,
     check_same_length,
     read_import_lines,
     read_text,
@@ -144,16 +146,24 @@ def import_wmt(folder: PathLike, scores: PathLike | None = None, score_class: st
     for rid, f in ref_files:
         lines = read_import_lines(f, encoding)
         check_same_length(f, lines, len(src_lines), f"source file {src_file.name}")
-        refs.append((rid, lines))
+        refs.append((rid, f, lines))
     hyps = []
     for name, f in hyp_files:
         lines = read_import_lines(f, encoding)
         check_same_length(f, lines, len(src_lines), f"source file {src_file.name}")
-        hyps.append((name, lines))
+        hyps.append((name, f, lines))
+    if scores is not None:
+        check_class_name(db, score_class, scores)
+    if db is not None:
+        keys = [(None, str(i + 1)) for i in range(len(src_lines))]
+        for rid, f, lines in refs:
+            check_line_targets(db, keys, lines, rid, True, f)
+        for name, f, lines in hyps:
+            check_line_targets(db, keys, lines, name, False, f)
     values: dict[tuple[str, int], tuple[float, int]] = {}
     lv: Levels | None = None
     if scores is not None:
-        known = {r for r, _ in refs} | {h for h, _ in hyps}
+        known = {r for r, _, _ in refs} | {h for h, _, _ in hyps}
         values = read_scores(scores, len(src_lines), known)
         lv = db.level(score_class) if db is not None and db.has_class(score_class) \
             else score_levels(score_class, (v for v, _ in values.values()), minimum, maximum)
@@ -166,10 +176,10 @@ def import_wmt(folder: PathLike, scores: PathLike | None = None, score_class: st
     db = db if db is not None else Database()
     rows = add_aligned(db, src_lines, path=src_file)
     targets: dict[str, list[Target]] = {}
-    for rid, lines in refs:
-        targets[rid] = add_line_targets(db, rows, lines, rid, reference=True)
-    for name, lines in hyps:
-        targets[name] = add_line_targets(db, rows, lines, name)
+    for rid, f, lines in refs:
+        targets[rid] = add_line_targets(db, rows, lines, rid, reference=True, path=f)
+    for name, f, lines in hyps:
+        targets[name] = add_line_targets(db, rows, lines, name, path=f)
     if lv is not None:
         if not db.has_class(lv.name):
             db.add_class(lv)

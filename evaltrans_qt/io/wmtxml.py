@@ -12,6 +12,16 @@ import names them; hypotheses the id of their ``system`` attribute. A document w
 some reference or hypothesis simply lacks those targets. Bad XML, a ``<seg>`` of a
 reference or hypothesis whose id is not one of the document's source segments, or
 two blocks of one system in a document: :class:`InputFormatError` with file and line.
+
+A segment's text is its full text content -- the XPath string-value of the ``<seg>``
+element (XPath 1.0 §5.2: the concatenation of all descendant text nodes), so inline
+markup such as ``The <i>Guardian</i> reported it.`` is read as ``The Guardian reported
+it.``: the tags are dropped, never the words after them (sacreBLEU's ``seg.text`` would
+stop at the first child element). Surrounding white space is stripped.
+
+``--append`` merges by identity: a segment is (doc, seg) and a target its system, so
+importing one test set twice changes nothing; a system with another text at a segment
+is refused naming the file and line.
 """
 
 from __future__ import annotations
@@ -20,12 +30,17 @@ from lxml import etree
 
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.errors import InputFormatError
-from evaltrans_qt.io.plaintext import PathLike, read_input_bytes
+from evaltrans_qt.io.plaintext import PathLike, existing_target, read_input_bytes
 from evaltrans_qt.io.xmlsafe import refuse_entities, safe_parser
 
 
 def _segs(block) -> list:
     return list(block.iter("seg"))
+
+
+def _text(seg) -> str:
+    """The string-value of ``seg`` (module doc): all its text, inline markup dropped."""
+    return "".join(seg.itertext()).strip()
 
 
 def import_wmtxml(path: PathLike, db: Database | None = None) -> Database:
@@ -56,8 +71,8 @@ def import_wmtxml(path: PathLike, db: Database | None = None) -> Database:
                 raise InputFormatError(f"document {did}: segment id {sid} twice", path,
                                        seg.sourceline)
             ids[sid] = len(texts)
-            texts.append((seg.text or "").strip())
-        targets: dict[str, dict[int, str]] = {}
+            texts.append(_text(seg))
+        targets: dict[str, dict[int, tuple[str, int]]] = {}
         refs = set()
         for tag, attr, prefix in (("ref", "translator", "ref-"), ("hyp", "system", "")):
             for block in doc.findall(tag):
@@ -76,13 +91,27 @@ def import_wmtxml(path: PathLike, db: Database | None = None) -> Database:
                         raise InputFormatError(f"document {did}: <{tag}> {name} has segment "
                                                f"{sid}, the source has no such segment", path,
                                                seg.sourceline)
-                    got[ids[sid]] = (seg.text or "").strip()
+                    got[ids[sid]] = (_text(seg), seg.sourceline)
                 if tag == "ref":
                     refs.add(name)
         plan.append((did, texts, targets, refs))
     if not plan:
         raise InputFormatError("no <doc> in the test set", path)
     db = db if db is not None else Database()
+    line = 0
+    for did, texts, targets, refs in plan:        # check everything before db changes
+        for k, text in enumerate(texts, line + 1):
+            old = db.source_by_key(did, str(k))
+            if old is None:
+                continue
+            if old.text != text:
+                raise InputFormatError(f"document {did} segment {k} is {old.text[:50]!r} in "
+                                       f"the database, not {text[:50]!r}", path)
+            for name, segs in targets.items():
+                if k - line - 1 in segs:
+                    text_k, at = segs[k - line - 1]
+                    existing_target(db, old, text_k, name, name in refs, path, at)
+        line += len(texts)
     mark = None
     line = 0
     for did, texts, targets, refs in plan:
@@ -91,7 +120,9 @@ def import_wmtxml(path: PathLike, db: Database | None = None) -> Database:
             line += 1
             sources.append(db.add_source(text, did, str(line)))
         for name in sorted(targets, key=lambda n: (n not in refs, n)):
-            for k, text in sorted(targets[name].items()):
+            for k, (text, at) in sorted(targets[name].items()):
+                if existing_target(db, sources[k], text, name, name in refs, path, at):
+                    continue
                 t = db.add_target(sources[k], text, name)
                 if name in refs:
                     mark = mark or db.marking_class()
