@@ -41,6 +41,8 @@ Signals (all emitted in the thread that changes the workspace -- the UI thread):
   here; autosave stopped until it is saved again (:meth:`Workspace.save` with
   ``overwrite_changed``, Save As), merged (:meth:`Workspace.merged_disk`) or another
   database is opened;
+* ``history.changed()`` -- the undo history (:attr:`Workspace.history`, a
+  :class:`~evaltrans_qt.history.History`) changed: undo/redo actions update;
 * ``lock_changed(holder)`` -- who else holds the open file (a :class:`LockInfo`: read-only
   here, nothing is saved over it) or None (we hold its lock, or there is no file).
 
@@ -66,10 +68,12 @@ from typing import cast
 
 from psygnal import Signal
 
+from evaltrans_qt.analysis_choice import AnalysisChoice
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.engine.run.results import RunResult
 from evaltrans_qt.errors import EvalTransError, SaveError
+from evaltrans_qt.history import History
 from evaltrans_qt.io import protocol_changes, store
 from evaltrans_qt.io.journal import (
     Change,
@@ -87,6 +91,7 @@ from evaltrans_qt.io.store import (
     LockInfo,
     PendingJournalError,
 )
+from evaltrans_qt.selection import Selection
 
 #: Milliseconds between a change and its autosave (the window's timer reads it).
 AUTOSAVE_MS = 5000
@@ -230,6 +235,13 @@ class Workspace:
         self._last_unjournalled = 0
         #: Journal entries the replay could not apply were kept aside (once per load).
         self._unapplied_kept = False
+        #: The undo history of the judgements and edits made here (cleared with another
+        #: database): :mod:`evaltrans_qt.history`.
+        self.history = History(self)
+        #: Current source, candidate and compare measure (cleared for another database).
+        self.selection = Selection()
+        #: Human class, level and normalisation the results are analysed against.
+        self.analysis = AnalysisChoice().attach(self)
 
     # ------------------------------------------------------------ opening
     @classmethod
@@ -261,6 +273,7 @@ class Workspace:
                 or store.disk_identity(self.path)
         self.recovered = recovered
         self._unapplied_kept = False
+        self.history.clear()
         self.changes = self.saved_changes = self._last_unjournalled = 0
         self._seq_seen = self.journal.last_seq if self.journal is not None else 0
         if recovered is not None and recovered.applied:
@@ -268,6 +281,7 @@ class Workspace:
         self.data_version += 1
         self.run, self.run_origin, self.report_path = None, None, None
         self.load_session_options()
+        self.selection.clear()
         self.path_changed.emit(self.path)
         self.dirty_changed.emit(self.is_dirty)
         self.database_changed.emit()

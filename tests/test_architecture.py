@@ -3,7 +3,8 @@
 * ``engine/`` imports only ``engine`` and ``errors`` -- never ``io``, ``cli``, ``ui`` or the
   workspace, not even inside a function;
 * ``io/`` imports ``engine``, ``io`` and ``errors``;
-* the workspace (``evaltrans_qt/workspace.py``) imports ``engine``, ``io`` and ``errors``;
+* the workspace (``evaltrans_qt/workspace.py``) imports ``engine``, ``io``, ``errors`` and the
+  selection model (``evaltrans_qt/selection.py``, which imports only ``errors``);
 * ``cli/`` imports everything but ``ui``; the Python API (``api.py``) ``engine``, ``io``,
   ``errors``; ``__main__`` only ``cli``;
 * nothing outside ``ui/`` imports Qt (PySide6, shiboken6, pyqtgraph) -- checked on the
@@ -27,7 +28,8 @@ ALLOWED = {
     "version": set(),
     "engine": {"engine", "errors", "version"},
     "io": {"engine", "io", "errors", "version"},
-    "workspace": {"engine", "io", "errors", "workspace"},
+    "workspace": {"engine", "io", "errors", "workspace", "selection"},
+    "selection": {"errors"},                            # the Qt-free selection model
     "cli": {"engine", "io", "errors", "workspace", "cli", "version"},
     "api": {"engine", "io", "errors", "api"},          # the public Python API (docs/api.md)
     "__main__": {"cli"},                                # python -m evaltrans_qt
