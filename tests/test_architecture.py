@@ -28,7 +28,12 @@ ALLOWED = {
     "version": set(),
     "engine": {"engine", "errors", "version"},
     "io": {"engine", "io", "errors", "version"},
-    "workspace": {"engine", "io", "errors", "workspace", "selection"},
+    "workspace": {"engine", "io", "errors", "workspace", "selection", "history"},
+    # the undo history (the workspace holds one and is its only way to commit: no import back)
+    "history": {"engine", "io", "errors"},
+    # the Qt-free scoring and ranking sessions over the workspace (ui/ shows them)
+    "scoring_session": {"engine", "io", "errors", "workspace", "history"},
+    "ranking_session": {"engine", "io", "errors", "workspace", "history"},
     "selection": {"errors"},                            # the Qt-free selection model
     "cli": {"engine", "io", "errors", "workspace", "cli", "version"},
     "api": {"engine", "io", "errors", "api"},          # the public Python API (docs/api.md)
@@ -139,7 +144,8 @@ class Block(importlib.abc.MetaPathFinder):
             raise ImportError("Qt is blocked: " + name)
 sys.meta_path.insert(0, Block())
 import evaltrans_qt
-names = ["evaltrans_qt.errors", "evaltrans_qt.workspace", "evaltrans_qt.api"]
+names = ["evaltrans_qt.errors", "evaltrans_qt.workspace", "evaltrans_qt.api",
+         "evaltrans_qt.history", "evaltrans_qt.scoring_session"]
 for sub in ("engine", "io", "cli"):
     pkg = importlib.import_module("evaltrans_qt." + sub)
     names += [m.name for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + ".")]
