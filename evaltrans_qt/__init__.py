@@ -28,6 +28,7 @@ _PUBLIC = {
     "evaluate": "evaltrans_qt.api",
     "Run": "evaltrans_qt.api",
     "correlate": "evaltrans_qt.api",
+    "meta_evaluate": "evaltrans_qt.api",
     "significance": "evaltrans_qt.api",
     "available_measures": "evaltrans_qt.api",
     "EvalOptions": "evaltrans_qt.engine.options",
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
         correlate,
         evaluate,
         measure,
+        meta_evaluate,
         score,
         significance,
     )

@@ -15,7 +15,11 @@ thing:
   ``evaltrans batch`` runs) -> :class:`Run` with pandas tables
   (``engine.run.tables.build_tables``, what the application shows);
 * :func:`correlate`, :func:`significance` -- ``engine.metaeval.correlation.correlate_run``
-  and ``engine.metaeval.significance.run_significance`` as DataFrames.
+  and ``engine.metaeval.significance.run_significance`` as DataFrames;
+  :func:`meta_evaluate` -- mt-metrics-eval's statistics
+  (``engine.metaeval.metrics_task.metrics_table``, ``evaltrans correlate --stats``). The
+  system level of both follows ``convention`` (``engine/metaeval/conventions.py``;
+  default the command line's), named in each row.
 
 Options are the fields of :class:`~evaltrans_qt.engine.options.EvalOptions`: the
 long flags of ``evaltrans batch`` in snake_case (``--wer-ref-length-rule`` ->
@@ -389,23 +393,29 @@ def _as_run(data: Run | _EngineDatabase, measures: Sequence[str] | None,
 def correlate(data: Run | _EngineDatabase, human: str, *, level: str = "sentence",
               measures: Sequence[str] | None = None, options: EvalOptions | None = None,
               samples: int = 1000, seed: int = 0, normalize: bool = False,
-              how: str = "mean") -> pd.DataFrame:
+              how: str = "mean", convention: str | None = None, subset: str = "all",
+              weighted: bool = True) -> pd.DataFrame:
     """Correlation of every measure with human class ``human`` (``evaltrans correlate``):
     one row per measure with ``n``, Pearson r, Spearman rho, Kendall tau (tau_a, thesis
     eq. 6.23) and tau_b, tau-bar (sentence level, eq. 6.24), each with its 95% bootstrap
-    interval (``*_low``, ``*_high``; ``samples`` resamples of source sentences). A
-    Database is evaluated first (``measures``, ``options``)."""
+    interval (``*_low``, ``*_high``; ``samples`` resamples of source sentences), and the
+    system-level ``convention`` used (``mtme`` by default, or ``thesis``; ``subset`` and
+    ``weighted`` as ``--subset``/``--unweighted``). A Database is evaluated first
+    (``measures``, ``options``)."""
     import pandas as pd
 
+    from evaltrans_qt.engine.metaeval.conventions import DEFAULT_CONVENTION
     from evaltrans_qt.engine.metaeval.correlation import correlate_run
     run = _as_run(data, measures, options)
     rows = correlate_run(run.database, run.result, human, level=level,
                          measures=None if isinstance(data, _EngineDatabase) else measures,
-                         n_boot=samples, seed=seed, normalize=normalize, how=how)
+                         n_boot=samples, seed=seed, normalize=normalize, how=how,
+                         convention=convention or DEFAULT_CONVENTION, subset=subset,
+                         weighted=weighted)
     out = []
     for c in rows:
         row: dict[str, Any] = {"measure": c.measure, "human": c.human, "level": c.level,
-                               "n": c.n}
+                               "convention": c.convention, "n": c.n}
         for key in ("pearson", "spearman", "kendall", "kendall_b", "tau_bar"):
             row[key] = getattr(c, key)
             lo, hi = getattr(c, f"{key}_ci")
@@ -413,6 +423,31 @@ def correlate(data: Run | _EngineDatabase, human: str, *, level: str = "sentence
         row["signature"] = run.signatures.get(c.measure, "")
         out.append(row)
     return pd.DataFrame(out)
+
+
+def meta_evaluate(data: Run | _EngineDatabase, human: str, *,
+                  stats: Sequence[str] = ("pearson", "kendall", "pairwise-accuracy", "acc-eq"),
+                  level: str = "sys", grouping: str = "none",
+                  measures: Sequence[str] | None = None, options: EvalOptions | None = None,
+                  convention: str | None = None, subset: str = "all", variant: str = "b",
+                  seed: int = 0) -> pd.DataFrame:
+    """mt-metrics-eval's statistics of every measure and external metric against ``human``
+    (``evaltrans correlate --stats``): one row per measure with ``level``, ``grouping``,
+    ``convention``, ``n`` and one column per statistic of ``stats`` (``pearson``,
+    ``kendall`` (tau ``variant``), ``pairwise-accuracy``, ``acc-eq`` with its
+    ``acc-eq-epsilon``, ``spa``). A Database is evaluated first (``measures``, ``options``)."""
+    import pandas as pd
+
+    from evaltrans_qt.engine.measures.external import with_external
+    from evaltrans_qt.engine.metaeval.conventions import DEFAULT_CONVENTION
+    from evaltrans_qt.engine.metaeval.metrics_task import gather, metrics_table
+    run = _as_run(data, measures, options)
+    result = with_external(run.result, run.database)
+    data_ = gather(run.database, result, human, convention=convention or DEFAULT_CONVENTION,
+                   subset=subset)
+    rows = metrics_table(data_, list(stats), level=level, grouping=grouping, variant=variant,
+                         seed=seed)
+    return pd.DataFrame([r.to_dict() for r in rows]).drop(columns=["cluster"])
 
 
 def significance(run: Run, measure: str, *, method: str = "bootstrap",
@@ -439,4 +474,4 @@ def significance(run: Run, measure: str, *, method: str = "bootstrap",
 
 
 __all__ = ["Database", "EvalOptions", "Metric", "Run", "available_measures", "correlate",
-           "evaluate", "make_options", "measure", "score", "significance"]
+           "evaluate", "make_options", "measure", "meta_evaluate", "score", "significance"]

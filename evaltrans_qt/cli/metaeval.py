@@ -70,18 +70,21 @@ def run_correlate(args: argparse.Namespace) -> int:
         systems = [s for s in db.systems() if s in scored]
         if not systems:
             raise ScoreError(f"no candidate has a score of {', '.join(classes)}")
-    computed, external = _split_measures(db, comma_list(args.measures))
+    computed, external, filler = _split_measures(db, comma_list(args.measures))
     run = _with_external(evaluate(db, opts, computed, systems), db, external)
+    shown = _shown(run, filler)
     t_eval = time.perf_counter() - t0
     if args.stats or args.group:
-        return _correlate_mtme(db, run, classes, scores, args, t0)
+        return _correlate_mtme(db, run, classes, scores, args, t0, shown)
     levels = ("sentence", "system") if args.level == "both" else (
         {"seg": "sentence", "sys": "system"}.get(args.level, args.level),)
     rows = []
     for cls in classes:
         for level in levels:
             rows.extend(correlate_run(db, run, cls, level=level, weighted=not args.unweighted,
-                                      n_boot=args.bootstrap, seed=args.seed, scores=scores[cls]))
+                                      n_boot=args.bootstrap, seed=args.seed, scores=scores[cls],
+                                      measures=shown, convention=args.convention,
+                                      subset=args.subset))
     elapsed = time.perf_counter() - t0
     if args.json:
         json.dump([r.to_dict() for r in rows], sys.stdout, indent=1)
@@ -89,13 +92,15 @@ def run_correlate(args: argparse.Namespace) -> int:
     elif args.csv:
         buf = io.StringIO()
         w = csv.writer(buf)
-        keys = ["measure", "human", "level", "n", "negated", "pearson", "pearson_lo", "pearson_hi",
+        keys = ["measure", "human", "level", "convention", "n", "negated", "pearson",
+                "pearson_lo", "pearson_hi",
                 "pearson_fisher_lo", "pearson_fisher_hi", "spearman", "spearman_lo",
                 "spearman_hi", "kendall", "kendall_lo", "kendall_hi", "kendall_b", "tau_bar",
                 "tau_bar_lo", "tau_bar_hi", "wmt12", "wmt13", "wmt14", "hties"]
         w.writerow(keys)
         for r in rows:
-            w.writerow([r.measure, r.human, r.level, r.n, r.negated, r.pearson, *r.pearson_ci,
+            w.writerow([r.measure, r.human, r.level, r.convention, r.n, r.negated, r.pearson,
+                        *r.pearson_ci,
                         *r.pearson_fisher_ci, r.spearman, *r.spearman_ci, r.kendall,
                         *r.kendall_ci, r.kendall_b, r.tau_bar, *r.tau_bar_ci,
                         *(r.wmt.get(k, math.nan) for k in ("wmt12", "wmt13", "wmt14", "hties"))])
@@ -103,27 +108,47 @@ def run_correlate(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(format_table(rows))
         norm = "(0,1)-normalised per judge" if args.normalize_evaluators else "not normalised"
-        print(f"human scores: {args.aggregate} over judges, {norm}; system level "
-              f"{'plain' if args.unweighted else 'length-weighted'} means; "
+        print(f"human scores: {args.aggregate} over judges, {norm}; "
               f"{args.bootstrap} bootstrap samples, seed {args.seed}")
+        if "system" in levels:
+            print(_convention_line(args))
     print(f"evaluation {t_eval:.1f} s, total {elapsed:.1f} s", file=sys.stderr)
     return 0
 
 
 def _split_measures(db: Database, names: list[str] | None
-                    ) -> tuple[list[str] | None, list[str] | None]:
-    """(measures to compute, external metrics of the database) named in ``--measures``;
-    without ``--measures``: the default measures and every external metric."""
+                    ) -> tuple[list[str] | None, list[str] | None, str | None]:
+    """(measures to compute, external metrics of the database, the computed measure added
+    only because a run needs one) named in ``--measures``; without ``--measures``: the
+    default measures and every external metric."""
     from evaltrans_qt.engine.measures.external import external_metrics
     ext = external_metrics(db)
     if names is None:
-        return None, list(ext)
+        return None, list(ext), None
     computed = [n for n in names if n not in ext]
     external = [n for n in names if n in ext]
+    filler = None
     if not computed:
         from evaltrans_qt.engine.run.driver import default_measures
         computed = default_measures(EvalOptions())[:1]   # a run needs one computed measure
-    return computed, external
+        filler = computed[0]
+    return computed, external, filler
+
+
+def _shown(run, filler: str | None) -> list[str] | None:
+    """The measures of ``run`` to report: all but the one only computed to make a run
+    (``--measures`` restricts the output to exactly the named measures)."""
+    if filler is None:
+        return None
+    from evaltrans_qt.engine.measures import resolve
+    name = resolve(filler) or filler
+    return [m for m in run.measures if m not in (filler, name)]
+
+
+def _convention_line(args: argparse.Namespace) -> str:
+    from evaltrans_qt.engine.metaeval import conventions
+    return "convention: " + conventions.describe(args.convention, args.subset,
+                                                 not args.unweighted)
 
 
 def _with_external(run, db: Database, names: list[str] | None):
@@ -132,7 +157,8 @@ def _with_external(run, db: Database, names: list[str] | None):
     return with_external(run, db, names) if names else run
 
 
-def _correlate_mtme(db: Database, run, classes: list[str], scores, args, t0: float) -> int:
+def _correlate_mtme(db: Database, run, classes: list[str], scores, args, t0: float,
+                    shown: list[str] | None = None) -> int:
     """``correlate --stats/--group``: mt-metrics-eval statistics (engine/metaeval/metrics_task.py)."""
     from evaltrans_qt.engine.metaeval import metrics_task as mt
     stats = comma_list(args.stats) or ["pearson", "kendall"]
@@ -141,7 +167,8 @@ def _correlate_mtme(db: Database, run, classes: list[str], scores, args, t0: flo
     group = args.group or "none"
     out = []
     for cls in classes:
-        data = mt.gather(db, run, cls, weighted=not args.unweighted, scores=scores[cls])
+        data = mt.gather(db, run, cls, weighted=not args.unweighted, scores=scores[cls],
+                         measures=shown, convention=args.convention, subset=args.subset)
         for lv in levels:
             out.append(mt.metrics_table(data, [s for s in stats if lv == "sys" or s != "spa"],
                                         level=lv, grouping=group if lv == "seg" else "none",
@@ -157,6 +184,8 @@ def _correlate_mtme(db: Database, run, classes: list[str], scores, args, t0: flo
               "only when both sides tie (Kocmi et al. 2021); acc-eq = acc*_eq with the tie "
               "threshold epsilon that maximises it (Deutsch et al. 2023); spa = soft pairwise "
               "accuracy (Thompson et al. 2024)")
+        if "sys" in levels:
+            print(_convention_line(args))
     print(f"total {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     return 0
 
@@ -170,10 +199,12 @@ def _significance_between_metrics(args: argparse.Namespace) -> int:
     opts = options_from_args(args)
     hs = human_scores_of(db, cls, args, opts.extrapolate)
     names = comma_list(args.measures) or ([args.measure] if args.measure else None)
-    computed, external = _split_measures(db, names)
+    computed, external, filler = _split_measures(db, names)
     systems = comma_list(args.systems) or [s for s in db.systems() if s in set(hs.systems())]
     run = _with_external(evaluate(db, opts, computed, systems), db, external)
-    data = mt.gather(db, run, cls, weighted=not args.unweighted, scores=hs)
+    data = mt.gather(db, run, cls, weighted=not args.unweighted, scores=hs,
+                     measures=_shown(run, filler), convention=args.convention,
+                     subset=args.subset)
     method = args.method if args.method in mt.METHODS else "perm-both"
     seed = 12345 if args.seed in (None, "none") else int(args.seed)
     res = mt.metric_significance(data, args.statistic, level=args.level, grouping=args.group,
@@ -341,6 +372,25 @@ def run_combine(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------ register
+def _add_convention_arguments(p: argparse.ArgumentParser) -> None:
+    from evaltrans_qt.engine.metaeval.conventions import (
+        CONVENTIONS,
+        DEFAULT_CONVENTION,
+        DEFAULT_SUBSET,
+        SUBSETS,
+    )
+    p.add_argument("--convention", choices=CONVENTIONS, default=DEFAULT_CONVENTION,
+                   help="system level: mtme = mt-metrics-eval's (each measure's own system "
+                        "score, external metrics' sys scores when given, against the plain "
+                        "mean of the human segment scores); thesis = section 5.5 (scores "
+                        "recomputed from the human-scored sentences, length-weighted human "
+                        f"means unless --unweighted). Default {DEFAULT_CONVENTION}")
+    p.add_argument("--subset", choices=SUBSETS, default=DEFAULT_SUBSET,
+                   help="--convention mtme: our measures' system score over all segments of "
+                        "the test set or only over those with human scores (default "
+                        f"{DEFAULT_SUBSET})")
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("correlate", help="correlation of measures with human scores",
                               description="Pearson r, Spearman rho, Kendall tau (thesis tau_a "
@@ -365,6 +415,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--kendall-variant", choices=("a", "b", "c"), default="b",
                    help="Kendall's tau of --stats kendall (default b, as mt-metrics-eval)")
     p.add_argument("--seed", type=int, default=0)
+    _add_convention_arguments(p)
     add_human_arguments(p)
     add_json_argument(p, csv=True)
     add_option_arguments(p)
@@ -400,6 +451,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--group", choices=("none", "item", "system"), default="none",
                    help="--between-metrics at segment level: grouping (as correlate)")
     p.add_argument("--kendall-variant", choices=("a", "b", "c"), default="b")
+    _add_convention_arguments(p)
     p.add_argument("--alpha", type=float, default=0.05,
                    help="--between-metrics: significance level of the clusters")
     p.add_argument("--samples", type=int, default=None, metavar="N",

@@ -4,11 +4,17 @@ A ranked table of every measure (ours and the database's external metrics) with 
 significance cluster, Pearson, Kendall, pairwise accuracy and acc*_eq (with epsilon),
 and a heat map of the metric-vs-metric p-values (row better than column). The numbers
 come from :func:`evaltrans_qt.engine.metaeval.metrics_task.overview`, run on a worker thread
-(:class:`~evaltrans_qt.ui.workers.LatestRunner`) whenever the results view's analysis
-is ready or the controls change.
+(:class:`~evaltrans_qt.ui.workers.LatestRunner`) whenever the workspace's run, scores or
+analysis choice (its human score, :mod:`evaltrans_qt.analysis_choice`) change, or the
+controls do.
+
+The system level follows a convention (``engine/metaeval/conventions.py``; the
+``metricsConvention`` box, default the one of the command line and the API); the
+``metricsConventionLabel`` says which one the numbers use.
 
 Object names: ``metricsView``, ``metricsTable``, ``metricsSignificance``,
-``metricsStatistic``, ``metricsLevel``, ``metricsGrouping``, ``metricsMethod``.
+``metricsStatistic``, ``metricsLevel``, ``metricsGrouping``, ``metricsMethod``,
+``metricsConvention``, ``metricsConventionLabel``.
 """
 
 from __future__ import annotations
@@ -67,6 +73,17 @@ def overview_frame(ov) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
+def convention_text(convention: str, level: str) -> str:
+    """The tab's line naming the convention of its numbers (``conventions.label`` form)."""
+    from evaltrans_qt.engine.metaeval import conventions
+    name, _, rest = convention.partition(" ")
+    subset = "human" if "human subset" in rest else "all"
+    text = conventions.describe(name, subset, "unweighted" not in rest) if name in \
+        conventions.CONVENTIONS else convention
+    return f"Convention: {convention}" + (f" -- {text}" if level == "sys" else
+                                          " (segment level: the same under every convention)")
+
+
 def cluster_colours(frame: pd.DataFrame) -> list[QColor]:
     """Alternating backgrounds by significance cluster (rows of one cluster alike)."""
     ranks = frame["cluster"].to_numpy(float) if "cluster" in frame else []
@@ -93,11 +110,20 @@ class MetricsView(QWidget):
         self.grouping.addItems(["none", "item", "system"])
         self.method = QComboBox(objectName="metricsMethod")
         self.method.addItems(["perm-both", "williams"])
+        from evaltrans_qt.engine.metaeval.conventions import CONVENTIONS, DEFAULT_CONVENTION
+        self.convention = QComboBox(objectName="metricsConvention")
+        self.convention.addItems(list(CONVENTIONS))
+        self.convention.setCurrentText(DEFAULT_CONVENTION)
+        self.convention.setToolTip("system level: mtme = mt-metrics-eval's (each measure's own "
+                                   "system score, plain human means); thesis = section 5.5 "
+                                   "(recomputed from the human-scored sentences, "
+                                   "length-weighted human means)")
         self.samples = QSpinBox(objectName="metricsSamples")
         self.samples.setRange(50, 100000)
         self.samples.setValue(200)
         for label, w in (("Ranked by:", self.statistic), ("Level:", self.level),
-                         ("Grouping:", self.grouping), ("Test:", self.method),
+                         ("Grouping:", self.grouping), ("Convention:", self.convention),
+                         ("Test:", self.method),
                          ("Resamples:", self.samples)):
             row.addWidget(QLabel(label))
             row.addWidget(w)
@@ -107,6 +133,9 @@ class MetricsView(QWidget):
         self.status.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         row.addWidget(self.status, 1)
         lay.addLayout(row)
+        self.convention_label = QLabel("", objectName="metricsConventionLabel")
+        self.convention_label.setWordWrap(True)
+        lay.addWidget(self.convention_label)
         split = QSplitter(Qt.Horizontal)
         # ranked best first, rows coloured by significance cluster: not sortable
         self.table, self.model, self.proxy = table_view(
@@ -119,18 +148,15 @@ class MetricsView(QWidget):
         split.addWidget(self.heatmap)
         split.setSizes([520, 480])
         lay.addWidget(split, 1)
-        for box in (self.statistic, self.level, self.grouping, self.method):
+        for box in (self.statistic, self.level, self.grouping, self.method, self.convention):
             box.currentIndexChanged.connect(lambda *_: self.compute())
         self.samples.editingFinished.connect(self.compute)
 
-    def on_analysis(self, analysis) -> None:
-        """The results view has a new analysis (human class chosen): recompute."""
-        self.compute(getattr(analysis, "human", None))
-
     def compute(self, human: str | None = None) -> None:
-        res = self.results
-        human = human or (res.analysis.human if getattr(res, "analysis", None) else None)
-        db, run = res.database, res.run
+        """Recompute against ``human`` (default: the workspace's analysis choice)."""
+        ws = self.results.workspace
+        human = human or ws.analysis.human
+        db, run = ws.database, ws.run
         if db is None or run is None or not human:
             return
         method = self.method.currentText()
@@ -140,6 +166,7 @@ class MetricsView(QWidget):
         self.runner.submit(overview, db, run, human, level=self.level.currentText(),
                            statistic=statistic, grouping=self.grouping.currentText(),
                            method=method, samples=self.samples.value(),
+                           convention=self.convention.currentText(),
                            on_result=self.show_overview, on_error=self._on_error)
 
     def show_overview(self, ov) -> None:
@@ -154,6 +181,7 @@ class MetricsView(QWidget):
         self.status.setText(f"{len(sig.measures)} metrics in {n_clusters} cluster(s) against "
                             f"'{sig.human}' ({sig.n} {'systems' if sig.level == 'sys' else 'cells'}"
                             f"); * error measure, negated")
+        self.convention_label.setText(convention_text(sig.convention, sig.level))
 
     def _show_table(self, ov) -> None:
         frame = overview_frame(ov)
@@ -171,7 +199,8 @@ class MetricsView(QWidget):
         ov = self.overview
         caption = "Metrics ranked as the WMT metrics task ranks them" + (
             f" ({ov.significance.statistic}, {ov.significance.method}, "
-            f"{ov.significance.level} level, against '{ov.significance.human}')"
+            f"{ov.significance.level} level, {ov.significance.convention} convention, "
+            f"against '{ov.significance.human}')"
             if ov is not None else "")
         return write_table(frame, path, caption=caption)
 
@@ -193,12 +222,33 @@ class MetricsView(QWidget):
         self._show_table(None)
         self.heatmap.clear_data(str(exc))
         self.status.setText(str(exc))
+        self.convention_label.setText("")
 
 
 def add_metrics_tab(results) -> MetricsView:
-    """Add the Metrics tab to a ResultsView before its last (histogram) tab and follow its
-    analyses (the one hook in ``results_view.py``)."""
+    """Add the Metrics tab to a ResultsView before its last (histogram) tab (the one hook
+    in ``results_view.py``); it observes the workspace: a run, committed scores and the
+    analysis choice recompute it (debounced)."""
+    from PySide6.QtCore import QTimer
+
+    from evaltrans_qt.ui.observe import observe
     view = MetricsView(results)
     results.tabs.insertTab(results.tabs.count() - 1, view, "Metrics")
-    results.analysisReady.connect(view.on_analysis)
+    view.timer = timer = QTimer(view, singleShot=True, interval=400)
+    timer.timeout.connect(lambda: view.compute())
+    ws = results.workspace
+    observe(view, ws.run_changed, lambda: timer.start())
+    observe(view, ws.committed, lambda _change: timer.start())
+    observe(view, ws.analysis.changed, lambda: timer.start())
+
+    def reset() -> None:                     # nothing of the previous database stays
+        timer.stop()
+        view.runner.cancel()
+        view.overview = None
+        view._show_table(None)
+        view.heatmap.clear_data("p-values between metrics appear after a run with human "
+                                "scores")
+        view.status.setText("")
+
+    observe(view, ws.database_changed, reset)
     return view

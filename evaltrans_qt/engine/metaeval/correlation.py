@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from evaltrans_qt.engine.metaeval import conventions
+from evaltrans_qt.engine.metaeval.conventions import DEFAULT_CONVENTION, DEFAULT_SUBSET
 from evaltrans_qt.engine.metaeval.statistics.bootstrap import (
     bootstrap_counts,
     cluster_weights,
@@ -69,6 +71,8 @@ class Correlation:
     negated: bool = False
     #: system level: {system: (automatic score as correlated, human score)}
     system_scores: dict[str, tuple[float, float]] = field(default_factory=dict)
+    #: the system-level convention (``conventions.label``; sentence level: the same)
+    convention: str = ""
 
     def to_dict(self) -> dict:
         d = {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
@@ -196,23 +200,31 @@ def run_inputs(db, run, human: str, measures: Sequence[str] | None, how: str,
 def correlate_run(db, run, human: str, *, measures: Sequence[str] | None = None,
                   level: str = "sentence", normalize: bool = False, how: str = "mean",
                   weighted: bool = True, n_boot: int = 1000, seed: int = 0,
-                  scores=None) -> list[Correlation]:
+                  scores=None, convention: str = DEFAULT_CONVENTION,
+                  subset: str = DEFAULT_SUBSET) -> list[Correlation]:
     """Correlate every measure of ``run`` with human class ``human`` of ``db``.
 
     Only candidates enter (references are never correlated with themselves);
     a candidate without a human score is left out. Sentence level: one item
-    per candidate, bootstrap over source sentences. System level: per system
-    the automatic score is recomputed from the *sufficient statistics of the
-    human-scored sentences only* (so both sides see the same sentences) and
-    the human score is the length-weighted (thesis section 5.5) or plain mean; the
-    bootstrap resamples source sentences and recomputes both. ``scores`` may
-    pass precomputed :class:`~evaltrans_qt.engine.human.scores.HumanScores` of ``human``.
+    per candidate, bootstrap over source sentences. System level: the system scores
+    of ``convention`` (:mod:`~evaltrans_qt.engine.metaeval.conventions`): ``thesis``
+    recomputes the automatic score from the *sufficient statistics of the human-scored
+    sentences only* and takes the length-weighted (thesis section 5.5; plain if not
+    ``weighted``) human mean; ``mtme`` takes the measure's own system score (``subset``)
+    and the plain human mean. The bootstrap resamples source sentences and recomputes
+    both sides (an external metric's score read from a sys file cannot be resampled:
+    its intervals are NaN). ``scores`` may pass precomputed
+    :class:`~evaltrans_qt.engine.human.scores.HumanScores` of ``human``.
     """
     from evaltrans_qt.engine.human.scores import RANK_CLASS
     from evaltrans_qt.errors import OptionError
 
     if level not in LEVELS:
         raise OptionError(f"--level: '{level}' is not one of {', '.join(LEVELS)}")
+    conventions.check(convention, subset)
+    if convention == "mtme":
+        weighted = False
+    tag = conventions.label(convention, subset, weighted)
     hs, names, refs = run_inputs(db, run, human, measures, how, normalize, scores)
     rows: list[tuple[str, np.ndarray, np.ndarray]] = []   # system, row index, source index
     yvals: list[np.ndarray] = []
@@ -240,11 +252,15 @@ def correlate_run(db, run, human: str, *, measures: Sequence[str] | None = None,
                 # WMT taus on the judges' own pairwise comparisons, not on mean ranks
                 h, mm = ranking_comparisons(db, run, m, human)
                 c.wmt = {v: wmt_tau(h, mm, v) for v in WMT_VARIANTS}
+            c.convention = tag
             out.append(c)
         return out
     # system level
     from evaltrans_qt.engine.metaeval.significance import measure_batch_score
-    all_src = np.unique(np.concatenate([src for _, _, src in rows]))
+    # the sources a bootstrap sample draws from: those the system scores are computed on
+    every = convention == "mtme" and subset == "all"
+    all_src = np.unique(np.concatenate([np.asarray(run.systems[s].segments) if every else src
+                                        for s, _, src in rows]))
     counts = bootstrap_counts(len(all_src), n_boot, seed) if n_boot else None
     y_sys = np.zeros(len(rows))
     boot_y = np.zeros((n_boot, len(rows)))
@@ -261,18 +277,24 @@ def correlate_run(db, run, human: str, *, measures: Sequence[str] | None = None,
         meas = run.measure(m)
         batch = measure_batch_score(meas)
         x_sys = np.zeros(len(rows))
-        boot_x = np.zeros((n_boot, len(rows)))
-        for j, (sysname, ok, src) in enumerate(rows):
-            st = np.asarray(run.systems[sysname].stats[m])[ok]
-            x_sys[j] = meas.score(st.sum(axis=0)).value
-            if counts is not None:
-                sums = counts[:, np.searchsorted(all_src, src)] @ st
-                boot_x[:, j] = batch(sums)
-        c = correlate_systems(x_sys, y_sys, measure=m, human=human,
-                              boot_x=boot_x if n_boot else None,
-                              boot_y=boot_y if n_boot else None,
+        boot_x: np.ndarray | None = np.zeros((n_boot, len(rows))) if counts is not None else None
+        for j, (sysname, ok, _src) in enumerate(rows):
+            x_sys[j] = conventions.measure_system_score(run, sysname, m, ok, convention, subset)
+            take = conventions.resampled_rows(run, sysname, m, ok, convention, subset)
+            if counts is None or boot_x is None:
+                continue
+            if take is None:
+                boot_x = None          # a score read from a file: no intervals
+                continue
+            sr = run.systems[sysname]
+            st = np.asarray(sr.stats[m])[take]
+            seg = np.asarray(sr.segments)[take]
+            boot_x[:, j] = batch(counts[:, np.searchsorted(all_src, seg)] @ st)
+        c = correlate_systems(x_sys, y_sys, measure=m, human=human, boot_x=boot_x,
+                              boot_y=boot_y if boot_x is not None else None,
                               negate=not meas.higher_is_better)
         c.system_scores = {s: (float(x), float(yv)) for (s, _, _), x, yv in
                            zip(rows, x_sys, y_sys)}
+        c.convention = tag
         out.append(c)
     return out

@@ -48,7 +48,7 @@ def format_table(rows: Sequence[Correlation]) -> str:
             lines.append(line)
         lines.append("(* error measure, negated; tau = thesis eq. 6.23 (tau_a); "
                      + ("tau-bar = eq. 6.24 over systems per source)" if level == "sentence"
-                        else "system scores from the human-scored sentences)"))
+                        else f"system scores: {cs[0].convention or 'thesis'} convention)"))
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 

@@ -5,9 +5,11 @@ run -- ours and external ones -- against one human class, with the statistics of
 :func:`gather` turns a database and a run into (systems x items) matrices: gold = the
 human class (aggregated over judges, NaN = not scored), one matrix per measure (its
 sentence values, negated for error measures so higher = better), and system-level
-vectors (a measure's system score of the run -- for external metrics the sys file's
-score when given -- and the human system score, length-weighted by default as thesis
-section 5.5). References are never items (they are not candidates).
+vectors as a system-level convention defines them
+(:mod:`~evaltrans_qt.engine.metaeval.conventions`; default mt-metrics-eval's: a measure's
+own system score -- for external metrics the sys file's score when given -- and the
+plain mean of the human segment scores). References are never items (they are not
+candidates).
 
 :func:`metrics_table` gives each measure's statistics at one level
 (``seg``: the matrices under a grouping; ``sys``: the system vectors):
@@ -31,6 +33,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from evaltrans_qt.engine.metaeval import conventions
+from evaltrans_qt.engine.metaeval.conventions import DEFAULT_CONVENTION, DEFAULT_SUBSET
 from evaltrans_qt.engine.metaeval.statistics.grouped import (
     GROUPINGS,
     Grouped,
@@ -61,11 +65,20 @@ class MetaEvalData:
     sys_gold: np.ndarray
     sys_metrics: dict[str, np.ndarray]
     negated: dict[str, bool]
+    #: the system-level convention of ``sys_gold``/``sys_metrics`` (``conventions.label``)
+    convention: str = ""
 
 
 def gather(db, run, human: str, *, measures: Sequence[str] | None = None, how: str = "mean",
-           normalize: bool = False, weighted: bool = True, scores=None) -> MetaEvalData:
-    """The matrices of ``run``'s measures (default all) against ``human`` of ``db``."""
+           normalize: bool = False, weighted: bool = True, scores=None,
+           convention: str = DEFAULT_CONVENTION, subset: str = DEFAULT_SUBSET) -> MetaEvalData:
+    """The matrices of ``run``'s measures (default all) against ``human`` of ``db``; the
+    system-level vectors as ``convention`` defines them
+    (:mod:`~evaltrans_qt.engine.metaeval.conventions`; ``weighted`` only applies to
+    ``thesis``, ``subset`` only to ``mtme``)."""
+    conventions.check(convention, subset)
+    if convention == "mtme":
+        weighted = False
     from evaltrans_qt.engine.human.scores import occurrence_keys
     from evaltrans_qt.engine.metaeval.correlation import run_inputs
     hs, names, refs = run_inputs(db, run, human, measures, how, normalize, scores)
@@ -91,16 +104,20 @@ def gather(db, run, human: str, *, measures: Sequence[str] | None = None, how: s
     for a, s in enumerate(systems):
         sr = run.systems[s]
         cols = np.array([col[k] for k in keys[s]], np.int64)
-        gold[a, cols] = hs.column(s, sr.segments)
+        y = hs.column(s, sr.segments)
+        gold[a, cols] = y
         sys_gold[a] = hs.system_score(s, weighted, sr.segments)
+        scored = np.flatnonzero(np.isfinite(y))
         for m in names:
             meas = run.measure(m)
             sign = -1.0 if negated[m] else 1.0
             st = sr.stats.get(m)
             if st is not None and len(st) == len(cols):
                 mats[m][a, cols] = sign * np.asarray(meas.score_values(np.asarray(st)), float)
-            sys_m[m][a] = sign * float(sr.scores[m].value) if m in sr.scores else math.nan
-    return MetaEvalData(human, systems, items, gold, mats, sys_gold, sys_m, negated)
+            sys_m[m][a] = sign * conventions.measure_system_score(run, s, m, scored, convention,
+                                                                  subset)
+    return MetaEvalData(human, systems, items, gold, mats, sys_gold, sys_m, negated,
+                        conventions.label(convention, subset, weighted))
 
 
 @dataclass
@@ -117,12 +134,14 @@ class MetricStats:
     epsilon: float = math.nan
     negated: bool = False
     rank: int | None = None
+    convention: str = ""
 
     def to_dict(self) -> dict:
         def clean(v):
             return None if isinstance(v, float) and not math.isfinite(v) else v
         return {"measure": self.measure, "human": self.human, "level": self.level,
                 "grouping": self.grouping, "n": self.n, "negated": self.negated,
+                "convention": self.convention,
                 **{k: clean(float(v)) for k, v in self.values.items()},
                 "acc-eq-epsilon": clean(self.epsilon), "cluster": self.rank}
 
@@ -154,7 +173,8 @@ def metrics_table(data: MetaEvalData, stats: Sequence[str] = ("pearson", "kendal
     out = []
     for m, mat in data.metrics.items():
         vec = data.sys_metrics[m] if level == "sys" else mat
-        row = MetricStats(m, data.human, level, grouping, n, negated=data.negated[m])
+        row = MetricStats(m, data.human, level, grouping, n, negated=data.negated[m],
+                          convention=data.convention)
         for s in stats:
             if s == "pearson":
                 row.values[s] = g.pearson(vec)
@@ -192,12 +212,14 @@ class MetricSignificance:
     p: np.ndarray
     ranks: list[int]
     n: int = 0
+    convention: str = ""
 
     def to_dict(self) -> dict:
         def clean(a):
             return [[None if not math.isfinite(x) else float(x) for x in row] for row in a]
         return {"statistic": self.statistic, "human": self.human, "level": self.level,
-                "grouping": self.grouping, "method": self.method, "samples": self.samples,
+                "grouping": self.grouping, "convention": self.convention,
+                "method": self.method, "samples": self.samples,
                 "alpha": self.alpha, "n": self.n, "measures": self.measures,
                 "values": [None if not math.isfinite(v) else float(v) for v in self.values],
                 "clusters": self.ranks, "p_values": clean(self.p)}
@@ -259,7 +281,7 @@ def metric_significance(data: MetaEvalData, statistic: str = "pearson", *, level
 
     p = significance_matrix(stat, vs, method, samples, seed, williams)
     return MetricSignificance(statistic, data.human, level, grouping, method, samples, alpha,
-                              names, values, p, assign_ranks(p, alpha), n)
+                              names, values, p, assign_ranks(p, alpha), n, data.convention)
 
 
 def _pairwise_pearson(g: Grouped, a: np.ndarray, b: np.ndarray) -> float:
@@ -281,7 +303,7 @@ def format_metrics_table(rows: Sequence[MetricStats], sig: MetricSignificance | 
     r0 = rows[0]
     head = (f"Meta-evaluation against human '{r0.human}', {r0.level} level, grouping "
             f"{r0.grouping} ({r0.n} scored {'systems' if r0.level == 'sys' else 'cells'}); "
-            "error measures negated (*)")
+            f"convention {r0.convention or '-'}; error measures negated (*)")
     lines = [head]
     cols = (["cluster"] if sig is not None else []) + stats + (
         ["epsilon"] if "acc-eq" in stats else [])
@@ -305,7 +327,7 @@ def format_significance(sig: MetricSignificance) -> str:
     """The ranked metrics with clusters and the p-value matrix (row better than column)."""
     width = max(10, *(len(n) + 1 for n in sig.measures))
     lines = [f"Significance between metrics: {sig.method} on {sig.statistic} ({sig.level} level,"
-             f" grouping {sig.grouping}, {sig.n} cells"
+             f" grouping {sig.grouping}, convention {sig.convention or '-'}, {sig.n} cells"
              + (f", {sig.samples} resamples" if sig.method == "perm-both" else "")
              + f"); clusters at p < {sig.alpha:g}",
              f"{'':4}{'measure':<{width}}{'cluster':>8}{sig.statistic:>12}"]
@@ -335,13 +357,15 @@ class Overview:
 
 def overview(db, run, human: str, *, level: str = "sys", statistic: str = "pearson",
              grouping: str = "none", method: str = "perm-both", samples: int = 200,
-             seed: int = 0, normalize: bool = False) -> Overview:
+             seed: int = 0, normalize: bool = False, convention: str = DEFAULT_CONVENTION,
+             subset: str = DEFAULT_SUBSET) -> Overview:
     """The run's measures and the database's external metrics against ``human``: pearson,
-    kendall, pairwise accuracy and acc*_eq at ``level``, and the clusters of
-    ``statistic`` (Qt-free; the results view runs it on a worker thread)."""
+    kendall, pairwise accuracy and acc*_eq at ``level`` (system level as ``convention``
+    defines it), and the clusters of ``statistic`` (Qt-free; the results view runs it on
+    a worker thread)."""
     from evaltrans_qt.engine.measures.external import with_external
     run = with_external(run, db)
-    data = gather(db, run, human, normalize=normalize)
+    data = gather(db, run, human, normalize=normalize, convention=convention, subset=subset)
     grouping = grouping if level == "seg" else "none"
     rows = metrics_table(data, ["pearson", "kendall", "pairwise-accuracy", "acc-eq"],
                          level=level, grouping=grouping, seed=seed)

@@ -11,9 +11,9 @@
   WMT14 and HTIES taus.
 
 A language pair is a (database, run) -- each test set is its own database. The human
-system score is what :func:`~evaltrans_qt.engine.metaeval.correlation.correlate_run` uses: the
-length-weighted mean of the sentence scores (for ``rank``: of the negated ranks), not
-WMT14's TrueSkill.
+system score is :func:`~evaltrans_qt.engine.metaeval.correlation.correlate_run`'s under the
+thesis convention: the length-weighted mean of the sentence scores (for ``rank``: of the
+negated ranks), not WMT14's TrueSkill.
 """
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ def wmt14_tables(pairs: Mapping[str, tuple], human: str = "rank", *, n_boot: int
     var_rows: dict[str, dict[str, list[float]]] = {}
     heads = {}
     for lp, (db, run) in pairs.items():
-        sys_c = correlate_run(db, run, human, level="system", n_boot=n_boot, seed=seed)
+        sys_c = correlate_run(db, run, human, level="system", n_boot=n_boot, seed=seed,
+                              convention="thesis")
         seg_c = correlate_run(db, run, human, level="sentence", n_boot=0, seed=seed)
         heads[lp] = f"{lp} {sys_c[0].n if sys_c else 0}"
         for c in sys_c:

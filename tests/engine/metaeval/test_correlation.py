@@ -289,7 +289,7 @@ def test_correlate_run_on_imported_wmt_matches_scipy(wmt_dir):
     assert c.pearson == pytest.approx(st.pearsonr(x, y)[0], abs=1e-12)
     assert c.spearman == pytest.approx(st.spearmanr(x, y)[0], abs=1e-12)
     assert c.kendall_b == pytest.approx(st.kendalltau(x, y)[0], abs=1e-12)
-    (cs,) = correlate_run(db, run, "mqm", level="system", n_boot=50)
+    (cs,) = correlate_run(db, run, "mqm", level="system", n_boot=50, convention="thesis")
     wer = run.measure("wer")
     xs, ys = [], []
     for s in systems:

@@ -19,7 +19,8 @@ def test_tables_layout_values_and_latex():
     run = evaluate(db, EvalOptions(), ["bleu", "ter"])
     t = wmt14_tables({"xx-en": (db, run), "yy-en": (db, run)}, "fluency", n_boot=100)
     sys_t, seg_t, var_t = t["system"], t["segment"], t["variants"]
-    ref = {c.measure: c for c in correlate_run(db, run, "fluency", level="system", n_boot=100)}
+    ref = {c.measure: c for c in correlate_run(db, run, "fluency", level="system",
+                                               n_boot=100, convention="thesis")}
     n = ref["bleu"].n
     assert list(sys_t.columns) == ["metric", f"xx-en {n}", f"yy-en {n}", "Average",
                                    "Spearman average"]
