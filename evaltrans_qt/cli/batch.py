@@ -454,7 +454,8 @@ def run_correlations(db: Database, run: RunResult, samples: int) -> list:
     for cls in db.human_classes:
         for level in levels:
             try:
-                rows.extend(correlate_run(db, run, cls, level=level, n_boot=samples))
+                rows.extend(correlate_run(db, run, cls, level=level, n_boot=samples,
+                                          convention="thesis"))   # the report's convention
             except ScoreError:     # this class has no scores for these systems
                 break
     return rows
