@@ -41,9 +41,11 @@ from typing import Any
 from evaltrans_qt.cli._common import (
     add_option_arguments,
     add_preset_argument,
+    check_output_file,
     number,
     open_database,
     options_from_args,
+    refuse_unused_options,
     sentences_path,
 )
 from evaltrans_qt.engine.data.database import Database
@@ -54,10 +56,15 @@ from evaltrans_qt.engine.run.executors.choice import EXECUTOR_KINDS, make_execut
 from evaltrans_qt.engine.run.results import RunResult
 from evaltrans_qt.engine.run.schedule import TimeLeft
 from evaltrans_qt.errors import InputFormatError, OptionError
+from evaltrans_qt.io.names import file_name_parts
 from evaltrans_qt.io.plaintext import database_from_files
 
 #: Measures of the original tool's text (non-XML) mode (Table A.2, "xml-mode").
 TEXT_MODE_MEASURES = ("wer", "bleu")
+#: Bootstrap samples of the XML report's correlation section unless --correlation-samples.
+CORRELATION_SAMPLES = 1000
+#: Options that only the XML report (--xml-mode) shows.
+XML_ONLY = ("sentences_in_detail", "include_sentences", "correlation_samples")
 
 
 def register(subparsers) -> None:
@@ -102,9 +109,10 @@ def register(subparsers) -> None:
                          "scheduler' prints)")
     io.add_argument("--workers", type=int, default=None, metavar="N",
                     help="workers of --executor dask-local (default 2) or local (as --jobs)")
-    io.add_argument("--correlation-samples", type=int, default=1000, metavar="N",
-                    help="bootstrap samples for the report's <correlation> section, written when "
-                         "the database has human scores (0: no correlation section)")
+    io.add_argument("--correlation-samples", type=int, default=None, metavar="N",
+                    help=f"bootstrap samples for the XML report's correlation section, written "
+                         f"when the database has human scores (default {CORRELATION_SAMPLES}; "
+                         f"0: no correlation section)")
     fl = p.add_argument_group("report flags (Table A.2)")
     fl.add_argument("--sentences-in-detail", action="store_true",
                     help="scores and distances for each single candidate sentence")
@@ -272,20 +280,6 @@ def _measures(args) -> list[str]:
 
 
 # --------------------------------------------------------------------------- output
-def _name_part(system: str) -> str:
-    """``system`` as a file-name part, percent-encoded as in URLs (RFC 3986 §2.1): ASCII
-    letters, digits, ``-``, ``.`` and ``_`` stay, every other character becomes ``%HH`` per
-    UTF-8 byte, ``%`` and ``~`` too -- so different ids never give the same name (``A/B``
-    -> ``A%2FB``, ``A_B`` stays); ``%`` for no id; longer than 100 characters: cut, with
-    ``~`` and 12 hex digits of the id's SHA-1."""
-    import hashlib
-    from urllib.parse import quote
-    enc = quote(system, safe="").replace("~", "%7E") or "%"
-    if len(enc) > 100:
-        enc = enc[:87] + "~" + hashlib.sha1(system.encode("utf-8")).hexdigest()[:12]
-    return enc
-
-
 def report_extras(db: Database | None, systems: Sequence[str], options: EvalOptions | None = None
                   ) -> dict[str, dict]:
     """``{system: {"protocols": ..., "ranking": ...}}`` for ``build_report``: the
@@ -313,23 +307,14 @@ def report_extras(db: Database | None, systems: Sequence[str], options: EvalOpti
 
 def output_paths(output: str | None, systems: Sequence[str]) -> dict[str, Path | None]:
     """Report file of each system: ``R.xml`` for one system, else ``R.<name>.xml`` with
-    :func:`_name_part`'s collision-free name (it depends only on the system id). Names
-    equal but for case (``A``, ``a``: one file on macOS/Windows) get ``~`` and 8 hex
-    digits of the id's SHA-1 as well."""
-    import hashlib
+    the system id as a safe, collision-free file-name part (``io/names.py``)."""
     if output is None:
         return {s: None for s in systems}
     p = Path(output)
     if len(systems) == 1:
         return {systems[0]: p}
-    parts = {s: _name_part(s or "") for s in systems}
-    folded: dict[str, int] = {}
-    for part in parts.values():
-        folded[part.casefold()] = folded.get(part.casefold(), 0) + 1
-    for s, part in parts.items():
-        if folded[part.casefold()] > 1:
-            parts[s] = f"{part}~{hashlib.sha1((s or '').encode('utf-8')).hexdigest()[:8]}"
-    return {s: p.with_name(f"{p.stem}.{parts[s]}{p.suffix}") for s in systems}
+    parts = file_name_parts(s or "" for s in systems)
+    return {s: p.with_name(f"{p.stem}.{parts[s or '']}{p.suffix}") for s in systems}
 
 
 def text_summary(run: RunResult, system: str) -> str:
@@ -493,6 +478,51 @@ def _file_order(sr, lines: Sequence[tuple[int, int]]):
     return replace(sr, target_indices=(-1,) * len(sr.segments))
 
 
+def check_modes(args: argparse.Namespace, measures: Sequence[str]) -> None:
+    """Refuse every option this run would not use (nothing is ignored silently): report
+    flags without ``--xml-mode``, ``--source`` without ``--target``, an executor setting
+    the chosen executor has no use for, and an evaluation option none of ``measures`` uses
+    (:func:`~evaltrans_qt.cli._common.refuse_unused_options`)."""
+    if not args.xml_mode:
+        for name in XML_ONLY:
+            if getattr(args, name) not in (None, False):
+                raise OptionError(f"--{name.replace('_', '-')} is used only in the XML report: "
+                                  "add --xml-mode (the text mode prints a WER/BLEU summary)")
+        if args.output_file and Path(args.output_file).suffix.lower() == ".xml":
+            raise OptionError(f"--output-file {args.output_file}: the text mode writes plain "
+                              "text; add --xml-mode for EvalTrans XML reports, or name the "
+                              "file .txt")
+        if args.extrapolate and not args.json:
+            raise OptionError("--extrapolate: the extrapolated human scores are shown only in "
+                              "the XML report (--xml-mode) or the --json summary")
+    if args.source and args.database and not args.target:
+        raise OptionError("--source with --database is used only to match --target files "
+                          "to the database; give --target or leave --source out")
+    if args.jobs is not None and args.workers is not None:
+        raise OptionError("--jobs and --workers say the same (worker processes): give one")
+    if args.executor == "serial" and (args.jobs or args.workers or 1) != 1:
+        raise OptionError("--executor serial computes in this process: --jobs/--workers "
+                          "other than 1 are not used")
+    if args.executor in ("dask", "dask-local") and args.jobs is not None:
+        raise OptionError(f"--jobs is for the local pool, not --executor {args.executor} "
+                          "(dask-local: --workers)")
+    if args.xml_mode or args.measures:
+        mode = f"this run computes {', '.join(measures)}"
+    else:
+        mode = (f"the text mode computes {', '.join(measures)} only: add --xml-mode (every "
+                "measure) or --measures")
+    refuse_unused_options(args, measures, mode,
+                          command_uses=("extrapolate",) if args.database else ())
+
+
+def check_outputs(args: argparse.Namespace, systems: Sequence[str]) -> None:
+    """Every file this run will write can be written (before any computation)."""
+    for path in output_paths(args.output_file, systems).values():
+        check_output_file(path, "--output-file")
+    if args.sentences:
+        check_output_file(args.sentences, "--sentences")
+
+
 def run(args: argparse.Namespace) -> int:
     options = options_from_args(args)
     try:
@@ -508,7 +538,10 @@ def run(args: argparse.Namespace) -> int:
     if options.extrapolate and not args.database:
         raise OptionError("--extrapolate needs --database (human scores are estimated from "
                           "the database's scored translations)")
+    measures = [get_measure(m).name for m in measures]
+    check_modes(args, measures)
     db, systems, from_files = _load_inputs(args)
+    check_outputs(args, systems)
     if args.all_systems and args.output_file is None and args.xml_mode and len(systems) > 1 \
             and not args.json:
         raise OptionError("--all-systems with --xml-mode needs --output-file (one report per "
@@ -531,8 +564,9 @@ def run(args: argparse.Namespace) -> int:
     result = replace(result, systems=fixed,
                      database_path=str(args.database) if args.database else None)
     human = extrapolated_human_scores(db, result) if options.extrapolate else {}
-    correlation = (run_correlations(db, result, args.correlation_samples)
-                   if args.xml_mode and db is not None and args.correlation_samples > 0 else [])
+    samples = CORRELATION_SAMPLES if args.correlation_samples is None else args.correlation_samples
+    correlation = (run_correlations(db, result, samples)
+                   if args.xml_mode and db is not None and samples > 0 else [])
     paths = output_paths(args.output_file, list(result.systems))
     cmd = command_line(args, options)
     outputs: list[tuple[Path | None, bytes]] = []
@@ -569,10 +603,9 @@ def run(args: argparse.Namespace) -> int:
     if args.sentences:                   # per-sentence values (--sentences), written with the rest
         from evaltrans_qt.io.sentences import run_sentences_output
         outputs.append(run_sentences_output(args.sentences, result, db))
-    from evaltrans_qt.io.atomic import atomic_write_bytes
-    for path, data in outputs:
-        if path is not None:
-            atomic_write_bytes(path, data)
+    from evaltrans_qt.io.atomic import atomic_write_files
+    # all reports (and summary, sentences) or none: an old set is never mixed with a new one
+    atomic_write_files((path, data) for path, data in outputs if path is not None)
     if summary_text is not None:
         sys.stdout.write(summary_text)
         return 0

@@ -29,11 +29,14 @@ from pathlib import Path
 
 from evaltrans_qt.cli._common import (
     add_force_argument,
+    check_output_file,
+    check_output_folder,
     number,
     open_database,
     write_database,
 )
 from evaltrans_qt.errors import InputFormatError, OptionError
+from evaltrans_qt.io.names import file_name_parts
 
 
 def _alignment_args(values: list[str] | None) -> dict[str, str]:
@@ -55,6 +58,10 @@ def run_extract(args: argparse.Namespace) -> int:
     from evaltrans_qt.io.segranks import alignments as al
     from evaltrans_qt.io.segranks import formats, trees
     out_db = args.output_database or args.database
+    check_output_file(args.output, "-o")
+    check_output_file(out_db, "--output-database" if args.output_database else "--database")
+    if args.save_alignments:
+        check_output_folder(args.save_alignments, "--save-alignments")
     db = open_database(args.database)
     tokens = [source_tokens(s, args.tokenize) for s in db.sources]
     if args.trees:
@@ -66,8 +73,9 @@ def run_extract(args: argparse.Namespace) -> int:
         d = Path(args.alignments_dir)
         if not d.is_dir():
             raise OptionError(f"--alignments-dir {d}: not a folder")
-        for f in sorted(d.glob("*.pharaoh")):
-            given.setdefault(f.stem, str(f))
+        by_part = {part: s for s, part in file_name_parts(db.systems()).items()}
+        for f in sorted(d.glob("*.pharaoh")):        # as --save-alignments names them
+            given.setdefault(by_part.get(f.stem, f.stem), str(f))
     systems = [s.strip() for s in args.systems.split(",")] if args.systems else \
         (list(given) if given else db.systems())
     known = set(db.systems())
@@ -100,8 +108,9 @@ def run_extract(args: argparse.Namespace) -> int:
         if args.save_alignments:
             d = Path(args.save_alignments)
             d.mkdir(parents=True, exist_ok=True)
+            parts = file_name_parts(missing)          # system ids are data: io/names.py
             for s in missing:
-                al.write_pharaoh(d / f"{s}.pharaoh", per[s])
+                al.write_pharaoh(d / f"{parts[s]}.pharaoh", per[s])
     summary = extract_database(db, tree_list, alignments, min_length=args.min,
                                max_length=args.max, tokenization=args.tokenize,
                                trees_path=tree_path)
@@ -125,6 +134,7 @@ def run_extract(args: argparse.Namespace) -> int:
 def run_import(args: argparse.Namespace) -> int:
     from evaltrans_qt.io.segranks import formats
     out = args.output or args.database
+    check_output_file(out, "-o" if args.output else "--database")
     db = open_database(args.database)
     suffix = Path(args.file).suffix.lower()
     if suffix == ".json":
@@ -146,6 +156,7 @@ def run_import(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     from evaltrans_qt.io.segranks import formats
+    check_output_file(args.output, "-o")
     db = open_database(args.database)
     suffix = Path(args.output).suffix.lower()
     if suffix == ".json":

@@ -11,11 +11,19 @@ Temp files are named ``.NAME.<pid>.<random>.tmp``. A process killed mid-save
 process no longer writes), and older ``.NAME.<random>.tmp`` files without a pid
 once they are :data:`STALE_SECONDS` old (:func:`clean_stale_temps`).
 
+Several files that belong together (an export's files, a database and the file
+written with it) are written all-or-nothing by :func:`atomic_write_files`: every file is
+first staged (written and fsynced as its temp file) and only when all of them are, the
+temp files are renamed over their targets. A failure while staging (a full disk, an
+unwritable folder) removes the staged temp files and leaves every old file as it was;
+renames within a folder need no space, so the set is not torn by a full disk.
+
 Usage::
 
     atomic_write_bytes(path, data)
     with atomic_writer(path, "w", encoding="utf-8") as fh:
         fh.write(text)
+    atomic_write_files([(path1, data1), (path2, data2)])
 """
 
 from __future__ import annotations
@@ -27,7 +35,8 @@ import re
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -108,6 +117,18 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+def _copy_mode(tmp: Path, target: Path) -> None:
+    """Give ``tmp`` the permissions of the file it replaces (or the umask's for a new one)."""
+    if target.exists():
+        with contextlib.suppress(OSError):
+            os.chmod(tmp, target.stat().st_mode & 0o7777)
+    else:
+        with contextlib.suppress(OSError):
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+
+
 @contextlib.contextmanager
 def atomic_writer(path: str | os.PathLike[str], mode: str = "wb", *,
                   encoding: str | None = None, newline: str | None = None) -> Iterator[IO[Any]]:
@@ -134,15 +155,7 @@ def atomic_writer(path: str | os.PathLike[str], mode: str = "wb", *,
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
-        if target.exists():
-            # keep the permissions of the file we replace
-            with contextlib.suppress(OSError):
-                os.chmod(tmp, target.stat().st_mode & 0o7777)
-        else:
-            with contextlib.suppress(OSError):
-                umask = os.umask(0)
-                os.umask(umask)
-                os.chmod(tmp, 0o666 & ~umask)
+        _copy_mode(tmp, target)
         os.replace(tmp, target)
     except BaseException as exc:
         with contextlib.suppress(OSError):
@@ -166,3 +179,88 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
 def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> None:
     """Write ``text`` to ``path`` atomically, with ``\\n`` line ends."""
     atomic_write_bytes(path, text.encode(encoding))
+
+
+@dataclass(frozen=True)
+class Staged:
+    """A file written and fsynced as its temp file beside ``target``, not yet renamed."""
+
+    tmp: Path
+    target: Path
+    #: ``os.fstat`` of the temp file (the rename keeps size, mtime and inode).
+    stat: os.stat_result
+
+
+def stage_bytes(path: str | os.PathLike[str], data: bytes) -> Staged:
+    """Write ``data`` to a temp file beside ``path`` and fsync it (:func:`commit_staged`
+    renames it, :func:`discard_staged` removes it); :class:`SaveError` on failure, with
+    nothing left behind."""
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    clean_stale_temps(target)
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp",
+                                        dir=directory)
+    except OSError as exc:
+        raise SaveError(f"cannot create a file in {directory}: {exc.strerror or exc}",
+                        target) from exc
+    tmp = Path(tmp_name)
+    with _active_lock:
+        _active.add(str(tmp))
+    try:
+        with open(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+            st = os.fstat(fh.fileno())
+        _copy_mode(tmp, target)
+    except BaseException as exc:
+        discard_staged([Staged(tmp, target, os.stat_result((0,) * 10))])
+        if isinstance(exc, OSError):
+            raise SaveError(f"cannot write: {exc.strerror or exc}; the previous file is "
+                            "unchanged", target) from exc
+        raise
+    return Staged(tmp, target, st)
+
+
+def discard_staged(staged: Iterable[Staged]) -> None:
+    """Remove staged temp files (their targets stay as they were)."""
+    for s in staged:
+        with contextlib.suppress(OSError):
+            s.tmp.unlink()
+        with _active_lock:
+            _active.discard(str(s.tmp))
+
+
+def commit_staged(staged: Sequence[Staged]) -> None:
+    """Rename every staged temp file over its target, in order, then persist the renames."""
+    try:
+        for s in staged:
+            try:
+                os.replace(s.tmp, s.target)
+            except OSError as exc:
+                raise SaveError(f"cannot rename the written file into place: "
+                                f"{exc.strerror or exc}", s.target) from exc
+    finally:
+        discard_staged(staged)          # only what was not renamed still exists
+    for directory in dict.fromkeys(s.target.parent for s in staged):
+        fsync_dir(directory if str(directory) else Path("."))
+
+
+def atomic_write_files(files: Iterable[tuple[str | os.PathLike[str], bytes]]) -> list[Path]:
+    """Write several files all-or-nothing (module doc); returns the targets in order.
+    :class:`SaveError` naming the file that failed, with no file of the set changed."""
+    staged: list[Staged] = []
+    try:
+        for path, data in files:
+            staged.append(stage_bytes(path, data))
+    except SaveError as exc:
+        discard_staged(staged)
+        raise SaveError(f"{exc.problem.removesuffix('; the previous file is unchanged')}; "
+                        "no file of the set was changed (they are written together)",
+                        exc.path) from exc
+    except BaseException:
+        discard_staged(staged)
+        raise
+    commit_staged(staged)
+    return [s.target for s in staged]

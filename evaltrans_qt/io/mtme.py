@@ -37,6 +37,7 @@ from pathlib import Path
 from evaltrans_qt.engine.data.database import Database, Levels, Target, describe_key
 from evaltrans_qt.engine.measures.external import ExternalMetric, external_metrics, guess_direction
 from evaltrans_qt.errors import InputFormatError, ScoreError
+from evaltrans_qt.io.names import file_name_part, file_name_parts
 from evaltrans_qt.io.plaintext import (
     PathLike,
     add_line_targets,
@@ -219,32 +220,32 @@ def _fmt(v: float) -> str:
     return "None" if v is None or not math.isfinite(v) else repr(float(v))
 
 
-def _write(path: Path, lines: list[str]) -> None:
-    from evaltrans_qt.io.atomic import atomic_write_bytes
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(path, ("".join(f"{x}\n" for x in lines)).encode("utf-8"))
-
-
 def export_mtme(db: Database, directory: PathLike, lp: str | None = None, run=None,
                 measures: list[str] | None = None) -> list[Path]:
     """Write ``db`` as the ``lp`` EvalSet of an mt-metrics-eval directory (module doc);
-    ``run`` adds its measures (default all of them) as metric scores. Returns the files."""
+    ``run`` adds its measures (default all of them) as metric scores. Returns the files.
+
+    Names from the database (language pair, systems, classes, metrics) become file names
+    only through ``io/names.py`` (no separators, no ``..``: nothing is written outside
+    ``directory``); all files are written together (``io/atomic.py``
+    :func:`atomic_write_files`): a failure leaves an earlier export as it was."""
     lp = lp or db.extra_attrs.get(LP_ATTR)
     if not lp:
         raise InputFormatError("give the language pair (--lp SRC-TGT)")
     root = Path(directory)
-    written: list[Path] = []
+    files: dict[Path, list[str]] = {}
+    safe = _SafeNames()
+    lp_part = safe.part(lp)
 
     def put(rel: str, lines: list[str]) -> None:
-        _write(root / rel, lines)
-        written.append(root / rel)
+        files[root / rel] = lines
 
     is_ref = db.reference_test()
     srcs = db.sources
-    put(f"sources/{lp}.txt", [s.text for s in srcs])
+    put(f"sources/{lp_part}.txt", [s.text for s in srcs])
     if any(s.doc for s in srcs):
-        put(f"documents/{lp}.docs", [f"{s.extra_attrs.get('domain', 'none')} {s.doc or '-'}"
-                                     for s in srcs])
+        put(f"documents/{lp_part}.docs",
+            [f"{s.extra_attrs.get('domain', 'none')} {s.doc or '-'}" for s in srcs])
     by_sys: dict[str, dict[int, Target]] = {}
     refs: set[str] = set()
     for i, s in enumerate(srcs):
@@ -254,12 +255,13 @@ def export_mtme(db: Database, directory: PathLike, lp: str | None = None, run=No
             if is_ref(t):
                 refs.add(name)
     as_systems = set(db.extra_attrs.get(REFS_AS_SYSTEMS, "").split())
+    sys_part = file_name_parts(by_sys)
     for name in sorted(by_sys):
         texts = [getattr(by_sys[name].get(i), "text", "") for i in range(len(srcs))]
         if name in refs:
-            put(f"references/{lp}.{name}.txt", texts)
+            put(f"references/{lp_part}.{sys_part[name]}.txt", texts)
         if name not in refs or name in as_systems:
-            put(f"system-outputs/{lp}/{name}.txt", texts)
+            put(f"system-outputs/{lp_part}/{sys_part[name]}.txt", texts)
     marking = db.reference_levels.name if db.reference_levels is not None else None
     for cls in db.human_classes:
         if cls == marking:
@@ -271,9 +273,9 @@ def export_mtme(db: Database, directory: PathLike, lp: str | None = None, run=No
             if any(v is not None for v in vals):
                 lines.extend(f"{name} {_fmt(v) if v is not None else 'None'}" for v in vals)
         if lines:
-            put(f"human-scores/{lp}.{cls}.seg.score", lines)
+            put(f"human-scores/{lp_part}.{safe.part(cls)}.seg.score", lines)
     for (name, level), lines in human_tables(db).items():
-        put(f"human-scores/{lp}.{name}.{level}.score", list(lines))
+        put(f"human-scores/{lp_part}.{safe.part(name)}.{safe.part(level)}.score", list(lines))
     for key, metric in external_metrics(db).items():
         stem = key if metric.reference else f"{key}-all"
         if metric.segments:
@@ -282,9 +284,9 @@ def export_mtme(db: Database, directory: PathLike, lp: str | None = None, run=No
                 seg_vals = metric.segments[name]
                 lines.extend(f"{name} {_fmt(seg_vals.get(i, math.nan))}"
                              for i in range(len(srcs)))
-            put(f"metric-scores/{lp}/{stem}.seg.score", lines)
+            put(f"metric-scores/{lp_part}/{safe.part(stem)}.seg.score", lines)
         if metric.systems:
-            put(f"metric-scores/{lp}/{stem}.sys.score",
+            put(f"metric-scores/{lp_part}/{safe.part(stem)}.sys.score",
                 [f"{name} {_fmt(metric.systems[name])}" for name in sorted(metric.systems)])
     if run is not None:
         from evaltrans_qt.engine.measures.external import external_names
@@ -300,6 +302,32 @@ def export_mtme(db: Database, directory: PathLike, lp: str | None = None, run=No
                 seg_lines.extend(f"{name} {_fmt(run_vals.get(i, math.nan))}"
                                  for i in range(len(srcs)))
                 sys_lines.append(f"{name} {_fmt(sr.scores[m].value)}")
-            put(f"metric-scores/{lp}/{m}-all.seg.score", seg_lines)
-            put(f"metric-scores/{lp}/{m}-all.sys.score", sys_lines)
-    return written
+            put(f"metric-scores/{lp_part}/{safe.part(m + '-all')}.seg.score", seg_lines)
+            put(f"metric-scores/{lp_part}/{safe.part(m + '-all')}.sys.score", sys_lines)
+    return _write_all(files)
+
+
+class _SafeNames:
+    """File-name parts of names (``io/names.py``); two names whose parts differ only in
+    case get the hashed parts :func:`file_name_parts` gives them."""
+
+    def __init__(self) -> None:
+        self._parts: dict[str, str] = {}
+
+    def part(self, name: str) -> str:
+        p = self._parts.get(name)
+        if p is None:
+            p = file_name_part(name)
+            clash = [n for n, q in self._parts.items() if q.casefold() == p.casefold()]
+            if clash:
+                p = file_name_parts([name, *clash])[name]
+            self._parts[name] = p
+        return p
+
+
+def _write_all(files: dict[Path, list[str]]) -> list[Path]:
+    from evaltrans_qt.io.atomic import atomic_write_files
+    for path in files:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    return atomic_write_files((path, "".join(f"{x}\n" for x in lines).encode("utf-8"))
+                              for path, lines in files.items())

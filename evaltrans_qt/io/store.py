@@ -47,7 +47,14 @@ from pathlib import Path
 
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.errors import InputFormatError, SaveError
-from evaltrans_qt.io.atomic import atomic_write_bytes, atomic_writer, fsync_dir, pid_alive
+from evaltrans_qt.io.atomic import (
+    Staged,
+    commit_staged,
+    discard_staged,
+    fsync_dir,
+    pid_alive,
+    stage_bytes,
+)
 from evaltrans_qt.io.journal import (
     FORMAT_VERSION,
     Change,
@@ -311,13 +318,17 @@ def save_with_identity(db: Database, path: PathLike,
     data = checked_bytes(db, path)
     if before_write is not None:
         before_write()
-    for other, content in also:
-        atomic_write_bytes(other, content)
-    with atomic_writer(path, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        st = os.fstat(fh.fileno())       # rename keeps size, mtime and inode
-    identity = FileIdentity.of(st, data)
+    # the database and ``also`` as one unit (io/atomic.py): all staged, then all renamed
+    staged: list[Staged] = []
+    try:
+        for other, content in also:
+            staged.append(stage_bytes(other, content))
+        staged.append(stage_bytes(path, data))
+    except BaseException:
+        discard_staged(staged)
+        raise
+    commit_staged(staged)
+    identity = FileIdentity.of(staged[-1].stat, data)   # rename keeps size, mtime and inode
     opened = opened_of(db)
     if opened is not None and same_file(opened.path, path):
         opened.read.identity = identity  # the file is now this one, with everything in db
