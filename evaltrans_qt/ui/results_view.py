@@ -1,13 +1,16 @@
 """The results view: run the metric engine in the background, read tables and plots, export.
 
 Everything heavy runs off the UI thread through :mod:`evaltrans_qt.ui.workers`:
-the evaluation itself (``engine/run/driver.py`` ``iter_evaluate``, results streamed in
-per system), and the analysis of a finished run (result frames, correlations
-with bootstrap intervals, significance, combination curves), which is redone
-by a :class:`~evaltrans_qt.ui.workers.LatestRunner` whenever the human class,
-level or normalisation changes, or human scores change.
+the evaluation itself (a :class:`~evaltrans_qt.run_controller.RunJob` of the view's
+:class:`~evaltrans_qt.run_controller.RunController`: the driver's run, its progress,
+time estimate and warnings, results streamed in per system), and the analysis of a
+finished run (result frames, correlations with bootstrap intervals, significance,
+combination curves), which is redone by a :class:`~evaltrans_qt.ui.workers.LatestRunner`
+whenever the workspace's analysis choice (human class, level, normalisation;
+:class:`~evaltrans_qt.analysis_choice.AnalysisChoice`, which the selectors here write)
+or human scores change.
 
-Options, measures, database and the last run live in the window's
+Options, measures, database, the analysis choice and the last run live in the window's
 :class:`~evaltrans_qt.workspace.Workspace`; the view observes it: another
 database clears every table and plot, changed options or data show the
 results as out of date (``staleBanner`` with "Run again"), a run or a report
@@ -16,13 +19,13 @@ read back replaces them. Long operations show ``busyIndicator``.
 Object names for tests: ``resultsView``, ``runProgress``, ``systemTable``,
 ``sentenceTable``, ``correlationPlot``, ``correlationBars``,
 ``correlationTable``, ``combinationPlot``, ``significanceMatrix``,
-``histogramPlot``, ``staleBanner``, ``runAgainButton``, ``busyIndicator``.
+``histogramPlot``, ``staleBanner``, ``runAgainButton``, ``busyIndicator``,
+``runWarnings`` (the driver's warnings of the last run).
 """
 
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,6 +62,7 @@ from evaltrans_qt.engine.run.tables import (
 )
 from evaltrans_qt.errors import EvalTransError
 from evaltrans_qt.io.export import suggested_path
+from evaltrans_qt.run_controller import RunController, RunJob, RunUpdate
 from evaltrans_qt.ui import plots
 from evaltrans_qt.ui.export_dialog import ask_export, ask_export_plot
 from evaltrans_qt.ui.results_models import human_first, table_view
@@ -116,19 +120,6 @@ def combination_job(frame: pd.DataFrame, col_a: str, col_b: str, human_col: str,
     return ws, rs, w, cv
 
 
-def estimate_text(elapsed: float, fraction: float, message: str = "") -> str:
-    """Time left of a run, from the fraction done so far (shown as soon as anything is done).
-
-    INVWER's sentence pairs are computed longest first, so early on the pairs still to do
-    are the cheaper ones and the linear estimate is an upper bound: it says "at most"."""
-    if not 0.0 < fraction < 1.0:
-        return f"{elapsed:.0f} s" if fraction <= 0.0 and elapsed >= 2 else ""
-    left = elapsed * (1.0 - fraction) / fraction
-    pairs = "sentence pairs" in message
-    when = f"{left / 60:.0f} min" if left >= 120 else f"{left:.0f} s"
-    return (f"{elapsed:.0f} s, at most ~{when} left" if pairs else f"{elapsed:.0f} s, ~{when} left")
-
-
 class _SentenceLabels:
     """Hover labels of sentence points, formatted only when asked (20 000 points)."""
 
@@ -153,18 +144,19 @@ class ResultsView(QWidget):
     runFinished = Signal(object)        # RunResult
     analysisReady = Signal(object)      # Analysis
 
-    def __init__(self, window=None, parent: QWidget | None = None, workspace=None) -> None:
+    def __init__(self, window=None, parent: QWidget | None = None, workspace=None,
+                 runs: RunController | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("resultsView")
         self.window_ = window
         from evaltrans_qt.workspace import Workspace
         self.workspace = workspace or getattr(window, "workspace", None) or Workspace()
+        #: Starts the runs and keeps their results (Qt-free; this view only shows them).
+        self.runs = runs if runs is not None else RunController(self.workspace)
         self.analysis: Analysis | None = None
         self._report_note = ""
         self.worker = None
         self._partial: dict[str, SystemResult] = {}
-        self._t0 = 0.0
-        self._generation = 0
         self._analysis_runner = LatestRunner(self)
         self._side_runner = LatestRunner(self)
         self._refresh_timer = QTimer(self, singleShot=True, interval=400)
@@ -178,6 +170,9 @@ class ResultsView(QWidget):
         observe(self, ws.currency_changed, lambda _c: self._update_banner())
         observe(self, ws.run_changed, self._update_banner)
         observe(self, ws.message, lambda text: self.status.setText(text))
+        observe(self, ws.analysis.classes_changed, lambda _c: self._fill_humans())
+        observe(self, ws.analysis.changed, self._choice_changed)
+        self._fill_humans()
 
     # ------------------------------------------------------- views of the workspace
     @property
@@ -238,24 +233,36 @@ class ResultsView(QWidget):
         hb.addWidget(self.run_again)
         self.banner.hide()
         lay.addWidget(self.banner)
+        # the driver's warnings of the last run (skipped candidates, approximations)
+        self.warnings_label = QLabel("", objectName="runWarnings", wordWrap=True)
+        self.warnings_label.setStyleSheet("#runWarnings { color: #8a4b00; }")
+        self.warnings_label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        self.warnings_label.hide()
+        lay.addWidget(self.warnings_label)
         for r in (self._analysis_runner, self._side_runner):
             r.busy.connect(self._update_busy)
             r.idle.connect(self._update_busy)
 
         ctl = QHBoxLayout()
         ctl.addWidget(QLabel("Human score:"))
+        # the selectors show and write the workspace's analysis choice
+        choice = self.workspace.analysis
         self.human_box = QComboBox(objectName="humanSelector")
-        self.human_box.currentIndexChanged.connect(lambda *_: self.refresh_analysis())
+        self.human_box.currentIndexChanged.connect(
+            lambda *_: choice.set_human(self.human_box.currentText() or None))
         ctl.addWidget(self.human_box)
         ctl.addWidget(QLabel("Level:"))
         self.level_box = QComboBox(objectName="levelSelector")
         self.level_box.addItems(["sentence", "system"])
-        self.level_box.currentIndexChanged.connect(lambda *_: self.refresh_analysis())
+        self.level_box.setCurrentText(choice.level)
+        self.level_box.currentIndexChanged.connect(
+            lambda *_: choice.set_level(self.level_box.currentText()))
         ctl.addWidget(self.level_box)
         self.normalize_box = QCheckBox("(0,1) normalisation", objectName="normalizeBox")
         self.normalize_box.setToolTip("Thesis section 5.5: normalise each judge to mean 0, "
                                       "standard deviation 1 before averaging")
-        self.normalize_box.toggled.connect(lambda *_: self.refresh_analysis())
+        self.normalize_box.setChecked(choice.normalize)
+        self.normalize_box.toggled.connect(lambda on: choice.set_normalize(bool(on)))
         ctl.addWidget(self.normalize_box)
         ctl.addStretch(1)
         self.status = QLabel("", objectName="resultsStatus")
@@ -421,9 +428,9 @@ class ResultsView(QWidget):
     def database_changed(self) -> None:
         """Another database is open: nothing of the previous one stays (tables, plots, filters,
         texts); a run or analysis still running for it is cancelled."""
-        self._generation += 1
         if self.worker is not None:
             self.worker.cancel()
+        self.runs.cancel()
         self._analysis_runner.cancel()
         self._side_runner.cancel()
         self._refresh_timer.stop()
@@ -434,24 +441,34 @@ class ResultsView(QWidget):
         self._update_banner()
 
     def _fill_humans(self) -> None:
-        db = self.database
-        keep = self.human_box.currentText()
+        """The human scores of the workspace's analysis choice, its current one chosen."""
+        choice = self.workspace.analysis
         self.human_box.blockSignals(True)
         self.human_box.clear()
-        if db is not None:
-            from evaltrans_qt.engine.human.protocol_scores import protocol_names
-            # score classes, then the protocols the judges' work defines (SSER classes with
-            # scores, IER with marks, HTER with post-edits, aWER with added references)
-            names = list(db.human_classes)
-            names += [p for p in protocol_names(db, only_with_data=True) if p not in names]
-            self.human_box.addItems(names)
-            if keep in names:
-                self.human_box.setCurrentText(keep)
+        self.human_box.addItems(choice.classes)
+        if choice.human in choice.classes:
+            self.human_box.setCurrentText(choice.human)
         self.human_box.blockSignals(False)
 
+    def _choice_changed(self) -> None:
+        """The workspace's analysis choice changed (here or elsewhere): show it, redo the
+        analysis."""
+        choice = self.workspace.analysis
+        for box, signal_on in ((self.human_box, choice.human or ""),
+                               (self.level_box, choice.level)):
+            if box.currentText() != signal_on:
+                box.blockSignals(True)
+                box.setCurrentText(signal_on)
+                box.blockSignals(False)
+        if self.normalize_box.isChecked() != choice.normalize:
+            self.normalize_box.blockSignals(True)
+            self.normalize_box.setChecked(choice.normalize)
+            self.normalize_box.blockSignals(False)
+        self.refresh_analysis()
+
     def _database_modified(self, _affects_results: bool) -> None:
-        """Import, merge or class edits: the human classes may differ; redo the analysis."""
-        self._fill_humans()
+        """Import, merge or class edits: redo the analysis (the analysis choice has taken
+        the database's human classes already)."""
         if self.run is not None:
             self._refresh_timer.start()
 
@@ -490,6 +507,7 @@ class ResultsView(QWidget):
             p.clear_data()
         self.comb_text.clear()
         self.status.clear()
+        self.show_warnings(())
         self.eta.clear()
         self.progress.setValue(0)
         self.progress.setFormat("idle")
@@ -544,67 +562,39 @@ class ResultsView(QWidget):
 
     def start_run(self, options: EvalOptions | None = None, measures: list[str] | None = None,
                   executor=None) -> bool:
-        """Start a background run of the measures; False if there is nothing to evaluate.
+        """Start a background run of the measures (:class:`RunController`); False if there
+        is nothing to evaluate or a run is going.
 
-        ``options`` / ``measures`` (if given) become the workspace's first."""
-        db = self.database
-        if db is None or self.running:
+        ``options`` / ``measures`` (if given) become the workspace's first; ``executor``
+        overrides the workspace's choice (tests)."""
+        if self.database is None or self.running:
             return False
-        if executor is None:
-            try:        # "Compute on: Dask scheduler at …" (options dialog; the workspace)
-                executor = self.workspace.run_executor()
-            except Exception as exc:
-                self._on_error(exc)
-                return False
-        from evaltrans_qt.engine.run.driver import iter_evaluate
-        from evaltrans_qt.workspace import KEEP
-        if options is not None or measures is not None:
-            self.workspace.set_options(options if options is not None else self.options,
-                                       measures if measures is not None else KEEP)
-        names = self._run_measures()
-        skipped = self.workspace.skipped()
+        try:        # e.g. "Compute on: Dask scheduler at …" that cannot be reached
+            job = self.runs.start(options, measures, executor)
+        except Exception as exc:
+            self._on_error(exc)
+            return False
         self._partial = {}
-        self._t0 = time.perf_counter()
         self.progress.setValue(0)
         self.progress.setFormat("starting…")
         self.eta.setText("")
+        self.show_warnings(())
         self.run_button.setEnabled(False)
         self.run_again.setEnabled(False)
         self.cancel_button.setEnabled(True)
-        if skipped:
+        if job.skipped:
             self.status.setText("Not run: " + "; ".join(f"{m.upper()} needs {need}"
-                                                        for m, need in skipped.items()))
-        opts = self.options
-        if executor is None:
-            # a large run uses every core at a lower priority, so the UI stays responsive
-            from evaltrans_qt.engine.run.executors.local import (
-                LocalProcessExecutor,
-                SerialExecutor,
-                choose_executor,
-            )
-            from evaltrans_qt.engine.run.schedule import has_expensive_pairs
-            rows = sum(len(db.candidates(s)) for s in db.sources)
-            if not isinstance(choose_executor(rows, len(names), has_expensive_pairs(names)),
-                              SerialExecutor):
-                executor = self._pool = getattr(self, "_pool", None) or LocalProcessExecutor(nice=10)
-        # Chunks travel to the pool pickled; pickling holds the GIL in one C call, so
-        # small chunks keep each hold short enough for a fluid UI (1002 rows: ~90 ms).
-        from evaltrans_qt.engine.run.executors.local import LocalProcessExecutor as _Pool
-        chunk = 128 if isinstance(executor, _Pool) else None
-        w = start_worker(iter_evaluate, db, opts, names, None, executor, _start=False,
-                         chunk_size=chunk)
-        gen = self._generation
+                                                        for m, need in job.skipped.items()))
+        w = start_worker(job.compute, _start=False)
 
-        def current(g: int = gen) -> bool:
-            return g == self._generation          # False once another database is open
+        def current(job: RunJob = job) -> bool:
+            return self.database is job.database    # False once another database is open
 
-        w.signals.progress.connect(lambda f, m: current() and self._on_progress(f, m))
-        w.signals.yielded.connect(lambda item: current() and self._on_system(item))
-        w.signals.finished.connect(lambda _r, names=names, opts=opts:
-                                   current() and self._on_finished(opts, names))
+        w.signals.reported.connect(lambda item: current() and self._on_report(job, item))
+        w.signals.finished.connect(lambda run: self._on_finished(job, run))
         w.signals.cancelled.connect(lambda: current() and self._on_cancelled())
         handle_errors(w, lambda exc: current() and self._on_error(exc))
-        w.signals.done.connect(lambda w=w: self._on_done(w))
+        w.signals.done.connect(lambda w=w: self._on_done(w, job))
         self.worker = w
         from evaltrans_qt.ui.workers import launch
         launch(w)
@@ -613,41 +603,59 @@ class ResultsView(QWidget):
     def cancel_run(self) -> None:
         if self.worker is not None:
             self.worker.cancel()
+            self.runs.cancel()
             self.progress.setFormat("cancelling…")
 
-    def _on_progress(self, fraction: float, message: str) -> None:
-        f = max(0.0, min(1.0, fraction))
+    def _on_report(self, job: RunJob, item) -> None:
+        if isinstance(item, RunUpdate):
+            self._on_update(item, job.warnings)
+        elif isinstance(item, SystemResult):
+            self._on_system(item)
+
+    def _on_update(self, u: RunUpdate, warnings=()) -> None:
+        """Progress, the run's time estimate (its :class:`TimeLeft`) and its warnings."""
+        f = u.fraction
         self.progress.setValue(int(1000 * f))
         # one decimal: INVWER's sentence pairs move the bar by < 1 % for minutes
-        self.progress.setFormat(f"{100 * f:.1f} %  {message}")
-        self.eta.setText(estimate_text(time.perf_counter() - self._t0, f, message))
+        self.progress.setFormat(f"{100 * f:.1f} %  {u.message}")
+        self.eta.setText(u.eta_text())
+        if u.warnings:
+            self.show_warnings(warnings or u.warnings)
 
-    def _on_system(self, item) -> None:
-        if isinstance(item, SystemResult):
-            self._partial[item.system] = item
-            rows = [{"system": s, **{c: v for sc in sr.scores.values() for c, v in sc.columns.items()}}
-                    for s, sr in self._partial.items()]
-            self.system_model.set_frame(pd.DataFrame(rows))
-            self.status.setText(f"{len(self._partial)} system(s) done")
+    def show_warnings(self, warnings) -> None:
+        """The driver's warnings of a run (hidden without any)."""
+        warnings = list(dict.fromkeys(warnings))
+        if not warnings:
+            self.warnings_label.clear()
+            self.warnings_label.setToolTip("")
+            self.warnings_label.hide()
+            return
+        more = f" (and {len(warnings) - 1} more)" if len(warnings) > 1 else ""
+        self.warnings_label.setText(f"Warning: {warnings[0]}{more}")
+        self.warnings_label.setToolTip("\n".join(warnings))
+        self.warnings_label.show()
 
-    def _on_finished(self, options: EvalOptions, names: list[str]) -> None:
-        db = self.database
-        order = [s for s in (db.systems() if db is not None else []) if s in self._partial]
-        order += [s for s in self._partial if s not in order]
-        seconds = time.perf_counter() - self._t0
-        path = self.workspace.path
-        run = RunResult(options=options, measures=tuple(names),
-                        systems={s: self._partial[s] for s in order},
-                        database_path=str(path) if path else None,
-                        meta={"seconds": round(seconds, 3)})
+    def _on_system(self, item: SystemResult) -> None:
+        self._partial[item.system] = item
+        rows = [{"system": s, **{c: v for sc in sr.scores.values() for c, v in sc.columns.items()}}
+                for s, sr in self._partial.items()]
+        self.system_model.set_frame(pd.DataFrame(rows))
+        self.status.setText(f"{len(self._partial)} system(s) done")
+
+    def _on_finished(self, job: RunJob, result: RunResult) -> None:
+        """The driver's result (its warnings and seconds in ``meta``) becomes the
+        workspace's run through the controller; dropped if another database is open."""
+        run = self.runs.finish(job, result)
+        if run is None:
+            return
+        seconds = float(run.meta.get("seconds", 0.0))
         self.progress.setValue(1000)
         self.progress.setFormat(f"done in {seconds:.1f} s")
         self.eta.setText("")
-        self.workspace.set_run(run)
+        self.show_warnings(run.meta.get("warnings", ()))
         self.runFinished.emit(run)
         # let the window finish its own updates before the analysis competes for the GIL
         QTimer.singleShot(300, self.refresh_analysis)
-        self.workspace.record_run(run, seconds)
 
     def _on_cancelled(self) -> None:
         self.progress.setFormat("cancelled")
@@ -662,7 +670,9 @@ class ResultsView(QWidget):
         from evaltrans_qt.ui import errors
         errors.show_error(exc, self)
 
-    def _on_done(self, worker=None) -> None:
+    def _on_done(self, worker=None, job: RunJob | None = None) -> None:
+        if job is not None and self.runs.job is job:    # cancelled or failed
+            self.runs.finish(job, None)
         if worker is not None and worker is not self.worker:
             return
         self.worker = None
@@ -679,15 +689,15 @@ class ResultsView(QWidget):
     def refresh_analysis(self) -> None:
         if self.run is None:
             return
-        human = self.human_box.currentText() or None
-        level = self.level_box.currentText()
+        choice = self.workspace.analysis
+        human, level = choice.human, choice.level
         db = self.database if self._run_matches_db() else None
         if self.analysis is not None and self.analysis.level != level:
             # never show the other level's plot while this one is computed
             self.scatter.clear_data(f"computing the {level}-level correlations…")
             self.bars.clear_data("")
         self._analysis_runner.submit(analyse, self.run, db, human, level,
-                                     self.normalize_box.isChecked(), on_result=self._show_analysis,
+                                     choice.normalize, on_result=self._show_analysis,
                                      on_error=self._on_error)
         self._update_busy()
 

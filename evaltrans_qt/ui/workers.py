@@ -16,7 +16,10 @@ anything else is a partial result (``yielded``). The generator's ``return``
 value is the result. Cancelling sets a ``threading.Event``: it is passed to
 ``fn`` as ``cancel=`` when ``fn`` accepts that keyword, and a generator is
 closed at its next yield. ``evaltrans_qt.errors.Cancelled`` raised by ``fn``
-counts as cancelled, not as an error.
+counts as cancelled, not as an error. A function that reports through a callback
+instead of yielding (e.g. :meth:`evaltrans_qt.run_controller.RunJob.compute`) and
+accepts ``report=`` is given one: each object it reports arrives, as is, in
+``reported(object)``.
 
 :class:`LatestRunner` keeps one job per purpose: submitting cancels the
 previous job and results of stale generations are ignored (used for
@@ -49,6 +52,7 @@ class WorkerSignals(QObject):
     finished = Signal(object)
     errored = Signal(object)
     cancelled = Signal()
+    reported = Signal(object)
     done = Signal()
 
 
@@ -78,6 +82,15 @@ def _accepts_cancel(fn: Callable) -> bool:
         p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.parameters.values())
 
 
+def _accepts_report(fn: Callable) -> bool:
+    """``fn`` names a ``report`` parameter (a ``**kwargs`` is not enough: a callback nobody
+    asked for would be passed on)."""
+    try:
+        return "report" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
 class Worker(QRunnable):
     """One call of ``fn(*args, **kwargs)`` on a pool thread (see module doc)."""
 
@@ -94,12 +107,14 @@ class Worker(QRunnable):
         self.signals.done.connect(lambda: _RUNNING.discard(self))
         if _accepts_cancel(fn) and "cancel" not in kwargs:
             self.kwargs["cancel"] = self.cancel_event
+        if _accepts_report(fn) and "report" not in kwargs:
+            self.kwargs["report"] = lambda item: self._emit("reported", item)
 
     # convenience aliases, so callers can write worker.finished.connect(...)
     def __getattr__(self, name: str) -> Any:
         signals = self.__dict__.get("signals")
         if signals is not None and name in ("started", "progress", "yielded", "finished",
-                                            "errored", "cancelled", "done"):
+                                            "errored", "cancelled", "reported", "done"):
             return getattr(signals, name)
         raise AttributeError(name)
 

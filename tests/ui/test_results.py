@@ -41,7 +41,7 @@ class SlowExecutor(SerialExecutor):
 @pytest.fixture
 def results(qtbot, main_window, demo_copy):
     open_db(qtbot, main_window, demo_copy)
-    view = main_window.results_view
+    view = main_window.results.results_view
     return main_window, view
 
 
@@ -109,15 +109,21 @@ def test_cancel_one_run_then_complete_another(qtbot, results):
     assert runs and runs[-1]["measures"] == MEASURES      # the run is recorded with its options
 
 
-def test_invwer_run_uses_the_views_niced_pool(qtbot, results):
-    """INVWER has a pair phase: even the small demo database runs it on the view's own
-    (niced, persistent) process pool, not on a pool iter_evaluate would start itself."""
+def test_invwer_run_uses_the_controllers_niced_pool(qtbot, results):
+    """INVWER has a pair phase: even the small demo database runs it on the run
+    controller's own (niced, persistent) process pool, not on a pool iter_evaluate would
+    start itself."""
     from evaltrans_qt.engine.run.executors.local import LocalProcessExecutor
+    from evaltrans_qt.run_controller import POOL_NICE
     window, view = results
     try:
         run_to_end(qtbot, view, options=EvalOptions(allow_transpositions=True),
                    measures=["wer", "invwer"])
-        assert isinstance(getattr(view, "_pool", None), LocalProcessExecutor)
+        pool = view.runs.pool
+        assert isinstance(pool, LocalProcessExecutor) and pool.nice == POOL_NICE
+        run_to_end(qtbot, view, options=EvalOptions(allow_transpositions=True),
+                   measures=["wer", "invwer"])
+        assert view.runs.pool is pool                       # kept across runs
         assert set(view.run.systems) == set(window.database.systems())
         saved = 0.0
         for s in view.run.systems.values():   # per segment, nearest d_inv <= nearest d_LEV
@@ -126,10 +132,7 @@ def test_invwer_run_uses_the_views_niced_pool(qtbot, results):
             saved += wer.sum() - inv.sum()
         assert saved > 0                       # some reordering in the demo is an inversion
     finally:
-        pool = getattr(view, "_pool", None)
-        if pool is not None:
-            pool.close()
-            view._pool = None
+        view.runs.close()
 
 
 def test_system_table_equals_batch_command(qtbot, results, tmp_path, capsys):
@@ -325,7 +328,7 @@ def test_event_loop_keeps_running_during_a_long_run(qtbot, results):
 def test_live_correlation_updates_while_scoring(qtbot, results):
     window, view = results
     run_to_end(qtbot, view, options=EvalOptions(), measures=MEASURES)
-    live = window.live_panel
+    live = window.results.live_panel
     qtbot.waitUntil(lambda: live.updates >= 1, timeout=30_000)
     before = live.updates
     n_before = int(live.model.frame["n"].max())

@@ -29,7 +29,7 @@ MEASURES = ["wer", "bleu", "cder"]
 @pytest.fixture
 def results(qtbot, main_window, demo_copy):
     open_db(qtbot, main_window, demo_copy)
-    return main_window, main_window.results_view
+    return main_window, main_window.results.results_view
 
 
 def test_out_of_date_after_an_option_change_and_current_after_a_run(qtbot, results):
@@ -97,7 +97,7 @@ def test_the_report_of_a_20_system_run_has_20_systems(qtbot, main_window, wmt_di
     path.write_bytes(dumps(import_wmt(wmt_dir)))
     window = main_window
     open_db(qtbot, window, path)
-    view = window.results_view
+    view = window.results.results_view
     with qtbot.waitSignal(view.runFinished, timeout=600_000):
         assert view.start_run(EvalOptions(bleu_smooth_method="exp"), ["bleu"])
     qtbot.waitUntil(lambda: not view.running, timeout=60_000)
@@ -184,8 +184,8 @@ def test_sentence_table_counts_segments_from_one(qtbot, results):
     raw = m.index(0, col).data(RAW_ROLE)
     assert raw == 0 and cell_text(view.sentence_proxy.index(0, col)) == "1"
     # the source list's first row is number 1 as well
-    assert window.source_model.index(0, 0).data(Qt.DisplayRole) == 0
-    assert cell_text(window.source_proxy.index(0, 0)) == "1"
+    assert window.browse.source_model.index(0, 0).data(Qt.DisplayRole) == 0
+    assert cell_text(window.browse.source_proxy.index(0, 0)) == "1"
     # human scores come right after system and segment
     cols = list(m.frame.columns)
     assert cols[:3] == ["system", "segment", "human:fluency"]
@@ -203,20 +203,31 @@ def test_ticking_invwer_sets_allow_transpositions(qtbot):
     assert "allow-transpositions" in skipped_measures(["invwer"], EvalOptions())["invwer"]
 
 
-def test_time_left_is_shown_from_the_first_progress():
-    from evaltrans_qt.ui.results_view import estimate_text
-    assert estimate_text(10.0, 0.001, "INVWER: 3 of 3006 sentence pairs").startswith("10 s, at most ~")
-    assert "min left" in estimate_text(10.0, 0.001, "INVWER: 3 of 3006 sentence pairs")
-    assert estimate_text(10.0, 0.5, "rows") == "10 s, ~10 s left"
-    assert estimate_text(30.0, 0.0) == "30 s"
+def test_time_left_is_the_runs_time_left_estimate():
+    """The view's estimate is the run's TimeLeft (engine/run/schedule.py), not its own."""
+    from evaltrans_qt.engine.run.schedule import TimeLeft
+    from evaltrans_qt.run_controller import RunUpdate
+    left = TimeLeft(workers=2)
+    # the pair phase: the cost model's estimate from the first event on
+    est = left.update(10.0, 3, 3006, cost_done=0.5, cost_total=600.0)
+    assert est is not None and est > 120
+    u = RunUpdate(3, 3006, "INVWER: 3 of 3006 sentence pairs", 10.0, est)
+    assert u.eta_text().startswith("10 s, ~") and "min left" in u.eta_text()
+    assert RunUpdate(5, 10, "rows", 10.0, 10.0).eta_text() == "10 s, ~10 s left"
+    assert RunUpdate(0, 10, "tokenising", 30.0, None).eta_text() == "30 s"
+    assert RunUpdate(10, 10, "done", 30.0, 0.0).eta_text() == "30 s"
 
 
 def test_progress_shows_pairs_done_and_an_estimate(qtbot, results):
+    from evaltrans_qt.run_controller import RunUpdate
     window, view = results
-    view._t0 -= 20                                        # a run 20 s old
-    view._on_progress(0.004, "INVWER: 12 of 3006 sentence pairs")
+    view._on_update(RunUpdate(12, 3006, "INVWER: 12 of 3006 sentence pairs", 20.0, 400.0))
     assert "0.4 %" in view.progress.format() and "12 of 3006" in view.progress.format()
-    assert "left" in view.eta.text()
+    assert view.eta.text() == "20 s, ~7 min left"
+    assert view.warnings_label.isHidden()
+    view._on_update(RunUpdate(12, 3006, "A: done", 21.0, 390.0, ("3 sentences approximated",)))
+    assert not view.warnings_label.isHidden()
+    assert "3 sentences approximated" in view.warnings_label.text()
 
 
 def test_eval_time_is_a_timestamp_and_seconds_are_kept(qtbot, main_window, demo_copy):

@@ -311,10 +311,12 @@ def evaluate(db: Database, options: EvalOptions, measures: Iterable[str] | None 
              systems: Sequence[str] | None = None, executor: Executor | None = None,
              cancel: CancelFlag | None = None,
              progress: Callable[[Progress], None] | None = None, *,
-             reference_distances: bool = False, chunk_size: int | None = None) -> RunResult:
+             reference_distances: bool = False, chunk_size: int | None = None,
+             on_system: Callable[[SystemResult], None] | None = None) -> RunResult:
     """Run :func:`iter_evaluate` to the end and collect a :class:`RunResult`.
 
-    ``systems`` keep the requested order (default: ``db.systems()``).
+    ``systems`` keep the requested order (default: ``db.systems()``); ``progress`` sees
+    every :class:`Progress` event, ``on_system`` each system as soon as it is finished.
     """
     t0 = time.perf_counter()
     names = _resolve_measures(measures, options)
@@ -328,6 +330,8 @@ def evaluate(db: Database, options: EvalOptions, measures: Iterable[str] | None 
                 progress(ev)
         else:
             got[ev.system] = ev
+            if on_system is not None:
+                on_system(ev)
     order = list(systems) if systems is not None else db.systems()
     return RunResult(options=options, measures=tuple(names),
                      systems={s: got[s] for s in order if s in got},
