@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from evaltrans_qt.engine.options import PRESETS, EvalOptions, option_fields, options_from
@@ -84,6 +84,48 @@ def write_database(db: Database, path: str | Path, summary: str | None = None, *
               f"{written.set_aside}", file=sys.stderr)
     if summary is not None:
         print(f"{path}: {summary}", file=sys.stderr)
+
+
+def check_output_file(path: str | Path | None, option: str = "-o") -> None:
+    """Refuse an output file that could not be written, before any computation: ``path`` a
+    folder, or its folder missing, not a folder or not writable. The
+    :class:`~evaltrans_qt.errors.OptionError` names the option and the file. None: stdout,
+    nothing to check."""
+    import os
+    from pathlib import Path as P
+
+    from evaltrans_qt.errors import OptionError
+    if path is None:
+        return
+    p = P(path)
+    if p.is_dir():
+        raise OptionError(f"{option}: this is a folder; give a file name", p)
+    folder = p.parent if str(p.parent) else P(".")
+    if not folder.exists():
+        raise OptionError(f"{option}: the folder {folder} does not exist", p)
+    if not folder.is_dir():
+        raise OptionError(f"{option}: {folder} is not a folder", p)
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise OptionError(f"{option}: cannot write in the folder {folder}", p)
+
+
+def check_output_folder(path: str | Path, option: str = "-o") -> None:
+    """Refuse an output folder that could not be written, before any computation: an
+    existing file that is not a folder, an existing folder that is not writable, or a new
+    folder whose parent is missing or not writable (:class:`~evaltrans_qt.errors.OptionError`
+    naming the option and the folder)."""
+    import os
+    from pathlib import Path as P
+
+    from evaltrans_qt.errors import OptionError
+    p = P(path)
+    if p.exists():
+        if not p.is_dir():
+            raise OptionError(f"{option}: this is a file, not a folder", p)
+        if not os.access(p, os.W_OK | os.X_OK):
+            raise OptionError(f"{option}: cannot write in this folder", p)
+        return
+    check_output_file(p, option)
 
 
 def add_force_argument(p: argparse.ArgumentParser, also: str | None = None) -> None:
@@ -150,6 +192,89 @@ def options_from_args(args: argparse.Namespace, *, prefix: str = "",
                         **option_values(args, prefix))
 
 
+#: Options that matter to these measures without showing in their signature: columns added
+#: (``--all-ngrams``) or a number sacreBLEU names in the score's name (chrF's beta: chrF2).
+_OUTSIDE_SIGNATURE: dict[str, tuple[str, ...]] = {"all_ngrams": ("bleu", "nist"),
+                                                  "chrf_beta": ("chrf",)}
+
+
+def _other_values(f: Any, value: Any) -> list[Any]:
+    """Valid values of option field ``f`` other than ``value`` (to see whether a measure
+    depends on the field): every other choice, the other truth value, or one changed
+    number."""
+    md = f.metadata
+    if md.get("choices"):
+        return [c for c in md["choices"] if c != value]
+    kind = md.get("kind")
+    if kind == "flag":
+        return [not value]
+    if kind == "intlist":
+        return [tuple(value[:1]) + tuple(v + 1 for v in value[1:])]
+    if kind == "optfloat":
+        return [0.5 if value is None else value + 0.5]
+    return [value + 1]
+
+
+def option_used(name: str, measure: str, options: EvalOptions) -> bool:
+    """True if evaluation option ``name`` (a field of
+    :class:`~evaltrans_qt.engine.options.EvalOptions`) matters to ``measure`` under
+    ``options``: another value of it changes the measure's signature (which names every
+    option that changes a number: engine/run/signature.py) or whether the measure is
+    computed at all (INVWER by ``--allow-transpositions``, wWER by
+    ``--substitution-cost-rule``...); it adds columns or is named outside the signature
+    (:data:`_OUTSIDE_SIGNATURE`); or it is a ``--leaving-one-out`` name of the measure."""
+    import dataclasses
+
+    from evaltrans_qt.engine.measures import get as get_measure
+    from evaltrans_qt.engine.run.signature import signature_for
+    cls = get_measure(measure)
+    f = {x.name: x for x in dataclasses.fields(EvalOptions)}[name]
+    value = getattr(options, name)
+    if name == "leaving_one_out":
+        keys = {k.strip().lower() for k in value}
+        return cls.name in keys or f"m{cls.name}" in keys \
+            or str(getattr(cls, "report_element", "")).lower() in keys
+    if name in _OUTSIDE_SIGNATURE:
+        return cls.name in _OUTSIDE_SIGNATURE[name]
+    mine = signature_for(cls.name, options).format()
+    for v in _other_values(f, value):
+        try:
+            other = options.replace(**{name: v})
+            if cls.enabled(options) != cls.enabled(other) \
+                    or signature_for(cls.name, other).format() != mine:
+                return True
+        except Exception:   # a combination the other value makes invalid: it matters
+            return True
+    return False
+
+
+def refuse_unused_options(args: argparse.Namespace, measures: Sequence[str], mode: str, *,
+                          prefix: str = "", command_uses: Iterable[str] = ()) -> None:
+    """Refuse every evaluation option given on the command line that none of ``measures``
+    uses (:func:`option_used`) -- an option is never ignored silently. The
+    :class:`~evaltrans_qt.errors.OptionError` names the option and ``mode`` (what this run
+    computes, e.g. ``"the text mode computes wer, bleu only: add --xml-mode or
+    --measures"``). ``command_uses``: option fields the command itself reads (e.g.
+    ``extrapolate``), never refused. ``--preset`` is a starting point, not an option, and is
+    not checked."""
+    given = option_values(args, prefix)
+    if not given:
+        return
+    from evaltrans_qt.engine.run.signature import measure_option_fields
+    from evaltrans_qt.errors import OptionError
+    options = options_from_args(args, prefix=prefix)
+    skip = set(command_uses)
+    by_name = {f.name: f for f in option_fields()}
+    for name in given:
+        if name in skip or any(option_used(name, m, options) for m in measures):
+            continue
+        flag = by_name[name].metadata["flag"]
+        if any(name in {f.name for f in measure_option_fields(m)} for m in measures):
+            raise OptionError(f"--{flag} changes no number with the other options given "
+                              f"({mode})")
+        raise OptionError(f"--{flag} is not used here: {mode}")
+
+
 # --------------------------------------------------------------------------- arguments
 def comma_list(value: str | None) -> list[str] | None:
     """``"a, b,,c"`` -> ``["a", "b", "c"]``; nothing given -> None."""
@@ -201,6 +326,8 @@ def _width(spec: str) -> int:
 
 
 __all__ = ["FORCE_HELP", "PRESET_HELP", "add_force_argument", "add_json_argument",
+           "check_output_file", "check_output_folder",
            "add_option_arguments", "add_preset_argument", "comma_list", "number",
-           "open_database", "option_values", "options_from_args", "sentences_path",
+           "open_database", "option_used", "option_values", "options_from_args",
+           "refuse_unused_options", "sentences_path",
            "write_database"]

@@ -24,9 +24,28 @@ import argparse
 import json
 import sys
 
-from evaltrans_qt.cli._common import add_option_arguments, number, options_from_args
+from evaltrans_qt.cli._common import (
+    add_option_arguments,
+    number,
+    options_from_args,
+    refuse_unused_options,
+)
 from evaltrans_qt.engine.measures.alignment import Alignment, OpKind, explain_segment
 from evaltrans_qt.errors import OptionError
+
+#: What ``evaltrans align --help`` says (plain text for users).
+DESCRIPTION = """\
+Show why a sentence scored as it did: the alignment of a candidate to the reference that
+counts, under the same options as a run.
+
+examples:
+  evaltrans align --measure cder "we met at seven o'clock on the airport ." \\
+                                 "we met at the airport at seven o'clock ."
+  evaltrans align --measure ter --json CANDIDATE REFERENCE [REFERENCE ...]
+
+The text view has rows REF, HYP, EVAL (blank: match, S: substitution, I: candidate word
+without a reference word, D: reference word missing) and BLOCK (block numbers), then the
+distance and the blocks. --json prints the alignment as one JSON object."""
 
 GAP = "***"
 WIDTH = 100
@@ -40,7 +59,7 @@ APPROXIMATED = ("the distance is an upper bound from a real alignment, not the e
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "align", help="show the alignment behind a measure (WER, CDER, TER, PER, INVWER, LJWER)",
-        description=__doc__.split("::")[0].strip(),
+        description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--measure", required=True, metavar="NAME",
                    help="cder, wcder, wer, wwer, ter, per, invwer, ljwer (any measure with an "
@@ -154,6 +173,9 @@ def text_view(a: Alignment, width: int = WIDTH) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from evaltrans_qt.engine.measures import get as get_measure
+    measure = get_measure(args.measure).name
+    refuse_unused_options(args, [measure], f"align shows {measure} only")
     options = options_from_args(args)
     a = compute(args.measure, args.candidate, list(args.references), options)
     if a.notes.get("approximated"):

@@ -44,6 +44,7 @@ from evaltrans_qt.cli._common import (
     check_output_file,
     number,
     open_database,
+    option_used,
     options_from_args,
     refuse_unused_options,
     sentences_path,
@@ -59,6 +60,21 @@ from evaltrans_qt.errors import InputFormatError, OptionError
 from evaltrans_qt.io.names import file_name_parts
 from evaltrans_qt.io.plaintext import database_from_files
 
+#: What ``evaltrans batch --help`` says (plain text for users).
+DESCRIPTION = """\
+Evaluate candidate translations: files against references, or systems of a database
+(the EvalTransBatchEval command line, thesis Appendix A.1).
+
+examples:
+  evaltrans batch --source SRC --reference REF [--reference REF2 ...] --target HYP
+  evaltrans batch --database DB --source SRC --target HYP --xml-mode --output-file R.xml
+  evaltrans batch --database DB --all-systems --xml-mode --output-file R.xml
+
+Without --xml-mode: a plain-text summary of WER and BLEU (or of --measures). With
+--xml-mode: the EvalTrans XML report with every measure; several systems get one report
+each, R.<system>.xml, and a summary table on stdout. An option that the chosen mode does
+not use is an error. Nothing is written unless the whole run succeeded."""
+
 #: Measures of the original tool's text (non-XML) mode (Table A.2, "xml-mode").
 TEXT_MODE_MEASURES = ("wer", "bleu")
 #: Bootstrap samples of the XML report's correlation section unless --correlation-samples.
@@ -70,7 +86,7 @@ XML_ONLY = ("sentences_in_detail", "include_sentences", "correlation_samples")
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "batch", help="evaluate candidate files or database systems (EvalTransBatchEval)",
-        description=__doc__.split("::")[0].strip(),
+        description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     io = p.add_argument_group("input and output (Table A.1)")
     io.add_argument("--database", metavar="DB", help="reference database (.etdb.xml)")
@@ -124,8 +140,11 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def command_line(args: argparse.Namespace, options: EvalOptions) -> str:
-    """A command line that reproduces the run (every option spelled out if not default)."""
+def command_line(args: argparse.Namespace, options: EvalOptions,
+                 measures: Sequence[str] | None = None) -> str:
+    """A command line that reproduces the run: every option that matters to ``measures``
+    (:func:`~evaltrans_qt.cli._common.option_used`; all if None) spelled out if not
+    default -- the others would be refused as unused."""
     parts = ["evaltrans", "batch"]
     for name in ("database", "source"):
         if getattr(args, name):
@@ -149,6 +168,9 @@ def command_line(args: argparse.Namespace, options: EvalOptions) -> str:
     for f in option_fields():
         v = getattr(options, f.name)
         if v == getattr(default, f.name):
+            continue
+        if measures is not None and f.name != "extrapolate" \
+                and not any(option_used(f.name, m, options) for m in measures):
             continue
         if f.metadata.get("kind") == "flag":
             parts.append(f"--{f.metadata['flag']}")
@@ -568,7 +590,7 @@ def run(args: argparse.Namespace) -> int:
     correlation = (run_correlations(db, result, samples)
                    if args.xml_mode and db is not None and samples > 0 else [])
     paths = output_paths(args.output_file, list(result.systems))
-    cmd = command_line(args, options)
+    cmd = command_line(args, options, list(result.measures))
     outputs: list[tuple[Path | None, bytes]] = []
     # the database's human protocols (and rankings) go into each system's report
     extras = report_extras(db, list(result.systems), options) \

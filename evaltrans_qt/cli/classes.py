@@ -21,7 +21,12 @@ import dataclasses
 import json
 import sys
 
-from evaltrans_qt.cli._common import add_force_argument, open_database, write_database
+from evaltrans_qt.cli._common import (
+    add_force_argument,
+    check_output_file,
+    open_database,
+    write_database,
+)
 from evaltrans_qt.engine.data import schemes
 from evaltrans_qt.engine.data.database import Database, Levels
 from evaltrans_qt.errors import ScoreError
@@ -129,6 +134,8 @@ def run(args: argparse.Namespace) -> int:
     _check_options(args, action)
     if args.output is not None and action is None:
         raise ScoreError("-o/--output is only used with a change (--add, --edit, --remove, ...)")
+    if action is not None:
+        check_output_file(args.output or args.database, "-o")
     db = open_database(args.database)
     if action is not None:
         write_database(db, args.output or args.database, _apply(db, args, action),

@@ -26,16 +26,21 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 from pathlib import Path
 
 from evaltrans_qt.cli._common import (
     add_force_argument,
     add_option_arguments,
+    check_output_file,
+    check_output_folder,
     comma_list,
     number,
     open_database,
+    option_values,
     options_from_args,
+    refuse_unused_options,
     write_database,
 )
 from evaltrans_qt.engine.data.database import Database
@@ -53,9 +58,67 @@ def _score_bound(text: str) -> float:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+_LP = re.compile(r"^[A-Za-z]{2,3}-[A-Za-z]{2,3}$")
+_LANG_SUFFIX = re.compile(r"\.([a-z]{2})$")
+
+
+def _language_pair(text: str) -> str:
+    """argparse type of ``--lp``: ``SRC-TGT`` language codes (``de-en``)."""
+    if not _LP.match(text):
+        raise argparse.ArgumentTypeError(f"expected SRC-TGT language codes such as de-en, "
+                                         f"got {text!r}")
+    return text
+
+
+def _pair_of(source_lang: str | None, target_langs: set[str]) -> str | None:
+    """``SRC-TGT`` when the source language and the one target language are known and
+    differ."""
+    if source_lang and len(target_langs) == 1 and source_lang not in target_langs:
+        return f"{source_lang}-{next(iter(target_langs))}"
+    return None
+
+
+def wmt_language_pair(folder: str | Path) -> str | None:
+    """The language pair a WMT folder's file names give: ``X.src.de`` with ``X.ref.A.en``
+    and ``X.hyp.SYSTEM.en`` -> ``de-en`` (None if they do not say one pair)."""
+    src_lang, tgt = None, set()
+    for f in sorted(Path(folder).iterdir()) if Path(folder).is_dir() else ():
+        if m := re.match(r"^.+?\.src\.([^.]+)$", f.name):
+            src_lang = m.group(1)
+        elif m := re.match(r"^.+?\.(?:ref|hyp)\..+\.([^.]+)$", f.name):
+            tgt.add(m.group(1))
+    return _pair_of(src_lang, tgt)
+
+
+def text_language_pair(source: str, others: list[str]) -> str | None:
+    """The language pair the file names of ``import text`` give: two-letter suffixes,
+    ``test.de`` with ``test.en`` (every reference and system the same) -> ``de-en``."""
+    src = _LANG_SUFFIX.search(Path(source).name)
+    tgt = {m.group(1) for m in (_LANG_SUFFIX.search(Path(o).name) for o in others) if m}
+    if src is None or not others or len(tgt) != 1 or any(
+            not _LANG_SUFFIX.search(Path(o).name) for o in others):
+        return None
+    return _pair_of(src.group(1), tgt)
+
+
+def _record_language_pair(db: Database, given: str | None, inferred: str | None) -> None:
+    """Store the language pair (``--lp``, else the one the file names give) in ``db``, where
+    ``export mtme`` finds it; a pair that contradicts the database's is an error."""
+    from evaltrans_qt.errors import OptionError
+    from evaltrans_qt.io.mtme import LP_ATTR
+    lp = given or inferred
+    if lp is None:
+        return
+    old = db.extra_attrs.get(LP_ATTR)
+    if old and old != lp:
+        raise OptionError(f"language pair {lp} but the database holds {old}")
+    db.extra_attrs[LP_ATTR] = lp
+
+
 def _start_db(args: argparse.Namespace) -> Database | None:
     """The database to extend (``--append``: the output file, its journal included) or None
-    for a new one."""
+    for a new one. Checks first that the output can be written."""
+    check_output_file(args.output, "-o")
     out = Path(args.output)
     if getattr(args, "append", False) and out.exists():
         return open_database(out)
@@ -82,6 +145,8 @@ def run_import_text(args: argparse.Namespace) -> int:
     systems = [plaintext.parse_named(s) for s in args.system]
     start = _start_db(args)
     db = plaintext.import_text(args.source, refs, systems, start, encoding=args.encoding)
+    files = [r[1] if isinstance(r, tuple) else r for r in refs] + [f for _, f in systems]
+    _record_language_pair(db, args.lp, text_language_pair(args.source, [str(f) for f in files]))
     _write(db, args, start)
     return 0
 
@@ -90,9 +155,14 @@ def run_import_wmt(args: argparse.Namespace) -> int:
     if args.score_class and not args.scores:
         raise InputFormatError("--score-class needs --scores TSV")
     start = _start_db(args)
+    if (args.judge is not None or args.score_min is not None or args.score_max is not None) \
+            and not args.scores:
+        raise InputFormatError("--judge, --score-min and --score-max describe the --scores "
+                               "TSV: give --scores")
     db = wmt.import_wmt(args.folder, args.scores, args.score_class or "mqm", start,
                         judge=args.judge, minimum=args.score_min, maximum=args.score_max,
                         encoding=args.encoding)
+    _record_language_pair(db, args.lp, wmt_language_pair(args.folder))
     _write(db, args, start)
     return 0
 
@@ -115,12 +185,14 @@ def run_import_aachen(args: argparse.Namespace) -> int:
 
 
 def run_export_aachen(args: argparse.Namespace) -> int:
+    check_output_file(args.output, "-o")
     db = open_database(args.database)
     aachen.export_aachen(db, args.output, args.score_class)
     return 0
 
 
 def run_merge(args: argparse.Namespace) -> int:
+    check_output_file(args.output, "-o")
     a = open_database(args.first)
     b = open_database(args.second)
     report = merge(a, b, args.prefer)
@@ -131,6 +203,7 @@ def run_merge(args: argparse.Namespace) -> int:
 
 def run_import_scores(args: argparse.Namespace) -> int:
     from evaltrans_qt.io import scores
+    check_output_file(args.output or args.database, "-o" if args.output else "--database")
     db = open_database(args.database)
     hib = None if args.direction is None else args.direction == "higher"
     got = scores.import_scores(db, args.files, fmt=args.format, name=args.name,
@@ -162,13 +235,27 @@ def run_import_wmtxml(args: argparse.Namespace) -> int:
 
 
 def run_export_mtme(args: argparse.Namespace) -> int:
-    from evaltrans_qt.io.mtme import export_mtme
+    from evaltrans_qt.errors import OptionError
+    from evaltrans_qt.io.mtme import LP_ATTR, export_mtme
+    check_output_folder(args.output, "-o")
+    if args.no_measures and (args.measures or args.preset or option_values(args)):
+        raise OptionError("--no-measures writes the data only: --measures, --preset and the "
+                          "evaluation options are not used")
     db = open_database(args.database)
+    lp = args.lp or db.extra_attrs.get(LP_ATTR)
+    if not lp:
+        raise OptionError("give the language pair (--lp SRC-TGT): the database does not "
+                          "record one")
     run = None
     if not args.no_measures:
-        from evaltrans_qt.engine.run.driver import evaluate
-        run = evaluate(db, options_from_args(args), comma_list(args.measures))
-    files = export_mtme(db, args.output, args.lp, run)
+        from evaltrans_qt.engine.measures import get as get_measure
+        from evaltrans_qt.engine.run.driver import default_measures, evaluate
+        options = options_from_args(args)
+        measures = [get_measure(m).name for m in comma_list(args.measures) or ()] \
+            or default_measures(options)
+        refuse_unused_options(args, measures, f"export mtme writes {', '.join(measures)}")
+        run = evaluate(db, options, measures)
+    files = export_mtme(db, args.output, lp, run)
     print(f"{args.output}: {len(files)} files", file=sys.stderr)
     return 0
 
@@ -245,11 +332,18 @@ def run_info(args: argparse.Namespace) -> int:
 
 
 def _output(p: argparse.ArgumentParser, what: str = "database to write (.etdb.xml)",
-            database: bool = True) -> None:
-    """``-o``; with ``database`` (a database is written there) also ``--force``."""
-    p.add_argument("-o", "--output", required=True, metavar="DB", help=what)
+            database: bool = True, metavar: str = "DB") -> None:
+    """``-o METAVAR``; with ``database`` (a database is written there) also ``--force``."""
+    p.add_argument("-o", "--output", required=True, metavar=metavar, help=what)
     if database:
         add_force_argument(p)
+
+
+def _lp_argument(p: argparse.ArgumentParser, inferred_from: str) -> None:
+    """``--lp SRC-TGT`` of an import that can also take the pair from its file names."""
+    p.add_argument("--lp", type=_language_pair, metavar="SRC-TGT",
+                   help="language pair to record in the database, for export mtme (default: "
+                        f"from the file {inferred_from})")
 
 
 def _import_common(p: argparse.ArgumentParser) -> None:
@@ -275,6 +369,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="reference file (repeatable; NAME=FILE names it, default ref-1, ref-2 ...)")
     p.add_argument("--system", action="append", default=[], metavar="NAME=FILE",
                    help="candidate translations of system NAME (repeatable)")
+    _lp_argument(p, "names ending in two-letter language codes, e.g. test.de and test.en")
     _import_common(p)
     p.set_defaults(func=run_import_text)
 
@@ -287,6 +382,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="lowest possible score (default: from the data)")
     p.add_argument("--score-max", type=_score_bound,
                    help="highest possible score (default: from the data)")
+    _lp_argument(p, "names, e.g. X.src.de with X.ref.A.en")
     _import_common(p)
     p.set_defaults(func=run_import_wmt)
 
@@ -306,7 +402,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = esub.add_parser("aachen", help="Aachen text format (references get score 10)")
     p.add_argument("database", metavar="DB")
     p.add_argument("--score-class", metavar="NAME", help="class written as the score (default: first)")
-    _output(p, "text file to write", database=False)
+    _output(p, "text file to write", database=False, metavar="FILE")
     p.set_defaults(func=run_export_aachen)
     _register_metrics_task_formats(isub, esub)
 
@@ -365,6 +461,7 @@ def _register_metrics_task_formats(isub: argparse._SubParsersAction,
     p.add_argument("--measures", metavar="M[,M]", help="measures to write (default: all "
                    "default measures)")
     p.add_argument("--no-measures", action="store_true", help="write the data only")
-    _output(p, "test-set directory to write", database=False)
+    _output(p, "mt-metrics-eval test-set folder to write (created if missing)",
+            database=False, metavar="FOLDER")
     add_option_arguments(p)
     p.set_defaults(func=run_export_mtme)

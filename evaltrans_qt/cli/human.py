@@ -26,13 +26,18 @@ from evaltrans_qt.cli._common import (
     add_force_argument,
     add_json_argument,
     add_option_arguments,
+    check_output_file,
     comma_list,
     number,
     open_database,
     options_from_args,
+    refuse_unused_options,
     write_database,
 )
-from evaltrans_qt.errors import ScoreError
+from evaltrans_qt.errors import OptionError, ScoreError
+
+#: The measures behind the human protocols (HTER, aWER, SER): the evaluation options they use.
+HUMAN_MEASURES = ("ter", "wer", "ser")
 
 if TYPE_CHECKING:
     from evaltrans_qt.engine.data.database import Database
@@ -98,6 +103,8 @@ def run_human(args: argparse.Namespace) -> int:
             m.judge == args.judge for _, t in db.iter_targets() for m in t.item_marks):
         raise ScoreError(f"judge '{args.judge}' has no scores, post-edits or marks in this "
                          "database")
+    refuse_unused_options(args, HUMAN_MEASURES, "human computes HTER (ter), aWER (wer) and "
+                                                "SER (ser) only")
     opts = options_from_args(args)
     table = S.summary(db, opts, judge=args.judge, how=args.aggregate)
     names = S.protocol_names(db)
@@ -161,6 +168,18 @@ def run_judge_agreement(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------ extrapolate
 def run_extrapolate(args: argparse.Namespace) -> int:
     from evaltrans_qt.engine.human import similar
+    if not args.output:
+        for flag, given in (("--identical-only", args.identical_only),
+                            ("--max-distance", args.max_distance is not None),
+                            ("--judge", args.judge is not None), ("--force", args.force)):
+            if given:
+                raise OptionError(f"{flag} is used only when filling unscored candidates: "
+                                  "add -o DB (without it, extrapolate reports the "
+                                  "leave-one-out accuracy only)")
+    elif args.identical_only and args.max_distance is not None:
+        raise OptionError("--max-distance is not used with --identical-only (only identical "
+                          "candidates are reused)")
+    check_output_file(args.output, "-o")
     db = open_database(args.database)
     classes = human_classes(db, comma_list(args.human))
     scope = "system" if args.leave_one_system_out else "candidate"

@@ -24,7 +24,12 @@ from __future__ import annotations
 import argparse
 import json
 
-from evaltrans_qt.cli._common import add_force_argument, open_database, write_database
+from evaltrans_qt.cli._common import (
+    add_force_argument,
+    check_output_file,
+    open_database,
+    write_database,
+)
 from evaltrans_qt.engine.data import protocols as P
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.errors import ScoreError
@@ -70,6 +75,7 @@ def run_reference(args: argparse.Namespace) -> int:
         raise ScoreError("give either --system S (promote, or --unmark) or --add TEXT")
     action = "--add" if args.add is not None else ("--unmark" if args.unmark else "--system")
     _only(args, {"unmark": ("--unmark",), "name": ("--add",), "judge": ("--add",)}, action)
+    check_output_file(args.output or args.database, "-o")
     db = open_database(args.database)
     src = P.source_at(db, args.source)
     if args.add is not None:
@@ -106,6 +112,7 @@ def run_items(args: argparse.Namespace) -> int:
         raise ScoreError("give either --define or --marks, not both")
     if action == "--marks" and (args.system is None or args.judge is None):
         raise ScoreError("--marks needs --system S and --judge J")
+    check_output_file(args.output or args.database, "-o")
     db = open_database(args.database)
     src = P.source_at(db, args.source)
     if action == "--define":
@@ -133,6 +140,7 @@ def run_items(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------ postedit
 def run_postedit(args: argparse.Namespace) -> int:
+    check_output_file(args.output or args.database, "-o")
     db = open_database(args.database)
     src = P.source_at(db, args.source)
     t = P.target_of(db, src, args.system, candidate=True)

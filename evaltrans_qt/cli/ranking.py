@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from evaltrans_qt.cli._common import (
     add_force_argument,
+    check_output_file,
     number,
     open_database,
     write_database,
@@ -60,6 +61,7 @@ def _level(args: argparse.Namespace, db: Database) -> str:
 # ------------------------------------------------------------------ import-wmt
 def run_import_wmt(args: argparse.Namespace) -> int:
     from evaltrans_qt.io.segranks.wmt_csv import read_judgements
+    check_output_file(args.output, "-o")
     db = open_database(args.database)
     pair = None
     if args.language_pair:
@@ -77,6 +79,7 @@ def run_import_wmt(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------ wins
 def run_wins(args: argparse.Namespace) -> int:
     from evaltrans_qt.engine.human.ranking import database_rank_scores
+    check_output_file(args.output, "-o")
     db = open_database(args.database)
     level = _level(args, db)
     res = database_rank_scores(db, level, args.rank_class)
@@ -104,6 +107,7 @@ def run_wins(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------ agreement
 def run_agreement(args: argparse.Namespace) -> int:
     from evaltrans_qt.engine.human import agreement as ag
+    check_output_file(args.output, "-o")
     db = open_database(args.database)
     level = _level(args, db)
     kap = ag.segment_kappa(db) if level == "segments" else ag.ranking_kappa(db, args.rank_class)

@@ -45,6 +45,20 @@ from evaltrans_qt.cli._common import (
 if TYPE_CHECKING:
     from evaltrans_qt.engine.options import EvalOptions
 
+#: What ``evaltrans score --help`` says (plain text for users).
+DESCRIPTION = """\
+Score hypotheses against references like the sacrebleu command: its flags, defaults,
+output, and signatures, with the numbers of evaltrans.
+
+examples:
+  evaltrans score REF [REF ...] -i HYP [HYP ...] -m bleu chrf ter [wer cder nist ...]
+  cat HYP | evaltrans score REF -m bleu -f text
+  evaltrans score REF -i BASE SYS1 SYS2 -m bleu chrf --paired-bs
+
+-m also takes the measures of evaltrans (wer, per, cder, nist, invwer, ...), whose
+options are the evaltrans flags below. Nothing is ever downloaded: test-set names and the
+sentencepiece tokenizers are errors (exit 2)."""
+
 #: sacreBLEU's metrics (``-m`` choices of its command line).
 SACREBLEU_METRICS = ("bleu", "chrf", "ter")
 #: Tokenizers sacreBLEU accepts with ``-tok`` (metrics/bleu.py ``_TOKENIZERS``).
@@ -63,7 +77,7 @@ OUTPUT_FORMATS = ("json", "text", "latex")
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "score", help="score hypotheses against references like the sacrebleu command",
-        description=__doc__.split("::")[0].strip(),
+        description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(p)
     p.set_defaults(func=run)

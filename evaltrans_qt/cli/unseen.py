@@ -83,7 +83,9 @@ def run(args: argparse.Namespace) -> int:
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("unseen", help="score a system from the ranked short segments of "
                               "the database (Machacek 3.2)",
-                              description=__doc__.split("\n\n")[0])
+                              description="Evaluate a system from the database's ranked "
+                                          "short segments (Machacek 3.2): the segments that "
+                                          "occur in its translation score it.")
     p.add_argument("database", metavar="DB")
     p.add_argument("--system", action="append", metavar="NAME",
                    help="the system to evaluate as unseen (with --leave-one-out: restrict to "

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from evaltrans_qt.cli._common import (
     add_option_arguments,
+    check_output_file,
     comma_list,
     number,
     open_database,
@@ -41,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
     from evaltrans_qt.engine.metaeval.wmt14_tables import wmt14_tables
     from evaltrans_qt.engine.run.driver import evaluate
     from evaltrans_qt.io.export import to_latex
+    check_output_file(args.output, "-o")
     opts = options_from_args(args)
     measures = comma_list(args.measures)
     pairs = {}
