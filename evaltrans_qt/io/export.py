@@ -27,7 +27,7 @@ from evaltrans_qt.io.limits import parse_number
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
-def _safe_cell(v: object) -> object:
+def formula_safe(v: object) -> object:
     """``v`` with a leading ``'`` if a spreadsheet would read it as a formula (module doc)."""
     if not isinstance(v, str) or not v.startswith(_FORMULA_START):
         return v
@@ -43,8 +43,8 @@ def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
     out = frame.copy()
     for c in out.columns:
         if not (pd.api.types.is_numeric_dtype(out[c]) or pd.api.types.is_bool_dtype(out[c])):
-            out[c] = out[c].map(_safe_cell)
-    out.columns = [_safe_cell(c) for c in out.columns]
+            out[c] = out[c].map(formula_safe)
+    out.columns = [formula_safe(c) for c in out.columns]
     return out
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",

@@ -9,7 +9,18 @@
 * :func:`parse_number`: scores and level definitions are ASCII decimal numbers
   (``3``, ``-2.5``, ``1e-3``): no ``1_0``, no non-ASCII digits (``٣``), no
   surrounding spaces, no ``inf``/``nan`` -- Python's ``float()`` accepts all of
-  these, so it is never used on score text directly.
+  these, so it is never used on score text directly. At most
+  :data:`MAX_NUMBER_CHARS` characters (a 5000-digit number is refused before any
+  conversion: Python refuses to convert integers of more than 4300 digits).
+* :func:`parse_int`: ids, indices, counts and links are ASCII digits only (``str.isdigit``
+  also accepts ``²`` and ``٣``, which ``int()`` refuses), at most
+  :data:`MAX_INT_DIGITS` of them, and within the range the caller gives -- checked
+  before ``int()`` is called.
+* :func:`load_json`: JSON nested at most :data:`MAX_JSON_DEPTH` deep (checked by a
+  non-recursive scan before parsing; Python's parser recurses and would raise
+  ``RecursionError``), integers and numbers bounded as above.
+* :data:`MAX_CSV_FIELD`: the longest CSV field (Python's default, 131 072
+  characters, raised to :data:`MAX_TEXT_CHARS`); :func:`csv_field_limit` sets it.
 """
 
 from __future__ import annotations
@@ -20,6 +31,20 @@ import re
 #: Longest sentence / attribute value in characters (see module doc).
 MAX_TEXT_CHARS = 1_000_000
 
+#: Most characters of a number's text (a double has 17 significant digits; exponents
+#: are short): 400-digit integers that overflow a float never reach ``float()``.
+MAX_NUMBER_CHARS = 64
+#: Most digits of an integer id, index or count (below 2**63).
+MAX_INT_DIGITS = 18
+#: Deepest JSON nesting read (our formats need 4).
+MAX_JSON_DEPTH = 64
+#: Highest rank read from a ranking file: a rank class has ranks 1..count-1, and a
+#: database's class has at most 1000 levels (``io/etdb/reader.py``), so it reads back.
+MAX_RANK = 999
+#: Longest CSV field in characters (see module doc).
+MAX_CSV_FIELD = MAX_TEXT_CHARS
+
+_INT = re.compile(r"[0-9]+")
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
@@ -27,6 +52,9 @@ def parse_number(text: object, what: str = "score") -> float:
     """``text`` as a finite float, or :class:`ValueError` saying why (see module doc)."""
     if not isinstance(text, str):
         raise ValueError(f"{what} must be a number, not {text!r}")
+    if len(text) > MAX_NUMBER_CHARS:
+        raise ValueError(f"{what} has {len(text)} characters; a number has at most "
+                         f"{MAX_NUMBER_CHARS}")
     if not _NUMBER.fullmatch(text):
         hint = " (no spaces around it)" if text.strip() != text and text.strip() else ""
         raise ValueError(f"{what} must be a number in plain decimal digits, not {text!r}{hint}")
@@ -40,3 +68,83 @@ def too_long_message(length: int, what: str = "line") -> str:
     return (f"{what} has {length} characters; at most {MAX_TEXT_CHARS} are supported "
             f"(an XML text node is limited to 10 000 000 bytes, so a longer one could not be "
             f"read back)")
+
+
+def parse_int(text: object, what: str = "number", lo: int = 0, hi: int = 10**MAX_INT_DIGITS - 1,
+              *, signed: bool = False) -> int:
+    """``text`` as an int in ``lo..hi``, or :class:`ValueError` saying why (module doc):
+    ASCII digits only (a leading ``-`` when ``signed``), at most :data:`MAX_INT_DIGITS`."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        value = text
+    else:
+        if not isinstance(text, str):
+            raise ValueError(f"{what} must be a whole number, not {text!r}")
+        digits = text[1:] if signed and text.startswith("-") else text
+        if not _INT.fullmatch(digits):
+            raise ValueError(f"{what} must be a whole number in plain digits, not "
+                             f"{_clip(text)}")
+        if len(digits) > MAX_INT_DIGITS:
+            raise ValueError(f"{what} has {len(digits)} digits; at most {MAX_INT_DIGITS} "
+                             f"are supported")
+        value = int(text)
+    if not lo <= value <= hi:
+        raise ValueError(f"{what} {value} is outside {lo}..{hi}")
+    return value
+
+
+def _clip(text: str, width: int = 40) -> str:
+    return repr(text if len(text) <= width else text[:width] + "...")
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise ValueError(f"an integer of {len(text.lstrip('-'))} digits; at most "
+                         f"{MAX_INT_DIGITS} are supported")
+    return int(text)
+
+
+def _bounded_float(text: str) -> float:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise ValueError(f"a number of {len(text)} characters; at most {MAX_NUMBER_CHARS}")
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number {_clip(text)} is too large (not finite)")
+    return value
+
+
+def _bad_constant(text: str) -> float:
+    raise ValueError(f"{text} is not a number JSON allows")
+
+
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_BRACKETS = re.compile(r"[\[\]{}]")
+
+
+def json_depth(text: str) -> int:
+    """Deepest nesting of ``[``/``{`` in JSON ``text`` (strings skipped), without recursion."""
+    depth = deepest = 0
+    for m in _BRACKETS.finditer(_JSON_STRING.sub("", text)):
+        if m.group() in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
+
+
+def load_json(text: str, max_depth: int = MAX_JSON_DEPTH):
+    """``json.loads`` with the module doc's bounds; :class:`ValueError` (``json``'s
+    ``JSONDecodeError`` is one) saying why."""
+    import json
+    if json_depth(text) > max_depth:
+        raise ValueError(f"JSON nested more than {max_depth} deep")
+    return json.loads(text, parse_int=_bounded_int, parse_float=_bounded_float,
+                      parse_constant=_bad_constant)
+
+
+def csv_field_limit() -> None:
+    """Set the csv module's field size limit to :data:`MAX_CSV_FIELD` (module doc): a
+    longer field then raises ``csv.Error`` ("field larger than field limit"), which
+    readers turn into a clear error naming file and line."""
+    import csv
+    csv.field_size_limit(MAX_CSV_FIELD)

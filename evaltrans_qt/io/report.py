@@ -82,6 +82,7 @@ from evaltrans_qt.engine.options import EvalOptions, option_fields, parse_option
 from evaltrans_qt.engine.run.results import RunResult, SystemResult
 from evaltrans_qt.errors import InputFormatError, OptionError
 from evaltrans_qt.io.atomic import atomic_write_bytes
+from evaltrans_qt.io.limits import parse_int, parse_number
 from evaltrans_qt.io.xmlsafe import (
     escape_attr,
     escape_text,
@@ -114,10 +115,18 @@ def format_value(v: Any) -> str:
     return str(v)
 
 
+#: Values :func:`format_value` writes for non-finite floats.
+_SPECIAL = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+
+
 def _parse_number(text: str | None) -> Any:
+    """A detail's number (``io/limits.py`` :func:`parse_number`: bounded, plain digits, or
+    one of :data:`_SPECIAL`), else its text."""
     t = (text or "").strip()
+    if t in _SPECIAL:
+        return _SPECIAL[t]
     try:
-        return float(t)
+        return parse_number(t)
     except ValueError:
         return t
 
@@ -242,7 +251,7 @@ def details_from(el) -> dict[str, Any]:
 
 def _parse_attr(v: str) -> Any:
     try:
-        return int(v)
+        return parse_int(v, "attribute", -(10**18), 10**18, signed=True)
     except ValueError:
         return v
 
@@ -519,7 +528,13 @@ def loads_report(data: bytes, path: str | os.PathLike[str] | None = None) -> Run
                     # details only; keep the system scores, drop this measure's rows
                     no_stats.add(name)
                 else:
-                    stats[name].append(_stats_attr(el, path))
+                    row = _stats_attr(el, path)
+                    want = len(tmp.measure(name).stat_names)
+                    if len(row) != want:
+                        raise InputFormatError(
+                            f"<{el.tag} stats=\"{el.get('stats', '')[:40]}\">: {len(row)} "
+                            f"value(s), {name} has {want} statistics", path, el.sourceline)
+                    stats[name].append(row)
             n_refs = len(t.findall("reference")) if t is not None else 0
             rdist[name].append(_reference_distances(el, n_refs or MAX_REFERENCES, path))
     stat_arrays = {m: np.array(v, dtype=np.float64).reshape(len(v), -1)
@@ -549,6 +564,13 @@ def loads_report(data: bytes, path: str | os.PathLike[str] | None = None) -> Run
         meta["reference-files"] = [c.text or "" for c in files.findall("reference-file")]
     if cs is not None:
         meta["candidate-statistics"] = details_from(cs) | {"system": system}
+        n_el = cs.find("candidates")
+        if n_el is not None:
+            try:
+                meta["candidate-statistics"]["candidates"] = parse_int(
+                    (n_el.text or "").strip(), "<candidates>")
+            except ValueError as exc:
+                raise InputFormatError(str(exc), path, n_el.sourceline) from None
     ro = opts_el.find("report-options") if opts_el is not None else None
     if ro is not None:
         meta["sentences-in-detail"] = (ro.findtext("sentences-in-detail") or "") == "true"
@@ -608,9 +630,10 @@ def _stats_attr(el, path) -> np.ndarray:
     if raw is None:
         raise InputFormatError(f"<{el.tag}> has no stats attribute", path, el.sourceline)
     try:
-        return np.array([float(x) for x in raw.split()], dtype=np.float64)
-    except ValueError:
-        raise InputFormatError(f"<{el.tag}>: bad stats attribute {raw!r}", path,
+        return np.array([_SPECIAL.get(x) or parse_number(x, "a statistic")
+                         for x in raw.split()], dtype=np.float64)
+    except ValueError as exc:
+        raise InputFormatError(f"<{el.tag}>: bad stats attribute {raw[:40]!r}: {exc}", path,
                                el.sourceline) from None
 
 

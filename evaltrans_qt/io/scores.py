@@ -58,7 +58,7 @@ from evaltrans_qt.engine.measures.external import (
     guess_direction,
 )
 from evaltrans_qt.errors import EvalTransError, InputFormatError
-from evaltrans_qt.io.limits import parse_number
+from evaltrans_qt.io.limits import load_json, parse_number
 from evaltrans_qt.io.plaintext import PathLike, read_text, split_lines
 from evaltrans_qt.io.xmlsafe import escape_attr, escape_text
 
@@ -261,9 +261,11 @@ def _read_plain(path: PathLike, db: Database, fmt: str, name: str) -> ExternalMe
             continue
         if fmt == "jsonl":
             try:
-                rec = json.loads(line)
+                rec = load_json(line)
             except json.JSONDecodeError as exc:
                 raise InputFormatError(f"not JSON: {exc.msg}", path, no) from None
+            except ValueError as exc:               # bounds of io/limits.py
+                raise InputFormatError(f"not readable JSON: {exc}", path, no) from None
             if not isinstance(rec, dict) or not {"system", "segment", "score"} <= set(rec):
                 raise InputFormatError('expected {"system": ..., "segment": ..., "score": ...}',
                                        path, no)
@@ -280,7 +282,7 @@ def _read_plain(path: PathLike, db: Database, fmt: str, name: str) -> ExternalMe
                 raise InputFormatError("expected 3 tab-separated columns (system, segment, "
                                        f"score), found {len(cols)}", path, no)
             system, seg, text = (c.strip() for c in cols)
-            if not seg.isdigit():
+            if not (seg.isascii() and seg.isdigit()):
                 if all(not x.strip() for x in lines[:no - 1]):
                     continue                                   # header
                 raise InputFormatError(f"segment must be a number, not {seg!r}", path, no)
@@ -401,10 +403,6 @@ def _restore_metric(db: Database, el, by_id, path) -> None:
 
 def _restored_number(text: str, name: str, path) -> float:
     try:
-        v = float(text)
-    except ValueError:
-        raise InputFormatError(f"<external-metrics> metric '{name}': {text!r} is not a number",
-                               path) from None
-    if not math.isfinite(v):
-        raise InputFormatError(f"<external-metrics> metric '{name}': {text!r} is not finite", path)
-    return v
+        return parse_number(text, "score")
+    except ValueError as exc:
+        raise InputFormatError(f"<external-metrics> metric '{name}': {exc}", path) from None

@@ -6,7 +6,9 @@ the numbers (``engine/run/signature.py``) travel with them:
 * TSV: ``# signature NAME: SIGNATURE`` lines, then a header line of column
   names, then tab-separated rows; numbers in Python's shortest round-trip form,
   ``nan`` for a missing value; tabs, newlines and backslashes inside text cells
-  are escaped as ``\\t``, ``\\n``, ``\\\\``.
+  are escaped as ``\\t``, ``\\n``, ``\\\\``; a text cell a spreadsheet would run as a
+  formula (``=HYPERLINK(...)``) gets a leading ``'``, the rule of the CSV exports
+  (``io/export.py``, OWASP "CSV Injection").
 * JSON Lines: a first record ``{"signatures": {...}, "columns": [...]}``, then
   one object per row (``null`` for a missing value).
 
@@ -25,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from evaltrans_qt.errors import InputFormatError, OptionError
+from evaltrans_qt.io.export import formula_safe
+from evaltrans_qt.io.limits import parse_number
 
 FORMATS = {".tsv": "tsv", ".jsonl": "jsonl"}
 #: Columns that name a row rather than hold a value.
@@ -67,7 +71,7 @@ def _cell(v: Any) -> str:
         return str(int(v))
     if hasattr(v, "item"):                       # numpy scalar
         return _cell(v.item())
-    return _escape(str(v))
+    return _escape(str(formula_safe(str(v))))    # the CSV exports' rule (io/export.py)
 
 
 def _json_value(v: Any) -> Any:
@@ -86,7 +90,7 @@ def sentences_bytes(fmt: str, rows: Sequence[Mapping[str, Any]], columns: Sequen
             raise OptionError(f"signature of '{name}' contains a line break")
     if fmt == "tsv":
         lines = [f"# signature {name}: {sig}" for name, sig in signatures.items()]
-        lines.append("\t".join(_escape(c) for c in columns))
+        lines.append("\t".join(_escape(str(formula_safe(c))) for c in columns))
         lines.extend("\t".join(_cell(row.get(c)) for c in columns) for row in rows)
         return ("\n".join(lines) + "\n").encode("utf-8")
     if fmt == "jsonl":
@@ -109,17 +113,26 @@ def read_sentences(path: str | os.PathLike[str]
                    ) -> tuple[dict[str, str], list[str], list[dict[str, Any]]]:
     """(signatures, columns, rows) of a file written by :func:`write_sentences`; numbers
     come back as floats (TSV: every cell that parses as one, except key columns)."""
+    from evaltrans_qt.io.limits import load_json
+    from evaltrans_qt.io.plaintext import read_text
     fmt = sentences_format(path)
-    text = Path(path).read_text(encoding="utf-8")
-    lines = text.splitlines()
+    lines = read_text(path).splitlines()
     if fmt == "jsonl":
-        if not lines:
-            raise InputFormatError("empty file (expected a signatures record)", path)
-        head = json.loads(lines[0])
-        if not isinstance(head, dict) or "signatures" not in head:
-            raise InputFormatError("the first record holds no signatures", path, 1)
-        return dict(head["signatures"]), list(head["columns"]), [json.loads(x)
-                                                                 for x in lines[1:] if x]
+        records = []
+        for no, line in enumerate(lines, 1):
+            if not line:
+                continue
+            try:
+                records.append(load_json(line))
+            except ValueError as exc:
+                raise InputFormatError(f"not readable JSON: {exc}", path, no) from None
+            if not isinstance(records[-1], dict):
+                raise InputFormatError("a record is a JSON object", path, no)
+        head = records[0] if records else {}
+        if not isinstance(head.get("signatures"), dict) or not isinstance(head.get("columns"),
+                                                                          list):
+            raise InputFormatError("the first record holds no signatures and columns", path, 1)
+        return dict(head["signatures"]), list(head["columns"]), records[1:]
     sigs: dict[str, str] = {}
     i = 0
     while i < len(lines) and lines[i].startswith("# signature "):
@@ -140,7 +153,7 @@ def read_sentences(path: str | os.PathLike[str]
                 row[c] = _unescape(v)
                 continue
             try:
-                row[c] = float(v)
+                row[c] = parse_number(v) if v not in ("nan", "inf", "-inf") else float(v)
             except ValueError:
                 row[c] = _unescape(v)
         rows.append(row)

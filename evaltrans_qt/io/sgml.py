@@ -26,10 +26,10 @@ from pathlib import Path
 
 from lxml import etree
 
-from evaltrans_qt.engine.data.database import Database
+from evaltrans_qt.engine.data.database import Database, check_id
 from evaltrans_qt.errors import InputFormatError
 from evaltrans_qt.io.limits import MAX_TEXT_CHARS, too_long_message
-from evaltrans_qt.io.plaintext import PathLike, read_input_bytes, read_text
+from evaltrans_qt.io.plaintext import PathLike, existing_target, read_input_bytes, read_text
 from evaltrans_qt.io.xmlsafe import refuse_entities, safe_parser
 
 _TAG = re.compile(r"<(/?)([A-Za-z]+)\b([^>]*)>", re.S)
@@ -264,13 +264,22 @@ def import_sgml(source: PathLike, references: Sequence[PathLike] = (),
     for key in keys:                      # every position is checked before adding any
         old = db.source_by_key(*key)
         text, line = order[key]
+        check_id(key[0], "document id", source, line)
+        check_id(key[1], "segment id", source, line)
         if old is not None and old.text != text:
             raise InputFormatError(f"document {key[0]} segment {key[1]} is {old.text[:50]!r} in "
                                    f"the database, not {text[:50]!r}", source, line)
+    for name, is_ref, segs, f in collected:     # an append merges by (doc, seg) and system
+        for key in keys:
+            old = db.source_by_key(*key)
+            if old is not None:
+                existing_target(db, old, segs[key][0], name, is_ref, f, segs[key][1])
     sources = {key: db.add_source(order[key][0], *key) for key in keys}
     lv = db.marking_class() if any(is_ref for _, is_ref, _, _ in collected) else None
-    for name, is_ref, segs, _ in collected:
+    for name, is_ref, segs, f in collected:
         for key in keys:
+            if existing_target(db, sources[key], segs[key][0], name, is_ref, f, segs[key][1]):
+                continue
             t = db.add_target(sources[key], segs[key][0], name)
             if is_ref:
                 db.mark_reference(t, lv)

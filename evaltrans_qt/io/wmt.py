@@ -30,7 +30,7 @@ from pathlib import Path
 from evaltrans_qt.engine.data.database import Database, Levels, Score, Target
 from evaltrans_qt.engine.data.schemes import continuous
 from evaltrans_qt.errors import InputFormatError, ScoreError
-from evaltrans_qt.io.limits import parse_number
+from evaltrans_qt.io.limits import parse_int, parse_number
 from evaltrans_qt.io.plaintext import (
     PathLike,
     add_aligned,
@@ -102,11 +102,12 @@ def read_scores(path: PathLike, n_lines: int, known: set[str]) -> dict[tuple[str
             if no == 1 or all(not x.strip() for x in lines[:no - 1]):
                 continue  # header line
             raise InputFormatError(f"seg_id must be a line number, not {seg_text!r}", path, no, None)
-        seg = int(seg_text)
         if system not in known:
             raise InputFormatError(f"unknown system '{system}' (not a *.hyp.* system or ref-X)", path, no)
-        if not 1 <= seg <= n_lines:
-            raise InputFormatError(f"seg_id {seg} is outside 1..{n_lines}", path, no)
+        try:
+            seg = parse_int(seg_text, "seg_id", 1, n_lines)
+        except ValueError as exc:
+            raise InputFormatError(str(exc), path, no) from None
         if not score_text.strip():
             continue
         try:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from evaltrans_qt.engine.data.database import Database
+from evaltrans_qt.engine.data.database import Database, check_id
 from evaltrans_qt.errors import InputFormatError
 from evaltrans_qt.io.plaintext import PathLike, existing_target, read_input_bytes
 from evaltrans_qt.io.xmlsafe import refuse_entities, safe_parser
@@ -59,6 +59,7 @@ def import_wmtxml(path: PathLike, db: Database | None = None) -> Database:
         did = doc.get("id")
         if not did:
             raise InputFormatError("<doc> without id", path, doc.sourceline)
+        check_id(did, "document id", path, doc.sourceline)
         srcs = doc.findall("src")
         if len(srcs) != 1:
             raise InputFormatError(f"document {did} has {len(srcs)} <src> blocks, expected 1",

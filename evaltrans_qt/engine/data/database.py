@@ -19,6 +19,7 @@ of unknown XML attributes/elements (kept as opaque ``extra_*`` data).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from statistics import median
@@ -187,6 +188,30 @@ def source_key(doc: str | None, seg: str | None) -> SourceKey | None:
     return None if not seg else (doc or "", seg)
 
 
+_BAD_ID = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def id_problem(value: str | None, what: str = "id") -> str | None:
+    """Why ``value`` cannot be a document or segment id, or None: ids hold no tab, line
+    break or other control character (the database keeps ids in tab-separated lines,
+    e.g. external metric scores ``DOC<TAB>SEG<TAB>VALUE``, and files in one-line fields)."""
+    if value is None:
+        return None
+    bad = _BAD_ID.search(value)
+    if bad is None:
+        return None
+    return (f"{what} {value[:40]!r} contains the control character U+{ord(bad.group()):04X} "
+            "(a tab or line break); ids are one line without tabs")
+
+
+def check_id(value: str | None, what: str = "id", path: object = None,
+             line: int | None = None) -> None:
+    """:class:`InputFormatError` naming ``path`` and ``line`` when :func:`id_problem`."""
+    problem = id_problem(value, what)
+    if problem is not None:
+        raise InputFormatError(problem, path, line)  # type: ignore[arg-type]
+
+
 def describe_key(key: SourceKey) -> str:
     """``document d1 segment 3`` / ``segment 3`` for messages."""
     return f"document {key[0]} segment {key[1]}" if key[0] else f"segment {key[1]}"
@@ -312,6 +337,8 @@ class Database:
         position already holds another sentence. Without: the source identified
         by ``text``, merged as the thesis does (Appendix A.2).
         """
+        check_id(doc, "document id")
+        check_id(seg, "segment id")
         key = source_key(doc, seg)
         if key is None:
             src = self._text_ids.get(text)

@@ -54,7 +54,7 @@ from typing import overload
 
 from lxml import etree
 
-from evaltrans_qt.engine.data.database import Database, Levels, Score, Target
+from evaltrans_qt.engine.data.database import Database, Levels, Score, Target, check_id
 from evaltrans_qt.errors import InputFormatError, ScoreError
 from evaltrans_qt.io import scores as external_scores
 from evaltrans_qt.io.etdb import protocols as _protocols
@@ -222,6 +222,8 @@ def _read_source(el, db: Database, levels: dict[str, Levels], path, lines: dict[
         raise InputFormatError("<source> has no <s_sent>", path, el.sourceline)
     attrs = dict(attr_items(el))
     doc, seg = attrs.pop("doc", None), attrs.pop("seg", None)
+    check_id(doc, "<source doc>", path, el.sourceline)
+    check_id(seg, "<source seg>", path, el.sourceline)
     src = db.find_source(text, doc, seg)
     if src is not None and src.text != text:
         where = f'doc="{doc}" seg="{seg}"' if doc else f'seg="{seg}"'

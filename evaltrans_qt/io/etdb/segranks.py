@@ -38,16 +38,27 @@ from evaltrans_qt.engine.human.segranks.model import (
     source_tokens,
 )
 from evaltrans_qt.errors import EvalTransError, InputFormatError
+from evaltrans_qt.io.limits import MAX_TEXT_CHARS, parse_int
 from evaltrans_qt.io.xmlsafe import attrs, escape_text, format_number, parse_xml_number
 
 TAG = "segranks"
 
 
-def _int(text: str | None, what: str, path, el) -> int:
-    t = (text or "").strip()
-    if not t.isdigit():
-        raise InputFormatError(f"{what} {text!r} is not a whole number >= 0", path, el.sourceline)
-    return int(t)
+def _int(text: str | None, what: str, path, el, hi: int = MAX_TEXT_CHARS) -> int:
+    """A whole number in ``0..hi`` (``io/limits.py`` :func:`parse_int`: digits bounded
+    before conversion)."""
+    try:
+        return parse_int((text or "").strip(), what, 0, hi)
+    except ValueError as exc:
+        raise InputFormatError(str(exc), path, el.sourceline) from None
+
+
+def _rank_value(text: str) -> int | str:
+    """A rank as an int, or the text itself for :func:`check_ranks` to refuse."""
+    try:
+        return parse_int(text, "rank")
+    except ValueError:
+        return text
 
 
 def read_source_child(src: Source, el, path) -> None:
@@ -59,14 +70,17 @@ def read_source_child(src: Source, el, path) -> None:
     if tok not in TOKENIZATIONS:
         raise InputFormatError(f"<segranks tokenization=\"{tok}\"> is not one of "
                                f"{', '.join(TOKENIZATIONS)}", path, el.sourceline)
-    data = SentenceSegments(min_length=_int(el.get("min", "3"), "min", path, el),
-                            max_length=_int(el.get("max", "6"), "max", path, el),
-                            tokenization=tok)
+    lo = _int(el.get("min", "3"), "<segranks> min", path, el)
+    hi = _int(el.get("max", "6"), "<segranks> max", path, el)
+    if lo > hi:
+        raise InputFormatError(f"<segranks min=\"{lo}\" max=\"{hi}\">: min is above max", path,
+                               el.sourceline)
+    data = SentenceSegments(min_length=lo, max_length=hi, tokenization=tok)
     tokens = source_tokens(src, tok)
     for child in el:
         if child.tag == "segment":
             try:
-                words = tuple(int(x) for x in (child.get("words") or "").split())
+                words = tuple(parse_int(x, "word") for x in (child.get("words") or "").split())
             except ValueError:
                 words = ()
             if not words or any(not 0 <= w < len(tokens) for w in words) \
@@ -117,7 +131,7 @@ def read_source_child(src: Source, el, path) -> None:
                 raise InputFormatError(f"segment {k + 1} is ranked twice in one <ranking>",
                                        path, r.sourceline)
             try:
-                values = [int(x) if x.isdigit() else x for x in (r.text or "").split()]
+                values = [_rank_value(x) for x in (r.text or "").split()]
                 ranks[k] = check_ranks(data.segments[k], values)
             except EvalTransError as exc:
                 raise InputFormatError(exc.problem, path, r.sourceline) from None

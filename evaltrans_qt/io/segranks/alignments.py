@@ -26,7 +26,7 @@ from pathlib import Path
 from evaltrans_qt.engine.human.segranks.projection import Link, symmetrize
 from evaltrans_qt.errors import InputFormatError, OptionError
 
-_LINK = re.compile(r"(\d+)-(\d+)")
+_LINK = re.compile(r"([0-9]{1,7})-([0-9]{1,7})")     # token numbers below MAX_TEXT_CHARS
 
 
 def parse_pharaoh_line(text: str, path=None, line: int | None = None) -> list[Link]:
@@ -36,7 +36,8 @@ def parse_pharaoh_line(text: str, path=None, line: int | None = None) -> list[Li
         m = _LINK.fullmatch(item)
         if m is None:
             raise InputFormatError(f"{item[:40]!r} is not an alignment link 'i-j' (0-based "
-                                   "source and candidate token numbers)", path, line)
+                                   "source and candidate token numbers, at most 7 digits)",
+                                   path, line)
         out.append((int(m.group(1)), int(m.group(2))))
     return out
 

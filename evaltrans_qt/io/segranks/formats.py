@@ -37,6 +37,7 @@ from evaltrans_qt.engine.human.segranks.model import (
     source_tokens,
 )
 from evaltrans_qt.errors import InputFormatError, SaveError
+from evaltrans_qt.io.limits import load_json, parse_int
 
 
 def _reference_tokens(db: Database, src: Source, tokenization: str) -> str:
@@ -87,9 +88,10 @@ class _Pending:
 
 def _source_of(db: Database, sid: str, id_base: int, path, line: int | None
                ) -> tuple[int, Source]:
-    if not sid.strip().isdigit():
-        raise InputFormatError(f"sentence ID {sid[:30]!r} is not a whole number", path, line)
-    k = int(sid) - id_base
+    try:
+        k = parse_int(sid.strip(), "sentence ID") - id_base
+    except ValueError as exc:
+        raise InputFormatError(str(exc), path, line) from None
     if not 0 <= k < len(db.sources):
         raise InputFormatError(f"sentence ID {sid} is not a source of the database (IDs "
                                f"{id_base}..{len(db.sources) - 1 + id_base})", path, line)
@@ -129,7 +131,7 @@ def read_segments(db: Database, path: str | os.PathLike[str], *, tokenization: s
                                    f"tokenised with '{tokenization}': {f[1][:60]!r} vs "
                                    f"{' '.join(toks)[:60]!r}", path, no)
         try:
-            words = tuple(int(x) for x in f[5].split())
+            words = tuple(parse_int(x, "word index") for x in f[5].split())
         except ValueError:
             raise InputFormatError(f"field 6 ({f[5][:40]!r}) is not a list of word indices",
                                    path, no) from None
@@ -240,11 +242,13 @@ def read_ranks_json(db: Database, path: str | os.PathLike[str], *, judge: str | 
     raw_bytes = read_input_bytes(path, "a SegRanks JSON export", allow_empty=True)
     try:
         raw = raw_bytes.decode("utf-8-sig")
-        obj = json.loads(raw)
+        obj = load_json(raw)
     except UnicodeDecodeError:
         raise InputFormatError("not valid UTF-8", path) from None
     except json.JSONDecodeError as exc:
         raise InputFormatError(f"not valid JSON: {exc.msg}", path, exc.lineno, exc.colno) from None
+    except ValueError as exc:
+        raise InputFormatError(f"not readable JSON: {exc}", path) from None
     if not isinstance(obj, dict):
         raise InputFormatError("a SegRanks export is a JSON object {\"ID,segment\": [...]}", path, 1)
     work: dict[int, SentenceSegments] = {}

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 
 from evaltrans_qt.engine.human.segranks.tree import Node
 from evaltrans_qt.errors import InputFormatError
+from evaltrans_qt.io.limits import MAX_TEXT_CHARS, parse_int
 
 _PTB_ESCAPES = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{",
                 "-RCB-": "}"}
@@ -197,22 +198,33 @@ def _conllu_tree(path, block: list[tuple[int, str]], k: int,
             continue                                   # empty node
         if "-" in wid:
             a, _, b = wid.partition("-")
-            if not (a.isdigit() and b.isdigit() and int(a) < int(b)):
-                raise InputFormatError(f"bad multiword token id {wid!r}", path, no)
+            try:
+                lo, hi = parse_int(a, "word id", 1, MAX_TEXT_CHARS), \
+                    parse_int(b, "word id", 1, MAX_TEXT_CHARS)
+            except ValueError:
+                lo = hi = 0
+            if not lo < hi:
+                raise InputFormatError(f"bad multiword token id {wid[:40]!r}", path, no)
             tokens.append(cols[1])
-            for w in range(int(a), int(b) + 1):
+            for w in range(lo, hi + 1):
                 word_token[w] = len(tokens) - 1
-            mwt_end = int(b)
+            mwt_end = hi
             continue
-        if not wid.isdigit() or int(wid) != len(heads) + 1:
-            raise InputFormatError(f"word id {wid!r}: expected {len(heads) + 1}", path, no)
-        w = int(wid)
+        try:
+            w = parse_int(wid, "word id", 1, MAX_TEXT_CHARS)
+        except ValueError:
+            w = -1
+        if w != len(heads) + 1:
+            raise InputFormatError(f"word id {wid[:40]!r}: expected {len(heads) + 1}", path, no)
         if w > mwt_end:
             tokens.append(cols[1])
             word_token[w] = len(tokens) - 1
-        if not cols[6].isdigit():
-            raise InputFormatError(f"HEAD {cols[6]!r} of word {w} is not a word id", path, no)
-        heads[w] = (int(cols[6]), cols[7], no)
+        try:
+            head = parse_int(cols[6], "HEAD", 0, MAX_TEXT_CHARS)
+        except ValueError:
+            raise InputFormatError(f"HEAD {cols[6][:40]!r} of word {w} is not a word id", path,
+                                   no) from None
+        heads[w] = (head, cols[7], no)
     first = block[0][0]
     if sources is not None:
         if k >= len(sources):

@@ -32,6 +32,7 @@ from collections.abc import Sequence
 
 from evaltrans_qt.engine.data.database import Database, Source, Target
 from evaltrans_qt.errors import InputFormatError
+from evaltrans_qt.io.limits import MAX_CSV_FIELD, MAX_RANK, csv_field_limit, parse_int
 
 REQUIRED = ("srclang", "trglang", "srcIndex", "judgeId")
 
@@ -58,8 +59,10 @@ def _find_source(db: Database, row: dict, path, line: int) -> Source:
         src = db.source_by_key(None, idx)
         if src is not None:
             return src
-        if idx.isdigit() and 1 <= int(idx) <= len(db.sources):
-            return db.sources[int(idx) - 1]
+        try:
+            return db.sources[parse_int(idx, "srcIndex", 1, len(db.sources)) - 1]
+        except ValueError:
+            pass
     raise InputFormatError(f"no source of the database matches srcIndex {idx!r} "
                            f"(documentId {doc!r}, segmentId {seg!r}); the database has "
                            f"{len(db.sources)} source(s)", path, line)
@@ -76,8 +79,14 @@ def read_judgements(db: Database, path: str | os.PathLike[str],
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputFormatError("not valid UTF-8", path, data.count(b"\n", 0, exc.start) + 1) from None
+    csv_field_limit()
     reader = csv.DictReader(io.StringIO(text, newline=""))
-    header = reader.fieldnames or []
+    try:
+        header = reader.fieldnames or []
+        rows = [(row, reader.line_num) for row in reader]
+    except csv.Error as exc:
+        raise InputFormatError(f"not a readable CSV file: {exc} (at most {MAX_CSV_FIELD} "
+                               f"characters a field)", path, reader.line_num + 1) from None
     missing = [c for c in REQUIRED if c not in header]
     slots = [n for n in range(1, 100) if f"system{n}Id" in header]
     if missing or not slots:
@@ -90,8 +99,7 @@ def read_judgements(db: Database, path: str | os.PathLike[str],
     is_ref = db.reference_test()
     pairs: set[tuple[str, str]] = set()
     plans: list[tuple[Source, list[tuple[Target, int]], str | None, str]] = []
-    for row in reader:
-        line = reader.line_num
+    for row, line in rows:
         pair = ((row.get("srclang") or "").strip(), (row.get("trglang") or "").strip())
         if language_pair is not None and pair != tuple(language_pair):
             continue
@@ -107,12 +115,11 @@ def read_judgements(db: Database, path: str | os.PathLike[str],
             if not sid or rank_text in ("", "-1"):
                 continue
             try:
-                rank = int(rank_text)
+                rank = parse_int(rank_text, f"system{n}rank", 1, MAX_RANK)
             except ValueError:
-                rank = 0
-            if rank < 1:
-                raise InputFormatError(f"system{n}rank {rank_text!r} is not a rank (1 best, "
-                                       "-1 not ranked)", path, line)
+                raise InputFormatError(f"system{n}rank {rank_text[:40]!r} is not a rank (1 "
+                                       f"best, -1 not ranked; at most {MAX_RANK})", path,
+                                       line) from None
             name = _system_name(sid, known)
             if name is None:
                 raise InputFormatError(f"system{n}Id {sid!r} is not a system of the database "
