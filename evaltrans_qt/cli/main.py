@@ -4,7 +4,8 @@ Every module in ``evaltrans_qt.cli`` (other than this one and the shared helpers
 ``_common.py``) that defines ``register(subparsers)`` contributes sub-commands; a sub-command sets
 ``func=handler`` via ``parser.set_defaults``. A handler returns an exit code
 (or None for 0). :class:`~evaltrans_qt.errors.EvalTransError` becomes exit
-code 2 with its message on stderr -- in this one place.
+code 2 with its message on stderr -- in this one place; a usage error is one line
+too (:class:`Parser`), and a closed stdout (``| head``) ends quietly with exit code 0.
 
 Start-up time: only the module of the command being run is imported.
 :data:`COMMANDS` names each sub-command's module and one-line help, so
@@ -24,6 +25,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from evaltrans_qt.errors import EvalTransError
 from evaltrans_qt.version import __version__
@@ -101,11 +103,53 @@ def _command_of(argv: Sequence[str]) -> str | None:
     return None
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, with a usage error as one line naming where to look: ``evaltrans
+    batch: error: argument --executor: invalid choice: 'x' ... (see 'evaltrans batch
+    --help')`` instead of the whole usage first. Sub-command parsers are of this class
+    too (``add_subparsers`` makes them of the parent's class)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+    def parse_args(self, args=None, namespace=None):
+        """As argparse's, but unknown arguments are reported by the sub-command's parser
+        (``evaltrans score: error: unrecognized arguments: ...``), the one they were given
+        to."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            self._innermost(list(sys.argv[1:] if args is None else args)).error(
+                f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
+
+    def _innermost(self, argv: list[str]) -> argparse.ArgumentParser:
+        """The (sub-)parser of the deepest sub-command named in ``argv``."""
+        parser: argparse.ArgumentParser = self
+        for word in argv:
+            subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+            if subs and word in subs[0].choices:
+                parser = subs[0].choices[word]
+        return parser
+
+
+def _quiet_stdout() -> None:
+    """After a closed stdout (``evaltrans info DB | head -1``): point the file descriptor at
+    /dev/null, so that the interpreter's final flush does not fail again (the Python
+    documentation's recipe for SIGPIPE, "Note on SIGPIPE" in the signal module)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return                                   # not a file (a caller's stream): no flush at exit
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+
+
 def build_parser(command: str | None = "*") -> argparse.ArgumentParser:
     """The parser with the full arguments of ``command``'s module and a placeholder for
     every other sub-command (enough for ``--help`` and for choosing the command).
     ``"*"`` or a name not in :data:`COMMANDS` registers every module."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="evaltrans",
         description="Evaluate machine translation: import data, run measures, correlate with "
                     "humans.")
@@ -137,6 +181,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         rc = args.func(args)
+        sys.stdout.flush()          # a closed pipe shows here, not at the interpreter's exit
+    except BrokenPipeError:
+        # the reader stopped reading (| head): what it wanted it has; end quietly, as
+        # sacreBLEU and the Unix tools do
+        _quiet_stdout()
+        return 0
     except EvalTransError as exc:
         print(f"evaltrans: error: {exc}", file=sys.stderr)
         return 2
