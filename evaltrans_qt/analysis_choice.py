@@ -24,16 +24,23 @@ human classes available.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 from psygnal import Signal
 
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.errors import OptionError
 
-if TYPE_CHECKING:
-    from evaltrans_qt.workspace import Workspace
+
+class _Followed(Protocol):
+    """What :meth:`AnalysisChoice.attach` follows (the workspace, which holds the choice:
+    no import back)."""
+
+    database: Database | None
+    database_changed: Any
+    database_modified: Any
+    committed: Any
 
 
 def human_scores_of(db: Database | None) -> list[str]:
@@ -116,11 +123,13 @@ class AnalysisChoice:
                 self.human = human
                 self.changed.emit()
 
-    def attach(self, workspace: Workspace) -> AnalysisChoice:
+    def attach(self, workspace: _Followed,
+               modifies: Callable[[Any], bool]) -> AnalysisChoice:
         """Follow ``workspace``'s database: another database, ``database_modified`` and
-        commits that modify the database (rankings, items, references). Connected with a
-        high priority, so the choice is valid before any view observing the workspace
-        reads it."""
+        the commits for which ``modifies(change)`` is true (the workspace's
+        ``modifies_database``: rankings, items, references; a score adds no class).
+        Connected with a high priority, so the choice is valid before any view observing
+        the workspace reads it."""
         ref = weakref.ref(workspace)
 
         def database() -> Database | None:
@@ -131,8 +140,7 @@ class AnalysisChoice:
             self.follow(database())
 
         def committed(change) -> None:
-            from evaltrans_qt.workspace import modifies_database
-            if modifies_database(change):
+            if modifies(change):
                 self.follow(database())
 
         # the closures hold only a weak reference to the workspace; the workspace holds

@@ -53,9 +53,13 @@ class RunError(EvalTransError):
 
 
 def format_seconds(seconds: float) -> str:
-    """``42 s``, ``17 min``, ``2.5 h`` (as ``evaltrans batch``'s progress line)."""
-    from evaltrans_qt.cli.batch import format_seconds as fmt
-    return fmt(seconds)
+    """``42 s``, ``17 min``, ``2.5 h``: the units of ``evaltrans batch``'s progress line
+    (``cli/batch.py``, which the application may not import; a test keeps the two alike)."""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 @dataclass(frozen=True)

@@ -241,7 +241,7 @@ class Workspace:
         #: Current source, candidate and compare measure (cleared for another database).
         self.selection = Selection()
         #: Human class, level and normalisation the results are analysed against.
-        self.analysis = AnalysisChoice().attach(self)
+        self.analysis = AnalysisChoice().attach(self, modifies_database)
 
     # ------------------------------------------------------------ opening
     @classmethod

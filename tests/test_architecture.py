@@ -3,8 +3,10 @@
 * ``engine/`` imports only ``engine`` and ``errors`` -- never ``io``, ``cli``, ``ui`` or the
   workspace, not even inside a function;
 * ``io/`` imports ``engine``, ``io`` and ``errors``;
-* the workspace (``evaltrans_qt/workspace.py``) imports ``engine``, ``io``, ``errors`` and the
-  selection model (``evaltrans_qt/selection.py``, which imports only ``errors``);
+* the workspace (``evaltrans_qt/workspace.py``) imports ``engine``, ``io``, ``errors``, the
+  selection model (``evaltrans_qt/selection.py``, which imports only ``errors``) and the
+  analysis choice (``evaltrans_qt/analysis_choice.py``: ``engine``, ``errors``); the run
+  controller (``evaltrans_qt/run_controller.py``) the workspace, ``engine``, ``io``, ``errors``;
 * ``cli/`` imports everything but ``ui``; the Python API (``api.py``) ``engine``, ``io``,
   ``errors``; ``__main__`` only ``cli``;
 * nothing outside ``ui/`` imports Qt (PySide6, shiboken6, pyqtgraph) -- checked on the
@@ -28,7 +30,12 @@ ALLOWED = {
     "version": set(),
     "engine": {"engine", "errors", "version"},
     "io": {"engine", "io", "errors", "version"},
-    "workspace": {"engine", "io", "errors", "workspace", "selection", "history"},
+    "workspace": {"engine", "io", "errors", "workspace", "selection", "history",
+                  "analysis_choice"},
+    # what runs are analysed against (the workspace holds one: no import back)
+    "analysis_choice": {"engine", "errors"},
+    # the Qt-free run controller over the workspace (ui/ runs its jobs on a worker)
+    "run_controller": {"engine", "io", "errors", "workspace"},
     # the undo history (the workspace holds one and is its only way to commit: no import back)
     "history": {"engine", "io", "errors"},
     # the Qt-free scoring and ranking sessions over the workspace (ui/ shows them)

@@ -192,6 +192,13 @@ def test_a_result_for_another_database_is_dropped(workspace):
     assert ctl.finish(job, result) is None and workspace.run is None and not ctl.running
 
 
+def test_time_left_reads_as_on_the_command_line():
+    from evaltrans_qt.cli.batch import format_seconds as cli_format
+    for seconds in (0, 1.4, 59.6, 119, 120, 3599, 7199, 7200, 36_000):
+        assert rc.format_seconds(seconds) == cli_format(seconds)
+    assert RunUpdate(1, 4, "rows", 30.0, 7200.0).eta_text() == "30 s, ~2.0 h left"
+
+
 # ------------------------------------------------------------------ the analysis choice
 def test_the_analysis_choice_follows_the_database(workspace):
     choice = workspace.analysis
