@@ -19,6 +19,11 @@
 * :func:`load_json`: JSON nested at most :data:`MAX_JSON_DEPTH` deep (checked by a
   non-recursive scan before parsing; Python's parser recurses and would raise
   ``RecursionError``), integers and numbers bounded as above.
+* :func:`max_input_bytes`: the largest input file read (default
+  :data:`MAX_INPUT_BYTES`, 512 MiB: a file is held as bytes and as text, so reading it
+  stays well below 2 GB; the environment variable ``EVALTRANS_MAX_INPUT_MB`` raises or
+  lowers it). Only regular files are read: a device (``/dev/zero``), a pipe or a socket
+  never ends, so it is refused before reading.
 * :data:`MAX_CSV_FIELD`: the longest CSV field (Python's default, 131 072
   characters, raised to :data:`MAX_TEXT_CHARS`); :func:`csv_field_limit` sets it.
 """
@@ -41,6 +46,10 @@ MAX_JSON_DEPTH = 64
 #: Highest rank read from a ranking file: a rank class has ranks 1..count-1, and a
 #: database's class has at most 1000 levels (``io/etdb/reader.py``), so it reads back.
 MAX_RANK = 999
+#: Largest input file in bytes unless ``EVALTRANS_MAX_INPUT_MB`` says otherwise.
+MAX_INPUT_BYTES = 512 * 2**20
+#: Environment variable that sets the input size limit in MiB (module doc).
+INPUT_LIMIT_ENV = "EVALTRANS_MAX_INPUT_MB"
 #: Longest CSV field in characters (see module doc).
 MAX_CSV_FIELD = MAX_TEXT_CHARS
 
@@ -148,3 +157,20 @@ def csv_field_limit() -> None:
     readers turn into a clear error naming file and line."""
     import csv
     csv.field_size_limit(MAX_CSV_FIELD)
+
+
+def max_input_bytes() -> int:
+    """The input size limit (module doc): ``EVALTRANS_MAX_INPUT_MB`` MiB if set to a whole
+    number, else :data:`MAX_INPUT_BYTES`."""
+    import os
+    raw = os.environ.get(INPUT_LIMIT_ENV, "")
+    try:
+        return parse_int(raw.strip(), INPUT_LIMIT_ENV, 1, 10**7) * 2**20
+    except ValueError:
+        return MAX_INPUT_BYTES
+
+
+def too_big_message(size: int | None, limit: int) -> str:
+    got = f"has {size / 2**20:.0f} MiB" if size is not None else "is larger than that"
+    return (f"{got}; inputs of at most {limit // 2**20} MiB are read (set {INPUT_LIMIT_ENV} to "
+            f"raise the limit)")

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Mapping, Sequence, Sized
 from pathlib import Path
+from typing import BinaryIO
 
 from evaltrans_qt.engine.data.database import (
     REFERENCE_CLASS,
@@ -26,19 +28,45 @@ from evaltrans_qt.engine.data.database import (
     describe_key,
 )
 from evaltrans_qt.errors import InputFormatError, OptionError
-from evaltrans_qt.io.limits import MAX_TEXT_CHARS, too_long_message
+from evaltrans_qt.io.limits import (
+    MAX_TEXT_CHARS,
+    max_input_bytes,
+    too_big_message,
+    too_long_message,
+)
 
 PathLike = str | os.PathLike[str]
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
+def read_bounded(fh: BinaryIO, path: PathLike, expected: str) -> bytes:
+    """All bytes of the open file ``fh``: only a regular file, at most
+    :func:`~evaltrans_qt.io.limits.max_input_bytes` of it (``io/limits.py``), else
+    :class:`InputFormatError` -- a device such as ``/dev/zero`` or a pipe is refused
+    before anything is read."""
+    st = os.fstat(fh.fileno())
+    if stat.S_ISDIR(st.st_mode):
+        raise InputFormatError(f"is a directory, expected {expected}", path)
+    if not stat.S_ISREG(st.st_mode):
+        raise InputFormatError(f"is not a regular file (a device, pipe or socket), expected "
+                               f"{expected}", path)
+    limit = max_input_bytes()
+    if st.st_size > limit:
+        raise InputFormatError(too_big_message(st.st_size, limit), path)
+    data = fh.read(limit + 1)
+    if len(data) > limit:                      # grew while we read
+        raise InputFormatError(too_big_message(None, limit), path)
+    return data
+
+
 def read_input_bytes(path: PathLike, expected: str = "a text file",
                      allow_empty: bool = False) -> bytes:
-    """A whole input file; clear errors for a missing, unreadable or empty file
-    (``expected`` names what a directory should have been)."""
-    p = Path(path)
+    """A whole input file; clear errors for a missing, unreadable, empty, endless (a
+    device) or too large file (:func:`read_bounded`; ``expected`` names what a directory
+    should have been)."""
     try:
-        data = p.read_bytes()
+        with open(path, "rb") as fh:
+            data = read_bounded(fh, path, expected)
     except FileNotFoundError:
         raise InputFormatError("file not found", path) from None
     except IsADirectoryError:

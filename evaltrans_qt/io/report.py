@@ -461,12 +461,9 @@ def write_report(path: str | os.PathLike[str], run: RunResult, system: str, **kw
 # --------------------------------------------------------------------------- reading
 def read_report(path: str | os.PathLike[str]) -> RunResult:
     """Load a report written by :func:`write_report` (or the original tool) into a RunResult."""
+    from evaltrans_qt.io.plaintext import read_input_bytes
     p = Path(path)
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise InputFormatError(f"cannot read report: {exc.strerror or exc}", p) from None
-    return loads_report(data, p)
+    return loads_report(read_input_bytes(p, "a report", allow_empty=True), p)
 
 
 def loads_report(data: bytes, path: str | os.PathLike[str] | None = None) -> RunResult:

@@ -249,3 +249,41 @@ def test_a_document_id_with_a_tab_is_refused_on_import(tmp_path):
                  'perfect="1" firstvalid="0"/><source doc="a&#10;b" seg="1"><s_sent>x</s_sent>'
                  '</source></database>')
     _refused(lambda: etdb.load_database(g), g, 1)
+
+
+# ------------------------------------------------------------------ endless and huge inputs
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+def test_devices_are_refused_before_reading(tmp_path, device):
+    import time
+
+    from evaltrans_qt.io.report import read_report
+    from evaltrans_qt.io.store import open_database
+    from evaltrans_qt.io.wmtxml import import_wmtxml
+    if not Path(device).exists():
+        pytest.skip(f"no {device}")
+    ref = tmp_path / "ref.txt"
+    ref.write_text("a\n")
+    t0 = time.monotonic()
+    for read in (lambda: import_text(device, [ref]), lambda: import_wmtxml(device),
+                 lambda: etdb.load_database(device), lambda: open_database(device),
+                 lambda: read_report(device), lambda: trees.read_conllu(device),
+                 lambda: scores.read_scores_file(device, _db(tmp_path), fmt="tsv")):
+        with pytest.raises(InputFormatError, match="not a regular file") as err:
+            read()
+        assert str(err.value.path) == device
+    assert time.monotonic() - t0 < 30
+
+
+def test_an_input_over_the_size_limit_is_refused_naming_the_limit(tmp_path, monkeypatch):
+    from evaltrans_qt.io.limits import INPUT_LIMIT_ENV
+    monkeypatch.setenv(INPUT_LIMIT_ENV, "1")
+    src = tmp_path / "src.txt"
+    src.write_bytes(b"a b c\n" * 200_000)
+    ref = tmp_path / "ref.txt"
+    ref.write_text("a\n")
+    with pytest.raises(InputFormatError, match=INPUT_LIMIT_ENV) as err:
+        import_text(src, [ref])
+    assert err.value.path == src
+    monkeypatch.setenv(INPUT_LIMIT_ENV, "2")
+    with pytest.raises(InputFormatError, match="line-aligned"):
+        import_text(src, [ref])

@@ -37,13 +37,33 @@ def ensure_rank_class(db: Database, max_rank: int = 64, cls: str = RANK_CLASS) -
     return lv
 
 
+class RankIndex:
+    """Which (class, judge, task) rank scores each target already has, for a bulk import
+    calling :func:`add_ranking` many times: a target's scores are scanned once, when it is
+    first ranked, so an import of N rankings costs O(N) instead of rebuilding each ranked
+    target's growing score list every time (O(N²) when many screens rank one source).
+    Valid while only :func:`add_ranking` with this index changes rank scores."""
+
+    def __init__(self) -> None:
+        self._keys: dict[int, set[tuple[str, str | None, str | None]]] = {}
+
+    def keys(self, target: Target) -> set[tuple[str, str | None, str | None]]:
+        k = self._keys.get(id(target))
+        if k is None:
+            k = self._keys[id(target)] = {(s.cls, s.judge, s.extra_attrs.get(TASK_ATTR))
+                                          for s in target.scores}
+        return k
+
+
 def add_ranking(db: Database, source: Source, ranks: Mapping[int, int] | Sequence[tuple[Target, int]],
                 judge: str | None, task: str, cls: str = RANK_CLASS,
-                time: str | None = None, seconds: float | None = None) -> None:
+                time: str | None = None, seconds: float | None = None,
+                index: RankIndex | None = None) -> None:
     """Store one ranking task: ``ranks`` maps target index (or Target) -> rank (1 = best).
 
     Replaces an earlier ranking of the same task (same judge) on those targets.
     ``seconds`` (time spent on the screen) is kept as the scores' ``seconds`` attribute.
+    ``index``: a :class:`RankIndex` shared by the calls of one bulk import (linear time).
     """
     items = ranks.items() if isinstance(ranks, Mapping) else ranks
     pairs = []
@@ -52,16 +72,21 @@ def add_ranking(db: Database, source: Source, ranks: Mapping[int, int] | Sequenc
         if rank != int(rank) or rank < 1:
             raise ScoreError(f"rank {rank!r} is not a positive integer")
         pairs.append((t, int(rank)))
-    lv = ensure_rank_class(db, max(64, max((r for _, r in pairs), default=1)), cls)
-    if pairs and max(r for _, r in pairs) >= lv.count:
-        lv.count = max(r for _, r in pairs) + 1
+    top = max((r for _, r in pairs), default=1)
+    lv = ensure_rank_class(db, max(64, top), cls)
+    if top >= lv.count:
+        lv.count = top + 1
+    attrs = {TASK_ATTR: task}
+    if seconds is not None:
+        attrs[SECONDS_ATTR] = repr(float(seconds))
     for t, rank in pairs:
-        t.scores = [s for s in t.scores if not (s.cls == cls and s.judge == judge
-                                                 and s.extra_attrs.get(TASK_ATTR) == task)]
-        attrs = {TASK_ATTR: task}
-        if seconds is not None:
-            attrs[SECONDS_ATTR] = repr(float(seconds))
-        t.scores.append(Score(cls, float(rank), judge, time, False, attrs))
+        keys = index.keys(t) if index is not None else None
+        if keys is None or (cls, judge, task) in keys:
+            t.scores = [s for s in t.scores if not (s.cls == cls and s.judge == judge
+                                                     and s.extra_attrs.get(TASK_ATTR) == task)]
+        if keys is not None:
+            keys.add((cls, judge, task))
+        t.scores.append(Score(cls, float(rank), judge, time, False, dict(attrs)))
 
 
 @dataclass(frozen=True)

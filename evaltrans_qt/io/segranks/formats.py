@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -212,11 +213,23 @@ def write_ranks_json(db: Database, path: str | os.PathLike[str], *, id_base: int
     return sum(len(v) for v in d.values())
 
 
-def _line_of(raw: str, key: str) -> int | None:
-    pos = raw.find(json.dumps(key, ensure_ascii=False))
-    if pos < 0:
-        pos = raw.find(json.dumps(key))
-    return raw.count("\n", 0, pos) + 1 if pos >= 0 else None
+_KEY = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"\s*:')
+
+
+def _key_lines(raw: str) -> dict[str, int]:
+    """Line of the first occurrence of every object key of JSON ``raw``, in one pass (a
+    search per key would make an import quadratic in its keys)."""
+    out: dict[str, int] = {}
+    line, last = 1, 0
+    for m in _KEY.finditer(raw):
+        line += raw.count("\n", last, m.start())
+        last = m.start()
+        try:
+            key = json.loads(m.group().rstrip()[:-1].rstrip())
+        except ValueError:
+            continue
+        out.setdefault(key, line)
+    return out
 
 
 def _find_words(tokens: Sequence[str], seg: Sequence[str]) -> tuple[int, ...] | None:
@@ -254,8 +267,9 @@ def read_ranks_json(db: Database, path: str | os.PathLike[str], *, judge: str | 
     work: dict[int, SentenceSegments] = {}
     annotations: dict[tuple[int, int], dict[int, dict[str, int]]] = {}
     lines: dict[tuple[int, int], int | None] = {}
+    key_lines = _key_lines(raw)
     for key, value in obj.items():
-        line = _line_of(raw, key)
+        line = key_lines.get(key)
         sid, comma, seg_text = key.partition(",")
         if not comma:
             raise InputFormatError(f"key {key[:50]!r} is not 'sentence ID,source segment'", path, line)
@@ -295,6 +309,7 @@ def read_ranks_json(db: Database, path: str | os.PathLike[str], *, judge: str | 
             lines[(k, a)] = line
     from evaltrans_qt.engine.human.segranks.model import check_ranks
     from evaltrans_qt.errors import ScoreError
+    present: dict[int, set[tuple[str | None, str]]] = {}
     for (k, a), by_seg in sorted(annotations.items()):
         data = work[k]
         ranks = {}
@@ -310,7 +325,13 @@ def read_ranks_json(db: Database, path: str | os.PathLike[str], *, judge: str | 
             except ScoreError as exc:
                 raise InputFormatError(exc.problem, path, lines[(k, a)]) from None
         task = f"json-{a + 1}"
-        data.rankings = [r for r in data.rankings if not (r.judge == judge and r.task == task)]
+        held = present.get(k)
+        if held is None:                 # each sentence's rankings scanned once: linear
+            held = present[k] = {(r.judge, r.task) for r in data.rankings}
+        if (judge, task) in held:
+            data.rankings = [r for r in data.rankings
+                             if not (r.judge == judge and r.task == task)]
+        held.add((judge, task))
         data.rankings.append(SegmentRanking(judge, dict(sorted(ranks.items())), task))
     for k, data in work.items():
         set_sentence_segments(db.sources[k], data)

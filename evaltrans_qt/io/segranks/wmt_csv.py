@@ -72,7 +72,7 @@ def read_judgements(db: Database, path: str | os.PathLike[str],
                     language_pair: Sequence[str] | None = None) -> int:
     """Import every (selected) row of a WMT judgement CSV into ``db`` (module doc);
     returns the number of rankings added."""
-    from evaltrans_qt.engine.human.ranking import add_ranking
+    from evaltrans_qt.engine.human.ranking import RankIndex, add_ranking
     from evaltrans_qt.io.plaintext import read_input_bytes
     data = read_input_bytes(path, "a WMT judgement CSV file", allow_empty=True)
     try:
@@ -131,6 +131,7 @@ def read_judgements(db: Database, path: str | os.PathLike[str],
             ranks.append((tgt, rank))
         if ranks:
             plans.append((src, ranks, (row.get("judgeId") or "").strip() or None, f"wmt-{line}"))
+    index = RankIndex()                     # linear in the rows (engine.human.ranking)
     for src, ranks, judge, task in plans:
-        add_ranking(db, src, ranks, judge, task)
+        add_ranking(db, src, ranks, judge, task, index=index)
     return len(plans)
