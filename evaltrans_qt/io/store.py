@@ -63,6 +63,7 @@ from evaltrans_qt.io.journal import (
     journal_path,
     replay,
 )
+from evaltrans_qt.io.plaintext import read_bounded
 
 PathLike = str | os.PathLike[str]
 #: Version of the lock file's JSON.
@@ -125,7 +126,7 @@ def _read_with_identity(path: PathLike) -> tuple[bytes, FileIdentity]:
         try:
             with open(path, "rb") as fh:
                 before = os.fstat(fh.fileno())
-                data = fh.read()
+                data = read_bounded(fh, path, "an EvalTrans database file")   # no /dev/zero
                 after = os.fstat(fh.fileno())
         except FileNotFoundError:
             raise InputFormatError("file not found", path) from None
