@@ -180,7 +180,8 @@ def _correlate_mtme(db: Database, run, classes: list[str], scores, args, t0: flo
     else:
         for rows in out:
             sys.stdout.write(mt.format_metrics_table(rows) + "\n")
-        print(f"kendall = tau-{args.kendall_variant}; pairwise-accuracy = ties count as agreement "
+        print(f"pdp = one Pearson over the score differences of the pairs the grouping "
+              f"forms; kendall = tau-{args.kendall_variant}; pairwise-accuracy = ties count as agreement "
               "only when both sides tie (Kocmi et al. 2021); acc-eq = acc*_eq with the tie "
               "threshold epsilon that maximises it (Deutsch et al. 2023); spa = soft pairwise "
               "accuracy (Thompson et al. 2024)")
@@ -407,7 +408,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "--stats: the permutations of spa)")
     p.add_argument("--stats", metavar="S[,S]",
                    help="mt-metrics-eval statistics instead of the thesis table: pearson, "
-                        "kendall, pairwise-accuracy, acc-eq, spa (system level)")
+                        "pdp (pairwise difference Pearson), kendall, pairwise-accuracy, "
+                        "acc-eq, spa (system level: 1 - pairwise confidence error)")
     p.add_argument("--group", choices=("none", "item", "system"),
                    help="segment-level grouping as mt-metrics-eval's Correlation: none "
                         "(flatten), item (per segment across systems, averaged), system (per "
@@ -444,7 +446,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "class) instead of the systems: p-values and significance clusters")
     p.add_argument("--measures", metavar="M[,M]", help="--between-metrics: measures and "
                    "external metrics to compare (default: all)")
-    p.add_argument("--statistic", choices=("pearson", "kendall", "pairwise-accuracy", "acc-eq"),
+    p.add_argument("--statistic", choices=("pearson", "pdp", "kendall", "pairwise-accuracy",
+                                           "acc-eq"),
                    default="pearson", help="--between-metrics: the statistic compared")
     p.add_argument("--level", choices=("seg", "sys"), default="sys",
                    help="--between-metrics: segment or system level (default sys)")

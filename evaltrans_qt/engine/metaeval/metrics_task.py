@@ -14,11 +14,15 @@ candidates).
 :func:`metrics_table` gives each measure's statistics at one level
 (``seg``: the matrices under a grouping; ``sys``: the system vectors):
 
-* ``pearson``, ``kendall`` (variant a/b/c, mt-metrics-eval ``Correlation.Pearson`` /
+* ``pearson``, ``pdp`` (Pairwise Difference Pearson, ``Correlation.Pearson(pdp=True)``:
+  one r over the within-group pairs' differences),
+  ``kendall`` (variant a/b/c, mt-metrics-eval ``Correlation.Pearson`` /
   ``KendallVariants``), ``pairwise-accuracy`` (Kocmi et al. 2021; ``stats.Agreement``),
   ``acc-eq`` (acc*_eq with tie calibration, Deutsch et al. 2023; the epsilon is
-  reported) and, at system level, ``spa`` (soft pairwise accuracy, Thompson et al.
-  2024, p-values from the segment scores of the items every system has).
+  reported) and, at system level, ``spa`` (soft pairwise accuracy = 1 - pairwise
+  confidence error, Thompson et al. 2024; mt-metrics-eval
+  ``Correlation.PairwiseConfidenceError``: p-values from the segment scores of the items
+  every system has, whatever the grouping).
 
 :func:`metric_significance` compares all measures on one statistic: p-values between
 every two metrics (PERM-BOTH or Williams) and the clusters of
@@ -48,7 +52,7 @@ from evaltrans_qt.engine.metaeval.statistics.metric_significance import (
 )
 from evaltrans_qt.errors import OptionError, ScoreError
 
-STATISTICS = ("pearson", "kendall", "pairwise-accuracy", "acc-eq", "spa")
+STATISTICS = ("pearson", "pdp", "kendall", "pairwise-accuracy", "acc-eq", "spa")
 LEVELS = ("seg", "sys")
 METHODS = ("perm-both", "williams")
 
@@ -160,8 +164,10 @@ def _check(level: str, grouping: str, stats: Sequence[str]) -> None:
 
 def metrics_table(data: MetaEvalData, stats: Sequence[str] = ("pearson", "kendall"), *,
                   level: str = "seg", grouping: str = "none", variant: str = "b",
-                  spa_samples: int = 1000, seed: int = 0) -> list[MetricStats]:
-    """Each measure's ``stats`` (module doc), in the order of ``data.metrics``."""
+                  spa_samples: int = 1000, seed: int = 0,
+                  spa_seed: int = 4) -> list[MetricStats]:
+    """Each measure's ``stats`` (module doc), in the order of ``data.metrics``; ``spa``
+    draws its permutations with ``spa_seed`` (mt-metrics-eval's fixed seed 4 by default)."""
     _check(level, grouping, stats)
     if level == "sys":
         g = Grouped(data.sys_gold)
@@ -169,7 +175,6 @@ def metrics_table(data: MetaEvalData, stats: Sequence[str] = ("pearson", "kendal
     else:
         g = Grouped(data.gold, grouping)
         n = int(np.isfinite(data.gold).sum())
-    spa_items = complete_items(data.gold, *data.metrics.values()) if "spa" in stats else None
     out = []
     for m, mat in data.metrics.items():
         vec = data.sys_metrics[m] if level == "sys" else mat
@@ -178,6 +183,8 @@ def metrics_table(data: MetaEvalData, stats: Sequence[str] = ("pearson", "kendal
         for s in stats:
             if s == "pearson":
                 row.values[s] = g.pearson(vec)
+            elif s == "pdp":
+                row.values[s] = g.pdp(vec)
             elif s == "kendall":
                 row.values[s] = g.kendall(vec, variant)
             elif s == "pairwise-accuracy":
@@ -186,11 +193,15 @@ def metrics_table(data: MetaEvalData, stats: Sequence[str] = ("pearson", "kendal
                 tc = g.acc_eq(vec, seed=seed)
                 row.values[s], row.epsilon = tc.value, tc.epsilon
             elif s == "spa":
-                if level != "sys" or spa_items is None or spa_items.size == 0:
+                # the items every system has a human and a metric score for (as
+                # mt-metrics-eval, which drops unscored items per metric)
+                spa_items = complete_items(data.gold, mat)
+                if level != "sys" or spa_items.size == 0:
                     row.values[s] = math.nan
                 else:
                     row.values[s] = soft_pairwise_accuracy(data.gold[:, spa_items],
-                                                           mat[:, spa_items], spa_samples, seed)
+                                                           mat[:, spa_items], spa_samples,
+                                                           spa_seed)
         out.append(row)
     return out
 
@@ -262,6 +273,8 @@ def metric_significance(data: MetaEvalData, statistic: str = "pearson", *, level
     def stat(v: np.ndarray) -> float:
         if statistic == "pearson":
             return g.pearson(v, cells=True)
+        if statistic == "pdp":
+            return g.pdp(v, cells=True)
         if statistic == "kendall":
             return g.kendall(v, variant, cells=True)
         if statistic == "pairwise-accuracy":

@@ -117,6 +117,38 @@ class Grouped:
         m = m[np.isfinite(m)]
         return g._mean(g._pearson_groups(m))
 
+    def pdp(self, metric: np.ndarray, *, cells: bool = False) -> float:
+        """Pairwise Difference Pearson (mt-metrics-eval ``Correlation.Pearson(pdp=True)``):
+        the grouping chooses which pairs of cells are formed -- all pairs (``none``), the
+        pairs of systems on one item (``item``), the pairs of items of one system
+        (``system``) -- and *one* Pearson's r is taken over the differences
+        (human_i - human_j, metric_i - metric_j) of all of them, not a mean over groups.
+
+        mt-metrics-eval lists every ordered pair and the pairs of a cell with itself; the
+        differences are then symmetric about 0, so r is the uncentred correlation over the
+        unordered pairs. Over one group's pairs, sum (h_i - h_j)(m_i - m_j) =
+        n * sum (h - mean h)(m - mean m); so r = sum_g n_g C_g(h, m) / sqrt(sum_g n_g C_g(h, h)
+        * sum_g n_g C_g(m, m)) with C_g the within-group sums of centred products -- no pair
+        is materialised. With one group (``none``, or system level) it is Pearson's r.
+        NaN when either side has no non-zero difference."""
+        m = np.asarray(metric, float).reshape(-1) if cells else self.cells(metric)
+        g = self._subset(m)
+        m = m[np.isfinite(m)]
+        gid, h, G = g.gid, g.human, g.n_groups
+        if h.size < 2:
+            return math.nan
+        n = np.bincount(gid, minlength=G).astype(float)
+        dh = h - (np.bincount(gid, h, G) / np.maximum(n, 1))[gid]
+        dm = m - (np.bincount(gid, m, G) / np.maximum(n, 1))[gid]
+        sxy = float((n * np.bincount(gid, dh * dm, G)).sum())
+        sxx = float((n * np.bincount(gid, dm * dm, G)).sum())
+        syy = float((n * np.bincount(gid, dh * dh, G)).sum())
+        scale_x = float((n * np.bincount(gid, m * m, G)).sum())
+        scale_y = float((n * np.bincount(gid, h * h, G)).sum())
+        if sxx <= 1e-20 * scale_x + 1e-300 or syy <= 1e-20 * scale_y + 1e-300:
+            return math.nan
+        return float(np.clip(sxy / math.sqrt(sxx * syy), -1.0, 1.0))
+
     def _pearson_groups(self, m: np.ndarray) -> np.ndarray:
         gid, h, G = self.gid, self.human, self.n_groups
         n = np.bincount(gid, minlength=G).astype(float)
@@ -209,10 +241,12 @@ def _distinct_per_group(gid: np.ndarray, v: np.ndarray, G: int) -> np.ndarray:
 def correlation(human: np.ndarray, metric: np.ndarray, statistic: str = "pearson",
                 grouping: str = "none", variant: str = "b") -> float:
     """One statistic of a metric matrix against the human matrix (see :class:`Grouped`):
-    ``pearson``, ``kendall`` (``variant``), ``pairwise-accuracy`` or ``acc-eq``."""
+    ``pearson``, ``pdp``, ``kendall`` (``variant``), ``pairwise-accuracy`` or ``acc-eq``."""
     g = Grouped(human, grouping)
     if statistic == "pearson":
         return g.pearson(metric)
+    if statistic == "pdp":
+        return g.pdp(metric)
     if statistic == "kendall":
         return g.kendall(metric, variant)
     if statistic == "pairwise-accuracy":
@@ -227,13 +261,22 @@ def pairwise_p_values(seg_scores: np.ndarray, samples: int = 1000, seed: int = 4
     """p-values that system i is better than system j (upper triangle; NaN elsewhere) by a
     paired permutation test on summed segment scores: each segment's two scores swap
     with probability 1/2, p = share of permuted differences >= the observed one
-    (mt-metrics-eval ``pce.compute_pairwise_p_values``; one set of swaps for all pairs)."""
-    x = np.asarray(seg_scores, float)
+    (mt-metrics-eval ``pce.compute_pairwise_p_values``; one set of swaps for all pairs).
+
+    Computed as mt-metrics-eval computes it, so the same ``seed`` gives the same p-values:
+    the swaps are single-precision uniform draws rounded to 0/1 (2m - 1 = +-1), and the
+    scores and sums are single precision."""
+    # C order as mt-metrics-eval's reshaped vectors: BLAS sums single precision in an
+    # order that depends on the memory layout
+    x = np.ascontiguousarray(np.asarray(seg_scores, float).astype(np.float32))
     s, n = x.shape
     rng = np.random.default_rng(seed)
-    signs = np.where(rng.random((samples, n)) < 0.5, -1.0, 1.0)
-    partial = signs @ x.T                                   # samples x systems
-    total = x.sum(axis=1)
+    signs = rng.random(size=(samples, n), dtype=np.float32)
+    np.rint(signs, out=signs, casting="same_kind")
+    signs *= 2.0
+    signs -= 1.0
+    partial = np.matmul(signs, x.T)                         # samples x systems
+    total = np.sum(x, axis=1)
     p = np.full((s, s), np.nan)
     i, j = np.triu_indices(s, 1)
     null = partial[:, i] - partial[:, j]

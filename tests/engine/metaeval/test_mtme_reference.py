@@ -1,0 +1,230 @@
+"""Our meta-evaluation against mt-metrics-eval's own code, on real data.
+
+The shared WMT21 en-de data (../shared/data/wmt21-ende) becomes an mt-metrics-eval
+directory: all 1002 segments, references A and C, the 8 systems with MQM scores and 2
+without (mt-metrics-eval leaves those out), the MQM segment scores (``None`` where not
+rated) with a sys file holding their plain means, and an external metric whose numbers
+come from sacreBLEU (``reference_values.json``: sentence BLEU per segment, corpus BLEU
+per system). The product imports the directory (``io/mtme.py``), evaluates chrF, BLEU
+and TER and gathers everything under its default convention (mt-metrics-eval's,
+``engine/metaeval/conventions.py``). mt-metrics-eval's ``stats.py`` (vendored unchanged
+under ``tests/vendor``) gets the same numbers read from the files -- its
+``data.ReadScoreFile`` format -- and for our measures the run's segment scores and
+system scores (an error measure negated, as our tables show it). Every statistic both
+have must agree to 1e-6 at segment level under each grouping and at system level.
+
+mt-metrics-eval enumerates pairs in Python for PDP and acc*_eq; where that takes
+minutes (all cells as one group, or all segments of a system) both sides are compared
+on the first :data:`SMALL` segments instead.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from evaltrans_qt.engine.measures.external import with_external
+from evaltrans_qt.engine.metaeval.metrics_task import gather, metrics_table
+from evaltrans_qt.engine.metaeval.statistics.grouped import Grouped
+from evaltrans_qt.engine.options import EvalOptions
+from evaltrans_qt.engine.run.driver import evaluate
+from evaltrans_qt.io.mtme import import_mtme
+
+VENDOR = Path(__file__).resolve().parents[2] / "vendor"
+if str(VENDOR) not in sys.path:
+    sys.path.insert(0, str(VENDOR))
+from mt_metrics_eval import stats as mstats  # noqa: E402  (vendored, see tests/vendor/README.md)
+
+LP = "en-de"
+SCORED = ["Facebook-AI", "HuaweiTSC", "NVIDIA-NeMo", "Online-W", "UEdin", "VolcTrans-AT",
+          "VolcTrans-GLAT", "eTranslation"]
+UNSCORED = ["Online-A", "ICL"]
+EXTERNAL = "sentBLEU-refA"          # its numbers: sacreBLEU against refs A, C, D
+OURS = ["chrf", "bleu", "ter"]
+SMALL = 60
+TOL = 1e-6
+
+
+def _write(path: Path, lines: list[str]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"{x}\n" for x in lines), encoding="utf-8")
+
+
+def _read_score_file(path: Path) -> dict[str, list[float | None]]:
+    """mt-metrics-eval ``data.ReadScoreFile``: ``SYSNAME SCORE`` lines, ``None`` kept."""
+    out: dict[str, list[float | None]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        name, score = line.split()
+        out.setdefault(name, []).append(float(score) if score != "None" else None)
+    return out
+
+
+@pytest.fixture(scope="module")
+def mtme_dir(wmt_dir, tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("wmt21-mtme")
+    pre = "newstest2021.en-de"
+
+    def lines(name: str) -> list[str]:
+        return (wmt_dir / name).read_text(encoding="utf-8").split("\n")[:1002]
+
+    src = lines(f"{pre}.src.en")
+    n = len(src)
+    _write(root / "sources" / f"{LP}.txt", src)
+    _write(root / "documents" / f"{LP}.docs", [f"news doc{1 + i // 20}" for i in range(n)])
+    for r in ("A", "C"):
+        _write(root / "references" / f"{LP}.ref{r}.txt", lines(f"{pre}.ref.{r}.de"))
+    for s in SCORED + UNSCORED:
+        _write(root / "system-outputs" / LP / f"{s}.txt", lines(f"{pre}.hyp.{s}.de"))
+    mqm: dict[tuple[str, int], float] = {}
+    for line in (wmt_dir / "mqm.tsv").read_text(encoding="utf-8").splitlines()[1:]:
+        s, seg, v = line.split("\t")
+        if v.strip():
+            mqm[(s, int(seg))] = float(v) + 0.0
+    seg_lines, sys_lines = [], []
+    for s in SCORED:
+        vals = [mqm.get((s, i + 1)) for i in range(n)]
+        seg_lines += [f"{s} {'None' if v is None else repr(v)}" for v in vals]
+        sys_lines.append(f"{s} {repr(float(np.mean([v for v in vals if v is not None])))}")
+    _write(root / "human-scores" / f"{LP}.mqm.seg.score", seg_lines)
+    _write(root / "human-scores" / f"{LP}.mqm.sys.score", sys_lines)
+    ref = json.loads((wmt_dir / "reference_values.json").read_text(encoding="utf-8"))["systems"]
+    mseg, msys = [], []
+    for s in SCORED + UNSCORED:
+        vals = ref[f"{pre}.hyp.{s}.de"]
+        mseg += [f"{s} {repr(float(v))}" for v in vals["sent_bleu_s_allrefs"]]
+        msys.append(f"{s} {repr(float(vals['bleu_allrefs']))}")
+    _write(root / "metric-scores" / LP / f"{EXTERNAL}.seg.score", mseg)
+    _write(root / "metric-scores" / LP / f"{EXTERNAL}.sys.score", msys)
+    return root
+
+
+@pytest.fixture(scope="module")
+def ours(mtme_dir):
+    db = import_mtme(mtme_dir, LP)
+    run = with_external(evaluate(db, EvalOptions(), OURS, SCORED + UNSCORED), db)
+    return run, gather(db, run, "mqm")
+
+
+@pytest.fixture(scope="module")
+def theirs(mtme_dir, ours):
+    """mt-metrics-eval's inputs: {level: (gold {sys: list}, {metric: {sys: list}})}, the
+    systems in our order (PCE depends on it; mt-metrics-eval takes a set's order)."""
+    run, data = ours
+    gold_seg = _read_score_file(mtme_dir / "human-scores" / f"{LP}.mqm.seg.score")
+    gold_sys = _read_score_file(mtme_dir / "human-scores" / f"{LP}.mqm.sys.score")
+    seg = {EXTERNAL: _read_score_file(mtme_dir / "metric-scores" / LP / f"{EXTERNAL}.seg.score")}
+    sys_ = {EXTERNAL: _read_score_file(mtme_dir / "metric-scores" / LP / f"{EXTERNAL}.sys.score")}
+    for m in OURS:
+        sign = 1.0 if run.measure(m).higher_is_better else -1.0
+        seg[m] = {s: list(sign * run.sentence_column(s, m)) for s in run.systems}
+        sys_[m] = {s: [sign * run.systems[s].scores[m].value] for s in run.systems}
+    # mt-metrics-eval's system choice (data.GetCorrelations): some gold score present
+    chosen = {s for s, v in gold_seg.items() if any(x is not None for x in v)}
+    assert chosen == set(SCORED) == set(data.systems)
+    return data.systems, {"seg": (gold_seg, seg), "sys": (gold_sys, sys_)}
+
+
+def _corr(systems, gold, metric, items=None) -> mstats.Correlation:
+    """``data.EvalSet.Correlation``: per system its list, concatenated in system order."""
+    g, m = [], []
+    for s in systems:
+        gs, ms = list(gold[s]), list(metric[s])
+        if items is not None:
+            gs, ms = [gs[i] for i in items], [ms[i] for i in items]
+        g += gs
+        m += ms
+    return mstats.Correlation(len(systems), g, m)
+
+
+AVG = {"none": "none", "item": "item", "system": "sys"}
+NAMES = [EXTERNAL, *OURS]
+
+
+def test_system_level_statistics_equal_mt_metrics_eval(ours, theirs):
+    _, data = ours
+    systems, inputs = theirs
+    gold, metrics = inputs["sys"]
+    rows = {r.measure: r for r in metrics_table(
+        data, ["pearson", "pdp", "kendall", "pairwise-accuracy", "acc-eq"], level="sys")}
+    assert data.convention == "mtme"
+    # the human system score: the plain mean of the segment scores = the sys file
+    for a, s in enumerate(data.systems):
+        assert data.sys_gold[a] == pytest.approx(gold[s][0], abs=1e-12)
+    for name in NAMES:
+        c = _corr(systems, gold, metrics[name])
+        r = rows[name]
+        assert r.n == len(SCORED) and r.convention == "mtme"
+        assert r.values["pearson"] == pytest.approx(c.Pearson()[0], abs=TOL)
+        assert r.values["pdp"] == pytest.approx(c.Pearson(pdp=True)[0], abs=TOL)
+        assert r.values["kendall"] == pytest.approx(c.Kendall()[0], abs=TOL)
+        assert r.values["pairwise-accuracy"] == pytest.approx(
+            c.KendallVariants(variant="acc23")[0], abs=TOL)
+        assert r.values["acc-eq"] == pytest.approx(
+            c.KendallWithTiesOpt(sample_rate=1.0)[0], abs=TOL)
+    # the external metric's sys file value is what is correlated, not a segment mean
+    ext = dict(zip(data.systems, data.sys_metrics[EXTERNAL]))
+    assert all(ext[s] == metrics[EXTERNAL][s][0] for s in systems)
+
+
+@pytest.mark.parametrize("grouping", ["none", "item", "system"])
+def test_segment_level_statistics_equal_mt_metrics_eval(ours, theirs, grouping):
+    _, data = ours
+    systems, inputs = theirs
+    gold, metrics = inputs["seg"]
+    stats = ["pearson", "kendall", "pairwise-accuracy"] + (["pdp", "acc-eq"]
+                                                            if grouping == "item" else [])
+    rows = {r.measure: r for r in metrics_table(data, stats, level="seg", grouping=grouping)}
+    avg = AVG[grouping]
+    for name in NAMES:
+        c = _corr(systems, gold, metrics[name])
+        v = rows[name].values
+        assert v["pearson"] == pytest.approx(c.Pearson(avg)[0], abs=TOL)
+        assert v["kendall"] == pytest.approx(c.Kendall(avg)[0], abs=TOL)
+        assert v["pairwise-accuracy"] == pytest.approx(
+            c.KendallVariants(avg, variant="acc23")[0], abs=TOL)
+        if grouping == "item":
+            assert v["pdp"] == pytest.approx(c.Pearson(avg, pdp=True)[0], abs=TOL)
+            assert v["acc-eq"] == pytest.approx(
+                c.KendallWithTiesOpt(avg, sample_rate=1.0)[0], abs=TOL)
+
+
+@pytest.mark.parametrize("grouping", ["none", "system"])
+def test_pdp_and_acc_eq_on_fewer_segments_equal_mt_metrics_eval(ours, theirs, grouping):
+    """PDP and acc*_eq over all cells or per system, on the first SMALL segments (see
+    the module doc): our Grouped -- what metrics_table uses -- on the same submatrix."""
+    _, data = ours
+    systems, inputs = theirs
+    gold, metrics = inputs["seg"]
+    items = list(range(SMALL))
+    g = Grouped(data.gold[:, items], grouping)
+    for name in NAMES:
+        c = _corr(systems, gold, metrics[name], items)
+        mat = data.metrics[name][:, items]
+        theirs_pdp = c.Pearson(AVG[grouping], pdp=True)[0]
+        assert g.pdp(mat) == pytest.approx(theirs_pdp, abs=TOL)
+        assert g.acc_eq(mat).value == pytest.approx(
+            c.KendallWithTiesOpt(AVG[grouping], sample_rate=1.0)[0], abs=TOL)
+    # with one group, PDP is Pearson's r (mt-metrics-eval gives the same)
+    if grouping == "none":
+        c = _corr(systems, gold, metrics["chrf"], items)
+        assert c.Pearson(pdp=True)[0] == pytest.approx(c.Pearson()[0], abs=1e-9)
+
+
+def test_pairwise_confidence_error_equals_mt_metrics_eval(ours, theirs):
+    """spa = 1 - PCE from the segment scores of the items every system has (the 527
+    rated segments), p-values by mt-metrics-eval's permutations (seed 4)."""
+    _, data = ours
+    systems, inputs = theirs
+    gold, metrics = inputs["seg"]
+    rows = {r.measure: r for r in metrics_table(data, ["spa"], level="sys")}
+    for name in NAMES:
+        c = _corr(systems, gold, metrics[name])
+        expected = c.PairwiseConfidenceError()[0]
+        assert rows[name].values["spa"] == pytest.approx(expected, abs=TOL)
+        assert 0.5 < expected <= 1.0
+    assert not math.isnan(rows["chrf"].values["spa"])
