@@ -53,10 +53,18 @@ def read_bounded(fh: BinaryIO, path: PathLike, expected: str) -> bytes:
     limit = max_input_bytes()
     if st.st_size > limit:
         raise InputFormatError(too_big_message(st.st_size, limit), path)
-    data = fh.read(limit + 1)
-    if len(data) > limit:                      # grew while we read
-        raise InputFormatError(too_big_message(None, limit), path)
-    return data
+    # read(n) allocates n bytes up front: ask for the file's size (+1 to see it grew)
+    parts = [fh.read(st.st_size + 1)]
+    total = len(parts[0])
+    while total > st.st_size:                  # grew while we read: go on, bounded
+        chunk = fh.read(2**20)
+        if not chunk:
+            break
+        parts.append(chunk)
+        total += len(chunk)
+        if total > limit:
+            raise InputFormatError(too_big_message(None, limit), path)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def read_input_bytes(path: PathLike, expected: str = "a text file",

@@ -193,6 +193,20 @@ class Explanation:
     error: str = ""
 
 
+#: Bytes per cell of a word alignment of two sentences: the float64 substitution-cost
+#: matrix plus the backtrace tables (float64 costs, int8 moves) of ``wer.backtrace_ops``.
+ALIGNMENT_CELL_BYTES = 8 + 9
+
+
+def check_alignment_budget(what: str, hyp_len: int, ref_len: int) -> None:
+    """Refuse an alignment of a ``hyp_len`` x ``ref_len``-word pair whose cost matrix and
+    tables exceed the memory budget (``engine/kernels/budget.py``), before any of them is
+    allocated -- the substitution matrix alone is 8 bytes a cell."""
+    from evaltrans_qt.engine.kernels.budget import check_table
+    check_table(what, (hyp_len + 1) * (ref_len + 1), ALIGNMENT_CELL_BYTES,
+                f"a {hyp_len} x {ref_len}-word sentence pair")
+
+
 def explain_segment(measure: str, candidate: str, references: list[str] | tuple[str, ...],
                     options=None, *, max_order: int | None = None) -> Explanation:
     """Tokenise -> segment -> fit -> score and alignment of one candidate (the one path of

@@ -41,7 +41,14 @@ from evaltrans_qt.engine.kernels.cder import (
 )
 from evaltrans_qt.engine.measures import register
 from evaltrans_qt.engine.measures._distance import DistanceMeasure, WordCostsMixin, packed, select
-from evaltrans_qt.engine.measures.alignment import Alignment, Block, BlockKind, EditOp, OpKind
+from evaltrans_qt.engine.measures.alignment import (
+    Alignment,
+    Block,
+    BlockKind,
+    EditOp,
+    OpKind,
+    check_alignment_budget,
+)
 from evaltrans_qt.engine.measures.base import MeasureScore, Segment, error_rate_details
 
 DIRECTIONS = ("forward", "backward", "bidirectional", "maximum")
@@ -212,6 +219,7 @@ class CDER(DistanceMeasure):
             return None
         ref = seg.refs[r]
         sf, ef = boundaries(self.options.cder_pad_rule)
+        check_alignment_budget(f"{self.name.upper()} alignment", len(seg.hyp), len(ref))
         a = path_alignment(seg.hyp, ref, self.sub_matrix(seg.hyp, ref), sf, ef,
                            self.words(seg.hyp), self.words(ref), self.name, r)
         rule = self.options.cder_coverage_rule

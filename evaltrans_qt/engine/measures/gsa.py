@@ -38,7 +38,14 @@ import numpy as np
 
 from evaltrans_qt.engine.measures import register
 from evaltrans_qt.engine.measures._distance import select
-from evaltrans_qt.engine.measures.alignment import Alignment, Block, BlockKind, EditOp, OpKind
+from evaltrans_qt.engine.measures.alignment import (
+    Alignment,
+    Block,
+    BlockKind,
+    EditOp,
+    OpKind,
+    check_alignment_budget,
+)
 from evaltrans_qt.engine.measures.base import Measure, MeasureScore, Segment, error_rates
 from evaltrans_qt.engine.measures.wer import backtrace_ops
 
@@ -50,6 +57,7 @@ def gsa_alignment(hyp: np.ndarray, ref: np.ndarray) -> tuple[list[EditOp], list[
     reference position) pairs of equal words, in reference order."""
     hyp = np.asarray(hyp, np.int32)
     ref = np.asarray(ref, np.int32)
+    check_alignment_budget("GSA alignment", len(hyp), len(ref))
     eps = 1.0 / (2.0 * (len(hyp) + len(ref) + 1))
     sub = np.where(hyp[:, None] == ref[None, :], 0.0, 1.0 + eps)
     _, ops = backtrace_ops(hyp, ref, sub)

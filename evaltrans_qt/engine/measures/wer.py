@@ -25,7 +25,12 @@ from evaltrans_qt.engine.measures._distance import (
     packed,
     word_cost_distances,
 )
-from evaltrans_qt.engine.measures.alignment import Alignment, EditOp, OpKind
+from evaltrans_qt.engine.measures.alignment import (
+    Alignment,
+    EditOp,
+    OpKind,
+    check_alignment_budget,
+)
 from evaltrans_qt.engine.measures.base import Segment
 
 #: Bytes per cell of :func:`lev_backtrace`'s tables (float64 costs, int8 moves).
@@ -73,6 +78,7 @@ class WER(DistanceMeasure):
         if r < 0:
             return None
         ref = seg.refs[r]
+        check_alignment_budget(f"{self.name.upper()} alignment", len(seg.hyp), len(ref))
         d, ops = backtrace_ops(seg.hyp, ref, self.sub_matrix(seg.hyp, ref))
         return self.make_alignment(seg, r, d, ops)
 
