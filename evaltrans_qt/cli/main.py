@@ -188,7 +188,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _quiet_stdout()
         return 0
     except EvalTransError as exc:
-        print(f"evaltrans: error: {exc}", file=sys.stderr)
+        # one line, the last on stderr: a quoted libxml2 message may hold line breaks
+        print(f"evaltrans: error: {' '.join(str(exc).splitlines())}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("evaltrans: interrupted", file=sys.stderr)

@@ -287,3 +287,17 @@ def test_an_input_over_the_size_limit_is_refused_naming_the_limit(tmp_path, monk
     monkeypatch.setenv(INPUT_LIMIT_ENV, "2")
     with pytest.raises(InputFormatError, match="line-aligned"):
         import_text(src, [ref])
+
+
+# ------------------------------------------------------------------ the command line
+def test_the_last_stderr_line_is_the_one_line_error_even_for_libxml2_messages(tmp_path,
+                                                                               capsys):
+    """libxml2 ends "Char 0x0 out of allowed range" with a line break."""
+    from evaltrans_qt.cli.main import main
+    f = tmp_path / "t.xml"
+    f.write_bytes(b'<dataset id="t"><doc id="d">\x00</doc></dataset>')
+    assert main(["import", "wmtxml", str(f), "-o", str(tmp_path / "o.etdb.xml")]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[-1].startswith("evaltrans: error: ") and str(f) in lines[-1]
+    assert sum(x.startswith("evaltrans: error:") for x in lines) == 1
+    assert len([x for x in lines if x.strip()]) == 1
