@@ -30,6 +30,7 @@ from lxml import etree
 
 from evaltrans_qt.engine.data.database import Database, check_id
 from evaltrans_qt.errors import InputFormatError
+from evaltrans_qt.io.limits import MAX_TEXT_CHARS, too_long_message
 from evaltrans_qt.io.plaintext import PathLike, existing_target, read_input_bytes
 from evaltrans_qt.io.xmlsafe import refuse_entities, safe_parser
 
@@ -38,9 +39,13 @@ def _segs(block) -> list:
     return list(block.iter("seg"))
 
 
-def _text(seg) -> str:
-    """The string-value of ``seg`` (module doc): all its text, inline markup dropped."""
-    return "".join(seg.itertext()).strip()
+def _text(seg, path: PathLike) -> str:
+    """The string-value of ``seg`` (module doc): all its text, inline markup dropped; at
+    most ``MAX_TEXT_CHARS`` characters (``io/limits.py``), else an error naming the line."""
+    text = "".join(seg.itertext()).strip()
+    if len(text) > MAX_TEXT_CHARS:
+        raise InputFormatError(too_long_message(len(text), "segment"), path, seg.sourceline)
+    return text
 
 
 def import_wmtxml(path: PathLike, db: Database | None = None) -> Database:
@@ -72,7 +77,7 @@ def import_wmtxml(path: PathLike, db: Database | None = None) -> Database:
                 raise InputFormatError(f"document {did}: segment id {sid} twice", path,
                                        seg.sourceline)
             ids[sid] = len(texts)
-            texts.append(_text(seg))
+            texts.append(_text(seg, path))
         targets: dict[str, dict[int, tuple[str, int]]] = {}
         refs = set()
         for tag, attr, prefix in (("ref", "translator", "ref-"), ("hyp", "system", "")):
@@ -92,7 +97,7 @@ def import_wmtxml(path: PathLike, db: Database | None = None) -> Database:
                         raise InputFormatError(f"document {did}: <{tag}> {name} has segment "
                                                f"{sid}, the source has no such segment", path,
                                                seg.sourceline)
-                    got[ids[sid]] = (_text(seg), seg.sourceline)
+                    got[ids[sid]] = (_text(seg, path), seg.sourceline)
                 if tag == "ref":
                     refs.add(name)
         plan.append((did, texts, targets, refs))

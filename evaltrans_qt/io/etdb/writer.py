@@ -116,8 +116,10 @@ def checked_bytes(db: Database, path: str | os.PathLike[str] | None = None) -> b
     try:
         loads(data, path)
     except EvalTransError as exc:
-        raise SaveError(f"not saved: the written file would not load again ({exc.problem}; "
-                        f"did the database change while it was being saved?)", path) from None
+        where = f"output line {exc.line}: " if exc.line is not None else ""
+        raise SaveError(f"not saved: the database holds something the file could not hold "
+                        f"and read back ({where}{exc.problem}); nothing was written",
+                        path) from None
     return data
 
 
