@@ -266,10 +266,12 @@ class Journal:
         line or an entry with wrong types (:func:`check_entry`) is skipped, recorded in
         :attr:`skipped` with its line number and logged."""
         self.skipped, self.skipped_lines = [], []
-        if not self.path.exists():
-            return []
         out: list[Change] = []
-        with open(self.path, "rb") as f:
+        try:
+            f = open(self.path, "rb")
+        except FileNotFoundError:          # none, or folded by a save in another process
+            return []
+        with f:
             for no, raw in enumerate(f, 1):
                 if not raw.endswith(b"\n"):
                     break  # torn last line: the process died mid-write
@@ -313,7 +315,7 @@ class Journal:
             [e for e in self.entries() if e.seq > upto_seq]
         if not keep:       # nothing left (also after an earlier clear): no file at all
             if self.path.exists():
-                self.path.unlink()
+                self.path.unlink(missing_ok=True)     # another process may fold it too
                 fsync_dir(self.path.parent)
             return
         lines = [json.dumps({"evaltrans-journal": FORMAT_VERSION})] + [e.to_json() for e in keep]
@@ -331,7 +333,7 @@ class Journal:
         bad = [] if drop_malformed else [raw.rstrip(b"\n") for raw in self.skipped_lines]
         if not keep and not bad:
             if self.path.exists():
-                self.path.unlink()
+                self.path.unlink(missing_ok=True)     # another process may fold it too
                 fsync_dir(self.path.parent)
             return []
         lines = [json.dumps({"evaltrans-journal": FORMAT_VERSION}).encode("utf-8")]

@@ -276,11 +276,21 @@ def open_database(path: PathLike, *, replay_journal: bool = True) -> Opened:
     name file, line and problem."""
     from evaltrans_qt.io.etdb import loads
     p = Path(path)
-    data, identity = _read_with_identity(p)
+    journal = Journal(journal_path(p))
+    for _ in range(20):
+        # file and journal as one pair: a writer replaces the file first and then folds
+        # the journal, so a file that did not change while the journal was read goes with
+        # that journal (otherwise a save in between would hide judgements from this read)
+        data, identity = _read_with_identity(p)
+        entries = journal.entries()
+        try:
+            if identity.same_stat(os.stat(p)):
+                break
+        except OSError:
+            break
+        time.sleep(0.02)
     db = loads(data, p)
     read = FileRead(p, identity, replayed=replay_journal)
-    journal = Journal(journal_path(p))
-    entries = journal.entries()
     if replay_journal and (entries or journal.skipped):
         report = replay(db, entries)
         report.skipped = list(journal.skipped)

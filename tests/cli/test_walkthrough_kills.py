@@ -117,16 +117,18 @@ RANKS = {"3,Writing books saved me .": [{"Das Schreiben von Büchern hat mich ge
                                          "Schreiben Bücher gespeichert mich .": 4}]}
 
 
-def _wait_for_open(log: Path, count: int, timeout: float = 60.0) -> None:
+def _wait_for_open(log: Path, count: int, app: subprocess.Popen, errors: Path,
+                   timeout: float = 90.0) -> None:
     end = time.monotonic() + timeout
-    while time.monotonic() < end:
+    while time.monotonic() < end and app.poll() is None:
         if log.exists() and log.read_text().count("OPEN") >= count:
             return
         time.sleep(0.02)
-    raise AssertionError("the application did not open the database")
+    app.kill()
+    raise AssertionError(f"the application did not open the database: {errors.read_text()}")
 
 
-@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("seed", [1] + [pytest.param(k, marks=pytest.mark.slow) for k in (2, 3, 4, 5)])
 def test_walkthrough_with_random_kills_loses_nothing(tmp_path, seed):
     rng = random.Random(seed)
     db_path = tmp_path / "campaign.etdb.xml"
@@ -156,10 +158,12 @@ def test_walkthrough_with_random_kills_loses_nothing(tmp_path, seed):
     refused: list[str] = []
     kills = 0
     for rnd in range(6):
-        app = subprocess.Popen([sys.executable, str(app_script), str(db_path), str(log),
-                                str(seed * 100 + rnd), f"kim{rnd}"], cwd=ROOT,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _wait_for_open(log, rnd + 1)
+        errors = tmp_path / f"app{rnd}.err"
+        with errors.open("w") as err_file:
+            app = subprocess.Popen([sys.executable, str(app_script), str(db_path), str(log),
+                                    str(seed * 100 + rnd), f"kim{rnd}"], cwd=ROOT,
+                                   stdout=subprocess.DEVNULL, stderr=err_file)
+        _wait_for_open(log, rnd + 1, app, errors)
         time.sleep(rng.uniform(0.2, 0.8))
         # while the application has the file, a writing command refuses
         cmd = command(f"during{rnd}", rnd)
