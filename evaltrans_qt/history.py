@@ -66,8 +66,7 @@ def _weak(fn: After | None) -> Callable[[], After | None]:
     if fn is None:
         return lambda: None
     if hasattr(fn, "__self__") and hasattr(fn, "__func__"):
-        ref = weakref.WeakMethod(fn)  # type: ignore[arg-type]
-        return ref
+        return weakref.WeakMethod(fn)
     return lambda: fn
 
 
