@@ -72,11 +72,11 @@ def main() -> int:
 
     t_open = time.perf_counter()
     win.open_database(path)
-    spin(lambda: win.database is not None and win.results_view.human_box.count() > 0)
+    spin(lambda: win.database is not None and win.results.results_view.human_box.count() > 0)
     open_s = time.perf_counter() - t_open
     spin(lambda: False, 3.0)    # let start-up jobs (warm-up, first alignment) finish
 
-    view = win.results_view
+    view = win.results.results_view
     gaps: list[float] = []
     clock = QElapsedTimer()
     last = [0]
@@ -135,7 +135,7 @@ def main() -> int:
         print("\nlongest stalls (ms, seconds after start, what was happening):")
         for gap, at, what in sorted(where, reverse=True)[:8]:
             print(f"  {gap:7.0f}  {at:7.1f}  {what}")
-    win.ask_unsaved = lambda: None
+    win.files.ask_unsaved = lambda: None
     return 0
 
 

@@ -123,7 +123,7 @@ def _prepare_view(window, args) -> None:
         _prepare_results(window, args)
     elif args.view in ("metrics", "unseen"):     # results tabs
         _prepare_results(window, args)
-        view = window.results_view
+        view = window.results.results_view
         title = {"metrics": "Metrics", "unseen": "Unseen systems"}[args.view]
         view.tabs.setCurrentIndex(next(i for i in range(view.tabs.count())
                                        if view.tabs.tabText(i) == title))
@@ -145,7 +145,7 @@ def _prepare_protocol_mode(window, args) -> None:
     s = window.start_session("judge", None, None, start_unscored=False)
     if s is None:
         return
-    window.protocol_modes.push = lambda *_a, **_k: False       # a screenshot changes nothing
+    window.workspace.detach_journal()       # a screenshot leaves nothing behind (never saved)
     db = window.database
     k = next((k for k, (si, _ti) in enumerate(s.items) if db.sources[si].items), 0)
     s.go_to(k)
@@ -169,10 +169,10 @@ def _prepare_ranking(window, args) -> None:
     """The SegRanks screen (Macháček §2.2) on the sentence with the most segments, a few
     candidates placed (ranks, a tie), the cursor on one still to place; not submitted."""
     from evaltrans_qt.engine.human.segranks.model import sentence_segments
-    from evaltrans_qt.ui.ranking_actions import SEGMENTS, SENTENCES, open_ranking_screen
+    from evaltrans_qt.ui.ranking_screen import SEGMENTS, SENTENCES
     db = window.database
     segs = [len(d.segments) if (d := sentence_segments(s)) is not None else 0 for s in db.sources]
-    screen = open_ranking_screen(window, SEGMENTS if any(segs) else SENTENCES, judge="judge")
+    screen = window.ranking.open_screen(SEGMENTS if any(segs) else SENTENCES, judge="judge")
     if screen is None:
         return
     w, _x, h = args.size.partition("x")
@@ -196,8 +196,8 @@ def _prepare_results(window, args) -> None:
     for dock in window.panels.values():
         dock.hide()
     window.compare_view.hide()
-    view = window.results_view
-    window.results_dock.show()
+    view = window.results.results_view
+    window.results.results_dock.show()
     if not view.start_run():
         return
     end = time.monotonic() + 3600
@@ -223,7 +223,7 @@ def _screenshot(window, app, args) -> None:
     w, _x, h = args.size.partition("x")
     window.resize(int(w), int(h))
     app.processEvents()
-    shown = getattr(window, "ranking_screen", None) if args.view == "ranking" else None
+    shown = window.ranking.ranking_screen if args.view == "ranking" else None
     target = shown or window                     # the ranking screen has its own window
     target.show()
     for _ in range(5):       # deferred layout (rank rows fit their chips one tick after a resize)
@@ -254,12 +254,11 @@ def main(argv: list[str] | None = None) -> int:
     from evaltrans_qt.ui import errors
     from evaltrans_qt.ui.main_window import MainWindow
     errors.install_excepthook()
-    window = MainWindow()
-    window.persist_settings = not args.screenshot   # before the file is opened (recent files)
+    window = MainWindow(persist_settings=not args.screenshot)   # a screenshot: no recent files
     if args.screenshot:
         w, _x, h = args.size.partition("x")
         window.resize(int(w), int(h))
-        window.autosave_enabled = False
+        window.workspace.set_autosave(False)
     window.show()
     worker = window.open_database(args.file) if args.file else window.open_demo()
     if args.screenshot:

@@ -181,7 +181,7 @@ class DiskChange:
         self.label.setText(text)
         self.label.setToolTip(tip)
         self.label.setVisible(bool(text))
-        self.window._update_title()
+        self.window.update_title()
 
     def _changed(self, _path: object = None) -> None:
         self.refresh()

@@ -208,7 +208,7 @@ def run_job(window, job: Callable[[], Database], merge: bool = False, policy=Non
 
 def run_import(window, kind: str) -> None:
     """Show the import dialog of ``kind`` and run the import."""
-    if not (window.database is not None) and not window._confirm_discard():
+    if not (window.database is not None) and not window.files.confirm_discard():
         return
     dlg = ImportDialog(kind, window.database is not None, window)
     if dlg.exec() != QDialog.Accepted:
@@ -219,6 +219,6 @@ def run_import(window, kind: str) -> None:
         errors.show_error(exc, window)
         return
     merge = dlg.merge_box.isChecked()
-    if not merge and not window._confirm_discard():
+    if not merge and not window.files.confirm_discard():
         return
     run_job(window, job, merge)

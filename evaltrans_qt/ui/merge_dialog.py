@@ -141,7 +141,7 @@ def show_summary(window, report: MergeReport) -> QMessageBox:
     if errors.auto_close_ms:
         QTimer.singleShot(errors.auto_close_ms, box.close)
     window.statusBar().showMessage("Merged: " + report.summary(), 15000)
-    window.last_merge_report = report
+    window.files.merged(report)
     return box
 
 

@@ -1,7 +1,7 @@
 """The human-evaluation protocols in the application: references, post-edits, items.
 
-:func:`install` gives the main window a :class:`ProtocolModes` (``window.protocol_modes``)
-and its actions in a ``Session → Protocols`` menu:
+The main window composes a :class:`ProtocolModes` (``window.protocol_modes``), which adds
+its panels and its actions in a ``Session → Protocols`` menu:
 
 * **references** (survey §4.4.4, thesis Appendix A.2): promote the current candidate to a
   reference and back (Ctrl+Alt+R), add a new reference to its source (Ctrl+Alt+Shift+R,
@@ -104,7 +104,10 @@ class ProtocolModes(QObject):
     # ------------------------------------------------------------ actions
     def _build_actions(self) -> None:
         w = self.window
-        a = w._act
+        from evaltrans_qt.ui.controllers.actions import make_action
+
+        def a(*args, **kw):
+            return make_action(w, *args, **kw)
         self.act_promote = a("Promote candidate to reference / back", "Ctrl+Alt+R", self.toggle_reference,
                              "Make the current candidate a reference, or a reference a candidate again")
         self.act_add_reference = a("Add reference…", "Ctrl+Alt+Shift+R", self.add_reference_dialog,
@@ -157,7 +160,7 @@ class ProtocolModes(QObject):
         s = self.session
         if s is not None and s.current is not None:
             return s.current
-        cur = self.window._current
+        cur = self.window.workspace.selection.pair
         db = self.db
         if cur is None or db is None or cur[0] >= len(db.sources) or \
                 cur[1] >= len(db.sources[cur[0]].targets):
@@ -204,20 +207,19 @@ class ProtocolModes(QObject):
         except LookupError:
             src = None
         si = db.source_index(src) if src is not None else None
+        browse = w.browse
         if si is not None:
-            w.sources.refresh_source(si)
+            browse.sources.refresh_source(si)
             if isinstance(change, pc.ReferenceChange):
-                if w.all_targets.isChecked():
-                    w.targets.show_all()
-                elif w.targets.source_index == si:
-                    w.targets.set_source(si)
+                if browse.all_targets.isChecked():
+                    browse.targets.show_all()
+                elif browse.targets.source_index == si:
+                    browse.targets.set_source(si)
         s = self.session
         if isinstance(change, pc.ReferenceChange) and s is not None:
             s.set_classes(s.classes)            # candidates listed again (one became a reference)
         # dirty, data version and ``committed``: done by Workspace.commit
-        cur = w._current
-        if cur is not None and cur[0] < len(db.sources) and cur[1] < len(db.sources[cur[0]].targets):
-            w._show_compare(*cur)
+        browse.redraw()                          # the selected candidate, drawn again
         self.refresh()
 
     # ------------------------------------------------------------ references
@@ -351,9 +353,7 @@ class ProtocolModes(QObject):
             act.setEnabled(False)
         self.postedit_panel.set_item(None, None, None)
         if not quiet:
-            sp = getattr(self.window, "score_panel", None)
-            if sp is not None:
-                sp.setFocus()
+            self.window.scoring.score_panel.setFocus()
 
     def refresh(self) -> None:
         """Panels show the current candidate (after a move or a change)."""
@@ -414,12 +414,5 @@ class ProtocolModes(QObject):
         return skipped
 
 
-def install(window) -> ProtocolModes:
-    """Give ``window`` its protocol modes (``window.protocol_modes``) and their actions."""
-    modes = ProtocolModes(window)
-    window.protocol_modes = modes
-    return modes
-
-
-__all__ = ["ProtocolModes", "ProtocolCommand", "install", "MARK_KEYS", "skipped_message",
+__all__ = ["ProtocolModes", "ProtocolCommand", "MARK_KEYS", "skipped_message",
            "POSTEDIT", "REFERENCE", "ITEMS"]

@@ -45,7 +45,7 @@ def main_window(qtbot, tmp_path):
     settings = QSettings(str(tmp_path / "settings" / "test.ini"), QSettings.IniFormat)
     from PySide6.QtWidgets import QMessageBox
     w = MainWindow(settings=settings, autosave_ms=60_000)
-    w.ask_unsaved = lambda: QMessageBox.Discard  # tests of the question replace this
+    w.files.ask_unsaved = lambda: QMessageBox.Discard  # tests of the question replace this
     w.show()
     yield w
     w.end_session()

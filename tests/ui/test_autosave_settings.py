@@ -32,10 +32,10 @@ def test_close_with_unsaved_changes_asks(qtbot, main_window, demo_copy):
     s.score(2)
     assert w.is_dirty
     asked = []
-    w.ask_unsaved = lambda: asked.append(1) or QMessageBox.Cancel
+    w.files.ask_unsaved = lambda: asked.append(1) or QMessageBox.Cancel
     w.close()
     assert asked and w.isVisible()          # cancelled: still open, nothing lost
-    w.ask_unsaved = lambda: asked.append(2) or QMessageBox.Save
+    w.files.ask_unsaved = lambda: asked.append(2) or QMessageBox.Save
     w.close()
     assert asked == [1, 2] and not w.isVisible()
     db = load_database(demo_copy)
@@ -45,19 +45,19 @@ def test_close_with_unsaved_changes_asks(qtbot, main_window, demo_copy):
 def test_recent_files_and_geometry_use_the_given_settings(qtbot, demo_copy, tmp_path, ui_sandbox):
     ini = tmp_path / "s.ini"
     w = MainWindow(QSettings(str(ini), QSettings.IniFormat))
-    w.ask_unsaved = lambda: QMessageBox.Discard
+    w.files.ask_unsaved = lambda: QMessageBox.Discard
     w.show()
     open_db(qtbot, w, demo_copy)
-    assert w.recent_files()[0] == str(demo_copy)
-    assert w.recent_menu.actions()[0].text().endswith(str(demo_copy))
+    assert w.files.recent_files()[0] == str(demo_copy)
+    assert w.files.recent_menu.actions()[0].text().endswith(str(demo_copy))
     w.panels["Translations"].hide()  # the dock layout is part of the saved state
     w.close()
     w2 = MainWindow(QSettings(str(ini), QSettings.IniFormat))
-    w2.ask_unsaved = lambda: QMessageBox.Discard
-    assert w2.recent_files()[0] == str(demo_copy)
+    w2.files.ask_unsaved = lambda: QMessageBox.Discard
+    assert w2.files.recent_files()[0] == str(demo_copy)
     assert QSettings(str(ini), QSettings.IniFormat).value("window/geometry") is not None
     assert w2.panels["Translations"].isHidden() and not w2.panels["Sources"].isHidden()
     w2.close()
     # the default settings object lives in the redirected (temporary) folder, not the user's
-    from evaltrans_qt.ui.main_window import make_settings
+    from evaltrans_qt.ui.controllers.files import make_settings
     assert make_settings().fileName().startswith(str(ui_sandbox))

@@ -10,14 +10,14 @@ from tests.ui.conftest import open_db
 def test_new_class_appears_in_the_translations_table(qtbot, main_window, demo_copy):
     w = main_window
     open_db(qtbot, w, demo_copy)
-    w.source_list.selectRow(2)
-    model = w.targets
+    w.browse.source_list.selectRow(2)
+    model = w.browse.targets
     shown = model.source_index
-    rows = w.target_model.rowCount()
+    rows = w.browse.target_model.rowCount()
     assert shown is not None and "rank" not in model.headers
     ensure_rank_class(w.database)
     w.workspace.modified(affects_results=False)
     assert "rank" in model.headers
-    assert model.source_index == shown and w.target_model.rowCount() == rows
+    assert model.source_index == shown and w.browse.target_model.rowCount() == rows
     # the translation column still stretches last, human columns right after the system
     assert model.headers.index("rank") < model.headers.index("Judges")

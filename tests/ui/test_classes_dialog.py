@@ -81,7 +81,7 @@ def test_text_import_templates_session_save_reopen(qtbot, main_window, tmp_path)
         dlg.accept()
 
     timer, pending = _drive_modals(qtbot, [classes, session])
-    w.act_start_session.trigger()
+    w.scoring.act_start_session.trigger()
     timer.stop()
     assert pending == []
     s = w.session
@@ -120,7 +120,7 @@ def test_cancelling_the_classes_dialog_without_classes_starts_nothing(qtbot, mai
     w = main_window
     open_db(qtbot, w, _import_text(tmp_path))
     timer, pending = _drive_modals(qtbot, [lambda dlg: dlg.reject()])
-    w.act_start_session.trigger()
+    w.scoring.act_start_session.trigger()
     timer.stop()
     assert pending == [] and w.session is None
     assert "needs at least one score class" in w.statusBar().currentMessage()
@@ -129,7 +129,7 @@ def test_cancelling_the_classes_dialog_without_classes_starts_nothing(qtbot, mai
 def test_edit_menu_opens_the_dialog_and_remove_asks(qtbot, main_window, demo_copy):
     w = main_window
     open_db(qtbot, w, demo_copy)
-    assert w.act_classes in w.edit_menu.actions()
+    assert w.scoring.act_classes in w.edit_menu.actions()
     dlg = w.classes_dialog()
     assert dlg.isVisible() and dlg.model.rowCount() == 4     # fluency, adequacy, sser, isReference
     n_flu = schemes.score_count(w.database, "fluency")
@@ -190,7 +190,7 @@ def test_a_running_session_rebuilds_its_rows_when_classes_change(qtbot, main_win
     w = main_window
     open_db(qtbot, w, demo_copy)
     s = w.start_session("ole", ["fluency", "adequacy"], start_unscored=False)
-    panel = w.score_panel
+    panel = w.scoring.score_panel
     assert list(panel.labels) == ["fluency", "adequacy"]
     dlg = w.classes_dialog()
     assert dlg.add_template("mqm")
@@ -206,7 +206,7 @@ def test_a_running_session_rebuilds_its_rows_when_classes_change(qtbot, main_win
     # the new class is journalled like any other, and the file declares it: a crash loses nothing
     qtbot.keyClicks(w.findChild(QLineEdit, "score_mqm_value"), "-2")
     qtbot.keyClick(w.findChild(QLineEdit, "score_mqm_value"), Qt.Key_Return)
-    from evaltrans_qt.ui.main_window import load_with_journal
+    from evaltrans_qt.workspace import load_with_journal
     recovered, report = load_with_journal(demo_copy)
     assert report is not None and report.rejected == [] and len(report.applied) == 3
     assert any(x.cls == "mqm" and x.value == -2 and x.judge == "ole"
@@ -244,7 +244,7 @@ def test_removing_the_only_session_class_ends_the_session(qtbot, main_window, de
     dlg.select("adequacy")
     assert dlg.remove_selected()
     qtbot.waitUntil(lambda: w.session is None)
-    assert w.score_panel.session is None and w.database.human_classes == ["fluency", "sser"]
+    assert w.scoring.score_panel.session is None and w.database.human_classes == ["fluency", "sser"]
     dlg.close()
 
 

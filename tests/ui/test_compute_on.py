@@ -76,7 +76,7 @@ def test_results_view_runs_on_the_chosen_dask_scheduler(qtbot, main_window, demo
     from tests.ui.conftest import open_db
     from tests.ui.test_results import run_to_end
     open_db(qtbot, main_window, demo_copy)
-    view = main_window.results_view
+    view = main_window.results.results_view
     used = []
     real = DaskExecutor.run
 

@@ -84,7 +84,7 @@ def test_sigkill_in_session_loses_nothing(qtbot, main_window, demo_copy, tmp_pat
         expected[(src.text, t.text, t.system, "fluency")] = vals[2 * n]
         expected[(src.text, t.text, t.system, "adequacy")] = vals[2 * n + 1]
     assert got == expected
-    assert len(w.last_recovery.applied) == len(keys) and not w.last_recovery.missing
+    assert len(w.files.last_recovery.applied) == len(keys) and not w.files.last_recovery.missing
     assert w.is_dirty
     assert "recovered" in w.statusBar().currentMessage()
     # saving writes them into the file and clears the journal

@@ -6,7 +6,7 @@ file -- ``evaltrans classes DB --add-template mqm --force`` (which folds the jou
 what it writes) or a plain write of a modified database (which does not) -- and the autosave
 runs: the file is not overwritten and the question is asked. Each answer (reload theirs and
 re-apply mine, merge theirs into mine, save mine under another name, cancel) is given
-programmatically (``window.disk_change.ask``) and both the outside change and the judgement
+programmatically (``window.files.disk_change.ask``) and both the outside change and the judgement
 are found afterwards, in the file or the journal. Also: another process holding the file's
 lock makes the window read-only (title and status bar) and it does not autosave over it.
 """
@@ -75,17 +75,17 @@ def _asked(w, answer: str | None) -> list[tuple[object, bool]]:
     asked: list[tuple[object, bool]] = []
 
     def ask(path, can_reload):
-        assert w.workspace.disk_changed and w._saving is None   # asked before anything
+        assert w.workspace.disk_changed and w.files._saving is None   # asked before anything
         asked.append((path, can_reload))
         return answer
-    w.disk_change.ask = ask
+    w.files.disk_change.ask = ask
     return asked
 
 
 def _autosave_refused(qtbot, w, path, theirs: bytes) -> None:
     """The autosave runs: nothing is written over their file, the question is coming."""
-    w.autosave()
-    assert w.workspace.disk_changed and w._saving is None
+    w.files.autosave()
+    assert w.workspace.disk_changed and w.files._saving is None
     assert path.read_bytes() == theirs
 
 
@@ -112,7 +112,7 @@ def test_merge_theirs_into_mine(qtbot, main_window, demo_copy, how):
     open_db(qtbot, w, demo_copy)
     mine = _score(qtbot, w)
     asked = _asked(w, MERGE)
-    w.disk_change.merge_policy = "old"
+    w.files.disk_change.merge_policy = "old"
     theirs = _change_outside(demo_copy, how)
     with qtbot.waitSignal(w.saved, timeout=60_000):
         _autosave_refused(qtbot, w, demo_copy, theirs)
@@ -135,12 +135,12 @@ def test_merge_shows_the_conflicts(qtbot, main_window, demo_copy):
     t.set_score("fluency", 1, ME)                      # the same key, another value
     save_database(db, demo_copy)
     shown: list[ConflictDialog] = []
-    w.disk_change.merge_policy = InteractivePolicy(w, lambda dlg: (shown.append(dlg),
+    w.files.disk_change.merge_policy = InteractivePolicy(w, lambda dlg: (shown.append(dlg),
                                                                    dlg.take_new.click()))
     _asked(w, MERGE)
     with qtbot.waitSignal(w.saved, timeout=60_000):
         w.save()                                       # Ctrl+S: checked first as well
-    assert len(shown) == 1 and w.last_merge_report.took_new == 1
+    assert len(shown) == 1 and w.files.last_merge_report.took_new == 1
     assert (text, system, 1.0) in _mine(load_database(demo_copy))
 
 
@@ -151,7 +151,7 @@ def test_save_mine_under_another_name(qtbot, main_window, demo_copy, tmp_path, h
     mine = _score(qtbot, w)
     asked = _asked(w, SAVE_AS)
     other = tmp_path / "mine.etdb.xml"
-    w.disk_change.ask_save_path = lambda: str(other)
+    w.files.disk_change.ask_save_path = lambda: str(other)
     theirs = _change_outside(demo_copy, how)
     with qtbot.waitSignal(w.saved, timeout=60_000):
         _autosave_refused(qtbot, w, demo_copy, theirs)
@@ -173,13 +173,13 @@ def test_cancel_keeps_autosave_stopped_and_asks_again_at_the_next_save(qtbot, ma
     mine = _score(qtbot, w)                             # the autosave is due now: checked
     qtbot.waitUntil(lambda: len(asked) == 1, timeout=10_000)
     qtbot.wait(200)                                    # no autosave comes
-    assert demo_copy.read_bytes() == theirs and not w._autosave_timer.isActive()
+    assert demo_copy.read_bytes() == theirs and not w.files._autosave_timer.isActive()
     assert "NOT SAVED" in w.statusBar().currentMessage()
-    label = w.findChild(type(w.disk_change.label), "fileState")
+    label = w.findChild(type(w.files.disk_change.label), "fileState")
     assert label is not None and label.isVisible() and "changed on disk" in label.text()
     entries = Journal.for_database(demo_copy).entries()
     assert [(e.judge, e.value) for e in entries] == [(ME, 4.0)]   # mine: in the journal
-    w.disk_change.ask = lambda path, can_reload: (asked.append((path, can_reload)), RELOAD)[1]
+    w.files.disk_change.ask = lambda path, can_reload: (asked.append((path, can_reload)), RELOAD)[1]
     with qtbot.waitSignal(w.saved, timeout=60_000):
         w.save()                                       # Ctrl+S: asked again
     assert len(asked) == 2
@@ -192,7 +192,7 @@ def test_a_change_during_the_write_is_caught_on_the_worker(qtbot, main_window, d
                                                           monkeypatch):
     """The file changes after the check on the UI thread and before the write: the worker's
     check refuses, nothing is written, the user is asked."""
-    from evaltrans_qt.ui import main_window as mw
+    from evaltrans_qt.ui.controllers import files as mw
     w = main_window
     open_db(qtbot, w, demo_copy)
     mine = _score(qtbot, w)
@@ -208,8 +208,8 @@ def test_a_change_during_the_write_is_caught_on_the_worker(qtbot, main_window, d
     qtbot.waitUntil(lambda: len(asked) == 1, timeout=30_000)
     assert demo_copy.read_bytes() == changed[0] and w.workspace.disk_changed
     monkeypatch.setattr(mw, "save_job", real)
-    w.disk_change.ask = lambda path, can_reload: MERGE
-    w.disk_change.merge_policy = "old"
+    w.files.disk_change.ask = lambda path, can_reload: MERGE
+    w.files.disk_change.merge_policy = "old"
     with qtbot.waitSignal(w.saved, timeout=60_000):
         w.save()
     db = load_database(demo_copy)
@@ -235,7 +235,7 @@ def test_closing_with_save_answers_the_question_first(qtbot, main_window, demo_c
     mine = _score(qtbot, w)
     _change_outside(demo_copy, "plain")               # my judgement only in the journal
     asked = _asked(w, RELOAD)
-    w.ask_unsaved = lambda: QMessageBox.Save
+    w.files.ask_unsaved = lambda: QMessageBox.Save
     w.close()
     assert not w.isVisible() and len(asked) == 1
     db = load_database(demo_copy)
@@ -250,7 +250,7 @@ def test_read_only_while_another_process_holds_the_file(qtbot, main_window, demo
     open_db(qtbot, w, demo_copy)
     assert w.workspace.read_only
     assert "read-only: open in evaltrans-qt, pid" in w.windowTitle()
-    label = w.disk_change.label
+    label = w.files.disk_change.label
     assert label.isVisible() and label.text().startswith("read-only: open in evaltrans-qt, pid")
     from evaltrans_qt.ui import errors
     assert w.start_session(ME, ["fluency"]) is None    # its journal is the other program's
@@ -258,12 +258,12 @@ def test_read_only_while_another_process_holds_the_file(qtbot, main_window, demo
     before = demo_copy.read_bytes()
     w.workspace.mark_changed()                          # something unsaved
     qtbot.wait(150)
-    w.autosave()
+    w.files.autosave()
     qtbot.wait(50)
-    assert demo_copy.read_bytes() == before and w.is_dirty and w._saving is None
+    assert demo_copy.read_bytes() == before and w.is_dirty and w.files._saving is None
     store.release_lock(other)                           # the other one closed it
     with qtbot.waitSignal(w.saved, timeout=60_000):
-        w._schedule_autosave()                          # the next change: lock taken, saved
+        w.files._schedule_autosave()                          # the next change: lock taken, saved
     assert not w.workspace.read_only and "read-only" not in w.windowTitle()
     assert not label.isVisible() and store.lock_holder(demo_copy) == w.workspace.lock
 

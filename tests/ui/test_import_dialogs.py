@@ -21,7 +21,7 @@ def test_import_wmt_folder_with_scores(qtbot, main_window, wmt_dir):
     assert len(db.sources) == 1002 and len(db.systems()) == 20
     assert "mqm" in db.human_classes
     assert w.database_path is None and w.is_dirty and "untitled" in w.windowTitle()
-    assert w.source_model.rowCount() == 1002
+    assert w.browse.source_model.rowCount() == 1002
 
 
 def test_import_text_and_aachen_then_merge(qtbot, main_window, tmp_path):
@@ -43,7 +43,7 @@ def test_import_text_and_aachen_then_merge(qtbot, main_window, tmp_path):
     dlg.fields["file"].set_path(aachen)
     db2 = _run(qtbot, w, dlg, merge=True)
     assert db2 is db and [s.text for s in db.sources] == ["eins", "zwei", "drei"]
-    assert w.last_merge_report.added_sources == 1
+    assert w.files.last_merge_report.added_sources == 1
 
 
 def test_import_reports_repeated_sources_with_different_references(qtbot, main_window, tmp_path,

@@ -3,7 +3,7 @@
 Checked: every view rendered at 1366x768 (``evaltrans-qt --screenshot --size 1366x768 --view
 compare|scoring|results``) keeps all controls of the scoring panel, the results toolbar and
 the status bar inside the window. The test screen is made 1366x768 (the window's
-``available_geometry``); the views are prepared exactly as the screenshot mode prepares them.
+``WindowLayout.available_geometry``); the views are prepared exactly as the screenshot mode prepares them.
 """
 
 from __future__ import annotations
@@ -29,12 +29,12 @@ SCREEN = QRect(0, 0, 1366, 768)
 @pytest.fixture
 def laptop(qtbot, tmp_path, monkeypatch):
     """A main window on a 1366x768 screen (fresh settings: the default layout)."""
+    from evaltrans_qt.ui.controllers.layout import WindowLayout
     from evaltrans_qt.ui.main_window import MainWindow
-    monkeypatch.setattr(MainWindow, "available_geometry", lambda self: QRect(SCREEN))
+    monkeypatch.setattr(WindowLayout, "available_geometry", lambda self: QRect(SCREEN))
     settings = QSettings(str(tmp_path / "settings" / "laptop.ini"), QSettings.IniFormat)
-    w = MainWindow(settings=settings, autosave_ms=60_000)
-    w.ask_unsaved = lambda: QMessageBox.Discard
-    w.persist_settings = False
+    w = MainWindow(settings=settings, autosave_ms=60_000, persist_settings=False)
+    w.files.ask_unsaved = lambda: QMessageBox.Discard
     w.show()
     yield w
     w.end_session()
@@ -77,7 +77,7 @@ def prepare(window, view):
 def check_status_bar(window):
     sb = window.statusBar()
     assert sb.isVisible() and fully_inside(window, sb)
-    assert window.db_label.isVisible() and fully_inside(window, window.db_label)
+    assert window.browse.db_label.isVisible() and fully_inside(window, window.browse.db_label)
 
 
 def test_default_layout_fits_the_screen(laptop):
@@ -96,7 +96,8 @@ def test_a_saved_layout_larger_than_the_screen_is_reset(qtbot, tmp_path, monkeyp
     big.settings.setValue("window/state", big.saveState())
     big.settings.sync()
     big.deleteLater()
-    monkeypatch.setattr(MainWindow, "available_geometry", lambda self: QRect(SCREEN))
+    from evaltrans_qt.ui.controllers.layout import WindowLayout
+    monkeypatch.setattr(WindowLayout, "available_geometry", lambda self: QRect(SCREEN))
     w = MainWindow(settings=QSettings(ini, QSettings.IniFormat))
     qtbot.addWidget(w)
     assert w.width() <= SCREEN.width() and w.height() <= SCREEN.height()
@@ -110,7 +111,7 @@ def test_every_view_keeps_its_controls_inside_1366x768(qtbot, laptop, demo_copy,
     assert (w.width(), w.height()) == (SCREEN.width(), SCREEN.height())
     check_status_bar(w)
     if view == "scoring":
-        panel = w.score_panel
+        panel = w.scoring.score_panel
         assert w.session is not None and panel.isVisible()
         got = controls(panel)
         # every score button of every class (SSER's eleven too), the value editors, navigation
@@ -122,7 +123,7 @@ def test_every_view_keeps_its_controls_inside_1366x768(qtbot, laptop, demo_copy,
                 assert c.width() >= c.minimumSizeHint().width() - 1, c.objectName()
                 assert c.height() >= c.minimumSizeHint().height() - 1, c.objectName()
     if view == "results":
-        rv = w.results_view
+        rv = w.results.results_view
         assert rv.isVisible() and rv.analysis is not None
         bar = [rv.options_button, rv.run_button, rv.cancel_button, rv.progress, rv.level_box,
                rv.human_box, rv.normalize_box]
@@ -134,7 +135,7 @@ def test_every_view_keeps_its_controls_inside_1366x768(qtbot, laptop, demo_copy,
         cv = w.compare_view
         assert fully_inside(w, cv.measure_selector) and fully_inside(w, cv.against)
         assert cv.comparison is not None and cv.comparison.blocks
-        th = w.target_table.horizontalHeader()
+        th = w.browse.target_table.horizontalHeader()
         from evaltrans_qt.ui.models import TargetTable
         text = TargetTable.FIXED.index("Translation")
         assert th.visualIndex(text) == th.count() - 1        # the translation last ...

@@ -54,10 +54,10 @@ def test_merge_conflicts_each_choice(qtbot, main_window, button, apply_all, expe
         assert _value(w.database, sysname) == v
     assert report.added_targets == 1
     assert "2 conflicting scores" in report.summary()
-    assert w.last_merge_report is report
+    assert w.files.last_merge_report is report
     assert w.is_dirty
     # the browser shows the merged target
-    assert w.sources.row(0).cands == 4
+    assert w.browse.sources.row(0).cands == 4
 
 
 def test_merge_mixed_choices_then_policy(qtbot, main_window):
@@ -96,14 +96,14 @@ def test_no_autosave_runs_while_a_conflict_is_asked(qtbot, main_window, tmp_path
     save_database(old, path)
     w.set_database(old, path)
     w.workspace.mark_changed()                        # something unsaved: autosave is due
-    w._schedule_autosave()
+    w.files._schedule_autosave()
     saving_while_asked = []
     saves = []
     w.saved.connect(lambda p: saves.append(p))
 
     def decide(dlg: ConflictDialog):
         qtbot.wait(200)                               # the dialog is open for a while
-        saving_while_asked.append(w._saving is not None or bool(saves))
+        saving_while_asked.append(w.files._saving is not None or bool(saves))
         dlg.take_new.click()
 
     with qtbot.waitSignal(w.saved, timeout=10_000):

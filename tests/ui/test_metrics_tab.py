@@ -25,7 +25,7 @@ def test_metrics_tab_fills_on_the_demo_database(qtbot, main_window, demo_copy, t
     add_external(db, ext)
     save_database(db, demo_copy)
     open_db(qtbot, main_window, demo_copy)
-    view = main_window.results_view
+    view = main_window.results.results_view
     metrics = view.metrics_view
     assert view.tabs.tabText(view.tabs.indexOf(metrics)) == "Metrics"
     assert view.tabs.tabText(view.tabs.count() - 1) == "Histogram"
@@ -67,9 +67,9 @@ def test_metrics_tab_fills_on_the_demo_database(qtbot, main_window, demo_copy, t
     target = {"path": str(tmp_path / "metrics")}
     monkeypatch.setattr(QFileDialog, "getSaveFileName",
                         lambda *a, **k: (target["path"], "CSV (*.csv)"))
-    main_window.act_export_table.trigger()
+    main_window.results.act_export_table.trigger()
     frame = pd.read_csv(tmp_path / "metrics.csv")
     assert list(frame["measure"]) == list(metrics.model.frame["measure"])
     target["path"] = str(tmp_path / "heat.png")
-    main_window.act_export_plot.trigger()
+    main_window.results.act_export_plot.trigger()
     assert not QImage(str(tmp_path / "heat.png")).isNull()

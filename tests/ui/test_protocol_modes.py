@@ -80,9 +80,9 @@ def test_postedit_mode_stores_with_seconds_and_undoes(qtbot, main_window, text_d
     assert pe.seconds is not None and pe.seconds >= 0
     assert "postedit" in _journal_types(text_db)  # journalled
     assert pm.mode is None                        # back to scoring
-    w.act_undo.trigger()                          # Ctrl+Z: the post-edit is gone
+    w.scoring.act_undo.trigger()                          # Ctrl+Z: the post-edit is gone
     assert t.postedit_by("kim") is None
-    w.act_redo.trigger()
+    w.scoring.act_redo.trigger()
     assert t.postedit_by("kim").text == "Die Katze sitzt auf der Matte ."
 
 
@@ -142,7 +142,7 @@ def test_reference_mode_highlights_wer_edits_and_adds_reference(qtbot, main_wind
     added = [t for t in src.targets if t.added]
     assert [t.text for t in added] == [new_ref] and added[0].added_by == "kim"
     assert db.is_reference(added[0])
-    w.act_undo.trigger()
+    w.scoring.act_undo.trigger()
     assert not any(t.added for t in src.targets)
 
 
@@ -156,7 +156,7 @@ def test_promote_and_back_with_undo(qtbot, main_window, text_db):
     w.protocol_modes.act_promote.trigger()
     assert db.is_reference(t)
     assert len(s.items) == n_items - 1            # no longer a candidate of the session
-    w.act_undo.trigger()
+    w.scoring.act_undo.trigger()
     assert not db.is_reference(t)
     assert len(s.items) == n_items
 
@@ -210,9 +210,9 @@ def test_define_items_by_selecting_words_and_mark_with_keys(qtbot, main_window, 
     t = s.target(s.current)
     assert t.marks_by("kim").marks == ("OK", "error", "syntax")
     assert "marks" in _journal_types(text_db)
-    w.act_undo.trigger()
+    w.scoring.act_undo.trigger()
     assert t.marks_by("kim") is None
-    w.act_undo.trigger()                          # and the items themselves
+    w.scoring.act_undo.trigger()                          # and the items themselves
     assert src.items == []
 
 

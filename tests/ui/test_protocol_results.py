@@ -57,7 +57,7 @@ def test_results_view_shows_protocol_columns_and_report_has_them(qtbot, main_win
                                                                   tmp_path):
     w = main_window
     open_db(qtbot, w, demo_copy)
-    view = w.results_view
+    view = w.results.results_view
     run_to_end(qtbot, view, measures=["wer", "bleu"])
     # the result tables of this run carry the protocols as human columns (engine/run/tables.py)
     from evaltrans_qt.engine.run.tables import build_tables
@@ -81,7 +81,7 @@ def test_protocols_are_offered_and_correlated_in_the_results_view(qtbot, main_wi
     from evaltrans_qt.engine.metaeval.correlation import correlate_run
     w = main_window
     open_db(qtbot, w, demo_copy)
-    view = w.results_view
+    view = w.results.results_view
     run_to_end(qtbot, view, measures=["wer", "bleu"])
     offered = [view.human_box.itemText(i) for i in range(view.human_box.count())]
     assert {"hter", "ier", "awer"} <= set(offered) and "sser:sser" in offered

@@ -19,9 +19,9 @@ def _clipped(screen) -> list[str]:
 
 
 def test_rank_rows_fit_their_chips(qtbot, main_window, demo_copy):
-    from evaltrans_qt.ui.ranking_actions import SENTENCES, open_ranking_screen
+    from evaltrans_qt.ui.ranking_screen import SENTENCES
     open_db(qtbot, main_window, demo_copy)
-    s = open_ranking_screen(main_window, SENTENCES, judge="judge")
+    s = main_window.ranking.open_screen(SENTENCES, judge="judge")
     s.resize(1366, 768)
     s.show()
     m = s.tasks_[0].model

@@ -21,7 +21,7 @@ from evaltrans_qt.cli.main import main as cli
 from evaltrans_qt.engine.human.ranking import RANK_CLASS, SECONDS_ATTR, TASK_ATTR
 from evaltrans_qt.engine.human.segranks.model import sentence_segments
 from evaltrans_qt.io.etdb import load_database
-from evaltrans_qt.ui.ranking_actions import SEGMENTS, SENTENCES, open_ranking_screen
+from evaltrans_qt.ui.ranking_screen import SEGMENTS, SENTENCES
 from evaltrans_qt.ui.results_models import cell_text
 
 from .conftest import SEGRANKS_EXAMPLE, extract_campaign, open_db
@@ -56,10 +56,10 @@ def test_segment_screen_keyboard_drop_submit_undo_save_reopen(qtbot, main_window
                                                               tmp_path):
     w = main_window
     db = open_db(qtbot, w, campaign)
-    tab = w.results_view.ranking_view
-    assert w.results_view.tabs.tabText(w.results_view.tabs.indexOf(tab)) == "Ranking"
+    tab = w.results.results_view.ranking_view
+    assert w.results.results_view.tabs.tabText(w.results.results_view.tabs.indexOf(tab)) == "Ranking"
     assert tab.model.rowCount() == 0
-    s = open_ranking_screen(w, SEGMENTS, judge="anna")
+    s = w.ranking.open_screen(SEGMENTS, judge="anna")
     assert s.si == 0 and len(s.tasks_) == 2
     seg0, seg1 = sentence_segments(db.sources[0]).segments
     m0, m1 = s.tasks_[0].model, s.tasks_[1].model
@@ -155,7 +155,7 @@ def test_segment_screen_keyboard_drop_submit_undo_save_reopen(qtbot, main_window
         [("anna", {0: (1, 2), 1: (1, 4, 2)})]
     db2 = open_db(qtbot, w, campaign)
     assert [r.ranks for r in sentence_segments(db2.sources[1]).rankings] == [{0: (3, 1)}]
-    s2 = open_ranking_screen(w, SEGMENTS, judge="anna")
+    s2 = w.ranking.open_screen(SEGMENTS, judge="anna")
     assert s2.si == 2                            # the first sentence anna has not ranked
     key(s2, Qt.Key_PageUp)
     key(s2, Qt.Key_PageUp)
@@ -177,8 +177,8 @@ def test_segment_screen_keyboard_drop_submit_undo_save_reopen(qtbot, main_window
 def test_sentence_screen_ties_drop_undo(qtbot, main_window, campaign):
     w = main_window
     db = open_db(qtbot, w, campaign)
-    tab = w.results_view.ranking_view
-    s = open_ranking_screen(w, SENTENCES, judge="ben", n=3)
+    tab = w.results.results_view.ranking_view
+    s = w.ranking.open_screen(SENTENCES, judge="ben", n=3)
     assert s.objectName() == "sentencesRankingScreen"
     assert s.si == 0 and len(s.tasks_) == 1
     model = s.tasks_[0].model
@@ -226,7 +226,7 @@ def test_sentence_screen_draws_pairs_evenly(qtbot, main_window, campaign):
     """N=2 of 3 systems on 5 sentences: every pair of systems is compared 1 or 2 times."""
     w = main_window
     open_db(qtbot, w, campaign)
-    s = open_ranking_screen(w, SENTENCES, judge="cleo", n=2)
+    s = w.ranking.open_screen(SENTENCES, judge="cleo", n=2)
     for _ in range(5):
         assert s.tasks_[0].model.n == 2
         key(s, "1")
@@ -243,7 +243,7 @@ def test_segments_screen_needs_extracted_segments(qtbot, main_window, tmp_path):
     w = main_window
     shutil.copyfile(SEGRANKS_EXAMPLE / "campaign.etdb.xml", tmp_path / "plain.etdb.xml")
     open_db(qtbot, w, tmp_path / "plain.etdb.xml")
-    assert open_ranking_screen(w, SEGMENTS, judge="anna") is None
+    assert w.ranking.open_screen(SEGMENTS, judge="anna") is None
     assert "no extracted segments" in str(errors.history[-1])
 
 
@@ -260,7 +260,7 @@ def test_ranking_tab_exports_through_the_window_actions(qtbot, main_window, camp
     save_database(db, campaign)
     w = main_window
     open_db(qtbot, w, campaign)
-    view = w.results_view
+    view = w.results.results_view
     tab = view.ranking_view
     view.tabs.setCurrentWidget(tab)
     assert by_system(tab.scores.rows) == {"sysC": (2, 0, 0, 1.0), "sysA": (0, 1, 1, 0.0),
@@ -268,13 +268,13 @@ def test_ranking_tab_exports_through_the_window_actions(qtbot, main_window, camp
     target = {"path": str(tmp_path / "t.csv")}
     monkeypatch.setattr(export_dialog.QFileDialog, "getSaveFileName",
                         lambda *a, **k: (target["path"], ""))
-    w.act_export_table.trigger()
+    w.results.act_export_table.trigger()
     frame = pd.read_csv(tmp_path / "t.csv")
     assert list(frame["system"]) == ["sysC", "sysA", "sysB"]
     assert list(frame["ratio_of_wins"]) == [1.0, 0.0, 0.0]
     assert list(frame["ties"]) == [0, 1, 1]
     target["path"] = str(tmp_path / "bars.png")
-    w.act_export_plot.trigger()
+    w.results.act_export_plot.trigger()
     img = QImage(str(tmp_path / "bars.png"))
     assert not img.isNull() and img.width() >= 1000
 

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QMessageBox
 
-from evaltrans_qt.ui.main_window import save_job
+from evaltrans_qt.ui.controllers.files import save_job
+from evaltrans_qt.workspace import load_with_journal
 
 from .conftest import open_db
 
@@ -17,11 +18,11 @@ def test_failed_save_as_keeps_path_journal_and_recent_files(qtbot, main_window, 
     before_path, before_journal = w.database_path, w.journal
     w.save_as(tmp_path / "no-such-dir" / "copy.etdb.xml", wait=True)
     assert w.database_path == before_path and w.journal is before_journal
-    assert not any("no-such-dir" in f for f in w.recent_files())
+    assert not any("no-such-dir" in f for f in w.files.recent_files())
     good = tmp_path / "copy.etdb.xml"
     w.save_as(good, wait=True)
     assert w.database_path == good and good.exists()
-    assert str(good) in w.recent_files()
+    assert str(good) in w.files.recent_files()
 
 
 def test_open_recent_asks_about_unsaved_changes(qtbot, main_window, demo_copy, tmp_path):
@@ -29,9 +30,9 @@ def test_open_recent_asks_about_unsaved_changes(qtbot, main_window, demo_copy, t
     open_db(qtbot, w, demo_copy)
     w.workspace.mark_changed()                    # something unsaved
     asked = []
-    w.ask_unsaved = lambda: (asked.append(1), QMessageBox.Cancel)[1]
-    w._update_recent_menu()
-    acts = w.recent_menu.actions()
+    w.files.ask_unsaved = lambda: (asked.append(1), QMessageBox.Cancel)[1]
+    w.files._update_recent_menu()
+    acts = w.files.recent_menu.actions()
     assert acts
     acts[0].trigger()
     assert asked and w.database_path == demo_copy     # cancelled: nothing switched
@@ -54,7 +55,7 @@ def test_save_job_refuses_bytes_that_do_not_load(tmp_path, monkeypatch):
 def test_failing_autosave_reports_once_and_pauses(qtbot, main_window, demo_copy, monkeypatch):
     from evaltrans_qt.errors import SaveError
     from evaltrans_qt.ui import errors
-    from evaltrans_qt.ui import main_window as mw
+    from evaltrans_qt.ui.controllers import files as mw
     w = main_window
     open_db(qtbot, w, demo_copy)
     monkeypatch.setattr(mw, "save_job", lambda db, path, before_write=None: (_ for _ in ()).throw(
@@ -66,11 +67,11 @@ def test_failing_autosave_reports_once_and_pauses(qtbot, main_window, demo_copy,
     w.workspace.mark_changed()
     for _ in range(3):
         w.save()
-        qtbot.waitUntil(lambda: w._saving is None, timeout=10_000)
+        qtbot.waitUntil(lambda: w.files._saving is None, timeout=10_000)
         qtbot.wait(150)
-    assert len(shown) == 1 and w._autosave_failed
+    assert len(shown) == 1 and w.files._autosave_failed
     assert "NOT SAVED" in w.statusBar().currentMessage()
-    assert not w._autosave_timer.isActive()
+    assert not w.files._autosave_timer.isActive()
 
 
 def test_score_that_cannot_be_journalled_is_not_applied(qtbot, main_window, demo_copy, monkeypatch):
@@ -103,7 +104,7 @@ def test_scores_entered_during_save_as_move_to_the_new_journal(qtbot, main_windo
 
     from evaltrans_qt.io.etdb import load_database as load
     from evaltrans_qt.io.journal import journal_path
-    from evaltrans_qt.ui import main_window as mw
+    from evaltrans_qt.ui.controllers import files as mw
     w = main_window
     open_db(qtbot, w, demo_copy)
     s = w.start_session("tester", None, None, start_unscored=True)
@@ -128,7 +129,7 @@ def test_scores_entered_during_save_as_move_to_the_new_journal(qtbot, main_windo
     moved = w.journal.entries()                        # ... its unsaved entry moved
     assert [(e.judge, e.value) for e in moved] == [("tester", 2.0)]
     assert _judged_by(load(new), "tester") == 1        # the file has only the first score
-    db, report = mw.load_with_journal(new)             # a crash now: both scores survive
+    db, report = load_with_journal(new)             # a crash now: both scores survive
     assert _judged_by(db, "tester") == 2
 
 

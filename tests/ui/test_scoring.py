@@ -109,7 +109,7 @@ def test_next_unscored_and_identical(qtbot, main_window, demo_copy):
     else:
         raise AssertionError("the demo database should have an identical translation")
     s.go_to(k)
-    panel = w.similar_panel
+    panel = w.scoring.similar_panel
     qtbot.waitUntil(lambda: panel.model().rowCount() > 0)
     assert cell_text(panel.model().index(0, 0)) == "= identical"
     qtbot.keyClick(w, Qt.Key_I)
@@ -207,7 +207,7 @@ def test_continuous_and_two_digit_classes_are_typed_and_committed_with_enter(qtb
     assert s.judge_value(second, "mqm") is None and s.current_class == "mqm"
     mqm.clear()
     # digits typed while the window (not the editor) has the focus go into the editor
-    w.source_list.setFocus()
+    w.browse.source_list.setFocus()
     qtbot.keyClick(w, Qt.Key_0)
     assert mqm.text() == "0" and s.judge_value(second, "mqm") is None
     _enter(qtbot, w)

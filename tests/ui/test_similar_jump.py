@@ -22,7 +22,7 @@ def test_judges_shown_and_activation_jumps(qtbot, main_window, demo_copy):
     else:
         raise AssertionError("the demo database should have a scored neighbour")
     s.go_to(k)
-    panel = w.similar_panel
+    panel = w.scoring.similar_panel
     model = panel.model()
     qtbot.waitUntil(lambda: model.rowCount() > 0)
     assert model.headerData(2, Qt.Horizontal) == "Judge"
@@ -36,5 +36,5 @@ def test_judges_shown_and_activation_jumps(qtbot, main_window, demo_copy):
     panel.jumpRequested.connect(lambda a, b: got.append((a, b)))
     panel.activated.emit(model.index(0, 0))
     assert got == [(want.source_index, want.target_index)]
-    qtbot.waitUntil(lambda: w.target_table.currentIndex().data(KEY_ROLE)
+    qtbot.waitUntil(lambda: w.browse.target_table.currentIndex().data(KEY_ROLE)
                     == (want.source_index, want.target_index))

@@ -75,7 +75,7 @@ def _compute(qtbot, view, system, method):
 
 def _view(qtbot, main_window, path):
     open_db(qtbot, main_window, path)
-    rv = main_window.results_view
+    rv = main_window.results.results_view
     view = rv.unseen_view
     assert rv.tabs.tabText(rv.tabs.indexOf(view)) == "Unseen systems"
     assert rv.tabs.indexOf(view) == rv.tabs.indexOf(rv.ranking_view) + 1
@@ -207,8 +207,8 @@ def test_controls_fit_a_1366x768_window(qtbot, laptop, ranked):
     for dock in w.panels.values():
         dock.hide()
     w.compare_view.hide()
-    w.results_dock.show()
-    rv = w.results_view
+    w.results.results_dock.show()
+    rv = w.results.results_view
     view = rv.unseen_view
     with qtbot.waitSignal(view.analysisReady, timeout=60_000):
         rv.tabs.setCurrentWidget(view)                 # shown: computes by itself

@@ -94,7 +94,7 @@ def test_changing_an_option_in_the_dialog_changes_the_alignment(qtbot, main_wind
         dlg.editor("tokenization").setCurrentText("none")
         return OptionsDialog.Accepted
     monkeypatch.setattr(OptionsDialog, "exec", accept_with_tokenization_none)
-    assert w.results_view.edit_options()
+    assert w.results.results_view.edit_options()
     assert w.workspace.options.tokenization == "none"
     assert view.options is w.workspace.options and not hasattr(view, "set_options")
     qtbot.waitUntil(lambda: view.comparison is not None and not view.runner.pending
@@ -124,7 +124,7 @@ def test_opening_a_second_database_clears_every_panel(qtbot, main_window, demo_c
     from .test_results import run_to_end
     w = main_window
     open_db(qtbot, w, demo_copy)
-    view, live = w.results_view, w.live_panel
+    view, live = w.results.results_view, w.results.live_panel
     run_to_end(qtbot, view, options=EvalOptions(), measures=MEASURES)
     qtbot.waitUntil(lambda: live.updates >= 1, timeout=30_000)
     view.tabs.setCurrentIndex(view.tabs.count() - 1)            # histogram drawn
@@ -135,11 +135,11 @@ def test_opening_a_second_database_clears_every_panel(qtbot, main_window, demo_c
     view.compute_significance()
     qtbot.waitUntil(lambda: view.sig_plot.has_data, timeout=60_000)
     view.sentence_filter.setText("RuleMT")
-    w.source_filter.setText("the")
-    w.target_filter.setText("a")
+    w.browse.source_filter.setText("the")
+    w.browse.target_filter.setText("a")
     assert view.scatter.has_data and view.histogram.counts and view.bars.values
     assert len(live.model.frame) and "4 systems" in view.status.text()
-    first_label = w.db_label.text()
+    first_label = w.browse.db_label.text()
 
     second = _second_database(tmp_path)
     open_db(qtbot, w, second)
@@ -153,9 +153,9 @@ def test_opening_a_second_database_clears_every_panel(qtbot, main_window, demo_c
     assert view.sentence_filter.text() == "" and view.status.text() == ""
     assert view.progress.format() == "idle" and view.banner.isHidden()
     assert len(live.model.frame) == 0 and live.label.text() == live.IDLE
-    assert w.source_filter.text() == "" and w.target_filter.text() == ""
-    assert w.db_label.text() != first_label and "2 sources" in w.db_label.text()
-    assert w.source_proxy.rowCount() == 2
+    assert w.browse.source_filter.text() == "" and w.browse.target_filter.text() == ""
+    assert w.browse.db_label.text() != first_label and "2 sources" in w.browse.db_label.text()
+    assert w.browse.source_proxy.rowCount() == 2
     c = wait_compare(qtbot, w)
     assert w.compare_view._source == "ein kleiner test" and c is not None
 
