@@ -76,3 +76,37 @@ def test_latest_runner_ignores_stale_results(qtbot):
     time.sleep(0.4)
     qtbot.wait(50)
     assert got == ["new"]
+
+
+def test_a_function_reporting_through_a_callback(qtbot):
+    """``report=`` (as the run controller's job computes): every object reported arrives,
+    as is and in order, in the UI thread's ``reported``; a ``**kwargs`` function is not
+    handed a callback it did not ask for."""
+    main = threading.get_ident()
+
+    def job(report):
+        for item in (0.5, ("x", 1), {"done": 3, "total": 4}):
+            report(item)
+        return threading.get_ident()
+
+    got, threads = [], []
+
+    def on_report(item):
+        got.append(item)
+        threads.append(threading.get_ident())
+
+    w = start_worker(job, _start=False)
+    w.signals.reported.connect(on_report)
+    with qtbot.waitSignal(w.signals.finished) as blk:
+        launch(w)
+    qtbot.waitUntil(lambda: len(got) == 3)
+    assert got == [0.5, ("x", 1), {"done": 3, "total": 4}]
+    assert set(threads) == {main} and blk.args[0] != main
+
+    def loose(**kwargs):
+        return sorted(kwargs)
+
+    w = start_worker(loose, _start=False)
+    with qtbot.waitSignal(w.signals.finished) as blk:
+        launch(w)
+    assert blk.args == [["cancel"]]
