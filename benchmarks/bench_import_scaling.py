@@ -9,10 +9,11 @@ seconds per size and the ratio to the smallest size: linear growth doubles with 
 (10k -> 20k -> 40k: x2, x4), quadratic quadruples.
 
 ``memory``: bytes per segment of the in-memory database after an import, measured with
-``tracemalloc`` (Python allocations held by the database, peak and retained) for WMT21
+``tracemalloc`` (Python allocations held by the database, peak and retained), then the
+peak resident size of the save's read-back check (``etdb.checked_bytes``), for WMT21
 en-de (``../shared/data/wmt21-ende``, when present: source, 3 references, all system
-outputs) and for a synthetic WMT folder of ``--segments`` lines (default 1M; 1 reference,
-1 system, 8-word sentences). "Bytes per segment" = retained bytes / number of targets and
+outputs) and for a synthetic WMT folder of ``--segments`` segments (default 1M: a source,
+a reference and a system file of ``--segments / 3`` lines each, 8-word sentences). "Bytes per segment" = retained bytes / number of targets and
 sources (each one a segment's text with its object).
 
     python benchmarks/bench_import_scaling.py [rankings] [--rows 10000 20000 40000]
@@ -106,10 +107,19 @@ def _synthetic(folder: Path, n: int) -> None:
     for name in ("t.src.en", "t.ref.A.de", "t.hyp.S.de"):
         with open(folder / name, "w", encoding="utf-8") as fh:
             for _ in range(n):
-                fh.write(" ".join(rng.choice(words) for _ in range(8)) + "\n")
+                fh.write(" ".join(rng.choices(words, k=8)) + "\n")
+
+
+def _rss_mb() -> float:
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _measure(label: str, load) -> None:
+    """Import (tracemalloc: Python objects), then the save's bytes with their read-back
+    check (``etdb.checked_bytes``, what every ``evaltrans import`` does before writing;
+    its lxml tree is C memory, so the process's peak resident size is printed too)."""
+    from evaltrans_qt.io import etdb
     gc.collect()
     tracemalloc.start()
     t = time.perf_counter()
@@ -119,10 +129,17 @@ def _measure(label: str, load) -> None:
     retained, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     segments = len(db.sources) + sum(len(s.targets) for s in db.sources)
-    print(f"{label:<28} {len(db.sources):>9} sources {segments:>9} segments "
-          f"{retained / segments:>7.0f} B/segment retained  {peak / segments:>7.0f} B/segment "
-          f"peak  {seconds:>6.1f} s", flush=True)
-    del db
+    print(f"{label:<24} {len(db.sources):>8} sources {segments:>8} segments: import "
+          f"{retained / segments:>5.0f} B/segment retained, {peak / segments:>5.0f} B/segment "
+          f"peak, {seconds:.1f} s", flush=True)
+    rss0 = _rss_mb()
+    t = time.perf_counter()
+    data = etdb.checked_bytes(db)
+    seconds = time.perf_counter() - t
+    print(f"{'':<24} save check: {len(data) / segments:>5.0f} B/segment on disk, peak RSS "
+          f"{_rss_mb():.0f} MB (+{_rss_mb() - rss0:.0f} MB for the check), {seconds:.1f} s",
+          flush=True)
+    del db, data
 
 
 def memory(segments: int, wmt: Path) -> None:
@@ -137,8 +154,8 @@ def memory(segments: int, wmt: Path) -> None:
     else:
         print(f"(no WMT21 data at {wmt})")
     with tempfile.TemporaryDirectory() as tmp:
-        _synthetic(Path(tmp), segments)
-        _measure(f"synthetic {segments} lines", lambda: import_wmt(tmp))
+        _synthetic(Path(tmp), segments // 3)
+        _measure(f"synthetic {segments // 3} lines", lambda: import_wmt(tmp))
 
 
 def main() -> None:

@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from evaltrans_qt.engine.data.database import Database, Levels, Target, describe_key
+from evaltrans_qt.engine.data.database import Database, Levels, Target, check_id, describe_key
 from evaltrans_qt.engine.measures.external import ExternalMetric, external_metrics, guess_direction
 from evaltrans_qt.errors import InputFormatError, ScoreError
 from evaltrans_qt.io.names import file_name_part, file_name_parts
@@ -81,6 +81,7 @@ def import_mtme(directory: PathLike, lp: str, db: Database | None = None) -> Dat
     refs = []
     for f in sorted((root / "references").glob(f"{lp}.*.txt")):
         name = _name_after(f, f"{lp}.", ".txt")
+        check_id(name, "reference name (from the file name)", f)
         lines = read_import_lines(f)
         check_same_length(f, lines, n, f"source file {src_file.name}")
         refs.append((name, f, lines))
@@ -88,6 +89,7 @@ def import_mtme(directory: PathLike, lp: str, db: Database | None = None) -> Dat
     systems, refs_as_systems = [], []
     for f in sorted((root / "system-outputs" / lp).glob("*.txt")):
         name = f.name[:-4]
+        check_id(name, "system name (from the file name)", f)
         lines = read_import_lines(f)
         check_same_length(f, lines, n, f"source file {src_file.name}")
         if name in ref_text:
@@ -113,6 +115,7 @@ def import_mtme(directory: PathLike, lp: str, db: Database | None = None) -> Dat
             tables[(name, level)] = read_import_lines(f)
             continue
         check_class_name(db, name, f)
+        check_id(name, "class name (from the file name)", f)
         human_files[name] = f
         human_seg[name] = _seg_blocks(f, n, known, allow_none=True)
     metrics: dict[str, ExternalMetric] = {}
@@ -120,6 +123,7 @@ def import_mtme(directory: PathLike, lp: str, db: Database | None = None) -> Dat
         base, ref, level = parse_mtme_name(f)
         if level not in ("seg", "sys"):
             continue                       # doc/domain metric scores: not a measure of ours
+        check_id(base, "metric name (from the file name)", f)
         key = f"{base}-{ref}"
         m = metrics.setdefault(key, ExternalMetric(key, guess_direction(base), file="",
                                                    fmt="", reference=ref))

@@ -27,7 +27,7 @@ import math
 import re
 from pathlib import Path
 
-from evaltrans_qt.engine.data.database import Database, Levels, Score, Target
+from evaltrans_qt.engine.data.database import Database, Levels, Score, Target, check_id
 from evaltrans_qt.engine.data.schemes import continuous
 from evaltrans_qt.errors import InputFormatError, ScoreError
 from evaltrans_qt.io.limits import parse_int, parse_number
@@ -73,6 +73,7 @@ def scan_folder(folder: PathLike) -> tuple[Path, list[tuple[str, Path]], list[tu
         raise InputFormatError("no *.ref.X.* or *.hyp.SYSTEM.* files in this folder", d)
     first: dict[str, Path] = {}
     for name, f in refs + hyps:
+        check_id(name, "system id (from the file name)", f)
         if name in first:
             raise InputFormatError(
                 f"{f.name} and {first[name].name} both give the id '{name}'; scores name "

@@ -150,3 +150,16 @@ def test_wmtxml_append_twice_changes_nothing_and_refuses_other_text(tmp_path):
     with pytest.raises(InputFormatError, match="another translation") as err:
         import_wmtxml(g, import_wmtxml(f))
     assert err.value.line == 5
+
+
+@pytest.mark.parametrize("name", ["a\x01b", "tab\there", "bad\udcff"])
+def test_names_from_file_names_that_a_database_cannot_hold_are_refused(tmp_path, name):
+    root = _mtme(tmp_path / "m", ["one"])
+    (root / "system-outputs" / LP / f"{name}.txt").write_text("x\n")
+    with pytest.raises(InputFormatError, match="from the file name") as err:
+        import_mtme(root, LP)
+    assert err.value.path == root / "system-outputs" / LP / f"{name}.txt"
+    w = _wmt(tmp_path / "w", ["one"])
+    (w / f"t.hyp.{name}.de").write_text("x\n")
+    with pytest.raises(InputFormatError, match="from the file name"):
+        import_wmt(w)

@@ -188,20 +188,22 @@ def source_key(doc: str | None, seg: str | None) -> SourceKey | None:
     return None if not seg else (doc or "", seg)
 
 
-_BAD_ID = re.compile(r"[\x00-\x1f\x7f]")
+_BAD_ID = re.compile("[\x00-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
 
 
 def id_problem(value: str | None, what: str = "id") -> str | None:
-    """Why ``value`` cannot be a document or segment id, or None: ids hold no tab, line
-    break or other control character (the database keeps ids in tab-separated lines,
-    e.g. external metric scores ``DOC<TAB>SEG<TAB>VALUE``, and files in one-line fields)."""
+    """Why ``value`` cannot be an id (document, segment, system), or None: ids hold no
+    tab, line break or other control character (the database keeps ids in tab-separated
+    lines, e.g. external metric scores ``DOC<TAB>SEG<TAB>VALUE``, and files in one-line
+    fields), and nothing XML cannot store (U+FFFE, U+FFFF, the lone surrogates a file
+    name with bytes that are not UTF-8 decodes to)."""
     if value is None:
         return None
     bad = _BAD_ID.search(value)
     if bad is None:
         return None
-    return (f"{what} {value[:40]!r} contains the control character U+{ord(bad.group()):04X} "
-            "(a tab or line break); ids are one line without tabs")
+    return (f"{what} {value[:40]!r} contains the character U+{ord(bad.group()):04X} "
+            "(ids are one line without tabs or control characters, storable in XML)")
 
 
 def check_id(value: str | None, what: str = "id", path: object = None,
