@@ -204,6 +204,14 @@ def run_merge(args: argparse.Namespace) -> int:
 def run_import_scores(args: argparse.Namespace) -> int:
     from evaltrans_qt.io import scores
     check_output_file(args.output or args.database, "-o" if args.output else "--database")
+    if args.lp is not None or args.testset is not None:
+        from evaltrans_qt.errors import OptionError
+        for f in args.files:
+            fmt = args.format or scores.detect_format(f)
+            if fmt != "wmt":
+                flag = "--lp" if args.lp is not None else "--testset"
+                raise OptionError(f"{flag} chooses lines of a WMT submission file; {f} is "
+                                  f"{fmt}, which has none")
     db = open_database(args.database)
     hib = None if args.direction is None else args.direction == "higher"
     got = scores.import_scores(db, args.files, fmt=args.format, name=args.name,
@@ -362,6 +370,8 @@ def _formats(subparsers: argparse._SubParsersAction, name: str,
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     isub = _formats(subparsers, "import", "build a database from text, WMT, SGML or Aachen files")
+    from evaltrans_qt.cli.judge import add_import_judgements
+    add_import_judgements(isub)                # human judgements into a database (cli/judge.py)
 
     p = isub.add_parser("text", help="line-aligned plain text files")
     p.add_argument("--source", required=True, metavar="S", help="source sentences, one per line")
@@ -439,8 +449,10 @@ def _register_metrics_task_formats(isub: argparse._SubParsersAction,
                    help="direction of the scores (default: from the name; TER/WER/... lower)")
     p.add_argument("--format", choices=("wmt", "mtme", "tsv", "jsonl"),
                    help="file format (default: detected)")
-    p.add_argument("--lp", help="language pair to take from a WMT submission file")
-    p.add_argument("--testset", help="test set to take from a WMT submission file")
+    p.add_argument("--lp", metavar="SRC-TGT",
+                   help="language pair to take from a WMT submission file")
+    p.add_argument("--testset", metavar="NAME",
+                   help="test set to take from a WMT submission file")
     p.set_defaults(func=run_import_scores, direction=None)
 
     p = isub.add_parser("mtme", help="mt-metrics-eval test-set directory, one language pair")

@@ -49,6 +49,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "info": ("data", "counts of a database, or a report's values and signatures"),
     "items": ("protocols", "define information items of a source, mark a candidate's items, "
                            "or list them (IER)"),
+    "judge": ("judge", "give (or remove) one human judgement without the application"),
     "judge-agreement": ("human", "inter-/intra-annotator correlation and kappa of the judges' "
                                  "scores (rankings: ranking agreement)"),
     "merge": ("data", "merge database B into A, write C"),
