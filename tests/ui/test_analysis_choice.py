@@ -64,10 +64,24 @@ def test_live_panel_and_metrics_follow_the_workspace(qtbot, view):
                     timeout=120_000)
     assert metrics.overview.significance.human == "fluency"
     fluency = live.model.frame.copy()
+    # scoring another class: the panel stays with the choice and says how to follow it
+    from evaltrans_qt.io.journal import ScoreChange
+    db = ws.database
+    si, ti = next((i, j) for i, s in enumerate(db.sources) for j, t in enumerate(s.targets)
+                  if not db.is_reference(t) and t.value("adequacy") is None)
+    t = db.sources[si].targets[ti]
+    before = live.updates
+    ws.commit(ScoreChange(db.sources[si].text, t.text, t.system, "adequacy", 4, "tester",
+                          target_index=ti))
+    qtbot.waitUntil(lambda: live.updates > before, timeout=60_000)
+    assert "with 'fluency'" in live.label.text()
+    assert "You are scoring 'adequacy'" in live.label.text()
+    assert live.model.frame["n"].max() == fluency["n"].max()
     before = live.updates
     ws.analysis.set_human("adequacy")                     # not through the results view
     qtbot.waitUntil(lambda: live.updates > before and "'adequacy'" in live.label.text(),
                     timeout=60_000)
+    assert "You are scoring" not in live.label.text()
     assert sorted(live.model.frame["measure"]) == sorted(MEASURES)
     assert not live.model.frame["r"].equals(fluency["r"])  # other scores, other numbers
     qtbot.waitUntil(lambda: metrics.overview is not None
