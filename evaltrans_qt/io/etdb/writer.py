@@ -117,9 +117,8 @@ def checked_bytes(db: Database, path: str | os.PathLike[str] | None = None) -> b
         loads(data, path)
     except EvalTransError as exc:
         where = f"output line {exc.line}: " if exc.line is not None else ""
-        raise SaveError(f"not saved: the database holds something the file could not hold "
-                        f"and read back ({where}{exc.problem}); nothing was written",
-                        path) from None
+        raise SaveError(f"not saved: the written file would not load again ({where}"
+                        f"{exc.problem}); nothing was written", path) from None
     return data
 
 
