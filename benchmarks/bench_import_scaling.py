@@ -143,7 +143,11 @@ def _measure(label: str, load) -> None:
 
 
 def memory(segments: int, wmt: Path) -> None:
+    import os
+
+    from evaltrans_qt.io.limits import SEGMENT_LIMIT_ENV
     from evaltrans_qt.io.wmt import import_wmt
+    os.environ[SEGMENT_LIMIT_ENV] = str(max(segments, 1))    # measured, not refused
     if wmt.is_dir():
         with tempfile.TemporaryDirectory() as tmp:
             d = Path(tmp)

@@ -24,6 +24,12 @@
   stays well below 2 GB; the environment variable ``EVALTRANS_MAX_INPUT_MB`` raises or
   lowers it). Only regular files are read: a device (``/dev/zero``), a pipe or a socket
   never ends, so it is refused before reading.
+* :func:`max_segments`: the most segments (sources plus targets) one import may add,
+  checked before the lines are split or the database grows (default
+  :data:`MAX_SEGMENTS`; ``EVALTRANS_MAX_SEGMENTS`` raises it). An import and the check of
+  the save that follows it cost about 2.5 KB a segment, so the default keeps a command
+  below 2 GB whatever the input (a 512 MiB file of one-character lines would otherwise
+  be 268 million sources).
 * :data:`MAX_CSV_FIELD`: the longest CSV field (Python's default, 131 072
   characters, raised to :data:`MAX_TEXT_CHARS`); :func:`csv_field_limit` sets it.
 """
@@ -50,6 +56,10 @@ MAX_RANK = 999
 MAX_INPUT_BYTES = 512 * 2**20
 #: Environment variable that sets the input size limit in MiB (module doc).
 INPUT_LIMIT_ENV = "EVALTRANS_MAX_INPUT_MB"
+#: Most segments one import adds unless ``EVALTRANS_MAX_SEGMENTS`` says otherwise.
+MAX_SEGMENTS = 600_000
+#: Environment variable that sets the segment limit (module doc).
+SEGMENT_LIMIT_ENV = "EVALTRANS_MAX_SEGMENTS"
 #: Longest CSV field in characters (see module doc).
 MAX_CSV_FIELD = MAX_TEXT_CHARS
 
@@ -174,3 +184,22 @@ def too_big_message(size: int | None, limit: int) -> str:
     got = f"has {size / 2**20:.0f} MiB" if size is not None else "is larger than that"
     return (f"{got}; inputs of at most {limit // 2**20} MiB are read (set {INPUT_LIMIT_ENV} to "
             f"raise the limit)")
+
+
+def max_segments() -> int:
+    """The segment limit of one import (module doc)."""
+    import os
+    raw = os.environ.get(SEGMENT_LIMIT_ENV, "")
+    try:
+        return parse_int(raw.strip(), SEGMENT_LIMIT_ENV, 1)
+    except ValueError:
+        return MAX_SEGMENTS
+
+
+def segments_message(count: int, what: str = "the import") -> str | None:
+    """Why ``count`` segments are too many (module doc), or None."""
+    limit = max_segments()
+    if count <= limit:
+        return None
+    return (f"{what} has {count} segments; at most {limit} are imported at once (about "
+            f"2.5 KB of memory each; set {SEGMENT_LIMIT_ENV} to raise the limit)")

@@ -44,6 +44,7 @@ from evaltrans_qt.io.plaintext import (
     check_class_name,
     check_line_targets,
     check_same_length,
+    check_segments,
     read_import_lines,
 )
 from evaltrans_qt.io.scores import human_tables, parse_mtme_name, read_mtme_lines, score_number
@@ -141,6 +142,7 @@ def import_mtme(directory: PathLike, lp: str, db: Database | None = None) -> Dat
                 part.segments[system] = {i: v for i, v in enumerate(vals) if math.isfinite(v)}
         m.merge(part)
 
+    check_segments(n * (1 + len(refs) + len(systems)), root)
     db = db if db is not None else Database()
     for cls, f in human_files.items():
         check_class_name(db, cls, f)

@@ -31,6 +31,8 @@ from evaltrans_qt.errors import InputFormatError, OptionError
 from evaltrans_qt.io.limits import (
     MAX_TEXT_CHARS,
     max_input_bytes,
+    max_segments,
+    segments_message,
     too_big_message,
     too_long_message,
 )
@@ -143,9 +145,24 @@ def check_line_lengths(path: PathLike, lines: Sequence[str], first_line: int = 1
 def read_import_lines(path: PathLike, encoding: str = "utf-8") -> list[str]:
     """Lines of a file imported into a database: any line end (:func:`split_lines`) and
     at most ``MAX_TEXT_CHARS`` characters a line (clear error naming the line)."""
-    lines = split_lines(read_text(path, encoding))
+    text = read_text(path, encoding)
+    # counted before splitting (a list of every line is the memory the limit bounds)
+    n = text.count("\n") + text.count("\r") - text.count("\r\n") \
+        + (0 if text.endswith(("\n", "\r")) else 1)
+    problem = segments_message(n, "the file") if n > max_segments() else None
+    if problem is not None:
+        raise InputFormatError(problem, path)
+    lines = split_lines(text)
     check_line_lengths(path, lines)
     return lines
+
+
+def check_segments(count: int, path: PathLike | None = None) -> None:
+    """:class:`InputFormatError` when one import would add more than
+    :func:`~evaltrans_qt.io.limits.max_segments` segments (``io/limits.py``)."""
+    problem = segments_message(count)
+    if problem is not None:
+        raise InputFormatError(problem, path)
 
 
 def check_class_name(db: Database | None, name: str, path: PathLike | None = None,
@@ -326,6 +343,7 @@ def import_text(source: PathLike, references: Sequence[PathLike | tuple[str, Pat
         lines = read_import_lines(path, encoding)
         check_same_length(path, lines, len(src_lines), "source file")
         hyps.append((name, path, lines))
+    check_segments(len(src_lines) * (1 + len(refs) + len(hyps)), source)
     db = db if db is not None else Database()
     keys = [(None, str(i + 1)) for i in range(len(src_lines))]
     for name, path, lines in refs:

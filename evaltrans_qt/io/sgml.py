@@ -29,7 +29,13 @@ from lxml import etree
 from evaltrans_qt.engine.data.database import Database, check_id
 from evaltrans_qt.errors import InputFormatError
 from evaltrans_qt.io.limits import MAX_TEXT_CHARS, too_long_message
-from evaltrans_qt.io.plaintext import PathLike, existing_target, read_input_bytes, read_text
+from evaltrans_qt.io.plaintext import (
+    PathLike,
+    check_segments,
+    existing_target,
+    read_input_bytes,
+    read_text,
+)
 from evaltrans_qt.io.xmlsafe import refuse_entities, safe_parser
 
 _TAG = re.compile(r"<(/?)([A-Za-z]+)\b([^>]*)>", re.S)
@@ -128,6 +134,7 @@ def parse_sgml(path: PathLike, encoding: str = "utf-8") -> list[SegSet]:
     line numbers are counted between consecutive tags, not from the file start)."""
     p = Path(path)
     text = read_text(p, encoding)
+    check_segments(text.count("<seg") + text.count("<SEG"), p)      # a bound, before parsing
     sets: list[SegSet] = []
     kind: str | None = None
     set_sys = doc = doc_sys = None
@@ -185,6 +192,7 @@ def parse_xml(path: PathLike) -> list[SegSet]:
     p = Path(path)
     data = read_input_bytes(p, "an mteval XML file")
     refuse_entities(data, p)
+    check_segments(data.count(b"<seg"), p)             # a bound, before the tree is built
     try:
         root = etree.fromstring(data, safe_parser())
     except etree.XMLSyntaxError as exc:

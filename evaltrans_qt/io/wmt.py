@@ -38,6 +38,7 @@ from evaltrans_qt.io.plaintext import (
     check_class_name,
     check_line_targets,
     check_same_length,
+    check_segments,
     read_import_lines,
     read_text,
     split_lines,
@@ -154,6 +155,7 @@ def import_wmt(folder: PathLike, scores: PathLike | None = None, score_class: st
         lines = read_import_lines(f, encoding)
         check_same_length(f, lines, len(src_lines), f"source file {src_file.name}")
         hyps.append((name, f, lines))
+    check_segments(len(src_lines) * (1 + len(refs) + len(hyps)), folder)
     if scores is not None:
         check_class_name(db, score_class, scores)
     if db is not None:

@@ -31,7 +31,7 @@ from lxml import etree
 from evaltrans_qt.engine.data.database import Database, check_id
 from evaltrans_qt.errors import InputFormatError
 from evaltrans_qt.io.limits import MAX_TEXT_CHARS, too_long_message
-from evaltrans_qt.io.plaintext import PathLike, existing_target, read_input_bytes
+from evaltrans_qt.io.plaintext import PathLike, check_segments, existing_target, read_input_bytes
 from evaltrans_qt.io.xmlsafe import refuse_entities, safe_parser
 
 
@@ -52,6 +52,7 @@ def import_wmtxml(path: PathLike, db: Database | None = None) -> Database:
     """Import one WMT XML test set (module doc); everything is checked first."""
     data = read_input_bytes(path, "a WMT XML test set")
     refuse_entities(data, path, what="a WMT XML test set")
+    check_segments(data.count(b"<seg"), path)        # a bound, before the tree is built
     try:
         root = etree.fromstring(data, safe_parser())
     except etree.XMLSyntaxError as exc:

@@ -301,3 +301,26 @@ def test_the_last_stderr_line_is_the_one_line_error_even_for_libxml2_messages(tm
     assert lines[-1].startswith("evaltrans: error: ") and str(f) in lines[-1]
     assert sum(x.startswith("evaltrans: error:") for x in lines) == 1
     assert len([x for x in lines if x.strip()]) == 1
+
+
+def test_too_many_segments_are_refused_before_the_lines_are_split(tmp_path, monkeypatch):
+    from evaltrans_qt.io.limits import SEGMENT_LIMIT_ENV
+    from evaltrans_qt.io.wmtxml import import_wmtxml
+    monkeypatch.setenv(SEGMENT_LIMIT_ENV, "5")
+    src = tmp_path / "src.txt"
+    src.write_text("a\n" * 6)
+    ref = tmp_path / "ref.txt"
+    ref.write_text("b\n" * 3)
+    with pytest.raises(InputFormatError, match=SEGMENT_LIMIT_ENV) as err:
+        import_text(src, [ref])
+    assert err.value.path == src and "6 segments" in err.value.problem
+    src.write_text("a\n" * 3)
+    with pytest.raises(InputFormatError, match="has 6 segments"):   # 3 sources + 3 refs
+        import_text(src, [ref])
+    x = tmp_path / "t.xml"
+    x.write_text('<dataset id="t"><collection id="c"><doc id="d"><src lang="en"><p>'
+                 + '<seg id="1">a</seg>' * 6 + "</p></src></doc></collection></dataset>")
+    with pytest.raises(InputFormatError, match=SEGMENT_LIMIT_ENV):
+        import_wmtxml(x)
+    monkeypatch.setenv(SEGMENT_LIMIT_ENV, "6")
+    assert len(import_text(src, [ref]).sources) == 3
