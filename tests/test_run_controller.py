@@ -4,6 +4,7 @@ the workspace's analysis choice."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import threading
 
@@ -159,6 +160,7 @@ def test_the_workspaces_executor_choice_is_used(workspace, monkeypatch):
     assert set(workspace.run.systems) == set(workspace.database.systems())
 
 
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: the driver's rule is serial")
 def test_runs_on_this_machine_follow_the_drivers_rule(workspace):
     """Small and cheap: serial; a pair phase (INVWER): the controller's niced pool, kept."""
     ctl = RunController(workspace)
