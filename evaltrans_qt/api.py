@@ -302,6 +302,23 @@ class Database(_EngineDatabase):
         from evaltrans_qt.io.store import write_database
         write_database(self, path)
 
+    def set_score(self, source: int, system: str, cls: str, value: float | None, *,
+                  judge: str | None = None, seconds: float | None = None,
+                  time: str | None = None) -> None:
+        """Give ``system``'s translation of source ``source`` (0-based index, as the
+        ``source`` column of :meth:`to_frame`) ``judge``'s ``value`` of human class ``cls``;
+        ``value=None`` removes that judge's score. Checked as the application's scoring
+        screen checks it (``io/judgements.py``: the class is a human class, the value one of
+        its levels at or above the first valid one) and applied by the function the
+        application's commit applies with; in memory -- :meth:`save` writes it (for a file,
+        :func:`judge` journals it as the application does). :class:`ScoreError` naming the
+        problem; the database is then unchanged."""
+        from evaltrans_qt.io.journal import apply_entry
+        from evaltrans_qt.io.judgements import judgement_change
+        ch = judgement_change(self, line=_source_number(source, len(self.sources)),
+                              **_judgement_args(system, cls, value, judge, seconds, time))
+        apply_entry(self, ch)
+
     def to_frame(self, how: str = "mean") -> pd.DataFrame:
         """One row per candidate: ``source`` (index, 0-based), ``seg``, ``system``,
         ``text``, then one column per human class (``how``: mean or median over judges;
@@ -320,6 +337,71 @@ class Database(_EngineDatabase):
                     row[c] = target_value(t, c, how, include_extrapolated=True, floor=floors[c])
                 rows.append(row)
         return pd.DataFrame(rows, columns=["source", "seg", "system", "text", *classes])
+
+
+# --------------------------------------------------------------------------- judgements
+def _source_number(source: object, n: int) -> int:
+    """The 1-based source number of the 0-based index ``source`` (checked)."""
+    if isinstance(source, bool) or not isinstance(source, int):
+        raise ScoreError(f"source: expected a 0-based source index (int), got "
+                         f"{type(source).__name__}")
+    if not 0 <= source < n:
+        raise ScoreError(f"source {source} does not exist (the database has {n} source"
+                         f"{'' if n == 1 else 's'}, indices 0..{n - 1})")
+    return source + 1
+
+
+def _judgement_args(system: object, cls: object, value: object, judge: object,
+                    seconds: object, time: object) -> dict[str, Any]:
+    """The arguments of a judgement, type-checked (:class:`ScoreError` naming the wrong one)."""
+    for name, v, optional in (("system", system, False), ("cls", cls, False),
+                              ("judge", judge, True), ("time", time, True)):
+        if not isinstance(v, str) and not (optional and v is None):
+            raise ScoreError(f"{name}: expected a string, got {type(v).__name__}")
+
+    def number(name: str, v: object) -> float | None:
+        if v is None:
+            return None
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ScoreError(f"{name}: expected a number, got {type(v).__name__}")
+        return float(v)
+
+    return {"system": system, "cls": cls, "value": number("value", value), "judge": judge,
+            "seconds": number("seconds", seconds), "time": time}
+
+
+def judge(database: PathLike, source: int, system: str, cls: str, value: float | None, *,
+          judge: str | None = None, seconds: float | None = None) -> None:
+    """Record one judgement in the database file ``database`` as the application records a
+    score (``evaltrans judge``): under the file's lock -- refused with
+    :class:`~evaltrans_qt.io.store.DatabaseLockedError` while evaltrans-qt holds it open --
+    journalled and forced to disk before it is applied, then the file is written in place.
+    Arguments as :meth:`Database.set_score` (``source`` 0-based; ``value=None`` removes
+    ``judge``'s score); timed now."""
+    from datetime import datetime
+
+    from evaltrans_qt.io.judgements import commit_judgements, judgement_change
+    if not isinstance(database, (str, os.PathLike)):
+        raise OptionError(f"database: expected a path, got {type(database).__name__}")
+    when = datetime.now().astimezone().isoformat(timespec="seconds") if value is not None \
+        else None
+    args = _judgement_args(system, cls, value, judge, seconds, when)
+    commit_judgements(database, lambda db: [judgement_change(
+        db, line=_source_number(source, len(db.sources)), **args)])
+
+
+def import_judgements(database: PathLike, file: PathLike) -> int:
+    """Add the judgements of ``file`` (``.tsv``/``.csv`` with a header row, or ``.jsonl``;
+    columns ``system``, ``seg`` (and ``doc``) or ``line`` (1-based), ``class``, ``value``,
+    ``judge``, ``time``, ``seconds``) to the database file ``database`` (``evaltrans import
+    judgements``): every row checked first (errors name the file and line), then one atomic
+    write -- all or none; refused while evaltrans-qt holds the file. Returns how many."""
+    from evaltrans_qt.io.judgements import commit_judgements, read_judgements
+    for name, v in (("database", database), ("file", file)):
+        if not isinstance(v, (str, os.PathLike)):
+            raise OptionError(f"{name}: expected a path, got {type(v).__name__}")
+    return len(commit_judgements(database, lambda db: read_judgements(file, db),
+                                 journal=False))
 
 
 # --------------------------------------------------------------------------- runs
@@ -474,4 +556,5 @@ def significance(run: Run, measure: str, *, method: str = "bootstrap",
 
 
 __all__ = ["Database", "EvalOptions", "Metric", "Run", "available_measures", "correlate",
-           "evaluate", "make_options", "measure", "meta_evaluate", "score", "significance"]
+           "evaluate", "import_judgements", "judge", "make_options", "measure",
+           "meta_evaluate", "score", "significance"]
