@@ -502,6 +502,11 @@ class CompareView(QWidget):
     ``references`` is a list of ``(label, text)``; the "against" selector offers
     the nearest reference, each reference, and any extra targets given in
     ``others`` (another candidate, to compare two candidates).
+
+    In the application it follows the workspace's selection
+    (:class:`~evaltrans_qt.selection.Selection`): the selected candidate is drawn
+    (:meth:`show_selection`) and the measure is the selection's -- the measure selector
+    writes it, and shows whatever another view chose.
     """
 
     comparisonReady = Signal(object)
@@ -515,6 +520,9 @@ class CompareView(QWidget):
         from evaltrans_qt.ui.observe import observe
         observe(self, self.workspace.options_changed, self.recompute)
         observe(self, self.workspace.database_changed, self.clear)
+        self.selection = self.workspace.selection
+        observe(self, self.selection.changed, self._selection_changed)
+        observe(self, self.selection.measure_changed, self._measure_selected)
         self.runner = LatestRunner(self)
         self.comparison: Comparison | None = None
         self._source = ""
@@ -602,6 +610,10 @@ class CompareView(QWidget):
         self.hyp_flow.clicked.connect(lambda i: self._click("hyp", i))
         self.ref_flow.clicked.connect(lambda i: self._click("ref", i))
         self._update_legend()
+        if self.selection.measure is None:
+            self.selection.set_measure(self.measure)
+        else:
+            self._measure_selected(self.selection.measure)
 
     @staticmethod
     def _title(text: str) -> QLabel:
@@ -620,6 +632,36 @@ class CompareView(QWidget):
         i = self.measure_selector.findData(name)
         if i >= 0:
             self.measure_selector.setCurrentIndex(i)
+
+    def _measure_selected(self, name: str) -> None:
+        """The selection's measure changed: draw it (a measure this view cannot align
+        leaves it, and then the selection, at the one shown)."""
+        self.set_measure(name)
+        if self.measure != name:
+            self.selection.set_measure(self.measure)
+
+    def _selection_changed(self, _source: int | None, _target: int | None) -> None:
+        self.show_selection()
+
+    def show_selection(self) -> None:
+        """Draw the selected candidate against the references and the other candidates of
+        its source (nothing selected, or not in the database: empty)."""
+        db = self.workspace.database
+        pair = self.selection.pair
+        if db is None or pair is None or pair[0] >= len(db.sources) \
+                or pair[1] >= len(db.sources[pair[0]].targets):
+            self.clear()
+            return
+        src = db.sources[pair[0]]
+        t = src.targets[pair[1]]
+        refs = [(r.system or f"ref {k + 1}", r.text) for k, r in enumerate(src.targets)
+                if r is not t and db.is_reference(r)]
+        others = [(o.system or f"#{k + 1}", o.text) for k, o in enumerate(src.targets)
+                  if o is not t and not db.is_reference(o)]
+        label = t.system or "-"
+        if db.is_reference(t):
+            label += " (a reference, compared with the others)"
+        self.set_pair(src.text, t.text, label, refs, others)
 
     @property
     def options(self) -> EvalOptions:
@@ -714,6 +756,7 @@ class CompareView(QWidget):
         self.comparisonReady.emit(c)
 
     def _measure_changed(self, _i: int) -> None:
+        self.selection.set_measure(self.measure)      # the one current measure
         self.max_n.setVisible(self.measure == "bleu")
         self.recompute()
 

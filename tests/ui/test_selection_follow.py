@@ -80,3 +80,23 @@ def test_another_database_clears_the_selection(qtbot, main_window, demo_copy, tm
     db = open_db(qtbot, w, copy)
     # cleared, then the browser shows the new database's first source
     assert seen == [(None, None), (0, _candidate(db, 0))]
+
+
+def test_a_compare_view_follows_its_workspaces_selection_by_itself(qtbot):
+    """No window, no browser: the view observes ``workspace.selection`` directly."""
+    from evaltrans_qt.io.etdb import demo_database_path, load_database
+    from evaltrans_qt.ui.compare_view import CompareView
+    from evaltrans_qt.workspace import Workspace
+    ws = Workspace()
+    db = load_database(demo_database_path())
+    ws.set_database(db, None)
+    view = CompareView(ws)
+    qtbot.addWidget(view)
+    assert ws.selection.measure == view.measure           # the view's measure is the selection's
+    ws.selection.select(2, 1)
+    assert view.source_label.text() == db.sources[2].text
+    assert view._hyp == db.sources[2].targets[1].text
+    ws.selection.select(2, None)                          # a source without a candidate: empty
+    assert view.source_label.text() == "" and view._hyp == ""
+    view.set_measure("cder")
+    assert ws.selection.measure == "cder"

@@ -2,9 +2,10 @@
 
 What is current -- the source, its candidate and the measure the compare view draws --
 lives in the workspace's :class:`~evaltrans_qt.selection.Selection`, never here: choosing
-a row in a table writes the selection; the compare view and the tables follow its
-``changed`` and ``measure_changed`` signals, whoever moved it (a table, a scoring
-session, the results view's "open in compare", a similar translation).
+a row in a table or a measure in the View menu writes the selection; the tables (here) and
+the compare view (by itself) follow its ``changed`` and ``measure_changed`` signals,
+whoever moved it (a table, a scoring session, the results view's "open in compare", a
+similar translation, the compare view's measure selector).
 
 Stable object names: ``sourceList``, ``sourceFilter``, ``systemFilter``, ``stateFilter``,
 ``sourceCounts``, ``targetTable``, ``targetFilter``, ``allTargets``, ``databaseInfo``.
@@ -86,11 +87,7 @@ class BrowseController(QObject):
         self.db_label.setObjectName("databaseInfo")
         window.statusBar().addPermanentWidget(self.db_label)
         self._build_actions()
-        self.selection.set_measure(self.compare_view.measure)
         self.selection.changed.connect(self._selection_changed)
-        self.selection.measure_changed.connect(self._measure_selected)
-        self.compare_view.measure_selector.currentIndexChanged.connect(
-            lambda _i: self.selection.set_measure(self.compare_view.measure))
         ws.database_changed.connect(self._show_database)
         ws.database_modified.connect(self._refresh_class_columns)
         ws.committed.connect(self._committed)
@@ -172,13 +169,6 @@ class BrowseController(QObject):
             self.measure_actions.addAction(act)
         self.measure_actions.actions()[0].setChecked(True)
         self.compare_view.measure_selector.currentIndexChanged.connect(self._measure_shown)
-
-    def _measure_selected(self, name: str) -> None:
-        """The selection's measure changed: the compare view draws it (a name it does not
-        offer leaves the view, and then the selection, at the measure shown)."""
-        self.compare_view.set_measure(name)
-        if self.compare_view.measure != name:
-            self.selection.set_measure(self.compare_view.measure)
 
     def _measure_shown(self, i: int) -> None:
         acts = self.measure_actions.actions()
@@ -343,7 +333,7 @@ class BrowseController(QObject):
         """The user chose a candidate: it becomes the selection; chosen again (the tables
         were rebuilt) the compare view draws it afresh."""
         if not self.selection.select(si, ti):
-            self._show_compare(si, ti)
+            self.compare_view.show_selection()
 
     def _toggle_all_targets(self, on: bool) -> None:
         if self.workspace.database is None:
@@ -365,14 +355,11 @@ class BrowseController(QObject):
             self._follow(source_index, target_index)     # e.g. a filter hid its rows
 
     def _selection_changed(self, si: int | None, ti: int | None) -> None:
+        """The selection moved (the compare view follows it by itself): the tables too."""
         db = self.workspace.database
-        if db is None or si is None or si >= len(db.sources):
-            return
-        if ti is None or ti >= len(db.sources[si].targets):
-            self.compare_view.clear()
-            return
-        self._follow(si, ti)
-        self._show_compare(si, ti)
+        if db is not None and si is not None and ti is not None and si < len(db.sources) \
+                and ti < len(db.sources[si].targets):
+            self._follow(si, ti)
 
     def _follow(self, si: int, ti: int) -> None:
         """Make the tables show the selected source and candidate (clearing the filters
@@ -402,24 +389,7 @@ class BrowseController(QObject):
 
     def redraw(self) -> None:
         """Draw the selected candidate again (its text or its references changed)."""
-        db = self.workspace.database
-        pair = self.selection.pair
-        if db is not None and pair is not None and pair[0] < len(db.sources) \
-                and pair[1] < len(db.sources[pair[0]].targets):
-            self._show_compare(*pair)
-
-    def _show_compare(self, si: int, ti: int) -> None:
-        db = self.workspace.database
-        src = db.sources[si]
-        t = src.targets[ti]
-        refs = [(r.system or f"ref {k + 1}", r.text) for k, r in enumerate(src.targets)
-                if r is not t and db.is_reference(r)]
-        others = [(o.system or f"#{k + 1}", o.text) for k, o in enumerate(src.targets)
-                  if o is not t and not db.is_reference(o)]
-        label = t.system or "-"
-        if db.is_reference(t):
-            label += " (a reference, compared with the others)"
-        self.compare_view.set_pair(src.text, t.text, label, refs, others)
+        self.compare_view.show_selection()
 
 
 __all__ = ["BrowseController", "setup_table"]
