@@ -1,7 +1,7 @@
 """The undo history of the application: Qt-free, one list of steps for every kind of change.
 
 A :class:`History` is a list of done steps and a position in it (like Qt's
-``QUndoStack``, without Qt): :meth:`History.undo` undoes the step before the position,
+undo stack, without Qt): :meth:`History.undo` undoes the step before the position,
 :meth:`History.redo` redoes the one after it, pushing a new step drops the steps undone
 before it. Two kinds of step:
 
@@ -34,20 +34,38 @@ import contextlib
 import dataclasses
 import weakref
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from psygnal import Signal
 
-if TYPE_CHECKING:           # the workspace holds a history: no import back at run time
-    from evaltrans_qt.io.journal import Change
-    from evaltrans_qt.workspace import Commit, Workspace
+from evaltrans_qt.io.journal import Change, Journal
 
 #: Steps kept by default (the oldest are dropped beyond it).
 LIMIT = 10_000
 
 #: Called after a :class:`Committed` step was undone (True) or redone (False), with the
 #: changes committed for it (as journalled): the views follow (cursor, panels).
-After = Callable[["list[Change]", bool], None]
+After = Callable[[list[Change], bool], None]
+
+
+class Commit(Protocol):
+    """What :meth:`Workspace.commit` returns (:class:`evaltrans_qt.workspace.Commit`)."""
+
+    @property
+    def change(self) -> Change: ...
+
+    @property
+    def inverse(self) -> list[Change]: ...
+
+
+class Workspace(Protocol):
+    """What a history commits through: :class:`evaltrans_qt.workspace.Workspace` (which
+    holds a history, so this module cannot import it back)."""
+
+    @property
+    def journal(self) -> Journal | None: ...
+
+    def commit(self, change: Change) -> Commit: ...
 
 
 class Entry(Protocol):

@@ -116,6 +116,15 @@ def test_import_rules_hold():
     assert violations() == []
 
 
+def test_no_qt_undo_stack():
+    """Undo and redo are the Qt-free history's (evaltrans_qt/history.py: undoing a judgement
+    commits its inverse through Workspace.commit): no QUndoStack or QUndoCommand anywhere."""
+    hits = [f"{p.relative_to(ROOT)}:{n}" for p in _sources()
+            for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+            if "QUndo" in line]
+    assert hits == []
+
+
 def test_every_layer_has_a_rule():
     """A new top-level module or package must be given its place in ALLOWED (and in
     docs/architecture.md) -- otherwise it would be checked against nothing."""

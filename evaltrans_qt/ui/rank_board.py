@@ -1,15 +1,16 @@
 """Rank rows of one ranking task: a Qt model of candidates placed in rank bins, and the
 widget that shows each bin as a row of draggable chips.
 
-:class:`RankBinsModel` is a two-level item model: the top-level rows are the bins --
+:class:`RankBinsModel` shows a Qt-free :class:`~evaltrans_qt.ranking_session.Board` (the
+ranks are the board's) as a two-level item model: the top-level rows are the bins --
 "not placed", rank 1 .. rank N and, for short segments, "unusable" (rank N+1, Macháček
 §2.2/§3.1) -- and their children are the candidates placed there (ties: several
 candidates in one bin). A candidate is moved with :meth:`RankBinsModel.request`, which
 both keyboard and drag and drop use: a real drop arrives in :meth:`dropMimeData` (the
 mime data of :meth:`mimeData`, bin = the parent index of the drop), so tests of the
 drop go through the code path a mouse drop uses. ``request`` hands the move to
-``on_request`` (the screen makes it an undoable command) or applies it with
-:meth:`place`.
+``on_request`` (the screen's session makes it an undoable step) or applies it with
+:meth:`place`; the rows follow the board's ``moved`` signal, whoever moved it.
 
 :class:`RankBoard` shows a model: one labelled :class:`QListView` per bin, its root
 index that bin, chips flowing left to right (segments) or one per line (sentences).
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from PySide6.QtCore import (
     QAbstractItemModel,
@@ -39,6 +40,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from evaltrans_qt.ranking_session import Board
+
 MIME_TYPE = "application/x-evaltrans-rank-candidate"
 #: Bin 0 holds the candidates not placed yet.
 UNPLACED = 0
@@ -53,42 +56,56 @@ QListView::item:selected { border: 2px solid #0072B2; background: #dcebf7; color
 
 
 class RankBinsModel(QAbstractItemModel):
-    """Candidates (``labels``) in bins 0 (not placed), 1..n (ranks) and, with
-    ``unusable``, n+1 (see module doc). ``rank_of(c)`` is None while ``c`` is unplaced."""
+    """The candidates of a :class:`~evaltrans_qt.ranking_session.Board` in bins 0 (not
+    placed), 1..n (ranks) and, with ``unusable``, n+1 (see module doc). The ranks are the
+    board's (a Qt-free model); this model only lays them out in rows and follows the
+    board's ``moved`` signal."""
 
-    def __init__(self, labels: Sequence[str], tooltips: Sequence[str] | None = None, *,
-                 unusable: bool = True, ranks: Sequence[int | None] | None = None,
-                 parent=None) -> None:
+    def __init__(self, board: Board, parent=None) -> None:
         super().__init__(parent)
-        self.labels = list(labels)
-        self.tooltips = list(tooltips) if tooltips is not None else [""] * len(self.labels)
-        self.unusable = unusable
-        self.n = len(self.labels)
-        #: The highest rank: N, or N+1 (= unusable) for short segments.
-        self.max_rank = self.n + 1 if unusable else self.n
-        self.bins: list[list[int]] = [[] for _ in range(self.max_rank + 1)]
-        self._rank: list[int | None] = [None] * self.n
+        self.board = board
+        self.bins: list[list[int]] = [[] for _ in range(board.max_rank + 1)]
+        for c in range(board.n):
+            self.bins[board.rank_of(c) or UNPLACED].append(c)
         self.token = uuid.uuid4().hex            # drops from another board are refused
+        #: Where a move asked for by the keyboard or a drop goes (the screen's session
+        #: makes it an undoable step); None: :meth:`place` at once.
         self.on_request: Callable[[int, int | None], None] | None = None
-        for c in range(self.n):
-            r = ranks[c] if ranks is not None else None
-            if r is not None and not 1 <= r <= self.max_rank:
-                raise ValueError(f"rank {r} of candidate {c} is not between 1 and {self.max_rank}")
-            self._rank[c] = r
-            self.bins[r or UNPLACED].append(c)
+        board.moved.connect(self._moved)
 
-    # ------------------------------------------------------------------ state
+    # ------------------------------------------------------------------ state (the board's)
+    @property
+    def labels(self) -> list[str]:
+        return self.board.labels
+
+    @property
+    def tooltips(self) -> list[str]:
+        return self.board.tooltips
+
+    @property
+    def unusable(self) -> bool:
+        return self.board.unusable
+
+    @property
+    def n(self) -> int:
+        return self.board.n
+
+    @property
+    def max_rank(self) -> int:
+        """The highest rank: N, or N+1 (= unusable) for short segments."""
+        return self.board.max_rank
+
     def rank_of(self, c: int) -> int | None:
-        return self._rank[c]
+        return self.board.rank_of(c)
 
     def ranks(self) -> list[int | None]:
-        return list(self._rank)
+        return self.board.ranks()
 
     def unplaced(self) -> list[int]:
-        return [c for c in range(self.n) if self._rank[c] is None]
+        return self.board.unplaced()
 
     def complete(self) -> bool:
-        return all(r is not None for r in self._rank)
+        return self.board.complete()
 
     def bin_name(self, b: int) -> str:
         if b == UNPLACED:
@@ -99,10 +116,8 @@ class RankBinsModel(QAbstractItemModel):
 
     def request(self, c: int, rank: int | None) -> bool:
         """Move candidate ``c`` to ``rank`` (None: not placed) -- keyboard and drops alike:
-        through ``on_request`` (an undoable command) when set, else at once."""
-        if not 0 <= c < self.n or (rank is not None and not 1 <= rank <= self.max_rank):
-            return False
-        if self._rank[c] == rank:
+        through ``on_request`` (an undoable step) when set, else at once."""
+        if not self.board.valid(c, rank) or self.board.rank_of(c) == rank:
             return False
         if self.on_request is not None:
             self.on_request(c, rank)
@@ -111,25 +126,26 @@ class RankBinsModel(QAbstractItemModel):
         return True
 
     def place(self, c: int, rank: int | None) -> None:
-        """Put candidate ``c`` into bin ``rank`` (after the candidates already there)."""
-        old = self._rank[c] or UNPLACED
-        new = rank or UNPLACED
-        if old == new:
+        """Put candidate ``c`` into bin ``rank`` (the board's; the rows follow)."""
+        self.board.place(c, rank)
+
+    def _moved(self, c: int, old: int | None, new: int | None) -> None:
+        """The board moved ``c``: from its row to the new bin's (after the candidates
+        already there, in their original order: a stable reading order)."""
+        ob, nb = old or UNPLACED, new or UNPLACED
+        if ob == nb or c not in self.bins[ob]:
             return
-        row = self.bins[old].index(c)
-        self.beginRemoveRows(self.index(old, 0), row, row)
-        self.bins[old].pop(row)
-        self._rank[c] = None
+        row = self.bins[ob].index(c)
+        self.beginRemoveRows(self.index(ob, 0), row, row)
+        self.bins[ob].pop(row)
         self.endRemoveRows()
-        # candidates keep their original order inside a bin (a stable reading order)
-        pos = sum(1 for x in self.bins[new] if x < c)
-        self.beginInsertRows(self.index(new, 0), pos, pos)
-        self.bins[new].insert(pos, c)
-        self._rank[c] = rank
+        pos = sum(1 for x in self.bins[nb] if x < c)
+        self.beginInsertRows(self.index(nb, 0), pos, pos)
+        self.bins[nb].insert(pos, c)
         self.endInsertRows()
 
     def candidate_index(self, c: int) -> QModelIndex:
-        b = self._rank[c] or UNPLACED
+        b = self.board.rank_of(c) or UNPLACED
         return self.index(self.bins[b].index(c), 0, self.index(b, 0))
 
     # ------------------------------------------------------------------ Qt model API
