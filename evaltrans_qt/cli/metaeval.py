@@ -90,6 +90,7 @@ def run_correlate(args: argparse.Namespace) -> int:
         json.dump([r.to_dict() for r in rows], sys.stdout, indent=1)
         sys.stdout.write("\n")
     elif args.csv:
+        from evaltrans_qt.io.export import formula_safe
         buf = io.StringIO()
         w = csv.writer(buf)
         keys = ["measure", "human", "level", "convention", "n", "negated", "pearson",
@@ -99,7 +100,9 @@ def run_correlate(args: argparse.Namespace) -> int:
                 "tau_bar_lo", "tau_bar_hi", "wmt12", "wmt13", "wmt14", "hties"]
         w.writerow(keys)
         for r in rows:
-            w.writerow([r.measure, r.human, r.level, r.convention, r.n, r.negated, r.pearson,
+            # names come from data: the CSV exports' formula rule (io/export.py)
+            w.writerow([formula_safe(r.measure), formula_safe(r.human), r.level, r.convention,
+                        r.n, r.negated, r.pearson,
                         *r.pearson_ci,
                         *r.pearson_fisher_ci, r.spearman, *r.spearman_ci, r.kendall,
                         *r.kendall_ci, r.kendall_b, r.tau_bar, *r.tau_bar_ci,
