@@ -292,9 +292,20 @@ def metric_significance(data: MetaEvalData, statistic: str = "pearson", *, level
         r_ab = _pairwise_pearson(g, vs[i], vs[j])
         return williams_test(values[i], values[j], r_ab, n)
 
-    p = significance_matrix(stat, vs, method, samples, seed, williams)
+    p = significance_matrix(stat, vs, method, samples, seed, williams, mtme_order(g))
     return MetricSignificance(statistic, data.human, level, grouping, method, samples, alpha,
                               names, values, p, assign_ranks(p, alpha), n, data.convention)
+
+
+def mtme_order(g: Grouped) -> np.ndarray | None:
+    """Where each kept cell of ``g`` stands in mt-metrics-eval's order of the cells
+    (``stats._ReshapeAndFilter``: group by group -- by item, the systems of each item),
+    for :func:`perm_both`'s swaps; None when it is ours (system by system)."""
+    if g.grouping != "item":
+        return None
+    s, n = g.shape
+    key = (g.keep % n) * s + g.keep // n
+    return np.argsort(np.argsort(key, kind="stable"), kind="stable")
 
 
 def _pairwise_pearson(g: Grouped, a: np.ndarray, b: np.ndarray) -> float:

@@ -11,7 +11,8 @@ and TER and gathers everything under its default convention (mt-metrics-eval's,
 under ``tests/vendor``) gets the same numbers read from the files -- its
 ``data.ReadScoreFile`` format -- and for our measures the run's segment scores and
 system scores (an error measure negated, as our tables show it). Every statistic both
-have must agree to 1e-6 at segment level under each grouping and at system level.
+have must agree to 1e-6 at segment level under each grouping and at system level, and
+PERM-BOTH must give the very same p-value when mt-metrics-eval's generator has our seed.
 
 mt-metrics-eval enumerates pairs in Python for PDP and acc*_eq; where that takes
 minutes (all cells as one group, or all segments of a system) both sides are compared
@@ -228,3 +229,42 @@ def test_pairwise_confidence_error_equals_mt_metrics_eval(ours, theirs):
         assert rows[name].values["spa"] == pytest.approx(expected, abs=TOL)
         assert 0.5 < expected <= 1.0
     assert not math.isnan(rows["chrf"].values["spa"])
+
+
+@pytest.mark.parametrize("level,grouping,statistic,samples", [
+    ("sys", "none", "pearson", 300), ("sys", "none", "kendall", 300),
+    ("seg", "none", "pearson", 40), ("seg", "item", "pearson", 10),
+    ("seg", "system", "kendall", 40)])
+def test_perm_both_p_values_equal_mt_metrics_eval(ours, theirs, level, grouping, statistic,
+                                                  samples):
+    """PERM-BOTH between chrF and the external metric: the same swaps when mt-metrics-eval's
+    global generator has our seed, so the same p-value and difference."""
+    import scipy.stats
+
+    from evaltrans_qt.engine.metaeval.metrics_task import mtme_order
+    from evaltrans_qt.engine.metaeval.statistics.metric_significance import perm_both
+    _, data = ours
+    systems, inputs = theirs
+    gold, metrics = inputs[level]
+    if level == "sys":
+        g = Grouped(data.sys_gold)
+        a, b = g.cells(data.sys_metrics["chrf"]), g.cells(data.sys_metrics[EXTERNAL])
+    else:
+        g = Grouped(data.gold, grouping)
+        a, b = g.cells(data.metrics["chrf"]), g.cells(data.metrics[EXTERNAL])
+
+    def stat(v):
+        return g.pearson(v, cells=True) if statistic == "pearson" else g.kendall(v, "b",
+                                                                                  cells=True)
+
+    p, delta, _ = perm_both(stat, a, b, samples, seed=11, order=mtme_order(g))
+    corr_a = _corr(systems, gold, metrics["chrf"])
+    corr_b = _corr(systems, gold, metrics[EXTERNAL])
+    fcn, args = ((scipy.stats.pearsonr, {}) if statistic == "pearson"
+                 else (mstats.KendallVariants, {"variant": "b"}))
+    np.random.seed(11)
+    their_p, their_delta, used, _ = mstats.PermutationSigDiff(
+        corr_b, corr_a, fcn, AVG[grouping], k=samples, **args)
+    assert used == samples
+    assert delta == pytest.approx(their_delta, abs=TOL)
+    assert p == their_p

@@ -32,13 +32,19 @@ def zscore(v: np.ndarray) -> np.ndarray:
 
 
 def perm_both(stat: Statistic, a: np.ndarray, b: np.ndarray, samples: int = 1000,
-              seed: int = 0) -> tuple[float, float, float]:
+              seed: int = 0, order: np.ndarray | None = None) -> tuple[float, float, float]:
     """(p-value that metric ``a`` correlates better than ``b``, observed difference
     stat(a) - stat(b), p-value that ``b`` is better than ``a``) by PERM-BOTH
     (mt-metrics-eval ``PermutationSigDiff`` with ``corr1 = b``, ``corr2 = a``, no early
     stopping; the second p-value is the same test with the roles swapped, on the same
     resamples). ``stat`` maps a metric vector (the cells the human scores keep, in a
-    fixed order) to the statistic; NaN counts as 0."""
+    fixed order) to the statistic; NaN counts as 0.
+
+    The swaps are drawn as mt-metrics-eval draws them -- ``binomial(1, 0.5, n)`` per
+    resample from numpy's legacy generator, here ``RandomState(seed)`` -- so with its
+    global generator seeded with ``seed`` (``np.random.seed``) it gives the same p-value.
+    mt-metrics-eval orders the cells group by group; ``order[k]`` is the position in that
+    order of our cell k (None: the same order)."""
     za, zb = zscore(a), zscore(b)
 
     def f(v: np.ndarray) -> float:
@@ -46,10 +52,12 @@ def perm_both(stat: Statistic, a: np.ndarray, b: np.ndarray, samples: int = 1000
         return 0.0 if x is None or not math.isfinite(x) else float(x)
 
     delta = f(za) - f(zb)
-    rng = np.random.default_rng(seed)
+    rng = np.random.RandomState(seed)
     hits_a = hits_b = 0
     for _ in range(samples):
-        w = rng.random(za.size) < 0.5
+        w = rng.binomial(1, 0.5, za.size).astype(bool)
+        if order is not None:
+            w = w[order]
         d = f(np.where(w, za, zb)) - f(np.where(w, zb, za))
         hits_a += d >= delta
         hits_b += -d >= -delta
@@ -99,7 +107,8 @@ def assign_ranks(p: np.ndarray, alpha: float = 0.05) -> list[int]:
 
 def significance_matrix(stat: Statistic, metrics: Sequence[np.ndarray], method: str = "perm-both",
                         samples: int = 1000, seed: int = 0,
-                        williams: Callable[[int, int], float] | None = None) -> np.ndarray:
+                        williams: Callable[[int, int], float] | None = None,
+                        order: np.ndarray | None = None) -> np.ndarray:
     """p[i, j] = p-value that metric i is better than metric j, for all i != j (NaN on
     the diagonal). ``perm-both`` runs :func:`perm_both` once per unordered pair (both
     directions from the same resamples); ``williams`` needs ``williams(i, j)``."""
@@ -114,7 +123,7 @@ def significance_matrix(stat: Statistic, metrics: Sequence[np.ndarray], method: 
                 out[j, i] = williams(j, i)
             elif method == "perm-both":
                 out[i, j], _, out[j, i] = perm_both(stat, metrics[i], metrics[j], samples,
-                                                    seed + i * k + j)
+                                                    seed + i * k + j, order)
             else:
                 raise ValueError(f"unknown method '{method}' (perm-both or williams)")
     return out
