@@ -3,13 +3,15 @@
 * the list of classes (:func:`classes_frame` over
   :func:`evaltrans_qt.engine.data.schemes.describe`, a ``FrameModel`` table); the last one
   decides references (thesis Appendix A.2) and is marked so.
-* :class:`ClassCommand` is one change on the window's undo stack: it snapshots
-  the classes and the scores it touches (:mod:`evaltrans_qt.engine.data.schemes`)
-  so Ctrl+Z restores both.
+* :class:`ClassCommand` is one step of the workspace's undo history
+  (:mod:`evaltrans_qt.history`): it snapshots the classes and the scores it touches
+  (:mod:`evaltrans_qt.engine.data.schemes`) so Ctrl+Z restores both. Class edits are not
+  journalled judgements -- the window saves the file at once after each, undo and redo
+  included -- so the step restores its snapshots itself instead of committing changes.
 * :class:`ClassesDialog` (``classesDialog``) adds classes from a template or a
   form, edits the selected class, removes it -- asking first when scores would
-  be deleted. Every change goes through ``window.change_classes`` (the window's
-  undo stack, dirty state and an immediate save, so a session journal never
+  be deleted. Every change goes through ``window.change_classes`` (the undo
+  history, dirty state and an immediate save, so a session journal never
   refers to a class the file does not declare).
 """
 
@@ -20,7 +22,7 @@ from dataclasses import replace
 
 import pandas as pd
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QUndoCommand
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -66,22 +68,22 @@ def classes_frame(db: Database | None, rows: list[dict]) -> pd.DataFrame:
 
 
 # ----------------------------------------------------------------- undoable change
-class ClassCommand(QUndoCommand):
-    """One change of the classes (and the scores it deletes or renames); undoable.
+class ClassCommand:
+    """One change of the classes (and the scores it deletes or renames); a step of the
+    undo history (:class:`evaltrans_qt.history.Entry`).
 
     :meth:`apply_first` runs ``change(db)`` once (raising on bad input, then nothing
-    changed and nothing is pushed); redo/undo restore the snapshots after/before.
+    changed and nothing is recorded); redo/undo restore the snapshots after/before.
     """
 
     def __init__(self, window, text: str, change: Callable[[Database], object],
                  touches: list[str]) -> None:
-        super().__init__(text)
+        self.text = text
         self.main = window
         self.change = change
         self.touches = touches
         self.before: schemes.Snapshot | None = None
         self.after: schemes.Snapshot | None = None
-        self._pushed = False
 
     def apply_first(self) -> None:
         db = self.main.database
@@ -96,16 +98,20 @@ class ClassCommand(QUndoCommand):
         self._human_before = [lv.name for lv in self.before.levels]
         self.main.classes_changed(self._human_before)
 
+    def _snapshots(self) -> tuple[schemes.Snapshot, schemes.Snapshot]:
+        if self.before is None or self.after is None:
+            raise RuntimeError(f"'{self.text}' was never applied (apply_first)")
+        return self.before, self.after
+
     def redo(self) -> None:
-        if not self._pushed:             # QUndoStack.push calls redo(): already applied
-            self._pushed = True
-            return
-        schemes.restore(self.main.database, self.after)
-        self.main.classes_changed([lv.name for lv in self.before.levels])
+        before, after = self._snapshots()
+        schemes.restore(self.main.database, after)
+        self.main.classes_changed([lv.name for lv in before.levels])
 
     def undo(self) -> None:
-        schemes.restore(self.main.database, self.before)
-        self.main.classes_changed([lv.name for lv in self.after.levels])
+        before, after = self._snapshots()
+        schemes.restore(self.main.database, before)
+        self.main.classes_changed([lv.name for lv in after.levels])
 
 
 # ----------------------------------------------------------------- dialog

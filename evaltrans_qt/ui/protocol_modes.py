@@ -17,12 +17,13 @@ its panels and its actions in a ``Session → Protocols`` menu:
   mode (Ctrl+Alt+I): keys O / E / S / M / X mark the current item OK / error / syntax /
   meaning / other, Backspace goes back one item.
 
-Every change is a :mod:`evaltrans_qt.io.protocol_changes` change on the window's undo
-stack (:class:`ProtocolCommand`, Ctrl+Z like scores; an undo commits the inverse
-change). :meth:`ProtocolModes.apply` commits it through :meth:`Workspace.commit`, the one
-commit path of every judgement: the journal first (fsync), then the database -- which
-checks it; a change it refuses is taken out of the journal again and nothing changed --
-then the workspace's ``committed`` signal, so the results and the live correlation follow.
+Every change is a :mod:`evaltrans_qt.io.protocol_changes` change committed as one step
+of the workspace's undo history (:meth:`ProtocolModes.push`, :mod:`evaltrans_qt.history`;
+Ctrl+Z like scores: an undo commits the inverse change, a redo the change again). Each
+goes through :meth:`Workspace.commit`, the one commit path of every judgement: the
+journal first (fsync), then the database -- which checks it; a change it refuses is
+taken out of the journal again and nothing changed -- then the workspace's ``committed``
+signal, so the results and the live correlation follow.
 
 On opening a database, journal lines skipped as malformed (:attr:`Journal.skipped`) are
 shown in a warning naming the lines (:func:`skipped_message`).
@@ -34,7 +35,7 @@ import time
 from typing import cast
 
 from PySide6.QtCore import QObject, Qt, QTimer
-from PySide6.QtGui import QAction, QUndoCommand
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMessageBox
 
 from evaltrans_qt.engine.data import protocols
@@ -55,27 +56,6 @@ def skipped_message(skipped: list[tuple[int, str]], name: str) -> str:
     more = f"\n… and {len(skipped) - 20} more" if len(skipped) > 20 else ""
     return (f"{len(skipped)} line(s) of the journal {name} could not be read and were "
             f"skipped (the changes they held are not recovered):\n{lines}{more}")
-
-
-class ProtocolCommand(QUndoCommand):
-    """One protocol change; undo applies the changes its application returned."""
-
-    def __init__(self, modes: ProtocolModes, change: pc.ProtocolChange, text: str) -> None:
-        super().__init__(text)
-        self.modes = modes
-        self.change = change
-        self.undo_changes: list[pc.ProtocolChange] = []
-        self.applied_before_push = False
-
-    def redo(self) -> None:
-        if self.applied_before_push:
-            self.applied_before_push = False
-            return
-        self.undo_changes = self.modes.apply(self.change)
-
-    def undo(self) -> None:
-        for u in self.undo_changes:
-            self.modes.apply(u)
 
 
 class ProtocolModes(QObject):
@@ -171,20 +151,13 @@ class ProtocolModes(QObject):
         self.window.statusBar().showMessage(text, ms)
 
     # ------------------------------------------------------------ applying
-    def apply(self, change: pc.ProtocolChange) -> list[pc.ProtocolChange]:
-        """Commit ``change`` (:meth:`Workspace.commit`: journal first, fsync, then the
-        database, checked by it, then its signal), then the views follow; returns the changes
-        that undo it. Errors propagate with nothing changed."""
-        done = self.window.workspace.commit(change)
-        self._after(done.change)
-        return cast("list[pc.ProtocolChange]", done.inverse)
-
     def push(self, change: pc.ProtocolChange, text: str) -> bool:
-        """Apply ``change`` as one undoable step; False (and an error shown) if it failed."""
+        """Commit ``change`` as one step of the workspace's undo history (journal first, then
+        the database, then its signal; the views follow, after an undo or a redo too);
+        False (and an error shown) if it failed: nothing changed, nothing recorded."""
         from evaltrans_qt.ui import errors
-        cmd = ProtocolCommand(self, change, text)
         try:
-            cmd.redo()
+            entry = self.window.workspace.history.commit(change, text, after=self._followed)
         except OSError as exc:
             where = self.window.journal.path if self.window.journal is not None else None
             errors.show_error(SaveError(f"{text} not recorded: the journal cannot be written "
@@ -194,9 +167,14 @@ class ProtocolModes(QObject):
             errors.show_error(exc if isinstance(exc, EvalTransError) else EvalTransError(str(exc)),
                               self.window)
             return False
-        cmd.applied_before_push = True
-        self.window.undo_stack.push(cmd)
+        for ch in entry.changes:
+            self._after(cast("pc.ProtocolChange", ch))
         return True
+
+    def _followed(self, changes: list, _undone: bool) -> None:
+        """A step of ours was undone or redone: the views follow each change committed."""
+        for ch in changes:
+            self._after(ch)
 
     def _after(self, change: pc.ProtocolChange) -> None:
         """The views follow a change (applied, undone or redone)."""
@@ -414,5 +392,5 @@ class ProtocolModes(QObject):
         return skipped
 
 
-__all__ = ["ProtocolModes", "ProtocolCommand", "MARK_KEYS", "skipped_message",
+__all__ = ["ProtocolModes", "MARK_KEYS", "skipped_message",
            "POSTEDIT", "REFERENCE", "ITEMS"]

@@ -1,11 +1,12 @@
 """Scoring sessions: a judge scores candidates from the keyboard without losing a score.
 
-* :class:`ScoringSession` (a QObject) walks the candidates of a database in
-  order, keeps the current item and score class, the time spent per item, and
-  turns every score into a :class:`ScoreCommand` on a ``QUndoStack``. Every
-  change (including undo, which commits the inverse change, and redo) goes through
-  :meth:`ScoringSession.commit` -- :meth:`Workspace.commit`: the journal (fsync) first,
-  then the database, then its signal -- before ``scoreChanged`` is emitted.
+* :class:`ScoringSession` (a QObject) is the Qt face of the Qt-free
+  :class:`~evaltrans_qt.scoring_session.ScoringSessionModel`, which walks the candidates of
+  a database in order, keeps the current item and score class and the time spent per
+  item, and commits every score through the workspace's undo history
+  (:mod:`evaltrans_qt.history`): :meth:`Workspace.commit` -- the journal (fsync) first,
+  then the database, then its signal -- before ``scoreChanged`` is emitted; undo commits
+  the inverse change, redo the change again.
 * :class:`ScorePanel` (``scorePanel``) shows one row of buttons per score class
   (colours from the ``gray``/``green`` thresholds), the candidate, and the
   progress bar (``sessionProgress``).
@@ -18,10 +19,8 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import math
-import time
-from dataclasses import dataclass
+from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QObject, QRegularExpression, QSize, Qt, Signal
 from PySide6.QtGui import (
@@ -29,8 +28,6 @@ from PySide6.QtGui import (
     QKeySequence,
     QPalette,
     QRegularExpressionValidator,
-    QUndoCommand,
-    QUndoStack,
 )
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -51,119 +48,23 @@ from PySide6.QtWidgets import (
 )
 
 from evaltrans_qt.engine.data.database import Database, Levels, Target
-from evaltrans_qt.errors import EvalTransError
-from evaltrans_qt.io.journal import ScoreChange, change_for
+from evaltrans_qt.errors import EvalTransError, SaveError
 from evaltrans_qt.io.journal import seconds_of as seconds_of  # re-exported
+from evaltrans_qt.scoring_session import Item, ScoringSessionModel, SimilarTranslation
+from evaltrans_qt.scoring_session import identical_scores as identical_scores  # re-exported
+from evaltrans_qt.scoring_session import now_iso as now_iso  # re-exported
+from evaltrans_qt.scoring_session import (  # re-exported
+    similar_translations as similar_translations,
+)
 from evaltrans_qt.ui.results_models import GENERAL_FORMAT, attach_frame_model
-from evaltrans_qt.workspace import Commit, Workspace
-
-Item = tuple[int, int]  # (source index, target index)
-
-
-# ----------------------------------------------------------------- similar translations
-@dataclass
-class SimilarTranslation:
-    """An already-scored translation of the same source sentence, with its word edit
-    distance, the source it belongs to (another source with the same text is pooled,
-    engine/human/similar.py) and the judges who scored it."""
-
-    target_index: int
-    target: Target
-    distance: int
-    identical: bool
-    source_index: int = -1
-    judges: tuple[str | None, ...] = ()
-
-
-def similar_translations(db: Database, source_index: int, target_index: int,
-                         classes: list[str]) -> list[SimilarTranslation]:
-    """Already-scored translations of the same source: identical first, then nearest.
-
-    Scored = has a human (not extrapolated) score of one of ``classes``;
-    distance = word-level Levenshtein distance (the database method, thesis section 1.2.1;
-    :func:`evaltrans_qt.engine.human.similar.similar`, merged over the classes).
-    """
-    from evaltrans_qt.engine.human.similar import similar
-
-    src = db.sources[source_index]
-    me = src.targets[target_index]
-    seen: dict[tuple[int, int], SimilarTranslation] = {}
-    for c in classes:
-        for n in similar(db, src, me, c):
-            si = source_index if n.source is None or n.source is src else db.source_index(n.source)
-            key = (si, n.index)
-            if key in seen:
-                old = seen[key]
-                old.judges = tuple(dict.fromkeys(old.judges + n.judges))
-                continue
-            seen[key] = SimilarTranslation(n.index, n.target, n.distance, n.identical, si, n.judges)
-    out = list(seen.values())
-    out.sort(key=lambda s: (not s.identical, s.distance, s.source_index != source_index,
-                            s.source_index, s.target_index))
-    return out
-
-
-def identical_scores(similar: list[SimilarTranslation], classes: list[str]) -> dict[str, float]:
-    """Scores (mean over judges) of the first identical scored translation, per class."""
-    for s in similar:
-        if not s.identical:
-            break
-        vals = {}
-        for c in classes:
-            v = s.target.value(c, include_extrapolated=False)
-            if v is not None:
-                vals[c] = v
-        if vals:
-            return vals
-    return {}
+from evaltrans_qt.workspace import Workspace
 
 
 # ----------------------------------------------------------------- session
-def now_iso() -> str:
-    """The ``time`` of a new score: an ISO 8601 timestamp with the local offset."""
-    from datetime import datetime
-    return datetime.now().astimezone().isoformat(timespec="seconds")
-
-
-class ScoreCommand(QUndoCommand):
-    """Set (or clear) one class' score of one item by the session's judge; undoable."""
-
-    def __init__(self, session: ScoringSession, item: Item, cls: str, value: float | None,
-                 seconds: float | None) -> None:
-        super().__init__()
-        self.session = session
-        self.item = item
-        self.cls = cls
-        #: The changes that undo this one (from :meth:`Workspace.commit`), once applied.
-        self.inverse: list[ScoreChange] = []
-        self.value = value
-        # ``time``: when (ISO 8601, as older EvalTrans files hold); ``seconds``: time spent
-        self.time = now_iso()
-        self.seconds = None if seconds is None else round(float(seconds), 1)
-        shown = "clear" if value is None else f"{value:g}"
-        self.setText(f"{cls} = {shown} (item {session.index_of.get(item, 0) + 1})")
-
-    #: True once :meth:`ScoringSession.push` applied the change itself (journal first);
-    #: QUndoStack.push then calls redo() once more, which must not apply it again.
-    applied_before_push = False
-
-    def redo(self) -> None:
-        if self.applied_before_push:
-            self.applied_before_push = False
-            return
-        self.inverse = self.session.apply(self.item, self.cls, self.value, self.time,
-                                          seconds=self.seconds).inverse
-        self.session.focus(self.item, self.cls)
-
-    def undo(self) -> None:
-        for ch in self.inverse:               # undo is a change too: committed like any other
-            self.session.commit(self.item, ch)
-        # the cursor goes to the class just undone, so the corrected digit lands there
-        self.session.focus(self.item, self.cls)
-
-
 class ScoringSession(QObject):
-    """A judge's pass over the candidates of a database (see module doc)."""
+    """The Qt face of a :class:`~evaltrans_qt.scoring_session.ScoringSessionModel`: the
+    model's psygnal signals as Qt signals, a score that cannot be recorded shown as an
+    error; everything else is the model's (``model``)."""
 
     currentChanged = Signal(int)
     classChanged = Signal(int)
@@ -173,279 +74,162 @@ class ScoringSession(QObject):
     progressChanged = Signal(int, int)
 
     def __init__(self, db: Database, judge: str, classes: list[str], workspace: Workspace,
-                 undo_stack: QUndoStack | None = None, systems: list[str] | None = None,
-                 parent: QObject | None = None) -> None:
+                 systems: list[str] | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        if not classes:
-            raise ValueError("a scoring session needs at least one score class")
         if db is not workspace.database:
             raise ValueError("a scoring session scores the workspace's open database")
-        #: The database and journal are the workspace's (no copy: Save As, a reload); every
-        #: score goes through :meth:`Workspace.commit` (journal, apply, signal).
-        self.workspace = workspace
-        self.judge = judge or None
-        self.classes = list(classes)
-        self.levels: list[Levels] = [db.level(c) for c in self.classes]
-        self.undo_stack = undo_stack if undo_stack is not None else QUndoStack(self)
-        self._list_items(None if not systems else {s or "" for s in systems})
-        self.pos = 0
-        self.class_pos = self.first_unscored_class(self.items[0]) if self.items else 0
-        self._spent: dict[Item, float] = {}
-        self._shown_at = time.monotonic()
-        self._scored = sum(self.is_scored(it) for it in self.items)
+        self.model = ScoringSessionModel(workspace, judge, classes, systems)
+        m = self.model
+        m.moved.connect(self._moved)
+        m.class_moved.connect(self._class_moved)
+        m.classes_changed.connect(self._classes_changed)
+        m.scored.connect(self._scored)
+        m.progress_changed.connect(self._progress)
 
-    def _list_items(self, want: set[str] | None) -> None:
-        """``items`` (and ``index_of``): every candidate -- not a reference -- of the systems
-        ``want`` (None: all), in database order."""
-        is_ref = self.db.reference_test()
-        self.items: list[Item] = [
-            (i, j) for i, src in enumerate(self.db.sources) for j, t in enumerate(src.targets)
-            if not is_ref(t) and (want is None or (t.system or "") in want)]
-        self.index_of = {it: k for k, it in enumerate(self.items)}
+    # psygnal holds these bound methods weakly; the model never outlives the session
+    def _moved(self, k: int) -> None:
+        self.currentChanged.emit(k)
 
-    # ---- state
+    def _class_moved(self, k: int) -> None:
+        self.classChanged.emit(k)
+
+    def _classes_changed(self) -> None:
+        self.classesChanged.emit()
+
+    def _scored(self, change: object) -> None:
+        self.scoreChanged.emit(change)
+
+    def _progress(self, done: int, total: int) -> None:
+        self.progressChanged.emit(done, total)
+
+    # ---- the model's state
+    @property
+    def workspace(self) -> Workspace:
+        return self.model.workspace
+
     @property
     def db(self) -> Database:
-        """The workspace's open database (the session ends when another is opened)."""
-        return self.workspace.database
+        return self.model.db
 
-    def target(self, item: Item) -> Target:
-        return self.db.sources[item[0]].targets[item[1]]
+    @property
+    def judge(self) -> str | None:
+        return self.model.judge
+
+    @property
+    def classes(self) -> list[str]:
+        return self.model.classes
+
+    @property
+    def levels(self) -> list[Levels]:
+        return self.model.levels
+
+    @property
+    def items(self) -> list[Item]:
+        return self.model.items
+
+    @property
+    def index_of(self) -> dict[Item, int]:
+        return self.model.index_of
+
+    @property
+    def pos(self) -> int:
+        return self.model.pos
+
+    @property
+    def class_pos(self) -> int:
+        return self.model.class_pos
 
     @property
     def current(self) -> Item | None:
-        return self.items[self.pos] if self.items else None
+        return self.model.current
 
     @property
     def current_class(self) -> str:
-        return self.classes[self.class_pos]
+        return self.model.current_class
+
+    def target(self, item: Item) -> Target:
+        return self.model.target(item)
 
     def judge_value(self, item: Item, cls: str) -> float | None:
-        for s in self.target(item).scores:
-            if s.cls == cls and s.judge == self.judge and not s.extrapolated:
-                return s.value
-        return None
-
-    def _judged(self, item: Item) -> set[str]:
-        """Classes this judge has scored (not extrapolated) on ``item``."""
-        return {s.cls for s in self.target(item).scores if s.judge == self.judge and not s.extrapolated}
+        return self.model.judge_value(item, cls)
 
     def is_scored(self, item: Item) -> bool:
-        have = self._judged(item)
-        return all(c in have for c in self.classes)
+        return self.model.is_scored(item)
 
     def first_unscored_class(self, item: Item) -> int:
-        """Position of the first class this judge has not scored on ``item`` (0 if all are)."""
-        have = self._judged(item)
-        return next((k for k, c in enumerate(self.classes) if c not in have), 0)
+        return self.model.first_unscored_class(item)
 
     def progress(self) -> tuple[int, int]:
-        return self._scored, len(self.items)
+        return self.model.progress()
 
     def seconds_on(self, item: Item) -> float:
-        extra = time.monotonic() - self._shown_at if item == self.current else 0.0
-        return self._spent.get(item, 0.0) + extra
+        return self.model.seconds_on(item)
 
-    # ---- navigation
-    def _leave(self) -> None:
-        cur = self.current
-        if cur is not None:
-            self._spent[cur] = self._spent.get(cur, 0.0) + time.monotonic() - self._shown_at
-        self._shown_at = time.monotonic()
+    def valid_value(self, cls: str, value: float) -> bool:
+        return self.model.valid_value(cls, value)
 
+    # ---- moving (the model's)
     def go_to(self, k: int) -> None:
-        """Show item ``k`` with the cursor on its first class not yet scored by this judge
-        (a half-scored item is resumed where it was left)."""
-        if not self.items:
-            return
-        k = max(0, min(k, len(self.items) - 1))
-        if k == self.pos:
-            return
-        self._leave()
-        self.pos = k
-        self.class_pos = self.first_unscored_class(self.items[k])
-        self.currentChanged.emit(k)
-        self.classChanged.emit(self.class_pos)
+        self.model.go_to(k)
 
     def focus(self, item: Item, cls: str) -> None:
-        """Put the cursor on ``item`` and class ``cls`` (after undo/redo changed that score)."""
-        k = self.index_of.get(item)
-        if k is not None:
-            self.go_to(k)
-        if cls in self.classes:
-            self.set_class(self.classes.index(cls))
+        self.model.focus(item, cls)
 
     def next(self) -> None:
-        self.go_to(self.pos + 1)
+        self.model.next()
 
     def previous(self) -> None:
-        self.go_to(self.pos - 1)
+        self.model.previous()
 
     def next_unscored(self) -> bool:
-        """Go to the next item (wrapping) not yet fully scored by this judge; False if none."""
-        n = len(self.items)
-        for step in range(1, n + 1):
-            k = (self.pos + step) % n
-            if not self.is_scored(self.items[k]):
-                self.go_to(k)
-                return True
-        return False
+        return self.model.next_unscored()
 
     def first_unscored(self) -> None:
-        """Start at the first item not fully scored by this judge, on its first unscored class."""
-        for k, it in enumerate(self.items):
-            if not self.is_scored(it):
-                self.pos = k
-                break
-        if self.items:
-            self.class_pos = self.first_unscored_class(self.items[self.pos])
-        self._shown_at = time.monotonic()
-        self.currentChanged.emit(self.pos)
-        self.classChanged.emit(self.class_pos)
+        self.model.first_unscored()
 
     def set_class(self, i: int) -> None:
-        self.class_pos = i % len(self.classes)
-        self.classChanged.emit(self.class_pos)
+        self.model.set_class(i)
 
     def next_class(self) -> None:
-        self.set_class(self.class_pos + 1)
+        self.model.next_class()
 
     def previous_class(self) -> None:
-        self.set_class(self.class_pos - 1)
+        self.model.previous_class()
 
-    # ---- scoring
-    def valid_value(self, cls: str, value: float) -> bool:
-        lv = self.db.level(cls)
-        try:
-            lv.validate(value)
-        except Exception:
-            return False
-        return lv.continuous or value >= lv.firstvalid
+    def finish(self) -> None:
+        self.model.finish()
 
+    def set_classes(self, classes: list[str]) -> None:
+        self.model.set_classes(classes)
+
+    # ---- scoring: the model's, a failure shown
     def score(self, value: float, cls: str | None = None, advance: bool = True) -> bool:
-        """Score the current item in ``cls`` (default: the current class); undoable.
+        """:meth:`ScoringSessionModel.score`; False (and the error shown) if the value is
+        invalid or the score could not be recorded."""
+        return self._recorded(lambda: self.model.score(value, cls, advance))
 
-        With ``advance`` the session moves to the next class, and after the last
-        class to the next unscored item. Returns False for an invalid value.
-        """
-        item = self.current
-        if item is None:
-            return False
-        cls = cls or self.current_class
-        if not self.valid_value(cls, float(value)):
-            return False
-        if not self.push(ScoreCommand(self, item, cls, float(value), self.seconds_on(item))):
-            return False
-        if advance:
-            self._advance_after(cls)
-        return True
-
-    def _advance_after(self, cls: str) -> None:
-        """After scoring ``cls``: the next class still missing, else the next unscored item."""
-        if self.is_scored(self.current):
-            if not self.next_unscored():
-                self.set_class(0)
-            return
-        k = self.classes.index(cls)
-        n = len(self.classes)
-        for step in range(1, n + 1):
-            i = (k + step) % n
-            if self.judge_value(self.current, self.classes[i]) is None:
-                self.set_class(i)
-                return
-
-    def clear(self, cls: str | None = None) -> None:
-        item = self.current
-        if item is not None:
-            self.push(ScoreCommand(self, item, cls or self.current_class, None, None))
+    def clear(self, cls: str | None = None) -> bool:
+        return self._recorded(lambda: self.model.clear(cls))
 
     def take_identical(self, similar: list[SimilarTranslation] | None = None) -> bool:
         """Give the current item the scores of an identical, already-scored translation."""
-        item = self.current
-        if item is None:
-            return False
-        sim = similar if similar is not None else similar_translations(self.db, *item, self.classes)
-        vals = identical_scores(sim, self.classes)
-        if not vals:
-            return False
-        self.undo_stack.beginMacro("take identical translation's scores")
-        secs = self.seconds_on(item)
-        for c, v in vals.items():
-            if self.valid_value(c, v):
-                self.push(ScoreCommand(self, item, c, v, secs))
-        self.undo_stack.endMacro()
-        if self.is_scored(item):
-            self.next_unscored()
-        return True
+        return self._recorded(lambda: self.model.take_identical(similar))
 
-    def push(self, cmd: ScoreCommand) -> bool:
-        """Commit ``cmd`` (Workspace.commit: journal first) and put it on the undo stack --
-        only if it worked.
-
-        A journal that cannot be written (read-only folder, full disk) must not leave a
-        score that was never recorded, nor an undo entry for it; nor a value the database
-        refuses (shown, nothing recorded).
-        """
+    def _recorded(self, do: Callable[[], bool]) -> bool:
+        """Run ``do`` (a commit through the workspace's history); a journal that cannot be
+        written (read-only folder, full disk) or a value the database refuses is shown,
+        and nothing was recorded -- neither a score nor an undo step."""
+        from evaltrans_qt.ui import errors
         try:
-            cmd.redo()
+            return do()
         except OSError as exc:
-            from evaltrans_qt.errors import SaveError
-            from evaltrans_qt.ui import errors
             journal = self.workspace.journal
             where = journal.path if journal is not None else None
             errors.show_error(SaveError(f"score not recorded: the journal cannot be written "
                                         f"({exc.strerror or exc})", where))
-            return False
         except (EvalTransError, LookupError) as exc:   # refused by the database: not recorded
-            from evaltrans_qt.ui import errors
             errors.show_error(exc if isinstance(exc, EvalTransError) else EvalTransError(str(exc)))
-            return False
-        cmd.applied_before_push = True
-        self.undo_stack.push(cmd)
-        return True
-
-    def apply(self, item: Item, cls: str, value: float | None, time_: str | None,
-              extrapolated: bool = False, seconds: float | None = None) -> Commit:
-        """Score ``item``: one change committed (:meth:`commit`)."""
-        ch = change_for(self.db, item[0], item[1], cls, value, self.judge, time_, extrapolated)
-        if seconds is not None:
-            ch = dataclasses.replace(ch, seconds=seconds)
-        return self.commit(item, ch)
-
-    def commit(self, item: Item, ch: ScoreChange) -> Commit:
-        """Commit ``ch`` (a change of ``item``) through :meth:`Workspace.commit` -- journal
-        first (fsync), then the database, then its signal -- and follow it here."""
-        before = self.is_scored(item)
-        done = self.workspace.commit(ch)
-        after = self.is_scored(item)
-        self._scored += int(after) - int(before)
-        self.scoreChanged.emit(done.change)
-        self.progressChanged.emit(*self.progress())
-        return done
-
-    def finish(self) -> None:
-        self._leave()
-
-    def set_classes(self, classes: list[str]) -> None:
-        """Score ``classes`` from now on (the database's classes were edited): the candidates
-        are listed again (the reference class may have changed), the item is kept."""
-        if not classes:
-            raise ValueError("a scoring session needs at least one score class")
-        cur_item, cur_cls = self.current, (self.current_class if self.classes else None)
-        self.levels = [self.db.level(c) for c in classes]
-        self.classes = list(classes)
-        self._list_items({self.target(it).system or "" for it in self.items})
-        self.pos = self.index_of.get(cur_item, min(self.pos, max(len(self.items) - 1, 0)))
-        self._scored = sum(self.is_scored(it) for it in self.items)
-        if cur_cls in self.classes:
-            self.class_pos = self.classes.index(cur_cls)
-        else:
-            self.class_pos = self.first_unscored_class(self.current) if self.current else 0
-        self.classesChanged.emit()
-        self.progressChanged.emit(*self.progress())
-        if self.current != cur_item:
-            self.currentChanged.emit(self.pos)
-        self.classChanged.emit(self.class_pos)
+        return False
 
 
 # ----------------------------------------------------------------- widgets

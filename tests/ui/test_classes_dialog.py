@@ -146,11 +146,11 @@ def test_edit_menu_opens_the_dialog_and_remove_asks(qtbot, main_window, demo_cop
     assert [dlg.model.index(r, 0).data() for r in range(dlg.model.rowCount())] == ["adequacy",
                                                                                     "sser", "isReference"]
     # Ctrl+Z brings class and scores back (and saves), Ctrl+Shift+Z removes them again
-    w.undo_stack.undo()
+    w.workspace.history.undo()
     assert schemes.score_count(w.database, "fluency") == n_flu
     assert w.database.human_classes == ["fluency", "adequacy", "sser"]
     assert schemes.score_count(etdb.load_database(demo_copy), "fluency") == n_flu
-    w.undo_stack.redo()
+    w.workspace.history.redo()
     assert not w.database.has_class("fluency")
     # the reference class cannot be removed while others remain: an error, nothing changes
     from evaltrans_qt.ui import errors
@@ -217,7 +217,7 @@ def test_a_running_session_rebuilds_its_rows_when_classes_change(qtbot, main_win
     dlg.select("adequacy")
     assert dlg.remove_selected()
     assert s.classes == ["fluency", "mqm"] and list(panel.labels) == ["fluency", "mqm"]
-    w.undo_stack.undo()                          # the removal
+    w.workspace.history.undo()                   # the removal
     assert w.database.has_class("adequacy") and "adequacy" in s.classes
     dlg.close()
 

@@ -35,15 +35,15 @@ def test_scores_protocol_changes_and_their_undo_are_commits(qtbot, main_window, 
     qtbot.keyClick(w, Qt.Key_4)
     assert len(calls) == len(signals) == 1 and isinstance(calls[0], ScoreChange)
     assert signals[0].seq == 1 and len(ws.journal.entries()) == 1
-    w.undo_stack.undo()                      # undo: the inverse change, committed
+    w.workspace.history.undo()               # undo: the inverse change, committed
     assert len(calls) == len(signals) == 2 and calls[1].value is None
     assert s.judge_value(item, "fluency") is None
-    w.undo_stack.redo()
+    w.workspace.history.redo()
     assert len(calls) == 3 and s.judge_value(item, "fluency") == 4.0
     # a post-edit through the protocol modes: the same path
     assert w.protocol_modes.push(pc.postedit_change(w.database, *item, "carla", "Ein Text ."),
                                  "post-edit")
     assert len(calls) == len(signals) == 4 and isinstance(calls[3], pc.PostEditChange)
-    w.undo_stack.undo()
+    w.workspace.history.undo()
     assert len(calls) == 5 and w.database.sources[item[0]].targets[item[1]].postedits == []
     assert [e.seq for e in ws.journal.entries()] == [1, 2, 3, 4, 5]
