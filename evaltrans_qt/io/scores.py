@@ -177,7 +177,7 @@ def _read_wmt(path: PathLike, db: Database, lp: str | None, testset: str | None
                                                      fmt="wmt-" + ("seg" if len(c) == 6 else "sys")))
         system = c[3]
         if system not in known:
-            raise InputFormatError(f"unknown system '{system}' (not in the database)", path, no)
+            raise InputFormatError(f"unknown system {system[:40]!r} (not in the database)", path, no)
         value = score_number(c[-1], path, no)
         if len(c) == 5:
             if system in metric.systems:
@@ -188,7 +188,7 @@ def _read_wmt(path: PathLike, db: Database, lp: str | None, testset: str | None
         seg_of = seg_of if seg_of is not None else segment_index(db)
         idx = seg_of.get(c[4])
         if idx is None:
-            raise InputFormatError(f"segment {c[4]} is not in the database (1..{len(seg_of)})",
+            raise InputFormatError(f"segment {c[4][:40]} is not in the database (1..{len(seg_of)})",
                                    path, no)
         seg = metric.segments.setdefault(system, {})
         if idx in seg:
@@ -230,7 +230,7 @@ def _read_mtme(path: PathLike, db: Database) -> ExternalMetric:
     counts: dict[str, int] = {}
     for no, system, text in read_mtme_lines(path):
         if system not in known:
-            raise InputFormatError(f"unknown system '{system}' (not in the database)", path, no)
+            raise InputFormatError(f"unknown system {system[:40]!r} (not in the database)", path, no)
         value = score_number(text, path, no)
         if level == "sys":
             if system in metric.systems:
@@ -290,10 +290,10 @@ def _read_plain(path: PathLike, db: Database, fmt: str, name: str) -> ExternalMe
                 continue
             value = score_number(text, path, no)
         if system not in known:
-            raise InputFormatError(f"unknown system '{system}' (not in the database)", path, no)
+            raise InputFormatError(f"unknown system {system[:40]!r} (not in the database)", path, no)
         idx = seg_of.get(seg)
         if idx is None:
-            raise InputFormatError(f"segment {seg} is not in the database", path, no)
+            raise InputFormatError(f"segment {seg[:40]} is not in the database", path, no)
         vals = metric.segments.setdefault(system, {})
         if idx in vals:
             raise InputFormatError(f"second score for {system} segment {seg}", path, no)
