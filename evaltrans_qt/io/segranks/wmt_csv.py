@@ -63,8 +63,8 @@ def _find_source(db: Database, row: dict, path, line: int) -> Source:
             return db.sources[parse_int(idx, "srcIndex", 1, len(db.sources)) - 1]
         except ValueError:
             pass
-    raise InputFormatError(f"no source of the database matches srcIndex {idx!r} "
-                           f"(documentId {doc!r}, segmentId {seg!r}); the database has "
+    raise InputFormatError(f"no source of the database matches srcIndex {idx[:40]!r} "
+                           f"(documentId {doc[:40]!r}, segmentId {seg[:40]!r}); the database has "
                            f"{len(db.sources)} source(s)", path, line)
 
 
