@@ -74,6 +74,8 @@ def run_correlate(args: argparse.Namespace) -> int:
     run = _with_external(evaluate(db, opts, computed, systems), db, external)
     shown = _shown(run, filler)
     t_eval = time.perf_counter() - t0
+    if args.task:
+        return _correlate_task(db, run, classes, scores, args, t0, shown)
     if args.stats or args.group:
         return _correlate_mtme(db, run, classes, scores, args, t0, shown)
     levels = ("sentence", "system") if args.level == "both" else (
@@ -190,6 +192,29 @@ def _correlate_mtme(db: Database, run, classes: list[str], scores, args, t0: flo
               "accuracy (Thompson et al. 2024)")
         if "sys" in levels:
             print(_convention_line(args))
+    print(f"total {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    return 0
+
+
+def _correlate_task(db: Database, run, classes: list[str], scores, args, t0: float,
+                    shown: list[str] | None) -> int:
+    """``correlate --task``: a WMT metrics task's statistics and average
+    (engine/metaeval/task_presets.py)."""
+    from evaltrans_qt.engine.metaeval import metrics_task as mt
+    from evaltrans_qt.engine.metaeval import task_presets as tp
+    out = []
+    for cls in classes:
+        data = mt.gather(db, run, cls, weighted=not args.unweighted, scores=scores[cls],
+                         measures=shown, convention=args.convention, subset=args.subset)
+        out.append((cls, data.convention, tp.task_table(data, args.task, seed=args.seed)))
+    if args.json:
+        json.dump([r.to_dict(args.task, cls, conv) for cls, conv, rows in out for r in rows],
+                  sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        for cls, conv, rows in out:
+            sys.stdout.write(tp.format_task_table(rows, args.task, cls, conv) + "\n")
+        print(_convention_line(args))
     print(f"total {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     return 0
 
@@ -419,6 +444,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "system across segments, averaged); implies --stats")
     p.add_argument("--kendall-variant", choices=("a", "b", "c"), default="b",
                    help="Kendall's tau of --stats kendall (default b, as mt-metrics-eval)")
+    p.add_argument("--task", choices=("wmt23", "wmt24", "wmt25"),
+                   help="a WMT metrics task's statistics for this language pair and their "
+                        "average, as mt-metrics-eval's task sets (wmt23: sys accuracy and "
+                        "Pearson, seg Pearson, seg acc-eq by item; wmt24/wmt25: sys spa, seg "
+                        "acc-eq by item)")
     p.add_argument("--seed", type=int, default=0)
     _add_convention_arguments(p)
     add_human_arguments(p)

@@ -188,3 +188,24 @@ def test_cli_prints_the_convention_and_the_same_numbers_as_the_engine(db, run, d
     rc, out, _ = _cli(capsys, "correlate", db_file, "--measures", "bleu", "--human", HUMAN,
                       "--level", "system", "--bootstrap", "0", "--csv")
     assert "convention" in out.splitlines()[0] and ",mtme," in out.splitlines()[1]
+
+
+def test_cli_task_preset(db, run, db_file, capsys):
+    from evaltrans_qt.engine.metaeval.task_presets import task_table
+    rc, out, err = _cli(capsys, "correlate", db_file, "--measures", f"bleu,ter,{EXT}",
+                        "--human", HUMAN, "--task", "wmt24", "--json")
+    assert rc == 0, err
+    rows = json.loads(out)
+    want = task_table(gather(db, run, HUMAN), "wmt24")
+    assert [r["measure"] for r in rows] == [r.measure for r in want]     # best first
+    for got, w in zip(rows, want):
+        assert got["convention"] == "mtme" and got["task"] == "wmt24"
+        assert got["average"] == pytest.approx(w.average, abs=1e-12)
+        assert got["sys spa"] == pytest.approx(w.values["sys spa"], abs=1e-12)
+        assert 0 <= got["average"] <= 1
+    rc, out, _ = _cli(capsys, "correlate", db_file, "--measures", "bleu", "--human", HUMAN,
+                      "--task", "wmt23")
+    assert rc == 0 and "WMT23 metrics task" in out and "seg acc-eq by item" in out
+    assert "convention: system level" in out
+    with pytest.raises(SystemExit):
+        _cli(capsys, "correlate", db_file, "--task", "wmt19")

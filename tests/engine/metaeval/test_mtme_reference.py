@@ -268,3 +268,27 @@ def test_perm_both_p_values_equal_mt_metrics_eval(ours, theirs, level, grouping,
     assert used == samples
     assert delta == pytest.approx(their_delta, abs=TOL)
     assert p == their_p
+
+
+def test_wmt_task_presets_equal_mt_metrics_eval_components(ours, theirs):
+    """--task wmt23/wmt24: each component is mt-metrics-eval's task-set statistic for this
+    pair, and the average is TaskSetResults.AverageCorrs with equal weights."""
+    from evaltrans_qt.engine.metaeval.task_presets import task_table
+    _, data = ours
+    systems, inputs = theirs
+    (gs, ms), (gy, my) = inputs["seg"], inputs["sys"]
+    seg, sys_ = _corr(systems, gs, ms["chrf"]), _corr(systems, gy, my["chrf"])
+    acc_eq = seg.KendallWithTiesOpt("item", sample_rate=1.0)[0]
+    wmt24 = {r.measure: r for r in task_table(data, "wmt24")}["chrf"]
+    pce = seg.PairwiseConfidenceError()[0]
+    assert wmt24.values == pytest.approx({"sys spa": pce, "seg acc-eq by item": acc_eq},
+                                         abs=TOL)
+    assert wmt24.average == pytest.approx((pce + acc_eq) / 2, abs=TOL)
+    wmt23 = {r.measure: r for r in task_table(data, "wmt23")}["chrf"]
+    accuracy = sys_.KendallVariants(variant="acc23")[0]
+    r_sys, r_seg = sys_.Pearson()[0], seg.Pearson()[0]
+    assert wmt23.values == pytest.approx({
+        "sys pairwise-accuracy": accuracy, "sys pearson": r_sys, "seg pearson": r_seg,
+        "seg acc-eq by item": acc_eq}, abs=TOL)
+    assert wmt23.average == pytest.approx(
+        (accuracy + (r_sys + 1) / 2 + (r_seg + 1) / 2 + acc_eq) / 4, abs=TOL)
