@@ -27,8 +27,9 @@
 * :func:`max_segments`: the most segments (sources plus targets) one import may add,
   checked before the lines are split or the database grows (default
   :data:`MAX_SEGMENTS`; ``EVALTRANS_MAX_SEGMENTS`` raises it). An import and the check of
-  the save that follows it cost about 2.5 KB a segment, so the default keeps a command
-  below 2 GB whatever the input (a 512 MiB file of one-character lines would otherwise
+  the save that follows it peak at about 2.5-3 KB a segment (measured:
+  ``benchmarks/bench_import_scaling.py memory``), so the default keeps a command below
+  2 GB whatever the input (a 512 MiB file of one-character lines would otherwise
   be 268 million sources).
 * :data:`MAX_CSV_FIELD`: the longest CSV field (Python's default, 131 072
   characters, raised to :data:`MAX_TEXT_CHARS`); :func:`csv_field_limit` sets it.
@@ -57,7 +58,7 @@ MAX_INPUT_BYTES = 512 * 2**20
 #: Environment variable that sets the input size limit in MiB (module doc).
 INPUT_LIMIT_ENV = "EVALTRANS_MAX_INPUT_MB"
 #: Most segments one import adds unless ``EVALTRANS_MAX_SEGMENTS`` says otherwise.
-MAX_SEGMENTS = 600_000
+MAX_SEGMENTS = 500_000
 #: Environment variable that sets the segment limit (module doc).
 SEGMENT_LIMIT_ENV = "EVALTRANS_MAX_SEGMENTS"
 #: Longest CSV field in characters (see module doc).
@@ -202,4 +203,4 @@ def segments_message(count: int, what: str = "the import") -> str | None:
     if count <= limit:
         return None
     return (f"{what} has {count} segments; at most {limit} are imported at once (about "
-            f"2.5 KB of memory each; set {SEGMENT_LIMIT_ENV} to raise the limit)")
+            f"3 KB of memory each; set {SEGMENT_LIMIT_ENV} to raise the limit)")

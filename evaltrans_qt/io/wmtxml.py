@@ -53,6 +53,13 @@ def import_wmtxml(path: PathLike, db: Database | None = None) -> Database:
     data = read_input_bytes(path, "a WMT XML test set")
     refuse_entities(data, path, what="a WMT XML test set")
     check_segments(data.count(b"<seg"), path)        # a bound, before the tree is built
+    plan = _plan(data, path)              # the XML tree is freed before the database grows
+    del data
+    return _build(plan, path, db)
+
+
+def _plan(data: bytes, path: PathLike) -> list:
+    """(doc id, [source texts], {system: {seg index: (text, line)}}, ref ids) per document."""
     try:
         root = etree.fromstring(data, safe_parser())
     except etree.XMLSyntaxError as exc:
@@ -60,7 +67,7 @@ def import_wmtxml(path: PathLike, db: Database | None = None) -> Database:
     if root.tag != "dataset":
         raise InputFormatError(f"root element is <{root.tag}>, expected <dataset>", path,
                                root.sourceline)
-    plan = []            # (doc id, [source texts], {system: {seg index: text}}, ref ids)
+    plan = []
     for doc in root.iter("doc"):
         did = doc.get("id")
         if not did:
@@ -104,6 +111,11 @@ def import_wmtxml(path: PathLike, db: Database | None = None) -> Database:
         plan.append((did, texts, targets, refs))
     if not plan:
         raise InputFormatError("no <doc> in the test set", path)
+    return plan
+
+
+def _build(plan: list, path: PathLike, db: Database | None) -> Database:
+    """The database of a checked plan (:func:`_plan`): everything checked first."""
     db = db if db is not None else Database()
     line = 0
     for did, texts, targets, refs in plan:        # check everything before db changes
