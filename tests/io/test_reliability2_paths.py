@@ -157,3 +157,34 @@ def test_a_database_and_the_file_written_with_it_are_one_unit(tmp_path, monkeypa
         store.save_with_identity(db, path, [(seg, b"new\n")])
     assert seg.read_bytes() == b"old\n" and path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.etdb.xml", "x.segments"]
+
+
+def test_segranks_alignment_files_are_named_and_found_through_the_safe_names(tmp_path,
+                                                                           capsys):
+    """``--save-alignments`` names a system's file by io/names.py, and ``--alignments-dir``
+    maps such names back to the system: a hostile system id neither escapes the folder
+    nor loses its alignment."""
+    import shutil
+
+    from evaltrans_qt.cli.main import main
+    from evaltrans_qt.io import etdb
+    example = Path(__file__).resolve().parents[2] / "resources" / "segranks_example"
+    camp = tmp_path / "camp"
+    shutil.copytree(example, camp)
+    hostile = {"sysA": "../../sysA", "sysB": "B/ok", "sysC": "C"}
+    db = etdb.load_database(camp / "campaign.etdb.xml")
+    for _, t in db.iter_targets():
+        t.system = hostile.get(t.system or "", t.system)
+    etdb.save_database(db, camp / "campaign.etdb.xml")
+    parts = file_name_parts(hostile.values())
+    al = tmp_path / "al"
+    al.mkdir()
+    for old, new in hostile.items():
+        (camp / f"{old}.pharaoh").rename(al / f"{parts[new]}.pharaoh")
+    assert sorted(p.name for p in al.iterdir()) == ["%2E.%2F..%2FsysA.pharaoh",
+                                                    "B%2Fok.pharaoh", "C.pharaoh"]
+    assert main(["segranks", "extract", "--database", str(camp / "campaign.etdb.xml"),
+                 "--trees", str(camp / "sources.ptb"), "--alignments-dir", str(al), "-o",
+                 str(tmp_path / "x.segments"), "--output-database",
+                 str(tmp_path / "c.etdb.xml"), "--json"]) == 0
+    assert '"segments": 7' in capsys.readouterr().out
