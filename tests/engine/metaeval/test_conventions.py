@@ -209,3 +209,17 @@ def test_cli_task_preset(db, run, db_file, capsys):
     assert "convention: system level" in out
     with pytest.raises(SystemExit):
         _cli(capsys, "correlate", db_file, "--task", "wmt19")
+
+
+def test_cli_between_metrics_names_the_convention(db_file, capsys):
+    for convention in ("mtme", "thesis"):
+        rc, out, err = _cli(capsys, "significance", db_file, "--between-metrics",
+                            "--measures", f"bleu,{EXT}", "--human", HUMAN, "--samples", "50",
+                            "--convention", convention, "--json")
+        assert rc == 0, err
+        res = json.loads(out)
+        assert res["convention"] == convention and sorted(res["measures"]) == sorted(
+            ["bleu", EXT])
+    rc, out, _ = _cli(capsys, "significance", db_file, "--between-metrics", "--measures",
+                      f"bleu,{EXT}", "--human", HUMAN, "--samples", "50")
+    assert "convention mtme" in out
