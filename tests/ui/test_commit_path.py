@@ -47,3 +47,31 @@ def test_scores_protocol_changes_and_their_undo_are_commits(qtbot, main_window, 
     w.workspace.history.undo()
     assert len(calls) == 5 and w.database.sources[item[0]].targets[item[1]].postedits == []
     assert [e.seq for e in ws.journal.entries()] == [1, 2, 3, 4, 5]
+
+
+def test_edit_undo_names_the_step_and_a_failed_undo_is_shown(qtbot, main_window, demo_copy,
+                                                             monkeypatch):
+    """Edit → Undo / Redo follow the workspace's history (no QUndoStack): their text names
+    the step, they are disabled with nothing to do; an undo the journal refuses is an
+    error and changes nothing."""
+    from evaltrans_qt.io.journal import Journal
+    from evaltrans_qt.ui import errors
+    w = main_window
+    open_db(qtbot, w, demo_copy)
+    undo, redo = w.scoring.act_undo, w.scoring.act_redo
+    assert not undo.isEnabled() and not redo.isEnabled()
+    s = w.start_session("carla", ["fluency"], start_unscored=False)
+    item = s.current
+    qtbot.keyClick(w, Qt.Key_4)
+    assert undo.isEnabled() and undo.text() == "&Undo fluency = 4 (item 1)"
+    shown: list[Exception] = []
+    monkeypatch.setattr(errors, "show_error", lambda exc, parent=None: shown.append(exc))
+    monkeypatch.setattr(Journal, "append", lambda self, ch: (_ for _ in ()).throw(
+        OSError(28, "No space left on device")))
+    undo.trigger()
+    assert shown and "undo not recorded" in str(shown[0])
+    assert s.judge_value(item, "fluency") == 4.0 and undo.isEnabled()
+    monkeypatch.undo()
+    undo.trigger()
+    assert s.judge_value(item, "fluency") is None
+    assert not undo.isEnabled() and redo.text() == "&Redo fluency = 4 (item 1)"
