@@ -291,7 +291,7 @@ def run_significance(args: argparse.Namespace) -> int:
     from evaltrans_qt.engine.metaeval import significance as sig
     if args.between_metrics:
         return _significance_between_metrics(args)
-    if args.method in ("perm-both", "williams"):
+    if args.method in ("perm-both", "williams", "perm-pairs"):
         raise ScoreError(f"--method {args.method} compares metrics: add --between-metrics")
     db = open_database(args.database)
     seed = "env" if args.seed is None else args.seed
@@ -470,10 +470,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     what.add_argument("--human", metavar="CLASS", help="human score class instead of a measure")
     p.add_argument("--systems", metavar="S[,S]")
     p.add_argument("--method", choices=("bootstrap", "randomization", "bootstrap-centred",
-                                        "perm-both", "williams"),
+                                        "perm-both", "williams", "perm-pairs"),
                    default="bootstrap", help="between systems: bootstrap, randomization, "
                    "bootstrap-centred; between metrics (--between-metrics): perm-both "
-                   "(default) or williams")
+                   "(default), williams, or perm-pairs (acc-eq: pairwise comparisons "
+                   "swapped, as the WMT23-WMT25 tasks)")
     p.add_argument("--between-metrics", action="store_true",
                    help="compare the measures' correlations with --human (default: the first "
                         "class) instead of the systems: p-values and significance clusters")

@@ -25,7 +25,8 @@ candidates).
   every system has, whatever the grouping).
 
 :func:`metric_significance` compares all measures on one statistic: p-values between
-every two metrics (PERM-BOTH or Williams) and the clusters of
+every two metrics (PERM-BOTH, Williams, or for acc-eq the pairwise permutation test of
+the WMT23-WMT25 tasks, ``perm-pairs``) and the clusters of
 :func:`~evaltrans_qt.engine.metaeval.statistics.metric_significance.assign_ranks`.
 """
 
@@ -54,7 +55,7 @@ from evaltrans_qt.errors import OptionError, ScoreError
 
 STATISTICS = ("pearson", "pdp", "kendall", "pairwise-accuracy", "acc-eq", "spa")
 LEVELS = ("seg", "sys")
-METHODS = ("perm-both", "williams")
+METHODS = ("perm-both", "williams", "perm-pairs")
 
 
 @dataclass
@@ -256,6 +257,9 @@ def metric_significance(data: MetaEvalData, statistic: str = "pearson", *, level
     if method == "williams" and statistic != "pearson":
         raise OptionError("Williams' test compares Pearson correlations; use --statistic "
                           "pearson or --method perm-both")
+    if method == "perm-pairs" and statistic != "acc-eq":
+        raise OptionError("the pairwise permutation test (perm-pairs) compares acc-eq; use "
+                          "--statistic acc-eq or --method perm-both")
     names = list(measures) if measures is not None else list(data.metrics)
     if len(names) < 2:
         raise OptionError("significance between metrics needs at least two measures")
@@ -292,9 +296,26 @@ def metric_significance(data: MetaEvalData, statistic: str = "pearson", *, level
         r_ab = _pairwise_pearson(g, vs[i], vs[j])
         return williams_test(values[i], values[j], r_ab, n)
 
-    p = significance_matrix(stat, vs, method, samples, seed, williams, mtme_order(g))
+    if method == "perm-pairs":
+        p = _pairs_matrix(g, vs, samples, seed)
+    else:
+        p = significance_matrix(stat, vs, method, samples, seed, williams, mtme_order(g))
     return MetricSignificance(statistic, data.human, level, grouping, method, samples, alpha,
                               names, values, p, assign_ranks(p, alpha), n, data.convention)
+
+
+def _pairs_matrix(g: Grouped, vs: list[np.ndarray], samples: int, seed: int) -> np.ndarray:
+    """p[i, j] by :func:`~.statistics.pair_permutation.perm_pairs` between every two of
+    ``vs`` (cells of ``g``), each metric at its own acc*_eq epsilon."""
+    from evaltrans_qt.engine.metaeval.statistics.pair_permutation import perm_pairs
+    eps = [g.acc_eq(v, cells=True, seed=seed).epsilon for v in vs]
+    k = len(vs)
+    out = np.full((k, k), np.nan)
+    for i in range(k):
+        for j in range(i + 1, k):
+            out[i, j], _, out[j, i] = perm_pairs(vs[i], vs[j], g.human, g.gid, eps[i], eps[j],
+                                                 samples=samples, seed=seed + i * k + j)
+    return out
 
 
 def mtme_order(g: Grouped) -> np.ndarray | None:
@@ -352,7 +373,7 @@ def format_significance(sig: MetricSignificance) -> str:
     width = max(10, *(len(n) + 1 for n in sig.measures))
     lines = [f"Significance between metrics: {sig.method} on {sig.statistic} ({sig.level} level,"
              f" grouping {sig.grouping}, convention {sig.convention or '-'}, {sig.n} cells"
-             + (f", {sig.samples} resamples" if sig.method == "perm-both" else "")
+             + (f", {sig.samples} resamples" if sig.method != "williams" else "")
              + f"); clusters at p < {sig.alpha:g}",
              f"{'':4}{'measure':<{width}}{'cluster':>8}{sig.statistic:>12}"]
     for k, (m, v, r) in enumerate(zip(sig.measures, sig.values, sig.ranks)):

@@ -223,3 +223,19 @@ def test_cli_between_metrics_names_the_convention(db_file, capsys):
     rc, out, _ = _cli(capsys, "significance", db_file, "--between-metrics", "--measures",
                       f"bleu,{EXT}", "--human", HUMAN, "--samples", "50")
     assert "convention mtme" in out
+
+
+def test_cli_perm_pairs(db_file, capsys):
+    rc, out, err = _cli(capsys, "significance", db_file, "--between-metrics", "--measures",
+                        f"bleu,ter,{EXT}", "--human", HUMAN, "--statistic", "acc-eq",
+                        "--level", "seg", "--group", "item", "--method", "perm-pairs",
+                        "--samples", "40", "--json")
+    assert rc == 0, err
+    res = json.loads(out)
+    p = np.array(res["p_values"], dtype=float)
+    assert res["method"] == "perm-pairs" and p.shape == (3, 3)
+    off = p[~np.eye(3, dtype=bool)]
+    assert np.all((off >= 0) & (off <= 1))
+    rc, _, err = _cli(capsys, "significance", db_file, "--between-metrics", "--human", HUMAN,
+                      "--statistic", "pearson", "--method", "perm-pairs")
+    assert rc == 2 and "acc-eq" in err

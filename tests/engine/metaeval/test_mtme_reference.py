@@ -292,3 +292,35 @@ def test_wmt_task_presets_equal_mt_metrics_eval_components(ours, theirs):
         "seg acc-eq by item": acc_eq}, abs=TOL)
     assert wmt23.average == pytest.approx(
         (accuracy + (r_sys + 1) / 2 + (r_seg + 1) / 2 + acc_eq) / 4, abs=TOL)
+
+
+@pytest.mark.parametrize("level,grouping,samples", [("sys", "none", 200), ("seg", "item", 20)])
+def test_pairwise_permutation_p_values_equal_mt_metrics_eval(ours, theirs, level, grouping,
+                                                             samples):
+    """perm-pairs (acc*_eq, each metric at its own epsilon) between chrF and BLEU: the same
+    p-value as PairwisePermutationSigDiff with its generator seeded alike."""
+    from evaltrans_qt.engine.metaeval.statistics.pair_permutation import perm_pairs
+    _, data = ours
+    systems, inputs = theirs
+    gold, metrics = inputs[level]
+    if level == "sys":
+        g = Grouped(data.sys_gold)
+        a, b = g.cells(data.sys_metrics["chrf"]), g.cells(data.sys_metrics["bleu"])
+    else:
+        g = Grouped(data.gold, grouping)
+        a, b = g.cells(data.metrics["chrf"]), g.cells(data.metrics["bleu"])
+    corr_a = _corr(systems, gold, metrics["chrf"])
+    corr_b = _corr(systems, gold, metrics["bleu"])
+    eps = []
+    for c, v in ((corr_a, a), (corr_b, b)):
+        _, their_eps, _ = mstats.KendallWithTiesOpt(
+            c.gold_scores, c.metric_scores, "acc23", c.num_sys, AVG[grouping], 1.0)
+        assert g.acc_eq(v, cells=True).epsilon == pytest.approx(their_eps, abs=1e-12)
+        eps.append(their_eps)
+    p, delta, _ = perm_pairs(a, b, g.human, g.gid, eps[0], eps[1], samples=samples, seed=5)
+    np.random.seed(5)
+    their_p, their_delta, used, _ = mstats.PairwisePermutationSigDiff(
+        corr_b, corr_a, "acc23", AVG[grouping], k=samples, epsilon1=eps[1], epsilon2=eps[0])
+    assert used == samples
+    assert delta == pytest.approx(their_delta, abs=TOL)
+    assert p == their_p
