@@ -215,14 +215,16 @@ def _other_values(f: Any, value: Any) -> list[Any]:
     return [value + 1]
 
 
-def option_used(name: str, measure: str, options: EvalOptions) -> bool:
+def option_used(name: str, measure: str, options: EvalOptions, *, enabling: bool = True
+                ) -> bool:
     """True if evaluation option ``name`` (a field of
     :class:`~evaltrans_qt.engine.options.EvalOptions`) matters to ``measure`` under
     ``options``: another value of it changes the measure's signature (which names every
     option that changes a number: engine/run/signature.py) or whether the measure is
     computed at all (INVWER by ``--allow-transpositions``, wWER by
     ``--substitution-cost-rule``...); it adds columns or is named outside the signature
-    (:data:`_OUTSIDE_SIGNATURE`); or it is a ``--leaving-one-out`` name of the measure."""
+    (:data:`_OUTSIDE_SIGNATURE`); or it is a ``--leaving-one-out`` name of the measure.
+    ``enabling=False``: the measures were named explicitly, so enabling one does not count."""
     import dataclasses
 
     from evaltrans_qt.engine.measures import get as get_measure
@@ -240,7 +242,7 @@ def option_used(name: str, measure: str, options: EvalOptions) -> bool:
     for v in _other_values(f, value):
         try:
             other = options.replace(**{name: v})
-            if cls.enabled(options) != cls.enabled(other) \
+            if enabling and cls.enabled(options) != cls.enabled(other) \
                     or signature_for(cls.name, other).format() != mine:
                 return True
         except Exception:   # a combination the other value makes invalid: it matters
@@ -249,14 +251,17 @@ def option_used(name: str, measure: str, options: EvalOptions) -> bool:
 
 
 def refuse_unused_options(args: argparse.Namespace, measures: Sequence[str], mode: str, *,
-                          prefix: str = "", command_uses: Iterable[str] = ()) -> None:
+                          prefix: str = "", command_uses: Iterable[str] = (),
+                          explicit: bool = True) -> None:
     """Refuse every evaluation option given on the command line that none of ``measures``
     uses (:func:`option_used`) -- an option is never ignored silently. The
     :class:`~evaltrans_qt.errors.OptionError` names the option and ``mode`` (what this run
     computes, e.g. ``"the text mode computes wer, bleu only: add --xml-mode or
     --measures"``). ``command_uses``: option fields the command itself reads (e.g.
-    ``extrapolate``), never refused. ``--preset`` is a starting point, not an option, and is
-    not checked."""
+    ``extrapolate``), never refused. ``explicit``: the measures were named (``--measures``,
+    ``-m``, ``--measure``), so an option that only enables a measure (``--allow-transpositions``
+    enables INVWER among the default measures) changes nothing. ``--preset`` is a starting
+    point, not an option, and is not checked."""
     given = option_values(args, prefix)
     if not given:
         return
@@ -266,7 +271,8 @@ def refuse_unused_options(args: argparse.Namespace, measures: Sequence[str], mod
     skip = set(command_uses)
     by_name = {f.name: f for f in option_fields()}
     for name in given:
-        if name in skip or any(option_used(name, m, options) for m in measures):
+        if name in skip or any(option_used(name, m, options, enabling=not explicit)
+                               for m in measures):
             continue
         flag = by_name[name].metadata["flag"]
         if any(name in {f.name for f in measure_option_fields(m)} for m in measures):

@@ -80,7 +80,7 @@ TEXT_MODE_MEASURES = ("wer", "bleu")
 #: Bootstrap samples of the XML report's correlation section unless --correlation-samples.
 CORRELATION_SAMPLES = 1000
 #: Options that only the XML report (--xml-mode) shows.
-XML_ONLY = ("sentences_in_detail", "include_sentences", "correlation_samples")
+XML_ONLY = ("sentences_in_detail", "include_sentences", "correlation_samples", "all_ngrams")
 
 
 def register(subparsers) -> None:
@@ -170,7 +170,8 @@ def command_line(args: argparse.Namespace, options: EvalOptions,
         if v == getattr(default, f.name):
             continue
         if measures is not None and f.name != "extrapolate" \
-                and not any(option_used(f.name, m, options) for m in measures):
+                and not any(option_used(f.name, m, options, enabling=not args.measures)
+                            for m in measures):
             continue
         if f.metadata.get("kind") == "flag":
             parts.append(f"--{f.metadata['flag']}")
@@ -534,7 +535,8 @@ def check_modes(args: argparse.Namespace, measures: Sequence[str]) -> None:
         mode = (f"the text mode computes {', '.join(measures)} only: add --xml-mode (every "
                 "measure) or --measures")
     refuse_unused_options(args, measures, mode,
-                          command_uses=("extrapolate",) if args.database else ())
+                          command_uses=("extrapolate",) if args.database else (),
+                          explicit=bool(args.measures) or not args.xml_mode)
 
 
 def check_outputs(args: argparse.Namespace, systems: Sequence[str]) -> None:

@@ -261,7 +261,8 @@ def run_export_mtme(args: argparse.Namespace) -> int:
         options = options_from_args(args)
         measures = [get_measure(m).name for m in comma_list(args.measures) or ()] \
             or default_measures(options)
-        refuse_unused_options(args, measures, f"export mtme writes {', '.join(measures)}")
+        refuse_unused_options(args, measures, f"export mtme writes {', '.join(measures)}",
+                              explicit=bool(args.measures))
         run = evaluate(db, options, measures)
     files = export_mtme(db, args.output, lp, run)
     print(f"{args.output}: {len(files)} files", file=sys.stderr)
@@ -354,11 +355,14 @@ def _lp_argument(p: argparse.ArgumentParser, inferred_from: str) -> None:
                         f"from the file {inferred_from})")
 
 
-def _import_common(p: argparse.ArgumentParser) -> None:
+def _import_common(p: argparse.ArgumentParser, encoding: bool = True) -> None:
+    """``-o``, ``--force``, ``--append`` and (for formats without their own) ``--encoding``."""
     _output(p)
     p.add_argument("--append", action="store_true",
                    help="extend DB if it exists (default: replace it)")
-    p.add_argument("--encoding", default="utf-8", help="encoding of the input files (default utf-8)")
+    if encoding:
+        p.add_argument("--encoding", default="utf-8",
+                       help="encoding of the input files (default utf-8)")
 
 
 def _formats(subparsers: argparse._SubParsersAction, name: str,
@@ -458,12 +462,12 @@ def _register_metrics_task_formats(isub: argparse._SubParsersAction,
     p = isub.add_parser("mtme", help="mt-metrics-eval test-set directory, one language pair")
     p.add_argument("directory", metavar="DIR")
     p.add_argument("--lp", required=True, metavar="SRC-TGT")
-    _import_common(p)
+    _import_common(p, encoding=False)   # UTF-8 by its format
     p.set_defaults(func=run_import_mtme)
 
     p = isub.add_parser("wmtxml", help="WMT21+ XML test set (<dataset><collection><doc>...)")
     p.add_argument("file", metavar="FILE")
-    _import_common(p)
+    _import_common(p, encoding=False)   # XML declares it
     p.set_defaults(func=run_import_wmtxml)
 
     p = esub.add_parser("mtme", help="mt-metrics-eval directory with our measures as metric "

@@ -52,10 +52,19 @@ def _hms(seconds: float) -> str:
 
 
 def _level(args: argparse.Namespace, db: Database) -> str:
-    if args.level:
-        return args.level
+    """The ranking level (``--segments``/``--sentences``, else segments when the database has
+    SegRanks rankings); sets ``args.rank_class`` (default ``rank``), refused at the segment
+    level, which has no class, and when the database has no such class."""
     from evaltrans_qt.engine.human.ranking import segment_rankings
-    return "segments" if segment_rankings(db) or not db.has_class(args.rank_class) else "sentences"
+    given, args.rank_class = args.rank_class, args.rank_class or "rank"
+    level = args.level or ("segments" if segment_rankings(db) or not db.has_class(args.rank_class)
+                           else "sentences")
+    if given is not None and level == "segments":
+        raise OptionError("--rank-class is used with whole-sentence rankings (--sentences); "
+                          "the segment rankings of SegRanks have no class")
+    if given is not None and not db.has_class(given):
+        raise OptionError(f"--rank-class {given}: the database has no score class '{given}'")
+    return level
 
 
 # ------------------------------------------------------------------ import-wmt
@@ -148,8 +157,9 @@ def _level_arguments(p: argparse.ArgumentParser) -> None:
                         "when the database has any)")
     g.add_argument("--sentences", dest="level", action="store_const", const="sentences",
                    help="whole-sentence (WMT) rankings, the 'rank' scores")
-    p.add_argument("--rank-class", default="rank", metavar="CLASS",
-                   help="score class of whole-sentence rankings (default rank)")
+    p.add_argument("--rank-class", default=None, metavar="CLASS",
+                   help="score class of whole-sentence rankings (default rank; with "
+                        "--sentences)")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p.add_argument("-o", "--output", metavar="TABLE",
                    help="also write the table as .csv, .tsv, .json or .tex (booktabs)")

@@ -38,7 +38,9 @@ from typing import TYPE_CHECKING, Any
 from evaltrans_qt.cli._common import (
     add_preset_argument,
     number,
+    option_values,
     options_from_args,
+    refuse_unused_options,
     sentences_path,
 )
 
@@ -72,6 +74,22 @@ LANG_TOKENIZERS = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
 _SHARED_FLAGS = {"chrf-char-order", "chrf-word-order", "chrf-beta", "chrf-whitespace",
                  "chrf-eps-smoothing", "ter-normalized", "ter-no-punct", "ter-asian-support"}
 OUTPUT_FORMATS = ("json", "text", "latex")
+#: sacreBLEU's defaults of the sample counts (None on the parser: given or not is checked).
+DEFAULT_N = {"confidence_n": 1000, "paired_ar_n": 10000, "paired_bs_n": 1000}
+#: sacreBLEU's per-metric flags: (argument name, flag, metric that uses it).
+METRIC_FLAGS = (("chrf_char_order", "--chrf-char-order", "chrf"),
+                ("chrf_word_order", "--chrf-word-order", "chrf"),
+                ("chrf_beta", "--chrf-beta", "chrf"),
+                ("chrf_whitespace", "--chrf-whitespace", "chrf"),
+                ("chrf_lowercase", "--chrf-lowercase", "chrf"),
+                ("chrf_eps_smoothing", "--chrf-eps-smoothing", "chrf"),
+                ("ter_case_sensitive", "--ter-case-sensitive", "ter"),
+                ("ter_asian_support", "--ter-asian-support", "ter"),
+                ("ter_no_punct", "--ter-no-punct", "ter"),
+                ("ter_normalized", "--ter-normalized", "ter"),
+                ("bleu_smooth_method", "--smooth-method", "bleu"),
+                ("bleu_smooth_value", "--smooth-value", "bleu"),
+                ("bleu_force", "--force", "bleu"))
 
 
 def register(subparsers) -> None:
@@ -147,19 +165,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     s = p.add_argument_group("confidence intervals and paired tests (sacreBLEU's flags)")
     s.add_argument("--confidence", "-ci", action="store_true",
                    help="bootstrap confidence interval (one system)")
-    s.add_argument("--confidence-n", "-cin", type=int, default=1000,
-                   help="bootstrap resamples for --confidence (default: %(default)s)")
+    s.add_argument("--confidence-n", "-cin", type=int, default=None,
+                   help=f"bootstrap resamples for --confidence (default: {DEFAULT_N['confidence_n']})")
     pair = s.add_mutually_exclusive_group()
     pair.add_argument("--paired-ar", "-par", action="store_true",
                       help="approximate randomization test of every system against the first")
     pair.add_argument("--paired-bs", "-pbs", action="store_true",
                       help="paired bootstrap resampling test against the first system")
-    s.add_argument("--paired-ar-n", "-parn", type=int, default=10000,
-                   help="trials of --paired-ar (default: %(default)s)")
-    s.add_argument("--paired-bs-n", "-pbsn", type=int, default=1000,
-                   help="resamples of --paired-bs (default: %(default)s)")
-    s.add_argument("--paired-jobs", "-j", type=int, default=1,
-                   help="accepted for compatibility (the tests are vectorised)")
+    s.add_argument("--paired-ar-n", "-parn", type=int, default=None,
+                   help=f"trials of --paired-ar (default: {DEFAULT_N['paired_ar_n']})")
+    s.add_argument("--paired-bs-n", "-pbsn", type=int, default=None,
+                   help=f"resamples of --paired-bs (default: {DEFAULT_N['paired_bs_n']})")
+    s.add_argument("--paired-jobs", "-j", type=int, default=None,
+                   help="accepted for compatibility with a paired test; the tests are "
+                        "vectorised, so it changes nothing (said on stderr)")
     r = p.add_argument_group("reporting (sacreBLEU's flags)")
     r.add_argument("--quiet", "-q", default=False, action="store_true",
                    help="no messages on stderr")
@@ -366,6 +385,49 @@ def _check_args(args: argparse.Namespace) -> None:
         raise OptionError("only one metric can be used in sentence-level mode (-sl)")
     if args.width < 0:
         raise OptionError(f"--width must not be negative, not {args.width}")
+    _check_used(args)
+
+
+def _check_used(args: argparse.Namespace) -> None:
+    """Refuse every flag this run would not use (nothing is ignored silently, unlike
+    sacreBLEU): a metric's flags without that metric in ``-m``, sample counts without
+    their test, ``--short`` with JSON output, ``-tok``/``-lc``/``-l`` with no metric they
+    apply to, and evaluation options none of the metrics uses. Then fills in the sample
+    counts' defaults."""
+    from evaltrans_qt.errors import OptionError
+    metrics = [m.lower() for m in args.metrics]
+    for dest, flag, metric in METRIC_FLAGS:
+        if getattr(args, dest) not in (None, False) and metric not in metrics:
+            raise OptionError(f"{flag} is a {metric} flag, but -m does not compute {metric} "
+                              f"(-m {' '.join(args.metrics)})")
+    ours = [m for m in metrics if m not in ("chrf", "ter")]
+    for dest, flag in (("bleu_tokenize", "--tokenize"), ("bleu_lowercase", "--lowercase"),
+                       ("langpair", "--language-pair")):
+        if getattr(args, dest) not in (None, False) and not ours:
+            raise OptionError(f"{flag} applies to BLEU and the measures of evaltrans, not to "
+                              f"-m {' '.join(args.metrics)}")
+    paired = args.paired_bs or args.paired_ar
+    for dest, needs, on in (("confidence_n", "--confidence", args.confidence),
+                            ("paired_ar_n", "--paired-ar", args.paired_ar),
+                            ("paired_bs_n", "--paired-bs", args.paired_bs),
+                            ("paired_jobs", "--paired-bs or --paired-ar", paired)):
+        if getattr(args, dest) is not None and not on:
+            raise OptionError(f"--{dest.replace('_', '-')} is used only with {needs}")
+    if args.paired_jobs is not None:
+        print("evaltrans score: --paired-jobs: the paired tests are vectorised; the number of "
+              "jobs changes nothing", file=sys.stderr)
+    env = os.environ.get("SACREBLEU_FORMAT", "").lower()
+    fmt = env if env in OUTPUT_FORMATS else args.format
+    if args.short and fmt == "json" and not args.sentence_level:
+        raise OptionError("--short shortens the signatures of -f text and latex; the JSON "
+                          "output has the full signature (as sacreBLEU's)")
+    for dest, default in DEFAULT_N.items():
+        if getattr(args, dest) is None:
+            setattr(args, dest, default)
+    if option_values(args, "et_"):
+        from evaltrans_qt.engine.measures import get as get_measure
+        refuse_unused_options(args, [get_measure(m).name for m in metrics],
+                              f"-m computes {' '.join(args.metrics)}", prefix="et_")
 
 
 # --------------------------------------------------------------------------- output

@@ -84,6 +84,13 @@ def run_extract(args: argparse.Namespace) -> int:
             raise OptionError(f"system {s!r} has no candidates in the database (its systems: "
                               f"{', '.join(sorted(known))})")
     missing = [s for s in systems if s not in given]
+    if not missing:
+        for flag, value in (("--symmetrize", args.symmetrize),
+                            ("--save-alignments", args.save_alignments)):
+            if value is not None:
+                raise OptionError(f"{flag} is used only when alignments are computed (eflomal), "
+                                  "but every system's alignment is given")
+    args.symmetrize = args.symmetrize or "grow-diag-final-and"
     if given and missing:
         raise OptionError(f"no --alignment for system(s) {', '.join(missing)}: give one per "
                           "system, or none to compute them all with eflomal")
@@ -132,11 +139,17 @@ def run_extract(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------ segranks import/export
 def run_import(args: argparse.Namespace) -> int:
+    from evaltrans_qt.engine.human.segranks.model import sentence_segments
     from evaltrans_qt.io.segranks import formats
     out = args.output or args.database
     check_output_file(out, "-o" if args.output else "--database")
     db = open_database(args.database)
     suffix = Path(args.file).suffix.lower()
+    if args.tokenize is not None and suffix == ".json" and db.sources and all(
+            sentence_segments(s) is not None for s in db.sources):
+        raise OptionError("--tokenize applies to sources without segments, and every source "
+                          "of the database has segments (with their own tokenisation)")
+    args.tokenize = args.tokenize or "none"
     if suffix == ".json":
         n = formats.read_ranks_json(db, args.file, judge=args.judge, tokenization=args.tokenize,
                                     id_base=args.id_base)
@@ -157,8 +170,11 @@ def run_import(args: argparse.Namespace) -> int:
 def run_export(args: argparse.Namespace) -> int:
     from evaltrans_qt.io.segranks import formats
     check_output_file(args.output, "-o")
-    db = open_database(args.database)
     suffix = Path(args.output).suffix.lower()
+    if suffix == ".json" and args.systems_column:
+        raise OptionError("--systems-column is a column of .segments/.tsv files, not of the "
+                          "SegRanks JSON")
+    db = open_database(args.database)
     if suffix == ".json":
         n = formats.write_ranks_json(db, args.output, id_base=args.id_base)
         print(f"{args.output}: {n} annotation(s)", file=sys.stderr)
@@ -229,7 +245,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--tokenize", choices=TOKENIZATIONS, default="none",
                    help="how sentences are split into the tokens trees and alignments count "
                         "(default none: on spaces, for pre-tokenised text)")
-    p.add_argument("--symmetrize", choices=SYMMETRIZATIONS, default="grow-diag-final-and",
+    p.add_argument("--symmetrize", choices=SYMMETRIZATIONS, default=None,
                    help="how eflomal's two directions are combined")
     p.add_argument("--save-alignments", metavar="DIR", help="write computed alignments as "
                    "DIR/SYSTEM.pharaoh")
@@ -248,7 +264,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", metavar="DB", help="write here (default: --database)")
     add_force_argument(p)
     p.add_argument("--judge", help="judge of the imported JSON annotations (the format has none)")
-    p.add_argument("--tokenize", choices=TOKENIZATIONS, default="none")
+    p.add_argument("--tokenize", choices=TOKENIZATIONS, default=None,
+                   help="how the source sentences are split into tokens (default none: on "
+                        "spaces); sources that have segments already keep theirs")
     p.add_argument("--id-base", type=int, choices=(0, 1), default=1,
                    help="the first sentence ID (default 1: IDs are database positions)")
     p.set_defaults(func=run_import)

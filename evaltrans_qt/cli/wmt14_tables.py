@@ -17,6 +17,7 @@ from evaltrans_qt.cli._common import (
     number,
     open_database,
     options_from_args,
+    refuse_unused_options,
 )
 from evaltrans_qt.errors import OptionError
 
@@ -45,6 +46,11 @@ def run(args: argparse.Namespace) -> int:
     check_output_file(args.output, "-o")
     opts = options_from_args(args)
     measures = comma_list(args.measures)
+    from evaltrans_qt.engine.measures import get as get_measure
+    from evaltrans_qt.engine.run.driver import default_measures
+    names = [get_measure(m).name for m in measures] if measures else default_measures(opts)
+    refuse_unused_options(args, names, f"the tables compare {', '.join(names)}",
+                          explicit=bool(measures))
     pairs = {}
     for lp, path in _pairs(args.pairs).items():
         db = open_database(path)
