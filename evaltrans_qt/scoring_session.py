@@ -33,7 +33,7 @@ from evaltrans_qt.errors import EvalTransError
 from evaltrans_qt.history import Committed
 from evaltrans_qt.io import protocol_changes
 from evaltrans_qt.io.journal import Change, ScoreChange, change_for, find_target
-from evaltrans_qt.workspace import Commit, Workspace
+from evaltrans_qt.workspace import Workspace
 
 Item = tuple[int, int]  # (source index, target index)
 
@@ -366,13 +366,6 @@ class ScoringSessionModel:
         entry = self.history.commit(changes, text, after=self._undone)
         self._follow(entry.changes)
         return entry
-
-    def commit_one(self, change: ScoreChange) -> Commit:
-        """Commit one change outside the undo history (:meth:`Workspace.commit`) and follow
-        it here (a change the history's step does not own)."""
-        done = self.workspace.commit(change)
-        self._follow([done.change])
-        return done
 
     def _undone(self, changes: list[Change], undone: bool) -> None:
         """A step of this session was undone or redone: follow it, the cursor goes there."""
