@@ -109,7 +109,10 @@ class MetricsView(QWidget):
         self.grouping = QComboBox(objectName="metricsGrouping")
         self.grouping.addItems(["none", "item", "system"])
         self.method = QComboBox(objectName="metricsMethod")
-        self.method.addItems(["perm-both", "williams"])
+        self.method.addItems(["perm-both", "williams", "perm-pairs"])
+        self.method.setToolTip("perm-both: metric scores swapped (any statistic); williams: "
+                               "Pearson only; perm-pairs: pairwise comparisons swapped "
+                               "(acc*_eq, as the WMT23-WMT25 tasks)")
         from evaltrans_qt.engine.metaeval.conventions import CONVENTIONS, DEFAULT_CONVENTION
         self.convention = QComboBox(objectName="metricsConvention")
         self.convention.addItems(list(CONVENTIONS))
@@ -160,7 +163,8 @@ class MetricsView(QWidget):
         if db is None or run is None or not human:
             return
         method = self.method.currentText()
-        statistic = self.statistic.currentText() if method == "perm-both" else "pearson"
+        statistic = {"williams": "pearson", "perm-pairs": "acc-eq"}.get(
+            method, self.statistic.currentText())
         from evaltrans_qt.engine.metaeval.metrics_task import overview
         self.status.setText("computing…")
         self.runner.submit(overview, db, run, human, level=self.level.currentText(),

@@ -59,3 +59,20 @@ def test_metrics_tab_shows_the_cli_numbers_and_names_the_convention(qtbot, demo_
 def test_convention_text_at_segment_level():
     assert "same under every convention" in convention_text("mtme", "seg")
     assert "plain means" in convention_text("thesis (unweighted)", "sys")
+
+
+def test_metrics_tab_perm_pairs_ranks_by_acc_eq(qtbot, demo_copy, monkeypatch):
+    db = load_database(demo_copy)
+    run = evaluate(db, EvalOptions(), ["bleu", "ter"])
+    ws = SimpleNamespace(database=db, run=run, analysis=SimpleNamespace(human=HUMAN))
+    view = MetricsView(SimpleNamespace(workspace=ws))
+    qtbot.addWidget(view)
+    seen = {}
+    monkeypatch.setattr(view.runner, "submit",
+                        lambda fn, *a, **k: seen.update(k, fn=fn))
+    view.method.blockSignals(True)
+    view.method.setCurrentText("perm-pairs")
+    view.method.blockSignals(False)
+    view.compute(HUMAN)
+    assert seen["statistic"] == "acc-eq" and seen["method"] == "perm-pairs"
+    assert seen["convention"] == DEFAULT_CONVENTION
