@@ -50,9 +50,11 @@ def load_session(database_path: str | Path) -> Session:
     p = session_path(database_path)
     if not p.exists():
         return Session()
+    from evaltrans_qt.io.limits import load_json
+    from evaltrans_qt.io.plaintext import read_input_bytes
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = load_json(read_input_bytes(p, "a session file").decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:   # JSONDecodeError and limits' bounds
         line = getattr(exc, "lineno", None)
         col = getattr(exc, "colno", None)
         raise InputFormatError(f"damaged session file: {exc}", p, line, col) from None

@@ -324,3 +324,12 @@ def test_too_many_segments_are_refused_before_the_lines_are_split(tmp_path, monk
         import_wmtxml(x)
     monkeypatch.setenv(SEGMENT_LIMIT_ENV, "6")
     assert len(import_text(src, [ref]).sources) == 3
+
+
+def test_a_session_file_nested_100000_deep_is_refused(tmp_path):
+    from evaltrans_qt.io.session import load_session, session_path
+    db = tmp_path / "d.etdb.xml"
+    session_path(db).write_text('{"runs": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    _refused(lambda: load_session(db), session_path(db))
+    session_path(db).write_text('{"options": {}, "measures": ["wer"], "runs": []}')
+    assert load_session(db).measures == ["wer"]
