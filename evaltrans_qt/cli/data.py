@@ -315,8 +315,9 @@ def run_info(args: argparse.Namespace) -> int:
         return _report_info(args)
     db = open_database(args.database)
     c = db.counts()
+    extra = database_extras(db)
     if args.json:
-        print(json.dumps(c, ensure_ascii=False))
+        print(json.dumps({**c, **extra}, ensure_ascii=False))
         return 0
     print(f"database    {args.database}")
     print(f"sources     {c['sources']}")
@@ -337,7 +338,39 @@ def run_info(args: argparse.Namespace) -> int:
             scale = f"levels {number(lv.firstvalid, 'g')}..{lv.count - 1}"
         print(f"class {lv.name}: {scale}; scored targets {c['scored'][lv.name]}, "
               f"unscored candidates {c['unscored'][lv.name]}")
+    print(f"language    {extra['language_pair'] or '-'}")
+    p = extra["protocols"]
+    done = [f"{n} {what}" for what, n in (("sources with items", p["sources_with_items"]),
+                                         ("item marks", p["item_marks"]),
+                                         ("post-edits", p["postedits"]),
+                                         ("added references", p["added_references"])) if n]
+    print(f"protocols   {', '.join(done) or '-'}")
+    for name, m in extra["external_metrics"].items():
+        print(f"external    {name} ({'higher' if m['higher_is_better'] else 'lower'} is better): "
+              f"{m['segment_scores']} segment scores, {m['system_scores']} system scores")
+    if not extra["external_metrics"]:
+        print("external    -")
     return 0
+
+
+def database_extras(db: Database) -> dict:
+    """What ``info`` adds to :meth:`Database.counts`: the language pair recorded by an
+    import, the human-evaluation protocols' data (items, marks, post-edits, references added
+    by judges) and the external metrics with their number of scores."""
+    from evaltrans_qt.io.mtme import LP_ATTR
+    prot = {"sources_with_items": sum(1 for s in db.sources if s.items), "item_marks": 0,
+            "postedits": 0, "added_references": 0}
+    for s in db.sources:
+        for t in s.targets:
+            prot["item_marks"] += len(t.item_marks)
+            prot["postedits"] += len(t.postedits)
+            prot["added_references"] += bool(t.added)
+    metrics = {name: {"higher_is_better": bool(m.higher_is_better),
+                      "segment_scores": sum(len(v) for v in m.segments.values()),
+                      "system_scores": len(m.systems)}
+               for name, m in db.external_metrics.items()}
+    return {"language_pair": db.extra_attrs.get(LP_ATTR), "protocols": prot,
+            "external_metrics": metrics}
 
 
 def _output(p: argparse.ArgumentParser, what: str = "database to write (.etdb.xml)",

@@ -297,15 +297,37 @@ def _open(path: str, encoding: str):
         raise InputFormatError(f"cannot open: {exc.strerror}", path) from None
 
 
+def _bad_byte(path: str, encoding: str) -> tuple[int, int, int]:
+    """(line, column, byte) of the first byte of ``path`` that is not valid ``encoding``,
+    both 1-based and counted in bytes, as every other reader of evaltrans reports it
+    (``io/plaintext.py`` ``read_text``)."""
+    if path.endswith(".gz"):
+        import gzip
+        with gzip.open(path, "rb") as fh:
+            data = fh.read()
+    else:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    try:
+        data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        start = exc.start
+    else:                               # pragma: no cover - the stream failed, bytes do not
+        return 1, 1, 0
+    line = data.count(b"\n", 0, start) + 1
+    return line, start - (data.rfind(b"\n", 0, start) + 1) + 1, data[start]
+
+
 def read_lines(path: str, encoding: str) -> list[str]:
     """Lines split on "\\n" only and right-stripped (sacreBLEU ``smart_open`` + ``rstrip``)."""
     from evaltrans_qt.errors import InputFormatError
     try:
         with _open(path, encoding) as fh:
             return [line.rstrip() for line in fh]
-    except UnicodeDecodeError as exc:
-        raise InputFormatError(f"not valid {encoding}: {exc.reason} at byte {exc.start}",
-                               path) from None
+    except UnicodeDecodeError:
+        line, col, byte = _bad_byte(path, encoding)
+        raise InputFormatError(f"not valid {encoding} (byte 0x{byte:02x}); give the right "
+                               "encoding (-e)", path, line, col) from None
     except LookupError:
         raise InputFormatError(f"unknown encoding '{encoding}'", path) from None
 
