@@ -405,22 +405,45 @@ def import_judgements(database: PathLike, file: PathLike) -> int:
 
 
 # --------------------------------------------------------------------------- runs
+#: How :class:`Run` aggregates a human class's sentence scores into a system score.
+HUMAN_AGGREGATES = ("weighted", "mean")
+
+
 class Run:
     """An evaluation run: ``systems`` (one row per system) and ``sentences`` (one row per
     system and segment: ``system``, ``segment`` = source index, ``seg``, ``candidate``,
     every measure column, ``human:<class>``) as pandas DataFrames; ``signatures`` per
-    measure; ``result`` the engine's :class:`~evaltrans_qt.engine.run.results.RunResult`."""
+    measure; ``result`` the engine's :class:`~evaltrans_qt.engine.run.results.RunResult`.
 
-    def __init__(self, result: RunResult, database: _EngineDatabase) -> None:
+    Scales: every measure column is in the engine's unit, fractions (BLEU 0.35, WER 0.42;
+    NIST as is) -- :attr:`Score.value`'s unit; :attr:`Score.score` is sacreBLEU's display
+    unit (percent). ``human:<class>`` columns are on the class's own scale (levels 1..5,
+    MQM penalties...). A system's human score is, by default (``aggregate="weighted"``),
+    the mean of its sentence scores weighted by candidate length in words (thesis section
+    5.5, as the application and the reports); ``aggregate="mean"`` gives the plain mean.
+    ``aggregate`` says which."""
+
+    def __init__(self, result: RunResult, database: _EngineDatabase,
+                 aggregate: str = "weighted") -> None:
         from evaltrans_qt.engine.run.tables import build_tables
+        if aggregate not in HUMAN_AGGREGATES:
+            raise OptionError(f"aggregate: expected one of {', '.join(HUMAN_AGGREGATES)}, "
+                              f"got {aggregate!r}")
         self.result = result
         self.database = database
+        self.aggregate = aggregate
         tables = build_tables(result, database)
         self.systems: pd.DataFrame = tables.systems
         sentences = tables.sentences
         sentences.insert(2, "seg", [database.sources[i].seg or str(i + 1)
                                     for i in sentences["segment"]])
         self.sentences: pd.DataFrame = sentences
+        if aggregate == "mean":     # the human classes' system scores as plain means
+            for col in [c for c in self.systems.columns if c.startswith("human:")
+                        and database.has_class(c.removeprefix("human:"))]:
+                means = sentences.groupby("system")[col].mean()
+                self.systems[col] = [float(means.get(s, float("nan")))
+                                     for s in self.systems["system"]]
         self.measures: tuple[str, ...] = tuple(result.measures)
         self.signatures: dict[str, str] = result.signatures()
 
@@ -444,11 +467,14 @@ class Run:
 
 def evaluate(db: _EngineDatabase, measures: str | Sequence[str] | None = None,
              options: EvalOptions | None = None, *, systems: Sequence[str] | None = None,
-             preset: str | None = None, jobs: int | None = None, **option_values: Any) -> Run:
+             preset: str | None = None, jobs: int | None = None, aggregate: str = "weighted",
+             **option_values: Any) -> Run:
     """Evaluate the systems of ``db`` (default: all) with ``measures`` (default: every
     enabled one) as ``evaltrans batch`` does. Options start from ``options`` or ``preset``
     (default ``evaltrans default``); ``jobs``: worker processes (1 = in-process; default
-    chosen by size)."""
+    chosen by size). Measure values are fractions; a system's human score is the
+    length-weighted mean of its sentence scores (thesis section 5.5), or with
+    ``aggregate="mean"`` the plain mean (:class:`Run`)."""
     from evaltrans_qt.engine.run.driver import evaluate as run_evaluation
     from evaltrans_qt.engine.run.executors.local import LocalProcessExecutor, SerialExecutor
     if not isinstance(db, _EngineDatabase):
@@ -459,8 +485,11 @@ def evaluate(db: _EngineDatabase, measures: str | Sequence[str] | None = None,
         raise OptionError(f"jobs must be at least 1, not {jobs}")
     executor = None if jobs is None else (SerialExecutor() if jobs == 1
                                           else LocalProcessExecutor(jobs))
+    if aggregate not in HUMAN_AGGREGATES:
+        raise OptionError(f"aggregate: expected one of {', '.join(HUMAN_AGGREGATES)}, "
+                          f"got {aggregate!r}")
     result = run_evaluation(db, opts, names, systems, executor=executor)
-    return Run(result, db)
+    return Run(result, db, aggregate)
 
 
 def _as_run(data: Run | _EngineDatabase, measures: Sequence[str] | None,
