@@ -141,7 +141,7 @@ def test_system_table_equals_batch_command(qtbot, results, tmp_path, capsys):
     run_to_end(qtbot, view, options=opts, measures=MEASURES)
     rc = cli_main(["batch", "--database", str(window.database_path), "--all-systems", "--json",
                    "--bleu-pad-rule", "both", "--wer-ref-length-rule", "lowestError",
-                   "--measures", ",".join(MEASURES), "--output-file", str(tmp_path / "r.xml")])
+                   "--measures", ",".join(MEASURES), "--output-file", str(tmp_path / "r.txt")])
     assert rc == 0
     batch = json.loads(capsys.readouterr().out)
     frame = view.system_model.frame.set_index("system")
