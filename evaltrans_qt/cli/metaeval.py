@@ -59,6 +59,10 @@ def run_correlate(args: argparse.Namespace) -> int:
     from evaltrans_qt.engine.metaeval.correlation_format import format_table
     from evaltrans_qt.engine.run.driver import evaluate
     t0 = time.perf_counter()
+    if args.unweighted and args.convention != "thesis":
+        from evaltrans_qt.errors import OptionError
+        raise OptionError("--unweighted applies to --convention thesis (mt-metrics-eval's "
+                          "convention always takes the plain mean of the human scores)")
     db = open_database(args.database)
     classes = human_classes(db, comma_list(args.human))
     opts = options_from_args(args)

@@ -239,3 +239,18 @@ def test_cli_perm_pairs(db_file, capsys):
     rc, _, err = _cli(capsys, "significance", db_file, "--between-metrics", "--human", HUMAN,
                       "--statistic", "pearson", "--method", "perm-pairs")
     assert rc == 2 and "acc-eq" in err
+
+
+def test_cli_unweighted_needs_the_thesis_convention(db_file, capsys):
+    rc, _, err = _cli(capsys, "correlate", db_file, "--measures", "bleu", "--human", HUMAN,
+                      "--level", "system", "--bootstrap", "0", "--unweighted")
+    assert rc == 2 and "--convention thesis" in err
+    outs = []
+    for extra in ([], ["--unweighted"]):
+        rc, out, err = _cli(capsys, "correlate", db_file, "--measures", "bleu", "--human",
+                            HUMAN, "--level", "system", "--bootstrap", "0", "--convention",
+                            "thesis", "--json", *extra)
+        assert rc == 0, err
+        outs.append(json.loads(out)[0])
+    assert outs[0]["convention"] == "thesis" and outs[1]["convention"] == "thesis (unweighted)"
+    assert outs[0]["pearson"] != outs[1]["pearson"]
