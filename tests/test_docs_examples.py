@@ -1,0 +1,199 @@
+"""Every example of README.md and docs/*.md runs, in the environment the text states.
+
+* Every ``evaltrans`` command line of a ``sh`` block is parsed by the real parser (its
+  options exist, its choices are valid), ``[...]`` alternatives and ``...`` placeholders
+  aside.
+* The README's command-line tour and SegRanks walk-through run as written, in order, on
+  small stand-ins for the files they name (the WMT21 folder ``$D`` becomes a two-segment
+  WMT folder with MQM scores; ``$E`` is the bundled campaign): exit code 0 each, except
+  lines that need data the repository cannot hold (listed in ``NEEDS_DATA`` with why).
+* The ``python`` blocks import only what a plain install has (the dependencies of
+  pyproject.toml and the standard library) unless the text before the block names the
+  extra that brings the module. The blocks themselves run in tests/test_api.py.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from evaltrans_qt.cli.main import build_parser, main
+from evaltrans_qt.io.etdb import demo_database_path
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+BLOCK = re.compile(r"```(\w*)\n(.*?)```", re.S)
+
+#: Command lines that need data the repository cannot hold, and why.
+NEEDS_DATA = {
+    "evaltrans ranking import-wmt wmt13-judgements.csv": "WMT13's judgement CSV",
+    "evaltrans wmt14-tables de-en=deen.etdb.xml": "two WMT14 language pairs' databases",
+    "--executor dask --scheduler tcp://HOST:8786": "a running Dask scheduler",
+}
+
+
+def _blocks(kind: str) -> list[tuple[Path, str, int]]:
+    """(file, code, line of the block) of every ``kind`` block."""
+    out = []
+    for doc in DOCS:
+        text = doc.read_text(encoding="utf-8")
+        for m in BLOCK.finditer(text):
+            if m.group(1) == kind:
+                out.append((doc, m.group(2), text.count("\n", 0, m.start()) + 1))
+    return out
+
+
+def _command_lines(code: str) -> list[str]:
+    """The lines of a shell block, continuations joined, comments and blanks dropped."""
+    joined = re.sub(r"\\\n\s*", " ", code)
+    lines = []
+    for line in joined.splitlines():
+        for part in line.split("&&"):
+            words = shlex.split(part, comments=True)
+            if words:
+                lines.append(shlex.join(words))
+    return lines
+
+
+def _evaltrans_lines() -> list[tuple[str, str]]:
+    out = []
+    for doc, code, line in _blocks("sh"):
+        for cmd in _command_lines(code):
+            if cmd.startswith("evaltrans "):
+                out.append((f"{doc.name}:{line}", cmd))
+    return out
+
+
+def _without_metasyntax(argv: list[str]) -> list[str]:
+    """``[--segments|--sentences]``-style alternatives and ``...`` placeholders left out."""
+    text = " ".join(argv)
+    text = re.sub(r"\[[^\]]*\]", " ", text)
+    return [w for w in text.split() if w not in ("...", "…")]
+
+
+LINES = _evaltrans_lines()
+
+
+def test_the_documents_have_command_examples():
+    assert len(LINES) >= 25
+
+
+@pytest.mark.parametrize("where,line", LINES, ids=[w for w, _ in LINES])
+def test_every_command_line_parses(where, line, capsys):
+    argv = _without_metasyntax(shlex.split(line)[1:])
+    parser = build_parser(argv[0])
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit:
+        pytest.fail(f"{where}: {line}\n{capsys.readouterr().err}")
+    assert getattr(args, "func", None) is not None, f"{where}: {line}"
+
+
+# --------------------------------------------------------------------------- running them
+def _write(p: Path, text: str) -> None:
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def stand_ins(tmp_path, monkeypatch):
+    """The files the README's examples name, small."""
+    d = tmp_path / "wmt21"
+    _write(d / "newstest2021.en-de.src.en", "We met at noon .\nThe house is big .\n")
+    _write(d / "newstest2021.en-de.ref.A.de", "Wir trafen uns mittags .\nDas Haus ist groß .\n")
+    _write(d / "newstest2021.en-de.hyp.S1.de", "Wir trafen uns um zwölf .\nDas Haus ist groß .\n")
+    _write(d / "newstest2021.en-de.hyp.S2.de", "Wir uns trafen .\nHaus groß .\n")
+    _write(d / "newstest2021.en-de.hyp.S3.de", "Mittags trafen wir uns .\nDas Haus groß .\n")
+    _write(d / "mqm.tsv", "S1\t1\t-1\nS1\t2\t0\nS2\t1\t-10\nS2\t2\t-5\nS3\t1\t-2\n"
+                          "S3\t2\t-3\n")
+    for name, text in (("src.txt", "eins\nzwei\n"), ("ref1.txt", "one\ntwo\n"),
+                       ("ref2.txt", "one\ndeux\n"), ("a.txt", "one\nto\n"),
+                       ("b.txt", "won\ntwo\n"), ("ref.txt", "one\ntwo\n"),
+                       ("hyp.txt", "one\ntoo\n"),
+                       ("db.txt", "SOURCE eins\nTARGET 10 one\nTARGET 4 won\n")):
+        _write(tmp_path / name, text)
+    _write(tmp_path / "src.sgm", "<srcset><doc docid=d><seg id=1>eins</seg></doc></srcset>")
+    _write(tmp_path / "ref.sgm",
+           "<refset><doc docid=d sysid=ref-X><seg id=1>one</seg></doc></refset>")
+    _write(tmp_path / "sys.sgm", "<tstset><doc docid=d sysid=mt><seg id=1>won</seg></doc>"
+                                 "</tstset>")
+    shutil.copy(demo_database_path(), tmp_path / "db.etdb.xml")
+    shutil.copy(demo_database_path(), tmp_path / "theirs.etdb.xml")
+    monkeypatch.chdir(tmp_path)
+    return {"D": str(d), "E": str(ROOT / "resources" / "segranks_example")}
+
+
+def _section_lines(start: str, end: str = "\n## ") -> list[str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split(start, 1)[1].split(end, 1)[0]
+    lines = []
+    for m in BLOCK.finditer(section):
+        if m.group(1) == "sh":
+            lines += _command_lines(m.group(2))
+    return lines
+
+
+def _run_all(lines: list[str], env: dict[str, str], capsys) -> int:
+    ran = 0
+    for line in lines:
+        if "=" in line.split()[0] and not line.startswith("evaltrans"):
+            continue                                # D=..., E=...: given by the fixture
+        if not line.startswith("evaltrans "):
+            continue
+        if any(key in line for key in NEEDS_DATA):
+            continue
+        for name, value in env.items():
+            line = line.replace(f"${name}", value)
+        argv = _without_metasyntax(shlex.split(line)[1:])
+        rc = main(argv)
+        _, err = capsys.readouterr()
+        assert rc == 0, f"{line}\n{err}"
+        ran += 1
+    return ran
+
+
+def test_the_command_line_tour_runs_as_written(stand_ins, capsys):
+    lines = _section_lines("## Command line")
+    assert _run_all(lines, stand_ins, capsys) >= 15
+
+
+def test_the_segranks_walk_through_runs_as_written(stand_ins, capsys):
+    lines = _section_lines("Try it on the bundled campaign", "`ranking wins` and `ranking "
+                                                             "agreement` read")
+    assert _run_all(lines, stand_ins, capsys) >= 5
+
+
+# --------------------------------------------------------------------------- environments
+def _base_modules() -> set[str]:
+    """Import names a plain ``pip install evaltrans_qt`` provides (pyproject dependencies)."""
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    block = re.search(r"^dependencies = \[(.*?)^\]", text, re.S | re.M)
+    assert block is not None
+    deps = re.findall(r'^\s*"([^"]+)"', block.group(1), re.M)
+    names = {re.split(r"[\[<>=!~; ]", d, maxsplit=1)[0].lower() for d in deps}
+    assert {"numpy", "sacrebleu", "scipy"} <= names
+    return names | {"evaltrans_qt"}
+
+
+def _imports(code: str) -> set[str]:
+    out = set()
+    for m in re.finditer(r"^\s*(?:import|from)\s+([\w.]+)", code, re.M):
+        out.add(m.group(1).split(".")[0])
+    return out
+
+
+@pytest.mark.parametrize("doc,code,line", _blocks("python"),
+                         ids=[f"{d.name}:{n}" for d, _, n in _blocks("python")])
+def test_python_examples_need_only_what_the_text_says(doc, code, line):
+    text = doc.read_text(encoding="utf-8").splitlines()
+    before = "\n".join(text[max(0, line - 12):line])
+    missing = [m for m in _imports(code)
+               if m not in _base_modules() and m not in sys.stdlib_module_names
+               and not re.search(rf"pip install[^\n]*{m}|\[{m}\]", before)]
+    assert not missing, (f"{doc.name}:{line} imports {', '.join(sorted(missing))}, which a "
+                         "plain install lacks and the text does not say how to get")
