@@ -169,7 +169,16 @@ def add_option_arguments(p: argparse.ArgumentParser, *, preset: bool = True) -> 
                            help=help_)
         else:
             g.add_argument(f"--{md['flag']}", dest=f.name, default=None, choices=md["choices"],
-                           metavar=None if md["choices"] else "VALUE", help=help_)
+                           metavar=None if md["choices"] else option_metavar(f), help=help_)
+
+
+#: What the value of an evaluation option is, by its kind (``--nper-max-ngram N``).
+_KIND_METAVARS = {"int": "N", "optfloat": "X", "intlist": "N,N,N,N,N", "strlist": "NAME[,NAME]"}
+
+
+def option_metavar(f: Any) -> str:
+    """The metavar of an evaluation option without choices: what its value is."""
+    return _KIND_METAVARS.get(f.metadata.get("kind"), "VALUE")
 
 
 def option_values(args: argparse.Namespace, prefix: str = "") -> dict[str, Any]:
@@ -334,6 +343,6 @@ def _width(spec: str) -> int:
 __all__ = ["FORCE_HELP", "PRESET_HELP", "add_force_argument", "add_json_argument",
            "check_output_file", "check_output_folder",
            "add_option_arguments", "add_preset_argument", "comma_list", "number",
-           "open_database", "option_used", "option_values", "options_from_args",
+           "open_database", "option_metavar", "option_used", "option_values", "options_from_args",
            "refuse_unused_options", "sentences_path",
            "write_database"]

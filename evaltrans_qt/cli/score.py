@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from evaltrans_qt.cli._common import (
     add_preset_argument,
     number,
+    option_metavar,
     option_values,
     options_from_args,
     refuse_unused_options,
@@ -217,7 +218,8 @@ def _add_our_options(p: argparse.ArgumentParser) -> None:
                            default=None, help=md["help"].replace("%", "%%"))
         else:
             g.add_argument(f"--{md['flag']}", dest=f"et_{f.name}", default=None,
-                           choices=md["choices"], metavar=None if md["choices"] else "VALUE",
+                           choices=md["choices"],
+                           metavar=None if md["choices"] else option_metavar(f),
                            help=md["help"].replace("%", "%%"))
 
 

@@ -73,3 +73,11 @@ def test_output_metavars_say_what_is_written():
     for name, metavar in expected.items():
         (action,) = [a for a in by_name[name]._actions if "-o" in a.option_strings]
         assert action.metavar == metavar, name
+
+
+def test_no_metavar_is_a_bare_value():
+    """Every option's metavar says what it is (N, X, FILE, DB, FOLDER, SRC-TGT...), never
+    the uninformative VALUE."""
+    bare = [f"{name} {'/'.join(a.option_strings)}" for name, p in PARSERS for a in p._actions
+            if a.metavar == "VALUE"]
+    assert not bare, bare
