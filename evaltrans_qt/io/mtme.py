@@ -26,7 +26,14 @@ The export writes the same files: blocks and lines in sorted system order, numbe
 in Python's shortest round-trip form (``repr``), ``None`` where a scored system lacks a
 segment's score. Our measures of a run become ``metric-scores/LP/MEASURE-all.LEVEL.score``
 (all references used). A directory written by this export imports and exports back
-byte for byte.
+byte for byte. Names become file names through ``io/names.py``: ordinary names
+(letters, digits, ``-``, ``.``, ``_``) are kept, any other character is percent-encoded
+(``A/B`` -> ``A%2FB``; the import reads that file as the system ``A%2FB``), so no name
+writes outside the export folder.
+
+``--append`` merges by identity: a line is the source at (doc, seg), a file's text the
+target of its system there (kept when equal, refused naming file and line when not),
+and scores go to the segments of the lines that name them.
 """
 
 from __future__ import annotations
