@@ -401,7 +401,7 @@ def test_import_and_batch_commands_print_the_repeated_source_warning(tmp_path, c
     assert "warning" not in capsys.readouterr().err
     assert cli_main(["batch", "--source", str(tmp_path / "src.txt"), "--reference",
                      str(tmp_path / "ref.txt"), "--target", str(tmp_path / "hyp.txt"),
-                     "--measures", "wer", "--output-file", str(tmp_path / "r.xml")]) == 0
+                     "--measures", "wer", "--output-file", str(tmp_path / "r.txt")]) == 0
     assert "warning" not in capsys.readouterr().err
     merged = tmp_path / "aachen.etdb.xml"
     assert cli_main(["import", "aachen", str(write(tmp_path / "a.txt", AACHEN_REPEATED)),
