@@ -415,7 +415,7 @@ def test_import_and_batch_commands_print_the_repeated_source_warning(tmp_path, c
         f'</targets></source>' for r, h in (("Thank you.", "Thanks."), ("Thanks.", "Thank you.")))
         + "</database>", encoding="utf-8")
     assert cli_main(["batch", "--database", str(old), "--all-systems", "--measures", "wer",
-                     "--output-file", str(tmp_path / "m.xml")]) == 0
+                     "--output-file", str(tmp_path / "m.txt")]) == 0
     assert "warning: 1 source sentence(s) without segment ids" in capsys.readouterr().err
 
 
