@@ -90,6 +90,20 @@ def wmt_language_pair(folder: str | Path) -> str | None:
     return _pair_of(src_lang, tgt)
 
 
+def wmtxml_language_pair(path: str | Path) -> str | None:
+    """The language pair a WMT XML test set declares: ``<src lang="de">`` with
+    ``<ref lang="en">``/``<hyp lang="en">`` (the first 1 MB is read; None if it does not say
+    one pair)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(1 << 20).decode("utf-8", "replace")
+    except OSError:
+        return None
+    src = set(re.findall(r"<src\b[^>]*\blang=\"([^\"]+)\"", head))
+    tgt = set(re.findall(r"<(?:ref|hyp)\b[^>]*\blang=\"([^\"]+)\"", head))
+    return _pair_of(next(iter(src)), tgt) if len(src) == 1 else None
+
+
 def text_language_pair(source: str, others: list[str]) -> str | None:
     """The language pair the file names of ``import text`` give: two-letter suffixes,
     ``test.de`` with ``test.en`` (every reference and system the same) -> ``de-en``."""
@@ -238,6 +252,7 @@ def run_import_wmtxml(args: argparse.Namespace) -> int:
     from evaltrans_qt.io.wmtxml import import_wmtxml
     start = _start_db(args)
     db = import_wmtxml(args.file, start)
+    _record_language_pair(db, args.lp, wmtxml_language_pair(args.file))
     _write(db, args, start)
     return 0
 
@@ -500,6 +515,7 @@ def _register_metrics_task_formats(isub: argparse._SubParsersAction,
 
     p = isub.add_parser("wmtxml", help="WMT21+ XML test set (<dataset><collection><doc>...)")
     p.add_argument("file", metavar="FILE")
+    _lp_argument(p, "<src lang> and <ref lang>")
     _import_common(p, encoding=False)   # XML declares it
     p.set_defaults(func=run_import_wmtxml)
 

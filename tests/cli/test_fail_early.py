@@ -147,3 +147,14 @@ def test_bad_language_pair_is_a_one_line_argument_error(tmp_path, capsys):
               "--lp", "german"])
     assert exc.value.code == 2
     assert "SRC-TGT" in capsys.readouterr().err
+
+
+def test_import_wmtxml_records_the_language_pair_it_declares(tmp_path, capsys):
+    xml = tmp_path / "t.xml"
+    xml.write_text('<dataset id="t"><collection id="c"><doc id="d" origlang="de">'
+                   '<src lang="de"><p><seg id="1">eins</seg></p></src>'
+                   '<ref lang="en" translator="A"><p><seg id="1">one</seg></p></ref>'
+                   '</doc></collection></dataset>', encoding="utf-8")
+    db = tmp_path / "x.etdb.xml"
+    assert run(capsys, "import", "wmtxml", xml, "-o", db)[0] == 0
+    assert open_database(db).database.extra_attrs[LP_ATTR] == "de-en"

@@ -331,8 +331,10 @@ def test_counts_rankings_and_human_scores_are_the_shown_databases(world, monkeyp
     from evaltrans_qt.engine.human.ranking import database_rank_scores
     from evaltrans_qt.engine.options import EvalOptions
     shown = world.shown
+    from evaltrans_qt.cli.data import database_extras
     code, out, _ = cli(monkeypatch, capsys, world.journal, ["info", DB, "--json"])
-    assert code == 0 and json.loads(out) == json.loads(json.dumps(shown.counts()))
+    assert code == 0 and json.loads(out) == json.loads(json.dumps(
+        {**shown.counts(), **database_extras(shown)}))
     assert json.loads(out)["scored"]["fluency"] == 15 - 1       # ann's 15, one undone
     code, out, _ = cli(monkeypatch, capsys, world.journal, ["ranking", "wins", DB, "--json"])
     assert code == 0

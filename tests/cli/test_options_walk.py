@@ -205,7 +205,7 @@ TABLE: dict[str, dict[str, object]] = {
     "import mtme": {"--output": N, "--force": ForceUnderLock("o.etdb.xml"),
                     "--append": C("--append"), "--lp": N},
     "import wmtxml": {"--output": N, "--force": ForceUnderLock("o.etdb.xml"),
-                      "--append": C("--append")},
+                      "--append": C("--append"), "--lp": C("--lp", "fr-en")},
     # (import mtme and wmtxml have no --encoding: mt-metrics-eval files are UTF-8 and XML
     # declares its own)
     "export aachen": {"--score-class": C("--score-class", "adequacy"), "--output": N},
