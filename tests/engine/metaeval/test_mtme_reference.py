@@ -105,9 +105,14 @@ def mtme_dir(wmt_dir, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def ours(mtme_dir):
+def imported(mtme_dir):
     db = import_mtme(mtme_dir, LP)
-    run = with_external(evaluate(db, EvalOptions(), OURS, SCORED + UNSCORED), db)
+    return db, with_external(evaluate(db, EvalOptions(), OURS, SCORED + UNSCORED), db)
+
+
+@pytest.fixture(scope="module")
+def ours(imported):
+    db, run = imported
     return run, gather(db, run, "mqm")
 
 
@@ -324,3 +329,21 @@ def test_pairwise_permutation_p_values_equal_mt_metrics_eval(ours, theirs, level
     assert used == samples
     assert delta == pytest.approx(their_delta, abs=TOL)
     assert p == their_p
+
+
+@pytest.mark.parametrize("level", ["sentence", "system"])
+def test_correlate_table_equals_mt_metrics_eval(imported, theirs, level):
+    """``evaltrans correlate`` without --stats (r, rho, tau_b) under the default convention:
+    mt-metrics-eval's Pearson, Spearman and Kendall without grouping."""
+    from evaltrans_qt.engine.metaeval.correlation import correlate_run
+    db, run = imported
+    systems, inputs = theirs
+    gold, metrics = inputs["seg" if level == "sentence" else "sys"]
+    rows = {c.measure: c for c in correlate_run(db, run, "mqm", level=level, n_boot=0)}
+    for name in NAMES:
+        c, mine = _corr(systems, gold, metrics[name]), rows[name]
+        assert mine.convention == "mtme" and mine.n == (len(SCORED) if level == "system"
+                                                       else len(SCORED) * 527)
+        assert mine.pearson == pytest.approx(c.Pearson()[0], abs=TOL)
+        assert mine.spearman == pytest.approx(c.Spearman()[0], abs=TOL)
+        assert mine.kendall_b == pytest.approx(c.Kendall()[0], abs=TOL)
