@@ -518,6 +518,9 @@ def check_modes(args: argparse.Namespace, measures: Sequence[str]) -> None:
         if args.extrapolate and not args.json:
             raise OptionError("--extrapolate: the extrapolated human scores are shown only in "
                               "the XML report (--xml-mode) or the --json summary")
+    if args.all_systems and args.system:
+        raise OptionError("--all-systems evaluates every system: --system is not used (give "
+                          "one or the other)")
     if args.source and args.database and not args.target:
         raise OptionError("--source with --database is used only to match --target files "
                           "to the database; give --target or leave --source out")

@@ -105,6 +105,10 @@ def run_human(args: argparse.Namespace) -> int:
                          "database")
     refuse_unused_options(args, HUMAN_MEASURES, "human computes HTER (ter), aWER (wer) and "
                                                 "SER (ser) only")
+    if args.aggregate is not None and not S.sser_classes(db):
+        raise OptionError("--aggregate combines the judges' SSER scores, and this database has "
+                          "no SSER class")
+    args.aggregate = args.aggregate or "mean"
     opts = options_from_args(args)
     table = S.summary(db, opts, judge=args.judge, how=args.aggregate)
     names = S.protocol_names(db)
@@ -211,7 +215,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("human", help="SSER, IER, HTER, aWER and SER per system")
     p.add_argument("database", metavar="FILE", help="an EvalTrans database (.etdb.xml)")
     p.add_argument("--judge", metavar="J", help="only this judge's scores, marks and post-edits")
-    p.add_argument("--aggregate", choices=("mean", "median"), default="mean",
+    p.add_argument("--aggregate", choices=("mean", "median"), default=None,
                    help="SSER: a candidate's value over its judges (default mean)")
     p.add_argument("--json", action="store_true", help="one JSON object")
     add_option_arguments(p)
