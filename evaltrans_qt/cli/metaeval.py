@@ -440,7 +440,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "--stats: the permutations of spa)")
     p.add_argument("--stats", metavar="S[,S]",
                    help="mt-metrics-eval statistics instead of the thesis table: pearson, "
-                        "pdp (pairwise difference Pearson), kendall, pairwise-accuracy, "
+                        "spearman, pdp (pairwise difference Pearson), kendall, pairwise-accuracy, "
                         "acc-eq, spa (system level: 1 - pairwise confidence error)")
     p.add_argument("--group", choices=("none", "item", "system"),
                    help="segment-level grouping as mt-metrics-eval's Correlation: none "
@@ -484,8 +484,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "class) instead of the systems: p-values and significance clusters")
     p.add_argument("--measures", metavar="M[,M]", help="--between-metrics: measures and "
                    "external metrics to compare (default: all)")
-    p.add_argument("--statistic", choices=("pearson", "pdp", "kendall", "pairwise-accuracy",
-                                           "acc-eq"),
+    p.add_argument("--statistic", choices=("pearson", "spearman", "pdp", "kendall",
+                                           "pairwise-accuracy", "acc-eq"),
                    default="pearson", help="--between-metrics: the statistic compared")
     p.add_argument("--level", choices=("seg", "sys"), default="sys",
                    help="--between-metrics: segment or system level (default sys)")

@@ -14,7 +14,7 @@ candidates).
 :func:`metrics_table` gives each measure's statistics at one level
 (``seg``: the matrices under a grouping; ``sys``: the system vectors):
 
-* ``pearson``, ``pdp`` (Pairwise Difference Pearson, ``Correlation.Pearson(pdp=True)``:
+* ``pearson``, ``spearman`` (``Correlation.Spearman``), ``pdp`` (Pairwise Difference Pearson, ``Correlation.Pearson(pdp=True)``:
   one r over the within-group pairs' differences),
   ``kendall`` (variant a/b/c, mt-metrics-eval ``Correlation.Pearson`` /
   ``KendallVariants``), ``pairwise-accuracy`` (Kocmi et al. 2021; ``stats.Agreement``),
@@ -53,7 +53,7 @@ from evaltrans_qt.engine.metaeval.statistics.metric_significance import (
 )
 from evaltrans_qt.errors import OptionError, ScoreError
 
-STATISTICS = ("pearson", "pdp", "kendall", "pairwise-accuracy", "acc-eq", "spa")
+STATISTICS = ("pearson", "spearman", "pdp", "kendall", "pairwise-accuracy", "acc-eq", "spa")
 LEVELS = ("seg", "sys")
 METHODS = ("perm-both", "williams", "perm-pairs")
 
@@ -186,6 +186,8 @@ def metrics_table(data: MetaEvalData, stats: Sequence[str] = ("pearson", "kendal
                 row.values[s] = g.pearson(vec)
             elif s == "pdp":
                 row.values[s] = g.pdp(vec)
+            elif s == "spearman":
+                row.values[s] = g.spearman(vec)
             elif s == "kendall":
                 row.values[s] = g.kendall(vec, variant)
             elif s == "pairwise-accuracy":
@@ -279,6 +281,8 @@ def metric_significance(data: MetaEvalData, statistic: str = "pearson", *, level
             return g.pearson(v, cells=True)
         if statistic == "pdp":
             return g.pdp(v, cells=True)
+        if statistic == "spearman":
+            return g.spearman(v, cells=True)
         if statistic == "kendall":
             return g.kendall(v, variant, cells=True)
         if statistic == "pairwise-accuracy":

@@ -36,7 +36,7 @@ TASKS: dict[str, tuple[tuple[str, str, str], ...]] = {
 }
 #: The range of each statistic, for the average (mt-metrics-eval ``TaskResults.range``).
 RANGES = {"pairwise-accuracy": (0.0, 1.0), "spa": (0.0, 1.0), "acc-eq": (0.0, 1.0),
-          "pearson": (-1.0, 1.0), "pdp": (-1.0, 1.0), "kendall": (-1.0, 1.0)}
+          "pearson": (-1.0, 1.0), "spearman": (-1.0, 1.0), "pdp": (-1.0, 1.0), "kendall": (-1.0, 1.0)}
 
 
 def component_name(level: str, grouping: str, statistic: str) -> str:

@@ -156,7 +156,8 @@ def test_system_level_statistics_equal_mt_metrics_eval(ours, theirs):
     systems, inputs = theirs
     gold, metrics = inputs["sys"]
     rows = {r.measure: r for r in metrics_table(
-        data, ["pearson", "pdp", "kendall", "pairwise-accuracy", "acc-eq"], level="sys")}
+        data, ["pearson", "spearman", "pdp", "kendall", "pairwise-accuracy", "acc-eq"],
+        level="sys")}
     assert data.convention == "mtme"
     # the human system score: the plain mean of the segment scores = the sys file
     for a, s in enumerate(data.systems):
@@ -166,6 +167,7 @@ def test_system_level_statistics_equal_mt_metrics_eval(ours, theirs):
         r = rows[name]
         assert r.n == len(SCORED) and r.convention == "mtme"
         assert r.values["pearson"] == pytest.approx(c.Pearson()[0], abs=TOL)
+        assert r.values["spearman"] == pytest.approx(c.Spearman()[0], abs=TOL)
         assert r.values["pdp"] == pytest.approx(c.Pearson(pdp=True)[0], abs=TOL)
         assert r.values["kendall"] == pytest.approx(c.Kendall()[0], abs=TOL)
         assert r.values["pairwise-accuracy"] == pytest.approx(
@@ -182,7 +184,7 @@ def test_segment_level_statistics_equal_mt_metrics_eval(ours, theirs, grouping):
     _, data = ours
     systems, inputs = theirs
     gold, metrics = inputs["seg"]
-    stats = ["pearson", "kendall", "pairwise-accuracy"] + (["pdp", "acc-eq"]
+    stats = ["pearson", "spearman", "kendall", "pairwise-accuracy"] + (["pdp", "acc-eq"]
                                                             if grouping == "item" else [])
     rows = {r.measure: r for r in metrics_table(data, stats, level="seg", grouping=grouping)}
     avg = AVG[grouping]
@@ -190,6 +192,7 @@ def test_segment_level_statistics_equal_mt_metrics_eval(ours, theirs, grouping):
         c = _corr(systems, gold, metrics[name])
         v = rows[name].values
         assert v["pearson"] == pytest.approx(c.Pearson(avg)[0], abs=TOL)
+        assert v["spearman"] == pytest.approx(c.Spearman(avg)[0], abs=TOL)
         assert v["kendall"] == pytest.approx(c.Kendall(avg)[0], abs=TOL)
         assert v["pairwise-accuracy"] == pytest.approx(
             c.KendallVariants(avg, variant="acc23")[0], abs=TOL)

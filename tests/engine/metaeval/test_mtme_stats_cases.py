@@ -186,3 +186,23 @@ def test_pairwise_p_values_are_mt_metrics_evals():   # pce.compute_pairwise_p_va
     assert np.isnan(p[1, 0]) and np.isnan(p[0, 0])
     # only the identity permutation (and its own sign pattern) reaches delta 3.0: p = 1/32
     assert p[0, 1] == pytest.approx(1 / 32, abs=0.02)
+
+
+@pytest.mark.parametrize("average_by", ["none", "sys", "item"])
+def test_spearman_with_ties_and_missing_as_scipy_per_group(average_by):
+    # Correlation.Spearman: scipy spearmanr per group, None gold left out, NaN groups skipped
+    gold = [1, 2, 2, None, 5, 3, 3, 1, 4, 4, 2, 2]
+    metric = [0.5, 0.1, 0.1, 0.9, 0.7, 0.2, 0.3, 0.3, 0.8, 0.1, 0.1, 0.4]
+    g = _grouped(3, gold, average_by)
+    hm, mm = _matrix(3, gold), _matrix(3, metric)
+    if average_by == "item":
+        hm, mm = hm.T, mm.T
+    elif average_by == "none":
+        hm, mm = hm.reshape(1, -1), mm.reshape(1, -1)
+    vals = []
+    for hr, mr in zip(hm, mm):
+        ok = np.isfinite(hr)
+        if ok.sum() < 2 or np.ptp(hr[ok]) == 0 or np.ptp(mr[ok]) == 0:
+            continue
+        vals.append(scipy.stats.spearmanr(hr[ok], mr[ok])[0])
+    assert g.spearman(_matrix(3, metric)) == pytest.approx(np.mean(vals), abs=1e-12)

@@ -117,6 +117,19 @@ class Grouped:
         m = m[np.isfinite(m)]
         return g._mean(g._pearson_groups(m))
 
+    def spearman(self, metric: np.ndarray, *, cells: bool = False) -> float:
+        """Mean over groups of Spearman's rho -- Pearson's r of the within-group average
+        ranks (mt-metrics-eval ``Correlation.Spearman``, scipy ``spearmanr`` per group;
+        a group with a constant side is left out)."""
+        m = np.asarray(metric, float).reshape(-1) if cells else self.cells(metric)
+        g = self._subset(m)
+        m = m[np.isfinite(m)]
+        h = Grouped.__new__(Grouped)
+        h.shape, h.grouping, h.keep, h.gid, h.n_groups, h._pairs = (
+            g.shape, g.grouping, g.keep, g.gid, g.n_groups, None)
+        h.human = _group_ranks(g.gid, g.human)
+        return h._mean(h._pearson_groups(_group_ranks(g.gid, m)))
+
     def pdp(self, metric: np.ndarray, *, cells: bool = False) -> float:
         """Pairwise Difference Pearson (mt-metrics-eval ``Correlation.Pearson(pdp=True)``):
         the grouping chooses which pairs of cells are formed -- all pairs (``none``), the
@@ -231,6 +244,22 @@ class Grouped:
         return tie_calibration(m, g.human, g.gid, variant, seed=seed)
 
 
+def _group_ranks(gid: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """1-based ranks of ``v`` within each group, ties sharing their average rank."""
+    if v.size == 0:
+        return v.astype(float)
+    order = np.lexsort((v, gid))
+    gs, vs = gid[order], v[order]
+    new_group = np.r_[True, gs[1:] != gs[:-1]]
+    start = np.maximum.accumulate(np.where(new_group, np.arange(v.size), 0))
+    pos = np.arange(v.size) - start + 1.0
+    run = np.cumsum(new_group | np.r_[True, vs[1:] != vs[:-1]]) - 1
+    mean = np.bincount(run, pos) / np.bincount(run)
+    out = np.empty(v.size)
+    out[order] = mean[run]
+    return out
+
+
 def _distinct_per_group(gid: np.ndarray, v: np.ndarray, G: int) -> np.ndarray:
     order = np.lexsort((v, gid))
     gs, vs = gid[order], v[order]
@@ -247,6 +276,8 @@ def correlation(human: np.ndarray, metric: np.ndarray, statistic: str = "pearson
         return g.pearson(metric)
     if statistic == "pdp":
         return g.pdp(metric)
+    if statistic == "spearman":
+        return g.spearman(metric)
     if statistic == "kendall":
         return g.kendall(metric, variant)
     if statistic == "pairwise-accuracy":
