@@ -9,7 +9,9 @@
   lines that need data the repository cannot hold (listed in ``NEEDS_DATA`` with why).
 * The ``python`` blocks import only what a plain install has (the dependencies of
   pyproject.toml and the standard library) unless the text before the block names the
-  extra that brings the module. The blocks themselves run in tests/test_api.py.
+  extra that brings the module, and docs/api.md's and the README's blocks run in a
+  subprocess where every extra's modules are unimportable (they also run, with the test
+  environment, in tests/test_api.py).
 """
 
 from __future__ import annotations
@@ -197,3 +199,40 @@ def test_python_examples_need_only_what_the_text_says(doc, code, line):
                and not re.search(rf"pip install[^\n]*{m}|\[{m}\]", before)]
     assert not missing, (f"{doc.name}:{line} imports {', '.join(sorted(missing))}, which a "
                          "plain install lacks and the text does not say how to get")
+
+
+#: Modules that only the extras bring ([gui], [test], [cluster], [align], [ja], [ko]).
+EXTRA_MODULES = ("PySide6", "pyqtgraph", "jiwer", "dask", "distributed", "eflomal", "MeCab",
+                 "mecab_ko", "hypothesis", "pytest")
+
+_PLAIN_INSTALL = r'''
+import importlib.abc, re, sys
+BLOCKED = set(sys.argv[1].split(","))
+
+class Blocker(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name.split(".")[0] in BLOCKED:
+            raise ModuleNotFoundError(f"No module named {name!r} (not in a plain install)")
+        return None
+
+sys.meta_path.insert(0, Blocker())
+block = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+for doc in sys.argv[2:]:
+    namespace = {"__name__": "docs"}
+    for i, code in enumerate(block.findall(open(doc, encoding="utf-8").read())):
+        exec(compile(code, f"{doc}[block {i}]", "exec"), namespace)
+print("ran")
+'''
+
+
+def test_python_examples_run_without_any_extra(tmp_path):
+    """docs/api.md and the README's Python example run in a plain install: the modules of
+    every extra are made unimportable (the API says it needs none of them)."""
+    import os
+    import subprocess
+    env = {k: v for k, v in os.environ.items() if k != "SACREBLEU_SEED"}
+    proc = subprocess.run(
+        [sys.executable, "-c", _PLAIN_INSTALL, ",".join(EXTRA_MODULES),
+         str(ROOT / "docs" / "api.md"), str(ROOT / "README.md")],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
+    assert proc.returncode == 0 and proc.stdout.endswith("ran\n"), proc.stderr[-3000:]
