@@ -59,10 +59,7 @@ def run_correlate(args: argparse.Namespace) -> int:
     from evaltrans_qt.engine.metaeval.correlation_format import format_table
     from evaltrans_qt.engine.run.driver import evaluate
     t0 = time.perf_counter()
-    if args.unweighted and args.convention != "thesis":
-        from evaltrans_qt.errors import OptionError
-        raise OptionError("--unweighted applies to --convention thesis (mt-metrics-eval's "
-                          "convention always takes the plain mean of the human scores)")
+    _check_correlate_options(args)
     db = open_database(args.database)
     classes = human_classes(db, comma_list(args.human))
     opts = options_from_args(args)
@@ -75,12 +72,14 @@ def run_correlate(args: argparse.Namespace) -> int:
         if not systems:
             raise ScoreError(f"no candidate has a score of {', '.join(classes)}")
     computed, external, filler = _split_measures(db, comma_list(args.measures))
+    _refuse_unused(args, None if computed is None else [] if filler else computed,
+                   "correlate", uses=("extrapolate",))
     run = _with_external(evaluate(db, opts, computed, systems), db, external)
     shown = _shown(run, filler)
     t_eval = time.perf_counter() - t0
     if args.task:
         return _correlate_task(db, run, classes, scores, args, t0, shown)
-    if args.stats or args.group:
+    if args.stats:
         return _correlate_mtme(db, run, classes, scores, args, t0, shown)
     levels = ("sentence", "system") if args.level == "both" else (
         {"seg": "sentence", "sys": "system"}.get(args.level, args.level),)
@@ -123,6 +122,43 @@ def run_correlate(args: argparse.Namespace) -> int:
             print(_convention_line(args))
     print(f"evaluation {t_eval:.1f} s, total {elapsed:.1f} s", file=sys.stderr)
     return 0
+
+
+def _check_correlate_options(args: argparse.Namespace) -> None:
+    """Refuse what ``correlate`` would ignore with the other options given, and fill in the
+    defaults of the options whose use is checked (given as None by the parser)."""
+    from evaltrans_qt.errors import OptionError
+    stats = comma_list(args.stats) or []
+    if args.unweighted and args.convention != "thesis":
+        raise OptionError("--unweighted applies to --convention thesis (mt-metrics-eval's "
+                          "convention always takes the plain mean of the human scores)")
+    if args.group and not args.stats:
+        raise OptionError("--group is the grouping of --stats (mt-metrics-eval's statistics): "
+                          "add --stats")
+    if args.kendall_variant is not None and "kendall" not in stats:
+        raise OptionError("--kendall-variant applies to --stats kendall")
+    if args.seed is not None and not (args.bootstrap or args.stats or args.task):
+        raise OptionError("--seed draws the bootstrap samples (--bootstrap 0 draws none) or "
+                          "the samples of --stats/--task: it changes nothing here")
+    if args.subset != "all" and args.convention == "thesis":
+        raise OptionError("--subset applies to --convention mtme (the thesis convention always "
+                          "uses the human-scored sentences)")
+    args.kendall_variant = args.kendall_variant or "b"
+    args.seed = 0 if args.seed is None else args.seed
+
+
+def _refuse_unused(args: argparse.Namespace, names: list[str] | None, command: str,
+                   uses: tuple[str, ...] = ()) -> None:
+    """Refuse an evaluation option none of the measures computed here uses
+    (``cli/_common.py`` ``refuse_unused_options``); ``names`` None = the default measures."""
+    from evaltrans_qt.cli._common import refuse_unused_options
+    from evaltrans_qt.engine.measures import get as get_measure
+    from evaltrans_qt.engine.run.driver import default_measures
+    measures = ([get_measure(m).name for m in names] if names is not None
+                else default_measures(options_from_args(args)))
+    refuse_unused_options(args, measures, f"{command} computes "
+                          f"{', '.join(measures) or 'none of our measures'}",
+                          command_uses=uses, explicit=names is not None)
 
 
 def _split_measures(db: Database, names: list[str] | None
@@ -227,12 +263,23 @@ def _significance_between_metrics(args: argparse.Namespace) -> int:
     """``significance --between-metrics``: p-values between measures, clusters."""
     from evaltrans_qt.engine.metaeval import metrics_task as mt
     from evaltrans_qt.engine.run.driver import evaluate
+    from evaltrans_qt.errors import OptionError
+    if args.unweighted and args.convention != "thesis":
+        raise OptionError("--unweighted applies to --convention thesis (mt-metrics-eval's "
+                          "convention always takes the plain mean of the human scores)")
+    if args.kendall_variant is not None and args.statistic != "kendall":
+        raise OptionError("--kendall-variant applies to --statistic kendall")
+    for name, default in _BETWEEN_DEFAULTS.items():
+        if getattr(args, name) is None:
+            setattr(args, name, default)
     db = open_database(args.database)
     cls = human_classes(db, comma_list(args.human))[0]
     opts = options_from_args(args)
     hs = human_scores_of(db, cls, args, opts.extrapolate)
     names = comma_list(args.measures) or ([args.measure] if args.measure else None)
     computed, external, filler = _split_measures(db, names)
+    _refuse_unused(args, None if computed is None else [] if filler else computed,
+                   "significance --between-metrics", uses=("extrapolate",))
     systems = comma_list(args.systems) or [s for s in db.systems() if s in set(hs.systems())]
     run = _with_external(evaluate(db, opts, computed, systems), db, external)
     data = mt.gather(db, run, cls, weighted=not args.unweighted, scores=hs,
@@ -254,6 +301,7 @@ def _significance_between_metrics(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------ orange
 def run_orange(args: argparse.Namespace) -> int:
     from evaltrans_qt.engine.metaeval.orange import format_orange, orange
+    _refuse_unused(args, comma_list(args.measures), "orange")
     db = open_database(args.database)
     rows = orange(db, options_from_args(args), comma_list(args.measures))
     if args.json:
@@ -291,12 +339,36 @@ def _significance_signature(res, run, human: str | None, weighted: bool) -> str:
     return sig
 
 
+#: ``significance --between-metrics`` options (None from the parser = not given) and defaults.
+_BETWEEN_DEFAULTS = {"statistic": "pearson", "level": "sys", "group": "none",
+                     "kendall_variant": "b", "alpha": 0.05, "aggregate": "mean"}
+
+
 def run_significance(args: argparse.Namespace) -> int:
     from evaltrans_qt.engine.metaeval import significance as sig
+    from evaltrans_qt.errors import OptionError
     if args.between_metrics:
         return _significance_between_metrics(args)
     if args.method in ("perm-both", "williams", "perm-pairs"):
         raise ScoreError(f"--method {args.method} compares metrics: add --between-metrics")
+    for flag, value in (("--measures", args.measures), ("--statistic", args.statistic),
+                        ("--level", args.level), ("--group", args.group),
+                        ("--kendall-variant", args.kendall_variant), ("--alpha", args.alpha),
+                        ("--convention", args.convention if args.convention != "mtme" else None),
+                        ("--subset", args.subset if args.subset != "all" else None)):
+        if value is not None:
+            raise OptionError(f"{flag} applies to --between-metrics (between systems there "
+                              "is one measure, --measure)")
+    if not args.human:
+        for flag, value in (("--normalize-evaluators", args.normalize_evaluators),
+                            ("--aggregate", args.aggregate), ("--unweighted", args.unweighted)):
+            if value:
+                raise OptionError(f"{flag} combines human scores: it applies to --human")
+    args.aggregate = args.aggregate or "mean"
+    if not args.human:
+        _refuse_unused(args, [args.measure or "bleu"], "significance")
+    else:
+        _refuse_unused(args, [], "significance --human", uses=("extrapolate",))
     db = open_database(args.database)
     seed = "env" if args.seed is None else args.seed
     systems = comma_list(args.systems)
@@ -364,6 +436,10 @@ def run_significance(args: argparse.Namespace) -> int:
 def run_combine(args: argparse.Namespace) -> int:
     from evaltrans_qt.engine.human.resolve import human_scores
     from evaltrans_qt.engine.metaeval.combination import cross_validate, optimal_weights
+    if args.unweighted:
+        from evaltrans_qt.errors import OptionError
+        raise OptionError("--unweighted weights system scores; combine works on sentences")
+    _refuse_unused(args, comma_list(args.measures), "combine")
     db = open_database(args.database)
     cls = human_classes(db, comma_list(args.human))[0]
     run = _run(db, args, comma_list(args.measures))
@@ -445,15 +521,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--group", choices=("none", "item", "system"),
                    help="segment-level grouping as mt-metrics-eval's Correlation: none "
                         "(flatten), item (per segment across systems, averaged), system (per "
-                        "system across segments, averaged); implies --stats")
-    p.add_argument("--kendall-variant", choices=("a", "b", "c"), default="b",
+                        "system across segments, averaged); with --stats")
+    p.add_argument("--kendall-variant", choices=("a", "b", "c"), default=None,
                    help="Kendall's tau of --stats kendall (default b, as mt-metrics-eval)")
     p.add_argument("--task", choices=("wmt23", "wmt24", "wmt25"),
                    help="a WMT metrics task's statistics for this language pair and their "
                         "average, as mt-metrics-eval's task sets (wmt23: sys accuracy and "
                         "Pearson, seg Pearson, seg acc-eq by item; wmt24/wmt25: sys spa, seg "
                         "acc-eq by item)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of the bootstrap samples (and of --stats' sampling; default 0)")
     _add_convention_arguments(p)
     add_human_arguments(p)
     add_json_argument(p, csv=True)
@@ -486,14 +563,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "external metrics to compare (default: all)")
     p.add_argument("--statistic", choices=("pearson", "spearman", "pdp", "kendall",
                                            "pairwise-accuracy", "acc-eq"),
-                   default="pearson", help="--between-metrics: the statistic compared")
-    p.add_argument("--level", choices=("seg", "sys"), default="sys",
+                   default=None, help="--between-metrics: the statistic compared")
+    p.add_argument("--level", choices=("seg", "sys"), default=None,
                    help="--between-metrics: segment or system level (default sys)")
-    p.add_argument("--group", choices=("none", "item", "system"), default="none",
+    p.add_argument("--group", choices=("none", "item", "system"), default=None,
                    help="--between-metrics at segment level: grouping (as correlate)")
-    p.add_argument("--kendall-variant", choices=("a", "b", "c"), default="b")
+    p.add_argument("--kendall-variant", choices=("a", "b", "c"), default=None,
+                   help="--between-metrics --statistic kendall: the variant (default b)")
     _add_convention_arguments(p)
-    p.add_argument("--alpha", type=float, default=0.05,
+    p.add_argument("--alpha", type=float, default=None,
                    help="--between-metrics: significance level of the clusters")
     p.add_argument("--samples", type=int, default=None, metavar="N",
                    help="resamples / trials (default as sacreBLEU: 1000 bootstrap, "
@@ -505,7 +583,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="compare every system with SYSTEM (no value: the first system) and "
                         "print sacreBLEU's table: score (mean ± 95%% CI), p-value")
     p.add_argument("--normalize-evaluators", action="store_true")
-    p.add_argument("--aggregate", choices=("mean", "median"), default="mean")
+    p.add_argument("--aggregate", choices=("mean", "median"), default=None,
+                   help="--human: how the judges' scores of a candidate combine (default mean)")
     p.add_argument("--unweighted", action="store_true",
                    help="human system score = plain mean (default: length-weighted)")
     add_json_argument(p)

@@ -254,3 +254,24 @@ def test_cli_unweighted_needs_the_thesis_convention(db_file, capsys):
         outs.append(json.loads(out)[0])
     assert outs[0]["convention"] == "thesis" and outs[1]["convention"] == "thesis (unweighted)"
     assert outs[0]["pearson"] != outs[1]["pearson"]
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["correlate", "--human", HUMAN, "--group", "item"], "--group"),
+    (["correlate", "--human", HUMAN, "--stats", "pearson", "--kendall-variant", "c"],
+     "--kendall-variant"),
+    (["correlate", "--human", HUMAN, "--bootstrap", "0", "--seed", "4"], "--seed"),
+    (["correlate", "--human", HUMAN, "--convention", "thesis", "--subset", "human"],
+     "--subset"),
+    (["correlate", "--human", HUMAN, "--measures", "wer", "--bleu-pad-rule", "both"],
+     "--bleu-pad-rule"),
+    (["significance", "--measure", "bleu", "--alpha", "0.1"], "--alpha"),
+    (["significance", "--measure", "bleu", "--unweighted"], "--human"),
+    (["significance", "--between-metrics", "--human", HUMAN, "--kendall-variant", "a"],
+     "--statistic kendall"),
+    (["combine", "--human", HUMAN, "--unweighted"], "--unweighted"),
+    (["orange", "--measures", "wer", "--bleu-pad-rule", "both"], "--bleu-pad-rule"),
+])
+def test_cli_refuses_options_it_would_ignore(db_file, capsys, argv, needle):
+    rc, _, err = _cli(capsys, argv[0], db_file, *argv[1:])
+    assert rc == 2 and needle in err, err
