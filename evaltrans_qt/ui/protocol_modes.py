@@ -265,10 +265,19 @@ class ProtocolModes(QObject):
         ch = pc.items_change(self.db, source_index, spans)
         return self.push(ch, f"items of source {source_index + 1}")
 
+    def _refused_read_only(self) -> bool:
+        """Another program holds the file (its journal is not ours): say so, change nothing."""
+        why = self.window.workspace.read_only_reason()
+        if why is not None:
+            self._message(f"Read-only: {why}.", 8000)
+        return why is not None
+
     def define_items_dialog(self) -> None:
         cur = self.current()
         if cur is None:
             self._message("Choose a source first.")
+            return
+        if self._refused_read_only():
             return
         from evaltrans_qt.ui.items_panel import ItemsDialog
         src = self.db.sources[cur[0]]
@@ -308,6 +317,8 @@ class ProtocolModes(QObject):
             return False
         if mode == ITEMS and not self.db.sources[cur[0]].items:
             self._message("This source has no information items: define them first (Ctrl+Alt+D).")
+            return False
+        if self._refused_read_only():
             return False
         self.leave_mode(quiet=True)
         self.mode = mode

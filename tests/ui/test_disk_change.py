@@ -255,6 +255,16 @@ def test_read_only_while_another_process_holds_the_file(qtbot, main_window, demo
     from evaltrans_qt.ui import errors
     assert w.start_session(ME, ["fluency"]) is None    # its journal is the other program's
     assert "read-only here" in str(errors.history[-1]) and not journal_path(demo_copy).exists()
+    # post-edit, new reference, item marking and item definition refuse too, saying why
+    pm = w.protocol_modes
+    w.open_in_compare(0, next(j for j, t in enumerate(w.database.sources[0].targets)
+                              if not w.database.is_reference(t)))
+    for mode in ("postedit", "reference"):
+        assert pm.enter_mode(mode) is False and pm.mode is None
+        assert "Read-only" in w.statusBar().currentMessage()
+    pm.define_items_dialog()
+    assert getattr(pm, "last_dialog", None) is None      # no dialog opened
+    assert not journal_path(demo_copy).exists()
     before = demo_copy.read_bytes()
     w.workspace.mark_changed()                          # something unsaved
     qtbot.wait(150)
