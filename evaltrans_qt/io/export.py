@@ -111,11 +111,26 @@ def to_json(frame: pd.DataFrame) -> str:
 
 
 def signature_comments(signatures: Mapping[str, str] | None, prefix: str) -> str:
-    """One comment line per measure, ``# signature bleu: nrefs:3|...`` (``prefix`` = ``#``
-    for CSV/TSV, ``%`` for LaTeX): every exported number names the options behind it."""
+    """One comment line per measure, ``% signature bleu: nrefs:3|...`` (``prefix`` = ``%``
+    for LaTeX; CSV/TSV use the sidecar :func:`signature_path` instead): every exported
+    number names the options behind it."""
     if not signatures:
         return ""
     return "".join(f"{prefix} signature {m}: {sig}\n" for m, sig in signatures.items())
+
+
+def signature_path(table: str | Path) -> Path:
+    """The sidecar of an exported CSV/TSV table: ``STEM.signature.txt`` beside it
+    (``systems.csv`` -> ``systems.signature.txt``), so the table itself is plain
+    (``pandas.read_csv(file)`` reads it unmodified) and still names its options."""
+    p = Path(table)
+    return p.with_name(f"{p.stem}.signature.txt")
+
+
+def signature_text(signatures: Mapping[str, str]) -> str:
+    """The sidecar's text: one ``MEASURE: SIGNATURE`` line per measure (sacreBLEU's
+    signature strings, Post 2018, section 3)."""
+    return "".join(f"{m}: {sig}\n" for m, sig in signatures.items())
 
 
 def suggested_path(database: Path | None, what: str, suffix: str) -> str:
@@ -133,18 +148,20 @@ def write_table(frame: pd.DataFrame, path: str | Path, decimals: int = 4,
     """Write ``frame`` as .csv, .tsv, .json or .tex (booktabs), by the suffix of ``path``;
     ``latex_kw`` (e.g. ``caption``) go to :func:`to_latex` and are ignored by the others.
 
-    ``signatures`` ({measure: signature}) go first as comment lines (CSV/TSV ``#``, read
-    back with ``pandas.read_csv(comment="#")``; LaTeX ``%``), or, in JSON, as
+    ``signatures`` ({measure: signature}) go, for CSV/TSV, into the sidecar
+    :func:`signature_path` (the table stays plain: ``pandas.read_csv(path)`` reads it as
+    written); in LaTeX first as ``%`` comment lines; in JSON as
     ``{"signatures": ..., "rows": [...]}``.
     """
     p = Path(path)
     suffix = p.suffix.lower()
-    if suffix == ".csv":
-        text = signature_comments(signatures, "#") + neutralise_formulas(frame).to_csv(
-            index=False, float_format=f"%.{max(decimals, 6)}g")
-    elif suffix == ".tsv":
-        text = signature_comments(signatures, "#") + neutralise_formulas(frame).to_csv(
-            index=False, sep="\t", float_format=f"%.{max(decimals, 6)}g")
+    sidecar = None
+    if suffix in (".csv", ".tsv"):
+        text = neutralise_formulas(frame).to_csv(
+            index=False, sep="," if suffix == ".csv" else "\t",
+            float_format=f"%.{max(decimals, 6)}g")
+        if signatures:
+            sidecar = signature_text(signatures)
     elif suffix == ".json":
         text = to_json(frame)
         if signatures:
@@ -155,5 +172,7 @@ def write_table(frame: pd.DataFrame, path: str | Path, decimals: int = 4,
     else:
         raise SaveError(f"cannot export a table as '{suffix or p.name}': use .csv, .tsv, .json "
                         "or .tex", p)
+    if sidecar is not None:
+        atomic_write_text(signature_path(p), sidecar)
     atomic_write_text(p, text)
     return p

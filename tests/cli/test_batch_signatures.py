@@ -112,8 +112,9 @@ def test_exported_tables_carry_signatures(tmp_path):
     frame = pd.DataFrame({"system": ["a", "b"], "BLEU": [0.25, 0.5]})
     sigs = {"bleu": "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0"}
     csv = write_table(frame, tmp_path / "t.csv", signatures=sigs)
-    assert csv.read_text().splitlines()[0] == f"# signature bleu: {sigs['bleu']}"
-    assert pd.read_csv(csv, comment="#").equals(frame)
+    assert csv.read_text().splitlines()[0] == "system,BLEU"      # plain: signatures beside it
+    assert (tmp_path / "t.signature.txt").read_text() == f"bleu: {sigs['bleu']}\n"
+    assert pd.read_csv(csv).equals(frame)
     tex = write_table(frame, tmp_path / "t.tex", signatures=sigs).read_text()
     assert tex.startswith(f"% signature bleu: {sigs['bleu']}\n") and r"\toprule" in tex
     data = json.loads(write_table(frame, tmp_path / "t.json", signatures=sigs).read_text())
