@@ -1,5 +1,6 @@
 """Journal entries of the human-evaluation protocols: post-edits, item marks, information
-items and references, crash-proof and undoable like score changes.
+items, references and error-span annotations (MQM, ESA), crash-proof and undoable like
+score changes.
 
 Each change is a frozen dataclass that names its source and target the way a
 :class:`~evaltrans_qt.io.journal.ScoreChange` does (text, system, (doc, seg), target
@@ -29,6 +30,7 @@ from typing import Any, ClassVar, TypedDict
 
 from evaltrans_qt.engine.data import protocols
 from evaltrans_qt.engine.data.database import Database, Source, Target
+from evaltrans_qt.engine.human.spans.model import ErrorSpan, SpanAnnotation, check_error
 
 
 @dataclass(frozen=True)
@@ -99,9 +101,25 @@ class ReferenceChange(SourceChange):
     seq: int = 0
 
 
-ProtocolChange = PostEditChange | MarksChange | ItemsChange | ReferenceChange
+@dataclass(frozen=True)
+class SpansChange(SourceChange):
+    """Set (``errors``, possibly empty: "no error") or remove (``errors is None``)
+    ``judge``'s error-span annotation of a candidate (engine/human/spans/model.py); the
+    whole annotation at once, so applying it is idempotent and its inverse is the old one."""
+
+    kind: ClassVar[str] = "spans"
+    target: str
+    system: str | None
+    judge: str | None
+    errors: tuple[ErrorSpan, ...] | None
+    seconds: float | None = None
+    target_index: int | None = None
+    seq: int = 0
+
+
+ProtocolChange = PostEditChange | MarksChange | ItemsChange | ReferenceChange | SpansChange
 TYPES: dict[str, type] = {c.kind: c for c in (PostEditChange, MarksChange, ItemsChange,
-                                               ReferenceChange)}
+                                               ReferenceChange, SpansChange)}
 ACTIONS = ("mark", "unmark", "add", "remove")
 
 
@@ -115,11 +133,31 @@ def from_dict(d: dict[str, Any]) -> ProtocolChange:
         kw["items"] = tuple((int(a), int(b)) for a, b in kw.get("items", ()))
     if cls is PostEditChange and kw.get("seconds") is not None:
         kw["seconds"] = float(kw["seconds"])
+    if cls is SpansChange:
+        if kw.get("errors") is not None:
+            kw["errors"] = tuple(_error_from_json(e) for e in kw["errors"])
+        if kw.get("seconds") is not None:
+            kw["seconds"] = float(kw["seconds"])
     if cls is ReferenceChange and kw.get("action") not in ACTIONS:
         raise ValueError(f"unknown reference action {kw.get('action')!r}")
     if "seq" in kw:
         kw["seq"] = int(kw["seq"])
     return cls(**kw)
+
+
+def _error_from_json(e: Any) -> ErrorSpan:
+    """An :class:`ErrorSpan` from its journal object; ValueError naming a wrong field."""
+    if not isinstance(e, dict):
+        raise ValueError(f"an error of a 'spans' entry must be an object, not {e!r}"[:200])
+    for k in ("start", "end"):
+        v = e.get(k)
+        if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
+            raise ValueError(f"'{k}' of an error must be a whole number >= 0 or null"[:200])
+    for k in ("severity", "category", "side"):
+        if not isinstance(e.get(k, "target"), str):
+            raise ValueError(f"'{k}' of an error must be a string")
+    sec = e.get("seconds")
+    return ErrorSpan(**{**e, "seconds": None if sec is None else float(sec)})
 
 
 def with_seq(change: ProtocolChange, seq: int) -> ProtocolChange:
@@ -180,6 +218,16 @@ def items_change(db: Database, source_index: int, items) -> ItemsChange:
     return ItemsChange(**source_fields(db, source_index),
                        items=tuple((int(a), int(b)) for a, b in items),
                        tokenization=src.items_tokenization)
+
+
+def spans_change(db: Database, source_index: int, target_index: int, judge: str | None,
+                 errors: tuple[ErrorSpan, ...] | list[ErrorSpan] | None,
+                 seconds: float | None = None) -> SpansChange:
+    """A change setting (``errors=None``: removing) ``judge``'s error annotation of the
+    target at (source_index, target_index)."""
+    return SpansChange(**source_fields(db, source_index), **_tgt(db, source_index, target_index),
+                       judge=judge, errors=None if errors is None else tuple(errors),
+                       seconds=seconds)
 
 
 def reference_change(db: Database, source_index: int, target_index: int | None, action: str,
@@ -271,6 +319,8 @@ def apply_protocol_change(db: Database, ch: ProtocolChange) -> list[ProtocolChan
         else:
             protocols.set_postedit(db, t, ch.text, ch.judge, ch.seconds)
         return [inverse]
+    if isinstance(ch, SpansChange):
+        return [_apply_spans(src, t, ch, where)]
     if isinstance(ch, MarksChange):
         old_marks = t.marks_by(ch.judge)
         marks_inverse = MarksChange(**where, judge=ch.judge,
@@ -297,3 +347,21 @@ def apply_protocol_change(db: Database, ch: ProtocolChange) -> list[ProtocolChan
         return [ReferenceChange(**where, action="mark", judge=ch.judge)]
     protocols.unmark(db, src, t)
     return [ReferenceChange(**where, action="mark", judge=ch.judge)]
+
+
+def _apply_spans(src: Source, t: Target, ch: SpansChange, where: _Where) -> SpansChange:
+    """Set or remove the judge's annotation of ``t`` (checked first); the inverse change."""
+    for e in ch.errors or ():
+        check_error(e, t.text, src.text)
+    old = next((a for a in t.span_annotations if a.judge == ch.judge), None)
+    inverse = SpansChange(**where, judge=ch.judge,
+                          errors=None if old is None else tuple(old.errors),
+                          seconds=None if old is None else old.seconds)
+    if ch.errors is None:
+        t.span_annotations = [a for a in t.span_annotations if a.judge != ch.judge]
+    elif old is not None:
+        old.errors = list(ch.errors)
+        old.seconds = ch.seconds
+    else:
+        t.span_annotations.append(SpanAnnotation(ch.judge, list(ch.errors), ch.seconds))
+    return inverse

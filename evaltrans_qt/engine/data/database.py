@@ -23,9 +23,12 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from statistics import median
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evaltrans_qt.errors import InputFormatError, ScoreError
+
+if TYPE_CHECKING:
+    from evaltrans_qt.engine.human.spans.model import SpanAnnotation
 
 #: Name of the score class that imports add to mark references.
 REFERENCE_CLASS = "isReference"
@@ -141,6 +144,9 @@ class Target:
     item_marks: list[ItemMarks] = field(default_factory=list)
     added: bool = False
     added_by: str | None = None
+    #: Error-span annotations (MQM, ESA), one per judge (engine/human/spans/model.py),
+    #: ``<errors judge="…">`` inside ``<tgt>`` on disk (io/etdb/spans.py).
+    span_annotations: list[SpanAnnotation] = field(default_factory=list)
 
     def scores_of(self, cls: str) -> list[Score]:
         """All scores of class ``cls`` (several judges possible)."""

@@ -26,6 +26,11 @@ candidates are keyed as human scores are, ``(source index, system, k)``
   Per candidate ``(distance, reference length)``.
 * **SER** (survey §4.4.7): the share of candidates that equal none of their references
   after the run's preprocessing (:mod:`~evaltrans_qt.engine.measures.ser`).
+* **MQM** (Freitag et al. 2021, section 3.2; mt-metrics-eval ``score_mqm.py``): per
+  annotated candidate ``(penalty, 1)``, the penalty the mean over judges of the summed
+  weights of their errors (engine/human/spans/scores.py), so the system value is the mean
+  penalty and the MQM score its negation (as :func:`~evaltrans_qt.engine.human.resolve.
+  protocol_human_scores` gives it).
 
 ``judge`` restricts IER, HTER and SSER to one judge's work. aWER and SER need at
 least one reference; candidates without one are left out (and not counted).
@@ -46,7 +51,7 @@ from evaltrans_qt.errors import ScoreError
 
 Key = tuple[int, str, int]
 #: Protocol names (SSER is ``sser:<class>``, one per class on the SSER scale).
-PROTOCOLS = ("sser", "ier", "hter", "awer", "ser")
+PROTOCOLS = ("sser", "ier", "hter", "awer", "ser", "mqm")
 #: The survey's K: the best level of the SSER scale (Table 4.2).
 SSER_K = 10
 
@@ -225,6 +230,17 @@ def ser(db: Database, options: EvalOptions | None = None) -> ProtocolResult:
     return _with_references(db, "ser", "ser", options)
 
 
+# ------------------------------------------------------------------ MQM
+def mqm(db: Database, judge: str | None = None) -> ProtocolResult:
+    """MQM: per annotated candidate ``(penalty, 1)`` with the database's weights (module
+    doc); ``judge`` restricts it to that judge's annotations."""
+    from evaltrans_qt.engine.human.spans.scores import mqm_penalties
+    pen = mqm_penalties(db, judge=judge, all_judges=judge is None)
+    texts = {key: t.text for key, _src, t in db.keyed_candidates() if key in pen}
+    return ProtocolResult("mqm", {k: (v, 1.0) for k, v in pen.items()},
+                          {k: _words(texts[k]) for k in pen})
+
+
 # ------------------------------------------------------------------ all at once
 def protocol_names(db: Database, *, only_with_data: bool = False) -> list[str]:
     """``sser:<class>`` for each SSER class, then ``ier``, ``hter``, ``awer``, ``ser``;
@@ -234,12 +250,14 @@ def protocol_names(db: Database, *, only_with_data: bool = False) -> list[str]:
     from evaltrans_qt.engine.data.protocols import has_protocol_data
     names = [f"sser:{c}" for c in sser_classes(db)]
     if not only_with_data:
-        return names + ["ier", "hter", "awer", "ser"]
+        return names + ["ier", "hter", "awer", "ser", "mqm"]
     have = has_protocol_data(db)
     scored = {s.cls for _, t in db.iter_candidates() for s in t.scores if not s.extrapolated}
     names = [n for n in names if n.split(":", 1)[1] in scored]
-    return names + [n for n, k in (("ier", "marks"), ("hter", "postedits"), ("awer", "added"))
-                    if have[k]]
+    names += [n for n, k in (("ier", "marks"), ("hter", "postedits"), ("awer", "added"))
+              if have[k]]
+    from evaltrans_qt.engine.human.spans.scores import has_spans
+    return names + (["mqm"] if has_spans(db) else [])
 
 
 def protocol_result(db: Database, name: str, options: EvalOptions | None = None,
@@ -256,7 +274,10 @@ def protocol_result(db: Database, name: str, options: EvalOptions | None = None,
         return awer(db, options)
     if name == "ser":
         return ser(db, options)
-    raise ScoreError(f"unknown protocol '{name}' (use sser:<class>, ier, hter, awer or ser)")
+    if name == "mqm":
+        return mqm(db, judge)
+    raise ScoreError(f"unknown protocol '{name}' (use sser:<class>, ier, hter, awer, ser "
+                     "or mqm)")
 
 
 def is_protocol(name: str) -> bool:

@@ -17,6 +17,8 @@ Our extensions (all optional, ignored by nothing we read):
 * the human-evaluation protocols (EuroMatrix survey §4.4): ``<items>`` of a source,
   ``<postedit>`` and ``<marks>`` of a target, ``<tgt added="1" judge="…">`` for a reference a judge
   added -- documented and read/written by :mod:`evaltrans_qt.io.etdb.protocols`;
+* error spans (MQM, ESA): ``<errors>`` of a target -- documented in ``docs/spans.md`` and
+  read/written by :mod:`evaltrans_qt.io.etdb.spans`;
 * SegRanks (Macháček ch. 2): ``<segranks>`` of a source -- short segments, merged candidate
   segments, rankings -- documented and read/written by :mod:`evaltrans_qt.io.etdb.segranks`;
 * unknown elements/attributes are kept (``extra_attrs``/``extra_children``) and
@@ -59,6 +61,7 @@ from evaltrans_qt.errors import InputFormatError, ScoreError
 from evaltrans_qt.io import scores as external_scores
 from evaltrans_qt.io.etdb import protocols as _protocols
 from evaltrans_qt.io.etdb import segranks as _segranks
+from evaltrans_qt.io.etdb import spans as _spans
 from evaltrans_qt.io.limits import MAX_TEXT_CHARS
 from evaltrans_qt.io.plaintext import read_input_bytes
 from evaltrans_qt.io.xmlsafe import (
@@ -187,6 +190,8 @@ def _read_target(el, levels: dict[str, Levels], path) -> Target:
             seen_text = True
         elif tag in _protocols.TARGET_TAGS:
             _protocols.read_target_child(tgt, child, path)
+        elif tag == _spans.TAG:
+            _spans.read_target_child(tgt, child, path)
         elif isinstance(tag, str):
             tgt.extra_children.append(_serialize(child))
     if not seen_text:
@@ -239,6 +244,8 @@ def _read_source(el, db: Database, levels: dict[str, Levels], path, lines: dict[
     for k, v in attrs.items():
         src.extra_attrs.setdefault(k, v)
     _protocols.read_source_children(src, protocol_children, path)
+    if any(t.span_annotations for t in targets):
+        _spans.check_source(src, path)
     for c in segranks_children:
         _segranks.read_source_child(src, c, path)
 

@@ -16,6 +16,7 @@ from evaltrans_qt.io import scores as external_scores
 from evaltrans_qt.io.atomic import atomic_write_bytes
 from evaltrans_qt.io.etdb import protocols as _protocols
 from evaltrans_qt.io.etdb import segranks as _segranks
+from evaltrans_qt.io.etdb import spans as _spans
 from evaltrans_qt.io.etdb.reader import DOCTYPE, loads
 from evaltrans_qt.io.limits import MAX_TEXT_CHARS, too_long_message
 from evaltrans_qt.io.xmlsafe import (
@@ -88,6 +89,8 @@ def dumps(db: Database) -> bytes:
                 add(f"        <eval{a}/>\n")
             if t.postedits or t.item_marks:
                 out.extend(_protocols.target_xml(t))
+            if t.span_annotations:
+                out.extend(_spans.target_xml(t, src))
             for x in t.extra_children:
                 add(f"        {x}\n")
             add("      </tgt>\n")

@@ -1,0 +1,166 @@
+"""MQM and ESA scores from error-span annotations (module :mod:`.model`).
+
+**MQM** (mt-metrics-eval ``converters/score_mqm.py``; Freitag et al. 2021, section 3.2):
+a judge's score of a candidate is minus the sum of the weights
+(:mod:`.weights`) of that judge's errors -- 0 for an annotation without errors --
+and the candidate's score the mean over the judges who annotated it. Here the candidate
+statistic is the *penalty* ``Σ weights`` (averaged over judges), so that MQM fits the
+protocols' error-rate frame (engine/human/protocol_scores.py: ``(penalty, 1)`` per
+candidate, system value = mean penalty over the annotated candidates); the MQM score
+itself is its negation (:func:`mqm_scores`), which is what correlations use.
+Per 1,000 source words (:func:`mqm_per_1000_words`) the system's penalties are summed
+and divided by the source words of the annotated candidates.
+
+**ESA** (Kocmi et al. 2024, section 2): spans of severity Minor/Major plus the judge's
+0-100 score of the candidate, stored as a score of the continuous class ``esa``
+(:func:`ensure_esa_class`); the system score is the mean of the candidates' scores (each
+the mean over judges), like every human class (engine/human/resolve.py).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Mapping
+
+from evaltrans_qt.engine.data.database import Database, Levels, Target
+from evaltrans_qt.engine.human.spans.model import SpanAnnotation
+from evaltrans_qt.engine.human.spans.weights import DEFAULT_WEIGHTS, Weights, parse_weights
+
+Key = tuple[int, str, int]
+#: Database attribute (``<database mqm-weights="…">``) holding the weight spec an import
+#: was given; MQM scores of that database use it.
+WEIGHTS_ATTR = "mqm-weights"
+ESA_CLASS = "esa"
+
+
+def database_weights(db: Database) -> Weights:
+    """The weights recorded in ``db`` (:data:`WEIGHTS_ATTR`), else the default."""
+    spec = db.extra_attrs.get(WEIGHTS_ATTR)
+    return DEFAULT_WEIGHTS if spec is None else parse_weights(spec)
+
+
+def annotation_by(t: Target, judge: str | None) -> SpanAnnotation | None:
+    """``judge``'s error annotation of candidate ``t``, if any."""
+    return next((a for a in t.span_annotations if a.judge == judge), None)
+
+
+def judge_penalty(a: SpanAnnotation, weights: Weights) -> float:
+    """Σ weights of one judge's errors of one candidate (score_mqm.py's per-rater sum)."""
+    return float(sum(weights.weight(e.severity, e.category) for e in a.errors))
+
+
+def candidate_penalty(t: Target, weights: Weights, judge: str | None = None,
+                      all_judges: bool = True) -> float | None:
+    """Mean over judges of :func:`judge_penalty` (only ``judge`` unless ``all_judges``);
+    None if nobody annotated ``t``."""
+    anns = [a for a in t.span_annotations if all_judges or a.judge == judge]
+    if not anns:
+        return None
+    return sum(judge_penalty(a, weights) for a in anns) / len(anns)
+
+
+def mqm_penalties(db: Database, weights: Weights | None = None, judge: str | None = None,
+                  all_judges: bool = True) -> dict[Key, float]:
+    """Per annotated candidate (keyed as human scores) its MQM penalty (module doc)."""
+    w = weights or database_weights(db)
+    out: dict[Key, float] = {}
+    for key, _src, t in db.keyed_candidates():
+        if t.span_annotations:
+            p = candidate_penalty(t, w, judge, all_judges)
+            if p is not None:
+                out[key] = p
+    return out
+
+
+def mqm_scores(db: Database, weights: Weights | None = None) -> dict[Key, float]:
+    """Per annotated candidate its MQM score, ``−penalty`` (score_mqm.py's global score)."""
+    return {k: -v for k, v in mqm_penalties(db, weights).items()}
+
+
+def mqm_system_scores(db: Database, weights: Weights | None = None) -> dict[str, float]:
+    """Per system the mean MQM score over its annotated candidates."""
+    acc: dict[str, list[float]] = defaultdict(list)
+    for (_, system, _), v in mqm_scores(db, weights).items():
+        acc[system].append(v)
+    return {s: sum(v) / len(v) for s, v in acc.items()}
+
+
+def mqm_per_1000_words(db: Database, weights: Weights | None = None) -> dict[str, float]:
+    """Per system ``−1000 · Σ penalties / Σ source words`` over its annotated candidates."""
+    pen = mqm_penalties(db, weights)
+    num: dict[str, float] = defaultdict(float)
+    words: dict[str, int] = defaultdict(int)
+    for (i, system, _), v in pen.items():
+        num[system] += v
+        words[system] += len(db.sources[i].text.split())
+    return {s: (-1000.0 * num[s] / words[s]) if words[s] else float("nan") for s in num}
+
+
+def category_counts(db: Database, judge: str | None = None, all_judges: bool = True
+                    ) -> dict[str, dict[str, int]]:
+    """Per system the number of errors of each category (top level and full path, e.g.
+    ``Accuracy`` and ``Accuracy/Mistranslation``), summed over judges."""
+    out: dict[str, Counter[str]] = {}
+    for key, _src, t in db.keyed_candidates():
+        for a in t.span_annotations:
+            if not all_judges and a.judge != judge:
+                continue
+            c = out.setdefault(key[1], Counter())
+            for e in a.errors:
+                parts = e.category.split("/")
+                for n in range(1, len(parts) + 1):
+                    c["/".join(parts[:n])] += 1
+    return {s: dict(sorted(c.items())) for s, c in out.items()}
+
+
+def severity_counts(db: Database) -> dict[str, dict[str, int]]:
+    """Per system the number of errors of each severity (as written), over judges."""
+    out: dict[str, Counter[str]] = {}
+    for key, _src, t in db.keyed_candidates():
+        for a in t.span_annotations:
+            out.setdefault(key[1], Counter()).update(e.severity for e in a.errors)
+    return {s: dict(sorted(c.items())) for s, c in out.items()}
+
+
+def has_spans(db: Database) -> bool:
+    """Whether any candidate of ``db`` has an error annotation."""
+    return any(t.span_annotations for _, t in db.iter_candidates())
+
+
+def ensure_esa_class(db: Database) -> Levels:
+    """The ESA score class (continuous, 0-100, Kocmi et al. 2024 §2), declared if new."""
+    if db.has_class(ESA_CLASS):
+        return db.level(ESA_CLASS)
+    lv = Levels(ESA_CLASS, 0, gray=33, green=66, perfect=100, firstvalid=0, continuous=True,
+                minimum=0.0, maximum=100.0)
+    db.levels.append(lv)
+    return lv
+
+
+def esa_system_scores(db: Database) -> dict[str, float]:
+    """Per system the mean over its candidates of the judges' mean ESA score."""
+    acc: dict[str, list[float]] = defaultdict(list)
+    if not db.has_class(ESA_CLASS):
+        return {}
+    for (_, system, _), _src, t in db.keyed_candidates():
+        v = t.value(ESA_CLASS, include_extrapolated=False)
+        if v is not None:
+            acc[system].append(v)
+    return {s: sum(v) / len(v) for s, v in acc.items()}
+
+
+def summary(db: Database, weights: Weights | None = None) -> Mapping[str, dict[str, object]]:
+    """Per system: ``mqm`` (mean score), ``mqm_per_1000_words``, ``mqm_segments``,
+    ``esa`` and the per-category and per-severity error counts (``evaltrans human``)."""
+    mqm = mqm_system_scores(db, weights)
+    per_k = mqm_per_1000_words(db, weights)
+    esa = esa_system_scores(db)
+    cats = category_counts(db)
+    sev = severity_counts(db)
+    nseg: Counter[str] = Counter(k[1] for k in mqm_penalties(db, weights))
+    out: dict[str, dict[str, object]] = {}
+    for s in db.systems():
+        out[s] = {"mqm": mqm.get(s), "mqm_per_1000_words": per_k.get(s),
+                  "mqm_segments": nseg.get(s, 0), "esa": esa.get(s),
+                  "categories": cats.get(s, {}), "severities": sev.get(s, {})}
+    return out

@@ -1,0 +1,143 @@
+"""Error-span annotations (MQM, ESA) in an ``.etdb.xml`` file: our documented extension
+(``docs/spans.md``), children of ``<tgt>`` the original EvalTrans ignores::
+
+    <tgt sys="SysA">
+      <t_sent>Der Zug hat Verspätung.</t_sent>
+      <errors judge="rater1" seconds="31.5">          one judge's annotation
+        <error start="4" end="7" severity="Major" category="Accuracy/Mistranslation"
+               comment="…" seconds="4">Zug</error>  [start, end) in characters of t_sent
+        <error side="source" start="0" end="0" severity="Minor"
+               category="Accuracy/Omission"/>        an empty span: an omission there
+        <error severity="Minor" category="Style/Awkward"/>   no span (not located)
+      </errors>
+      <errors judge="rater2"/>                         rater2 found no error
+    </tgt>
+
+``side`` is ``target`` when absent; the element text is the marked characters (empty for
+omissions and unlocated errors) and is checked on load against the sentence; a severity
+must be one of Neutral, Minor, Major, Critical (any case, kept as written). One
+``<errors>`` per judge; ``judge`` may be absent (an anonymous judge). Unknown attributes
+of ``<errors>`` are kept; an unknown attribute of ``<error>`` is refused (naming the line),
+so nothing in an annotation is silently dropped. The writer emits exactly what the reader
+accepts: load → save → load is equal, and a file without ``<errors>`` is written as
+before, byte for byte.
+"""
+
+from __future__ import annotations
+
+from evaltrans_qt.engine.data.database import Source, Target
+from evaltrans_qt.engine.human.spans.model import ErrorSpan, SpanAnnotation, check_error
+from evaltrans_qt.errors import EvalTransError, InputFormatError
+from evaltrans_qt.io.xmlsafe import attr_items, attrs, escape_text, format_number, parse_xml_number
+
+TAG = "errors"
+_ERROR_ATTRS = ("side", "start", "end", "severity", "category", "comment", "seconds")
+#: Line of each <error> element while a file is read (checked once the source is known).
+_LINES: dict[int, int] = {}
+
+
+def _int(text: str | None, what: str, path, el) -> int | None:
+    if text is None:
+        return None
+    if not text.strip().isdigit():
+        raise InputFormatError(f"{what} of <error> must be a whole number >= 0, not {text!r}",
+                               path, el.sourceline)
+    return int(text)
+
+
+def read_target_child(tgt: Target, el, path) -> None:
+    """Read one ``<errors>`` child of ``<tgt>`` into ``tgt.span_annotations`` (spans are
+    checked against the texts by :func:`check_source` once the source is read)."""
+    a = dict(attr_items(el))
+    judge = a.pop("judge", None)
+    if any(x.judge == judge for x in tgt.span_annotations):
+        raise InputFormatError(f"two <errors> of judge {judge!r} in one <tgt>", path,
+                               el.sourceline)
+    sec = a.pop("seconds", None)
+    seconds = None if sec is None else parse_xml_number(sec, "seconds of <errors>", path, el)
+    ann = SpanAnnotation(judge, [], seconds, a)
+    for child in el:
+        if child.tag != "error":
+            if isinstance(child.tag, str):
+                raise InputFormatError(f"<{child.tag}> inside <errors> (only <error>)", path,
+                                       child.sourceline)
+            continue
+        ea = dict(attr_items(child))
+        unknown = [k for k in ea if k not in _ERROR_ATTRS]
+        if unknown:
+            raise InputFormatError(f"unknown attribute {unknown[0]!r} of <error>", path,
+                                   child.sourceline)
+        if "severity" not in ea or "category" not in ea:
+            raise InputFormatError("<error> needs severity and category attributes", path,
+                                   child.sourceline)
+        es = ea.get("seconds")
+        e = ErrorSpan(ea["severity"], ea["category"],
+                      _int(ea.get("start"), "start", path, child),
+                      _int(ea.get("end"), "end", path, child), ea.get("side", "target"),
+                      ea.get("comment"),
+                      None if es is None else parse_xml_number(es, "seconds of <error>",
+                                                               path, child))
+        ann.errors.append(e)
+        shown = child.text or ""
+        if shown and not e.located:
+            raise InputFormatError("<error> without start/end has text", path,
+                                   child.sourceline)
+        _LINES[id(e)] = child.sourceline
+        _TEXTS[id(e)] = shown
+    tgt.span_annotations.append(ann)
+
+
+_TEXTS: dict[int, str] = {}
+
+
+def check_source(src: Source, path) -> None:
+    """Check every error of ``src``'s targets against the texts: valid severity, span inside
+    the text and the element's text equal to the marked characters."""
+    try:
+        for t in src.targets:
+            for ann in t.span_annotations:
+                for e in ann.errors:
+                    if id(e) not in _TEXTS:       # checked with an earlier <source>
+                        continue
+                    line = _LINES.get(id(e))
+                    try:
+                        check_error(e, t.text, src.text)
+                    except EvalTransError as exc:
+                        raise InputFormatError(f"<error>: {exc.problem}", path, line) from None
+                    shown = _TEXTS.get(id(e), "")
+                    marked = e.text_of(t.text if e.side == "target" else src.text)
+                    if e.located and shown != marked:
+                        raise InputFormatError(
+                            f"<error start=\"{e.start}\" end=\"{e.end}\"> says {shown!r}, but "
+                            f"those characters of the {e.side} are {marked!r}", path, line)
+    finally:
+        for t in src.targets:
+            for ann in t.span_annotations:
+                for e in ann.errors:
+                    _LINES.pop(id(e), None)
+                    _TEXTS.pop(id(e), None)
+
+
+def target_xml(tgt: Target, src: Source) -> list[str]:
+    """The ``<errors>`` lines of ``tgt`` (indented for ``<tgt>``'s children)."""
+    out = []
+    for ann in tgt.span_annotations:
+        head = (f"        <errors{attrs([('judge', ann.judge)])}"
+                f"{attrs([('seconds', None if ann.seconds is None else format_number(ann.seconds))])}"
+                f"{attrs(ann.extra_attrs.items())}")
+        if not ann.errors:
+            out.append(head + "/>\n")
+            continue
+        out.append(head + ">\n")
+        for e in ann.errors:
+            pairs = [("side", None if e.side == "target" else e.side),
+                     ("start", None if e.start is None else str(e.start)),
+                     ("end", None if e.end is None else str(e.end)),
+                     ("severity", e.severity), ("category", e.category),
+                     ("comment", e.comment),
+                     ("seconds", None if e.seconds is None else format_number(e.seconds))]
+            text = e.text_of(tgt.text if e.side == "target" else src.text)
+            out.append(f"          <error{attrs(pairs)}" +
+                       (f">{escape_text(text)}</error>\n" if text else "/>\n"))
+        out.append("        </errors>\n")
+    return out
