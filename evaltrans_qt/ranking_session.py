@@ -435,8 +435,23 @@ class RankingSessionModel:
             return False
         self.place(k, c, rank)
         if advance:
-            self.move_cursor(1)
+            self.advance_cursor()
         return True
+
+    def advance_cursor(self) -> None:
+        """After a placement: on to the next candidate not placed yet (in reading order,
+        wrapping round), so the next key never re-ranks the one just placed; with every
+        candidate placed, one step on."""
+        order = self.cursor_order()
+        if not order or self.cursor not in order:
+            self.move_cursor(1)
+            return
+        i = order.index(self.cursor)
+        for k, c in order[i + 1:] + order[:i]:
+            if self.boards[k].rank_of(c) is None:
+                self.set_cursor(k, c)
+                return
+        self.move_cursor(1)
 
     def better_or_worse(self, delta: int) -> bool:
         """One rank better (``delta`` -1; an unplaced candidate stays so) or worse (+1)."""

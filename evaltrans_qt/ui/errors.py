@@ -29,7 +29,8 @@ auto_close_ms: int = 0
 
 
 def describe(exc: BaseException) -> tuple[str, str]:
-    """(headline, details) for an error: where it is and what is wrong."""
+    """(headline, details) for an error: what is wrong, then where -- each said once (the
+    problem is the dialog's text; the details name only file, line and column)."""
     if isinstance(exc, EvalTransError):
         parts = []
         if exc.path is not None:
@@ -38,10 +39,9 @@ def describe(exc: BaseException) -> tuple[str, str]:
             parts.append(f"Line: {exc.line}")
         if exc.column is not None:
             parts.append(f"Column: {exc.column}")
-        parts.append(f"Problem: {exc.problem}")
         return exc.problem, "\n".join(parts)
     if isinstance(exc, OSError) and exc.filename:
-        return f"{exc.strerror or exc}", f"File: {exc.filename}\nProblem: {exc.strerror or exc}"
+        return f"{exc.strerror or exc}", f"File: {exc.filename}"
     return f"Unexpected error: {type(exc).__name__}: {exc}", ""
 
 
@@ -56,20 +56,20 @@ def show_error(exc: BaseException, parent: QWidget | None = None,
         traceback.print_exception(type(exc), exc, exc.__traceback__)
         return None
     if parent is None:
-        parent = app.activeWindow() or _main_window()
+        parent = QApplication.activeWindow() or _main_window()
     headline, details = describe(exc)
     box = QMessageBox(parent)
     box.setObjectName("errorDialog")
-    box.setIcon(QMessageBox.Critical if not isinstance(exc, EvalTransError) else QMessageBox.Warning)
+    box.setIcon(QMessageBox.Icon.Critical if not isinstance(exc, EvalTransError) else QMessageBox.Icon.Warning)
     box.setWindowTitle(title or ("Problem with input" if isinstance(exc, EvalTransError) else "Error"))
     box.setText(headline)
     if details:
         box.setInformativeText(details)
     if not isinstance(exc, EvalTransError):
         box.setDetailedText("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
-    box.setStandardButtons(QMessageBox.Ok)
-    box.setAttribute(Qt.WA_DeleteOnClose)
-    box.setTextInteractionFlags(Qt.TextSelectableByMouse)
+    box.setStandardButtons(QMessageBox.StandardButton.Ok)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     box.open()
     if auto_close_ms:
         QTimer.singleShot(auto_close_ms, box.close)
@@ -107,7 +107,7 @@ def install_excepthook() -> None:
     """Send uncaught exceptions (UI thread and other threads) to :func:`show_error`."""
     global _relay
     _relay = _Relay()
-    _relay.error.connect(show_error, Qt.QueuedConnection)
+    _relay.error.connect(show_error, Qt.ConnectionType.QueuedConnection)
 
     def hook(exc_type, exc, tb):
         if issubclass(exc_type, KeyboardInterrupt):

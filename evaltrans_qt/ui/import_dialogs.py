@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -29,7 +31,7 @@ from PySide6.QtWidgets import (
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.errors import EvalTransError, InputFormatError
 from evaltrans_qt.ui import errors
-from evaltrans_qt.ui.workers import handle_errors, launch, start_worker
+from evaltrans_qt.ui.workers import Worker, handle_errors, launch, start_worker
 
 TITLES = {"text": "Import plain text files", "aachen": "Import Aachen text format",
           "sgml": "Import NIST SGML/XML", "wmt": "Import WMT folder"}
@@ -117,7 +119,7 @@ class ImportDialog(QDialog):
         self.setObjectName(f"import_{kind}")
         self.setWindowTitle(TITLES[kind])
         form = QFormLayout()
-        self.fields: dict[str, QWidget] = {}
+        self.fields: dict[str, Any] = {}
         if kind == "text":
             self._add(form, "source", "Source file:", PathField("Source file"))
             self._add(form, "references", "Reference files:", PathList("Reference files"))
@@ -139,13 +141,43 @@ class ImportDialog(QDialog):
         self.merge_box.setObjectName("mergeIntoOpen")
         self.merge_box.setEnabled(can_merge)
         form.addRow(self.merge_box)
-        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.ok_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
+        #: the window imported into (:func:`run_import`); None: OK only closes the dialog
+        self.window_: Any = None
+        self.worker: Worker | None = None
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         lay = QVBoxLayout(self)
         lay.addLayout(form)
         lay.addWidget(buttons)
         self.resize(560, 320)
+
+    def accept(self) -> None:
+        """OK: the import runs on a worker while the dialog stays open (OK disabled); it
+        closes once the database is in, and stays with every field as typed on an error
+        (a missing path, a file the importer refuses), the error shown over it."""
+        window = self.window_
+        if window is None:              # no window to import into: a plain dialog
+            super().accept()
+            return
+        try:
+            job = self.job()
+        except EvalTransError as exc:
+            errors.show_error(exc, self)
+            return
+        merge = self.merge_box.isChecked()
+        if not merge and not window.files.confirm_discard():
+            return
+        self.ok_button.setEnabled(False)
+        self.ok_button.setText("Importing…")
+        self.worker = run_job(window, job, merge, failed=self._failed)
+        self.worker.signals.finished.connect(lambda _r: QDialog.accept(self))
+
+    def _failed(self, exc: BaseException) -> None:
+        self.ok_button.setEnabled(True)
+        self.ok_button.setText("OK")
+        errors.show_error(exc, self)
 
     def _add(self, form: QFormLayout, key: str, label: str, w: QWidget) -> None:
         self.fields[key] = w
@@ -177,8 +209,10 @@ class ImportDialog(QDialog):
         return partial(import_wmt, need("folder"), scores, f["score_class"].text().strip() or "mqm")
 
 
-def run_job(window, job: Callable[[], Database], merge: bool = False, policy=None):
-    """Run an import job on a worker, then open (or merge) the result in ``window``."""
+def run_job(window, job: Callable[[], Database], merge: bool = False, policy=None,
+            failed: Callable[[BaseException], None] | None = None):
+    """Run an import job on a worker, then open (or merge) the result in ``window``;
+    ``failed`` (default: the error dialog over the window) receives an importer's error."""
     def import_and_check() -> tuple[Database, list[str]]:   # both on the worker
         # only sentences merged by text (Aachen, old files) can be reported: positional
         # imports keep one source per line
@@ -201,24 +235,20 @@ def run_job(window, job: Callable[[], Database], merge: bool = False, policy=Non
                               title="Import: repeated source sentences")
 
     w.signals.finished.connect(done)
-    handle_errors(w, lambda exc: errors.show_error(exc, window))
+    def show(exc: BaseException) -> None:
+        errors.show_error(exc, window)
+    handle_errors(w, failed or show)
     launch(w)
     return w
 
 
-def run_import(window, kind: str) -> None:
-    """Show the import dialog of ``kind`` and run the import."""
+def run_import(window, kind: str) -> ImportDialog | None:
+    """Show the import dialog of ``kind`` and run the import (:meth:`ImportDialog.accept`);
+    returns the dialog (open, not modal: it closes when the import succeeded)."""
     if not (window.database is not None) and not window.files.confirm_discard():
-        return
+        return None
     dlg = ImportDialog(kind, window.database is not None, window)
-    if dlg.exec() != QDialog.Accepted:
-        return
-    try:
-        job = dlg.job()
-    except Exception as exc:
-        errors.show_error(exc, window)
-        return
-    merge = dlg.merge_box.isChecked()
-    if not merge and not window.files.confirm_discard():
-        return
-    run_job(window, job, merge)
+    dlg.window_ = window
+    dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    dlg.open()
+    return dlg

@@ -76,10 +76,10 @@ class SessionController(QObject):
                                    on_session(lambda _s: self._next_unscored()))
         self.act_identical = a("Take identical translation's scores", "I", self.take_identical)
         self.act_next_class = a("Next score class", "Tab", on_session(lambda s: s.next_class()))
+        # one sequence: Qt delivers Shift+Tab as Backtab and matches it against Shift+Tab;
+        # Backtab registered as well made the shortcut ambiguous (and dead)
         self.act_prev_class = a("Previous score class", "Shift+Tab",
                                 on_session(lambda s: s.previous_class()))
-        self.act_prev_class.setShortcuts([QKeySequence("Shift+Tab"), QKeySequence("Backtab"),
-                                          QKeySequence("Shift+Backtab")])
         self.act_clear_score = a("Clear score of current class", "Delete",
                                  on_session(lambda s: s.clear()))
         self.score_actions = []
@@ -129,7 +129,9 @@ class SessionController(QObject):
         if ws.database is None:
             return None
         if ws.path is None:
-            w.files.save_as()
+            # e.g. just imported: saved here and now (the journal needs the file), so the
+            # session starts right after the Save As dialog
+            w.files.save_as(wait=True)
             if ws.path is None:
                 return None
         why = ws.read_only_reason()     # another program's journal: not ours
