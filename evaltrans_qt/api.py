@@ -28,8 +28,13 @@ long flags of ``evaltrans batch`` in snake_case (``--wer-ref-length-rule`` ->
 
 from __future__ import annotations
 
+import functools
+import inspect
 import os
-from collections.abc import Mapping, Sequence
+import re
+import types
+import typing
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
 from evaltrans_qt.engine.data.database import Database as _EngineDatabase
@@ -50,7 +55,124 @@ SCORE_PRESET = "sacrebleu"
 EVALUATE_PRESET = "evaltrans default"
 
 
+# --------------------------------------------------------------------------- argument checks
+_HINTS: dict[Callable, dict[str, Any]] = {}
+
+
+def _hints(fn: Callable) -> dict[str, Any]:
+    """The parameter annotations of ``fn``, evaluated (once); a name that cannot be evaluated
+    here (a type imported only for type checkers) is left out, so not checked."""
+    if fn not in _HINTS:
+        hints: dict[str, Any] = {}
+        for name, ann in getattr(fn, "__annotations__", {}).items():
+            if name == "return":
+                continue
+            try:
+                hints[name] = eval(ann, fn.__globals__) if isinstance(ann, str) else ann
+            except Exception:
+                continue
+        _HINTS[fn] = hints
+    return _HINTS[fn]
+
+
+def _fits(value: object, hint: Any) -> bool:
+    """Whether ``value`` is of the annotated type ``hint`` (the forms this module uses:
+    unions, None, str/int/float/bool, classes, ``Sequence[...]``, ``Mapping[...]``,
+    ``tuple[...]``, ``os.PathLike``; anything else passes). A string is not a sequence of
+    strings here, a bool not a number."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if hint is Any or hint is object:
+        return True
+    if origin in (typing.Union, types.UnionType):
+        return any(_fits(value, a) for a in args)
+    if hint is None or hint is type(None):
+        return value is None
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if origin is os.PathLike or hint is os.PathLike:
+        return isinstance(value, os.PathLike)
+    if origin in (Sequence, list, tuple):
+        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+            return False
+        if origin is tuple and args and args[-1] is not Ellipsis:
+            return len(value) == len(args) and all(_fits(v, a) for v, a in zip(value, args))
+        return not args or all(_fits(v, args[0]) for v in value)
+    if origin in (Mapping, dict):
+        if not isinstance(value, Mapping):
+            return False
+        key, val = args if len(args) == 2 else (Any, Any)
+        return all(_fits(k, key) and _fits(v, val) for k, v in value.items())
+    if isinstance(hint, type):
+        return isinstance(value, hint)
+    return True
+
+
+def _type_name(hint: Any) -> str:
+    """An annotation in words: ``a Database``, ``a string or None``, ``a list (each a
+    string)``."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(dict.fromkeys(_type_name(a) for a in args))
+    words = {type(None): "None", str: "a string", int: "a whole number", float: "a number",
+             bool: "True or False"}
+    if hint in words:
+        return words[hint]
+    if origin is os.PathLike or hint is os.PathLike:
+        return "a path"
+    if origin in (Sequence, list):
+        return f"a list (each {_type_name(args[0])})" if args else "a list"
+    if origin in (Mapping, dict):
+        return "a dict" + (f" ({_type_name(args[0])} -> {_type_name(args[1])})"
+                           if len(args) == 2 else "")
+    if origin is tuple:
+        return "a tuple"
+    name = getattr(hint, "__name__", None) or re.sub(r"\b(?:[A-Za-z_]\w*\.)+", "", str(hint))
+    return f"{'an' if name[:1] in 'AEIOU' else 'a'} {name}"
+
+
+def _value_name(value: object) -> str:
+    """What was given, briefly: ``one string 'a b'``, ``int 3``, ``list [1, 2]``."""
+    shown = repr(value)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    kind = "one string" if isinstance(value, str) else type(value).__name__
+    return shown if value is None else f"{kind} {shown}"
+
+
+F = typing.TypeVar("F", bound=Callable[..., Any])
+
+
+def _checked(fn: F) -> F:
+    """Check the arguments of a public function against its annotations before it runs: a
+    wrong type is an :class:`OptionError` naming the function and the argument (a call that
+    does not fit the signature stays Python's :class:`TypeError`). ``**option_values`` are
+    checked by the options builder."""
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        bound = sig.bind(*args, **kwargs)
+        hints = _hints(fn)
+        for name, value in bound.arguments.items():
+            hint = hints.get(name)
+            if hint is None or sig.parameters[name].kind in (inspect.Parameter.VAR_KEYWORD,
+                                                             inspect.Parameter.VAR_POSITIONAL):
+                continue
+            if hint is PathLike and isinstance(value, str) and (not value or "\0" in value):
+                raise OptionError(f"{fn.__qualname__}: {name}: "
+                                  + ("empty file name" if not value else
+                                     "a file name cannot contain a NUL character"))
+            if not _fits(value, hint):
+                raise OptionError(f"{fn.__qualname__}: {name}: expected {_type_name(hint)}, "
+                                  f"got {_value_name(value)}")
+        return fn(*args, **kwargs)
+
+    return typing.cast(F, wrapper)
+
+
 # --------------------------------------------------------------------------- options
+@_checked
 def make_options(options: EvalOptions | None = None, preset: str | None = None,
                  **values: Any) -> EvalOptions:
     """``options`` (or the preset, default ``evaltrans default``) with ``values`` set; names
@@ -60,6 +182,41 @@ def make_options(options: EvalOptions | None = None, preset: str | None = None,
     if options is None and not preset:
         preset = EVALUATE_PRESET
     return options_from(preset, options, **values)
+
+
+def _check_names(value: object, what: str, *, optional: bool = True) -> list[str] | None:
+    """A name or a list of names (``measures=``, ``systems=``) as a list; :class:`OptionError`
+    for anything else (a number, a list holding one)."""
+    if value is None and optional:
+        return None
+    items = [value] if isinstance(value, str) else value
+    if isinstance(items, (str, bytes)) or not isinstance(items, Sequence) \
+            or any(not isinstance(x, str) for x in items):
+        raise OptionError(f"{what}: expected a name or a list of names, got {value!r}"[:200])
+    return list(items)
+
+
+def _check_count(value: object, what: str, *, zero: bool = True) -> None:
+    """A whole number >= 0 (>= 1 unless ``zero``); :class:`OptionError` otherwise."""
+    low = 0 if zero else 1
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise OptionError(f"{what} must be a whole number >= {low}, not {value!r}"[:200])
+
+
+def _check_path(value: object, what: str) -> None:
+    if not isinstance(value, (str, os.PathLike)):
+        raise OptionError(f"{what}: expected a file path, got {type(value).__name__}")
+
+
+def _check_run_names(run: Run, measure: str, systems: Sequence[str] | None) -> None:
+    """``measure`` was computed in ``run`` and ``systems`` are its systems."""
+    if measure not in run.measures:
+        raise OptionError(f"measure '{measure}' was not part of this run (its measures: "
+                          f"{', '.join(run.measures)})")
+    for s in systems or ():
+        if s not in run.result.systems:
+            raise OptionError(f"unknown system '{s}' (the run's systems: "
+                              f"{', '.join(run.result.systems)})")
 
 
 # --------------------------------------------------------------------------- scores
@@ -104,6 +261,7 @@ class Metric:
             self._rows = rows
         return self._scorer
 
+    @_checked
     def corpus_score(self, hypotheses: Sequence[str],
                      references: Sequence[Sequence[str | None]]) -> Score:
         """Score a system: ``hypotheses[i]`` against line ``i`` of every reference stream
@@ -113,10 +271,18 @@ class Metric:
         from evaltrans_qt.engine.run.scoring import reference_segments
         if isinstance(hypotheses, str):
             raise OptionError("hypotheses: expected a list of strings, got one string")
+        if not isinstance(hypotheses, Sequence):
+            raise OptionError(f"hypotheses: expected a list of strings, got "
+                              f"{type(hypotheses).__name__}")
+        if isinstance(references, str) or not isinstance(references, Sequence) or any(
+                isinstance(r, str) or not isinstance(r, Sequence) for r in references):
+            raise OptionError("references: expected a list of reference streams (lists of "
+                              "strings)")
         scorer = self._scorer_for(reference_segments(references))
         stats = scorer.stats(hypotheses)[self.name]
         return scorer.score_stats(self.name, stats.sum(axis=0), rows=stats)
 
+    @_checked
     def sentence_score(self, hypothesis: str, references: Sequence[str]) -> Score:
         """Score one sentence against its references (a list of strings), as sacreBLEU's
         ``sentence_score``: the corpus score of a one-line corpus. (Measures fitted on the
@@ -130,6 +296,7 @@ class Metric:
         return self.corpus_score([hypothesis], [[r] for r in references])
 
 
+@_checked
 def measure(name: str, *, options: EvalOptions | None = None, preset: str | None = None,
             **option_values: Any) -> Metric:
     """The measure ``name`` (any registered measure: a name, an alias or the thesis'
@@ -143,6 +310,8 @@ def measure(name: str, *, options: EvalOptions | None = None, preset: str | None
     """
     from evaltrans_qt.engine.measures import get as get_measure
     from evaltrans_qt.engine.options import option_fields
+    if not isinstance(name, str):
+        raise OptionError(f"measure: expected a measure name, got {type(name).__name__}")
     key = get_measure(name).name
     fields = {f.name: f for f in option_fields()}
     values = {_option_name(key, k, fields): v for k, v in option_values.items()}
@@ -157,6 +326,9 @@ def _reference_streams(references: Sequence[Any], n: int) -> list[list[str | Non
     if isinstance(references, str):
         raise OptionError("references: expected one list of references per segment (or one "
                           "string per segment), got one string")
+    if not isinstance(references, Sequence) or any(
+            not (r is None or isinstance(r, (str, Sequence))) for r in references):
+        raise OptionError("references: expected one list of references per segment")
     rows = [[r] if isinstance(r, str) or r is None else list(r) for r in references]
     if len(rows) != n:
         raise InputFormatError(f"{n} hypotheses but {len(rows)} reference segments "
@@ -167,20 +339,21 @@ def _reference_streams(references: Sequence[Any], n: int) -> list[list[str | Non
 
 @overload
 def score(measures: str, hypotheses: Sequence[str],
-          references: Sequence[Sequence[str | None]] | Sequence[str], *,
+          references: Sequence[Sequence[str | None] | str | None], *,
           options: EvalOptions | None = None, preset: str | None = None,
           **option_values: Any) -> Score: ...
 
 
 @overload
 def score(measures: Sequence[str], hypotheses: Sequence[str],
-          references: Sequence[Sequence[str | None]] | Sequence[str], *,
+          references: Sequence[Sequence[str | None] | str | None], *,
           options: EvalOptions | None = None, preset: str | None = None,
           **option_values: Any) -> dict[str, Score]: ...
 
 
+@_checked
 def score(measures: str | Sequence[str], hypotheses: Sequence[str],
-          references: Sequence[Sequence[str | None]] | Sequence[str], *,
+          references: Sequence[Sequence[str | None] | str | None], *,
           options: EvalOptions | None = None, preset: str | None = None,
           **option_values: Any) -> Score | dict[str, Score]:
     """Score one system's ``hypotheses`` against ``references`` given **per segment** (one
@@ -190,11 +363,12 @@ def score(measures: str | Sequence[str], hypotheses: Sequence[str],
     ``measures``: a name (-> one :class:`~evaltrans_qt.engine.run.scoring.Score`) or a
     list of names (-> ``{registry name: Score}``); options as :func:`measure`.
     """
-    names = [measures] if isinstance(measures, str) else list(measures)
+    names = _check_names(measures, "measures", optional=False) or []
     if not names:
         raise OptionError("no measure given")
-    if isinstance(hypotheses, str):
-        raise OptionError("hypotheses: expected a list of strings, got one string")
+    if isinstance(hypotheses, str) or not isinstance(hypotheses, Sequence):
+        raise OptionError(f"hypotheses: expected a list of strings, got "
+                          f"{type(hypotheses).__name__}")
     streams = _reference_streams(references, len(hypotheses))
     metrics = [measure(m, options=options, preset=preset, **option_values) for m in names]
     out: dict[str, Score] = {}
@@ -219,6 +393,7 @@ class Database(_EngineDatabase):
     """
 
     @classmethod
+    @_checked
     def from_lists(cls, sources: Sequence[str], references: Sequence[Any],
                    systems: Mapping[str, Sequence[str]] | None = None,
                    human: Mapping[str, Mapping[str, Sequence[float | None]]] | None = None,
@@ -229,16 +404,32 @@ class Database(_EngineDatabase):
         continuous over ``scales[class]`` (default: floor..ceil of its values). Segments
         are positional (``seg`` = 1-based index), as the file imports make them.
         """
-        n = len(sources)
-        if isinstance(sources, str) or any(not isinstance(s, str) for s in sources):
+        if isinstance(sources, str) or not isinstance(sources, Sequence) \
+                or any(not isinstance(s, str) for s in sources):
             raise OptionError("sources: expected a list of strings")
+        n = len(sources)
+        if isinstance(references, str) or not isinstance(references, Sequence) or any(
+                not (r is None or isinstance(r, str)
+                     or (isinstance(r, Sequence) and all(x is None or isinstance(x, str)
+                                                         for x in r)))
+                for r in references):
+            raise OptionError("references: expected a list (one per source) of reference "
+                              "strings or lists of them")
         refs = [[r] if isinstance(r, str) or r is None else list(r) for r in references]
         if len(refs) != n:
             raise InputFormatError(f"{n} sources but {len(refs)} reference segments")
+        if systems is not None and not isinstance(systems, Mapping):
+            raise OptionError("systems: expected {name: [hypothesis per source]}")
+        if human is not None and (not isinstance(human, Mapping) or any(
+                not isinstance(k, str) or not isinstance(v, Mapping)
+                for k, v in human.items())):
+            raise OptionError("human: expected {class: {system: [score or None per source]}}")
         systems = dict(systems or {})
         for name, hyps in systems.items():
             if not isinstance(name, str) or not name:
                 raise OptionError(f"system name {name!r}: expected a non-empty string")
+            if not isinstance(hyps, Sequence) or any(not isinstance(h, str) for h in hyps):
+                raise OptionError(f"system '{name}': expected a list of hypothesis strings")
             if isinstance(hyps, str) or len(hyps) != n:
                 raise InputFormatError(f"system '{name}' has "
                                        f"{'one string' if isinstance(hyps, str) else len(hyps)}"
@@ -253,11 +444,20 @@ class Database(_EngineDatabase):
             for system, vals in per_system.items():
                 if system not in systems:
                     raise ScoreError(f"human class '{cls_name}': unknown system '{system}'")
-                if isinstance(vals, str) or len(vals) != n:
+                if isinstance(vals, str) or not isinstance(vals, Sequence) or len(vals) != n:
                     raise ScoreError(f"human class '{cls_name}', system '{system}': expected "
                                      f"{n} scores (None for unscored)")
+                if any(v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
+                                          or v != v) for v in vals):
+                    raise ScoreError(f"human class '{cls_name}', system '{system}': scores "
+                                     "must be numbers or None")
             given = [float(v) for vals in per_system.values() for v in vals if v is not None]
-            lo, hi = (scales or {}).get(cls_name, (None, None))
+            scale = (scales or {}).get(cls_name, (None, None))
+            if not (isinstance(scale, tuple) and len(scale) == 2 and all(
+                    v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
+                    for v in scale)):
+                raise ScoreError(f"scales['{cls_name}']: expected (low, high), got {scale!r}")
+            lo, hi = scale
             levels[cls_name] = continuous(cls_name, lo, hi, values=given, allow_point=True)
         db = cls()
         rows = [db.add_source(text, None, str(i + 1)) for i, text in enumerate(sources)]
@@ -277,11 +477,13 @@ class Database(_EngineDatabase):
         return db
 
     @classmethod
+    @_checked
     def load(cls, path: PathLike) -> Database:
         """Read an EvalTrans database file (``.etdb.xml``) as evaltrans-qt shows it: the
         unsaved judgements of a journal beside it (``NAME.etdb.xml.journal``) are included
         (``io.store.open_database``; the file is not changed)."""
         from evaltrans_qt.io.store import open_database
+        _check_path(path, "Database.load")
         db = open_database(path).database
         db.__class__ = cls               # same state, this class' helpers
         return db  # type: ignore[return-value]
@@ -293,6 +495,7 @@ class Database(_EngineDatabase):
         from evaltrans_qt.io.etdb import demo_database_path
         return cls.load(demo_database_path())
 
+    @_checked
     def save(self, path: PathLike) -> None:
         """Write the database (validated, atomically; the old file survives a failure) the
         one way (``io.store.write_database``): over the file it was loaded from, refused if
@@ -300,8 +503,10 @@ class Database(_EngineDatabase):
         from the journal; anywhere, refused while evaltrans-qt holds the file open or when
         a journal beside it would be orphaned (:class:`~evaltrans_qt.errors.SaveError`)."""
         from evaltrans_qt.io.store import write_database
+        _check_path(path, "Database.save")
         write_database(self, path)
 
+    @_checked
     def set_score(self, source: int, system: str, cls: str, value: float | None, *,
                   judge: str | None = None, seconds: float | None = None,
                   time: str | None = None) -> None:
@@ -319,6 +524,7 @@ class Database(_EngineDatabase):
                               **_judgement_args(system, cls, value, judge, seconds, time))
         apply_entry(self, ch)
 
+    @_checked
     def to_frame(self, how: str = "mean") -> pd.DataFrame:
         """One row per candidate: ``source`` (index, 0-based), ``seg``, ``system``,
         ``text``, then one column per human class (``how``: mean or median over judges;
@@ -370,6 +576,7 @@ def _judgement_args(system: object, cls: object, value: object, judge: object,
             "seconds": number("seconds", seconds), "time": time}
 
 
+@_checked
 def judge(database: PathLike, source: int, system: str, cls: str, value: float | None, *,
           judge: str | None = None, seconds: float | None = None) -> None:
     """Record one judgement in the database file ``database`` as the application records a
@@ -390,6 +597,7 @@ def judge(database: PathLike, source: int, system: str, cls: str, value: float |
         db, line=_source_number(source, len(db.sources)), **args)])
 
 
+@_checked
 def import_judgements(database: PathLike, file: PathLike) -> int:
     """Add the judgements of ``file`` (``.tsv``/``.csv`` with a header row, or ``.jsonl``;
     columns ``system``, ``seg`` (and ``doc``) or ``line`` (1-based), ``class``, ``value``,
@@ -450,21 +658,26 @@ class Run:
     def __repr__(self) -> str:
         return f"<Run {len(self.result.systems)} systems x {', '.join(self.measures)}>"
 
+    @_checked
     def correlate(self, human: str, **kwargs: Any) -> pd.DataFrame:
         """:func:`correlate` of this run."""
         return correlate(self, human, **kwargs)
 
+    @_checked
     def significance(self, measure: str, **kwargs: Any) -> pd.DataFrame:
         """:func:`significance` of this run."""
         return significance(self, measure, **kwargs)
 
+    @_checked
     def write_sentences(self, path: PathLike) -> None:
         """Write the per-sentence values as TSV or JSON Lines (as ``--sentences``)."""
         from evaltrans_qt.io.sentences import run_sentence_rows, write_sentences
+        _check_path(path, "write_sentences")
         columns, rows = run_sentence_rows(self.result, self.database)
         write_sentences(path, rows, columns, self.signatures)
 
 
+@_checked
 def evaluate(db: _EngineDatabase, measures: str | Sequence[str] | None = None,
              options: EvalOptions | None = None, *, systems: Sequence[str] | None = None,
              preset: str | None = None, jobs: int | None = None, aggregate: str = "weighted",
@@ -479,10 +692,17 @@ def evaluate(db: _EngineDatabase, measures: str | Sequence[str] | None = None,
     from evaltrans_qt.engine.run.executors.local import LocalProcessExecutor, SerialExecutor
     if not isinstance(db, _EngineDatabase):
         raise OptionError(f"evaluate: expected a Database, got {type(db).__name__}")
+    if options is not None and not isinstance(options, EvalOptions):
+        raise OptionError(f"options: expected EvalOptions, got {type(options).__name__}")
     opts = make_options(options, preset, **option_values)
-    names = [measures] if isinstance(measures, str) else measures
-    if jobs is not None and jobs < 1:
-        raise OptionError(f"jobs must be at least 1, not {jobs}")
+    names = _check_names(measures, "measures")
+    systems = _check_names(systems, "systems")
+    if jobs is not None:
+        _check_count(jobs, "jobs", zero=False)
+        most = 4 * (os.cpu_count() or 1)
+        if jobs > most:
+            raise OptionError(f"jobs={jobs}: at most {most} worker processes (4 per core "
+                              "of this machine)")
     executor = None if jobs is None else (SerialExecutor() if jobs == 1
                                           else LocalProcessExecutor(jobs))
     if aggregate not in HUMAN_AGGREGATES:
@@ -501,6 +721,7 @@ def _as_run(data: Run | _EngineDatabase, measures: Sequence[str] | None,
     raise OptionError(f"expected a Run or a Database, got {type(data).__name__}")
 
 
+@_checked
 def correlate(data: Run | _EngineDatabase, human: str, *, level: str = "sentence",
               measures: Sequence[str] | None = None, options: EvalOptions | None = None,
               samples: int = 1000, seed: int = 0, normalize: bool = False,
@@ -517,6 +738,9 @@ def correlate(data: Run | _EngineDatabase, human: str, *, level: str = "sentence
 
     from evaltrans_qt.engine.metaeval.conventions import DEFAULT_CONVENTION
     from evaltrans_qt.engine.metaeval.correlation import correlate_run
+    measures = _check_names(measures, "measures")
+    _check_count(samples, "samples")
+    _check_count(seed, "seed")
     run = _as_run(data, measures, options)
     rows = correlate_run(run.database, run.result, human, level=level,
                          measures=None if isinstance(data, _EngineDatabase) else measures,
@@ -536,6 +760,7 @@ def correlate(data: Run | _EngineDatabase, human: str, *, level: str = "sentence
     return pd.DataFrame(out)
 
 
+@_checked
 def meta_evaluate(data: Run | _EngineDatabase, human: str, *,
                   stats: Sequence[str] = ("pearson", "kendall", "pairwise-accuracy", "acc-eq"),
                   level: str = "sys", grouping: str = "none",
@@ -552,6 +777,12 @@ def meta_evaluate(data: Run | _EngineDatabase, human: str, *,
     from evaltrans_qt.engine.measures.external import with_external
     from evaltrans_qt.engine.metaeval.conventions import DEFAULT_CONVENTION
     from evaltrans_qt.engine.metaeval.metrics_task import gather, metrics_table
+    from evaltrans_qt.engine.metaeval.statistics.kendall import VARIANTS as KENDALL_VARIANTS
+    measures = _check_names(measures, "measures")
+    stats = _check_names(stats, "stats", optional=False) or []
+    _check_count(seed, "seed")
+    if variant not in KENDALL_VARIANTS:
+        raise OptionError(f"variant: '{variant}' is not one of {', '.join(KENDALL_VARIANTS)}")
     run = _as_run(data, measures, options)
     result = with_external(run.result, run.database)
     data_ = gather(run.database, result, human, convention=convention or DEFAULT_CONVENTION,
@@ -561,6 +792,7 @@ def meta_evaluate(data: Run | _EngineDatabase, human: str, *,
     return pd.DataFrame([r.to_dict() for r in rows]).drop(columns=["cluster"])
 
 
+@_checked
 def significance(run: Run, measure: str, *, method: str = "bootstrap",
                  samples: int | None = None, seed: int | str | None = "env",
                  systems: Sequence[str] | None = None) -> pd.DataFrame:
@@ -575,6 +807,10 @@ def significance(run: Run, measure: str, *, method: str = "bootstrap",
     if not isinstance(run, Run):
         raise OptionError(f"significance: expected a Run (from evaluate), got "
                           f"{type(run).__name__}")
+    if not isinstance(measure, str):
+        raise OptionError(f"measure: expected a name, got {type(measure).__name__}")
+    systems = _check_names(systems, "systems")
+    _check_run_names(run, measure, systems)
     res = run_significance(run.result, measure, systems=systems, method=method,
                            samples=samples, seed=seed)
     frame = pd.DataFrame(res.p_values, index=list(res.systems), columns=list(res.systems))
