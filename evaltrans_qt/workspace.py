@@ -110,12 +110,19 @@ def load_with_journal(path: str | Path) -> tuple[Database, ReplayReport | None]:
 
 
 def skipped_measures(measures: Sequence[str], options: EvalOptions) -> dict[str, str]:
-    """Chosen measures the options leave out, each with what it needs (shown, never silent)."""
+    """Chosen measures the options leave out, each with what it needs (shown, never silent).
+
+    Only a measure that exists under an option (its ``enabled`` reads the options: INVWER,
+    LJWER, WWER/WPER/WCDER) is left out; an opt-in measure (CER, Dice, ...: off by
+    default, ``default_enabled = False``) runs when chosen, as ``--measures cer`` runs it."""
     from evaltrans_qt.engine.measures import get
+    from evaltrans_qt.engine.measures.base import Measure
     needs = {"invwer": "allow-transpositions", "ljwer": "allow-long-jumps"}
     out = {}
     for name in measures:
-        if not get(name).enabled(options):
+        cls = get(name)
+        reads_options = next(k for k in cls.__mro__ if "enabled" in vars(k)) is not Measure
+        if reads_options and not cls.enabled(options):
             out[name] = needs.get(name, "a substitution-cost-rule other than none"
                                   if name in ("wwer", "wper", "wcder") else "its option")
     return out
@@ -669,11 +676,11 @@ class Workspace:
 
     def run_measures(self) -> list[str]:
         """The measures a run computes now: the chosen ones the options enable."""
-        from evaltrans_qt.engine.measures import get
         from evaltrans_qt.engine.run.driver import default_measures
         if self.measures is None:
             return default_measures(self.options)
-        return [m for m in self.measures if get(m).enabled(self.options)]
+        skipped = skipped_measures(self.measures, self.options)
+        return [m for m in self.measures if m not in skipped]
 
     def skipped(self) -> dict[str, str]:
         """Chosen measures a run would leave out, with the option each needs."""

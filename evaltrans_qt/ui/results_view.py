@@ -239,6 +239,12 @@ class ResultsView(QWidget):
         self.warnings_label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         self.warnings_label.hide()
         lay.addWidget(self.warnings_label)
+        # chosen measures the run leaves out, with what each needs: stays until the next run
+        self.skipped_label = QLabel("", objectName="runSkipped", wordWrap=True)
+        self.skipped_label.setStyleSheet("#runSkipped { color: #8a4b00; }")
+        self.skipped_label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        self.skipped_label.hide()
+        lay.addWidget(self.skipped_label)
         for r in (self._analysis_runner, self._side_runner):
             r.busy.connect(self._update_busy)
             r.idle.connect(self._update_busy)
@@ -508,6 +514,7 @@ class ResultsView(QWidget):
         self.comb_text.clear()
         self.status.clear()
         self.show_warnings(())
+        self.show_skipped({})
         self.eta.clear()
         self.progress.setValue(0)
         self.progress.setFormat("idle")
@@ -582,9 +589,7 @@ class ResultsView(QWidget):
         self.run_button.setEnabled(False)
         self.run_again.setEnabled(False)
         self.cancel_button.setEnabled(True)
-        if job.skipped:
-            self.status.setText("Not run: " + "; ".join(f"{m.upper()} needs {need}"
-                                                        for m, need in job.skipped.items()))
+        self.show_skipped(job.skipped)
         w = start_worker(job.compute, _start=False)
 
         def current(job: RunJob = job) -> bool:
@@ -621,6 +626,13 @@ class ResultsView(QWidget):
         self.eta.setText(u.eta_text())
         if u.warnings:
             self.show_warnings(warnings or u.warnings)
+
+    def show_skipped(self, skipped: dict[str, str]) -> None:
+        """The chosen measures a run leaves out, each with what it needs, on a line of its
+        own (progress and status never overwrite it); hidden when none is left out."""
+        text = "; ".join(f"{m.upper()} needs {need}" for m, need in skipped.items())
+        self.skipped_label.setText(f"Not run: {text} (Options…, Measures tab)" if text else "")
+        self.skipped_label.setVisible(bool(text))
 
     def show_warnings(self, warnings) -> None:
         """The driver's warnings of a run (hidden without any)."""
