@@ -424,6 +424,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     isub = _formats(subparsers, "import", "build a database from text, WMT, SGML or Aachen files")
     from evaltrans_qt.cli.judge import add_import_judgements
     add_import_judgements(isub)                # human judgements into a database (cli/judge.py)
+    from evaltrans_qt.cli.spans import add_export_mqm, add_import_mqm
+    add_import_mqm(isub)                       # Google's MQM TSV (cli/spans.py)
 
     p = isub.add_parser("text", help="line-aligned plain text files")
     p.add_argument("--source", required=True, metavar="S", help="source sentences, one per line")
@@ -467,6 +469,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _output(p, "text file to write", database=False, metavar="FILE")
     p.set_defaults(func=run_export_aachen)
     _register_metrics_task_formats(isub, esub)
+    add_export_mqm(esub)
 
     p = subparsers.add_parser("merge", help="merge database B into A, write C")
     p.add_argument("first", metavar="A")

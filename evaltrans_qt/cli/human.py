@@ -95,12 +95,31 @@ def _protocol_cell(v: float, n: int) -> str:
     return f"{number(100 * v, '7.2f')} ({n})"
 
 
+def _print_spans(db: Database) -> None:
+    """MQM and ESA system scores, when the database has error spans or ESA scores."""
+    from evaltrans_qt.engine.human.spans.scores import ESA_CLASS, has_spans, summary
+    if not has_spans(db) and not db.has_class(ESA_CLASS):
+        return
+    rows = summary(db)
+    width = max([6, *(len(s) for s in rows)])
+    print(f"{'system':<{width}}  {'MQM':>9}  {'MQM/1000w':>10}  {'segments':>8}  {'ESA':>7}")
+    for s, r in rows.items():
+        v: dict[str, float | None] = {
+            k: x if isinstance(x := r[k], float) else None
+            for k in ("mqm", "mqm_per_1000_words", "esa")}
+        print(f"{s:<{width}}  {number(v['mqm'], '9.3f')}  "
+              f"{number(v['mqm_per_1000_words'], '10.2f')}  {r['mqm_segments']!s:>8}  "
+              f"{number(v['esa'], '7.2f')}")
+    print("MQM: mean over segments of minus the summed error weights (mean over judges)")
+
+
 def run_human(args: argparse.Namespace) -> int:
     from evaltrans_qt.engine.human import protocol_scores as S
     db = open_database(args.database)
     if args.judge is not None and args.judge not in db.judges() and not any(
             p.judge == args.judge for _, t in db.iter_targets() for p in t.postedits) and not any(
-            m.judge == args.judge for _, t in db.iter_targets() for m in t.item_marks):
+            m.judge == args.judge for _, t in db.iter_targets() for m in t.item_marks) and not any(
+            a.judge == args.judge for _, t in db.iter_targets() for a in t.span_annotations):
         raise ScoreError(f"judge '{args.judge}' has no scores, post-edits or marks in this "
                          "database")
     refuse_unused_options(args, HUMAN_MEASURES, "human computes HTER (ter), aWER (wer) and "
@@ -119,8 +138,11 @@ def run_human(args: argparse.Namespace) -> int:
                                    "sentences": v.sentences, "numerator": v.numerator,
                                    "denominator": v.denominator}
                                for n, v in row.items()} for s, row in table.items()}}
+        from evaltrans_qt.engine.human.spans.scores import summary as span_summary
+        out["spans"] = span_summary(db)      # mqm, esa, per-category counts per system
         print(json.dumps(out, ensure_ascii=False))
         return 0
+    names = [n for n in names if n != "mqm"]      # not a percentage: _print_spans shows it
     width = max([6, *(len(s) for s in table)])
     heads = [n.upper() if ":" not in n else f"SSER({n.split(':', 1)[1]})" for n in names]
     colw = max(15, *(len(h) for h in heads)) if heads else 15
@@ -130,6 +152,7 @@ def run_human(args: argparse.Namespace) -> int:
             f"{_protocol_cell(row[n].value, row[n].sentences):>{colw}}" for n in names))
     print(f"values in percent (sentences they are based on); {S.added_references(db)} "
           "reference(s) added by judges")
+    _print_spans(db)
     return 0
 
 

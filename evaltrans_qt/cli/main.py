@@ -64,6 +64,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                              "import, export"),
     "significance": ("metaeval", "paired bootstrap / approximate randomisation between "
                                  "systems, as sacreBLEU computes them"),
+    "spans": ("spans", "mark, remove or list error spans (MQM, ESA); import or export them "
+                       "as JSON Lines"),
     "unseen": ("unseen", "score a system from the ranked short segments of the database "
                          "(Machacek 3.2)"),
     "wmt14-tables": ("wmt14_tables", "the WMT14 metrics-task tables (Machacek ch. 4, Tables "

@@ -1,0 +1,245 @@
+"""Error-span annotation (MQM, ESA) without the application, and Google's MQM TSV.
+
+* ``evaltrans spans DB --source K --system S --judge J --add START:END --severity major
+  --category Accuracy/Mistranslation [--side source] [--comment C] [--seconds T]`` adds an
+  error to judge J's annotation of system S's translation of source K (1-based, as the
+  application lists it); ``START:END`` are character offsets into the candidate (or the
+  source), ``5:5`` an omission at 5. ``--remove N`` removes J's N-th error (as ``--list``
+  numbers them), ``--no-error`` records that J found no error, ``--list [--json]`` shows
+  the annotations of the candidate (of every judge unless ``--judge``).
+* ``evaltrans spans DB --import-json FILE [--judge J]``: spans from JSON Lines
+  (io/spans_jsonl.py; J for objects without ``judge``), e.g. machine spans to pre-fill;
+  ``--export-json FILE`` writes every annotation in the same shape.
+* ``evaltrans import mqm FILE.tsv [--weights SPEC] [--lp SRC-TGT] [--reference NAME]
+  [--lenient] -o DB`` and ``evaltrans export mqm DB -o FILE.tsv`` (io/mqm_tsv.py).
+
+Every change goes through the journal under the database's lock
+(io/span_store.py), as ``evaltrans judge`` does; bad input exits 2 naming file, line and
+problem and writes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from evaltrans_qt.errors import OptionError, ScoreError
+
+
+def _span(text: str) -> tuple[int, int]:
+    a, colon, b = text.partition(":")
+    if not colon or not a.strip().isdigit() or not b.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"not START:END (character offsets): {text!r}")
+    return int(a), int(b)
+
+
+def _seconds(text: str) -> float:
+    import math
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (math.isfinite(v) and v >= 0):
+        raise argparse.ArgumentTypeError(f"not a number >= 0: {text!r}")
+    return v
+
+
+def _error_record(n: int, e, t_text: str, s_text: str) -> dict:
+    return {"n": n, "side": e.side, "start": e.start, "end": e.end, "severity": e.severity,
+            "category": e.category, "comment": e.comment, "seconds": e.seconds,
+            "text": e.text_of(t_text if e.side == "target" else s_text)}
+
+
+def _action(args: argparse.Namespace) -> str:
+    chosen = [name for name, on in (("--add", args.add is not None),
+                                    ("--remove", args.remove is not None),
+                                    ("--no-error", args.no_error), ("--list", args.list),
+                                    ("--import-json", args.import_json is not None),
+                                    ("--export-json", args.export_json is not None)) if on]
+    if len(chosen) != 1:
+        raise OptionError("give exactly one of --add, --remove, --no-error, --list, "
+                          "--import-json, --export-json" +
+                          (f" (got {', '.join(chosen)})" if chosen else ""))
+    action = chosen[0]
+    needs_candidate = action in ("--add", "--remove", "--no-error", "--list")
+    if needs_candidate and (args.source is None or args.system is None):
+        raise OptionError(f"{action} needs --source K and --system S")
+    if not needs_candidate and (args.source is not None or args.system is not None):
+        raise OptionError(f"--source/--system are not used with {action}")
+    if action != "--add":
+        for opt, v in (("--severity", args.severity), ("--category", args.category),
+                       ("--side", args.side), ("--comment", args.comment),
+                       ("--seconds", args.seconds)):
+            if v is not None:
+                raise OptionError(f"{opt} is only used with --add")
+    elif args.severity is None:
+        raise OptionError("--add needs --severity (neutral, minor, major, critical)")
+    return action
+
+
+def run_spans(args: argparse.Namespace) -> int:
+    from evaltrans_qt.engine.data.protocols import source_at, target_of
+    from evaltrans_qt.engine.human.spans.model import ErrorSpan, canonical_severity, check_error
+    from evaltrans_qt.engine.human.spans.scores import annotation_by
+    from evaltrans_qt.io.protocol_changes import spans_change
+    from evaltrans_qt.io.span_store import commit_span_changes
+    action = _action(args)
+    if action == "--export-json":
+        from evaltrans_qt.cli._common import check_output_file, open_database
+        from evaltrans_qt.io.spans_jsonl import write_spans_jsonl
+        check_output_file(args.export_json, "--export-json")
+        n = write_spans_jsonl(open_database(args.database), args.export_json)
+        print(f"{args.export_json}: {n} annotation(s) written", file=sys.stderr)
+        return 0
+    if action == "--list":
+        from evaltrans_qt.cli._common import open_database
+        db = open_database(args.database)
+        src = source_at(db, args.source)
+        t = target_of(db, src, args.system, candidate=True)
+        anns = [a for a in t.span_annotations if args.judge is None or a.judge == args.judge]
+        recs: list[dict[str, Any]] = [{"judge": a.judge, "seconds": a.seconds,
+                 "errors": [_error_record(n, e, t.text, src.text)
+                            for n, e in enumerate(a.errors, 1)]} for a in anns]
+        if args.json:
+            print(json.dumps({"source": args.source, "system": args.system, "target": t.text,
+                              "annotations": recs}, ensure_ascii=False))
+        else:
+            print(f"source {args.source}, {args.system}: {t.text}")
+            for r in recs:
+                errs = r["errors"]
+                print(f"  judge {r['judge'] or '(none)'}: "
+                      f"{len(errs) if errs else 'no'} error{'' if len(errs) == 1 else 's'}")
+                for e in errs:
+                    where = "-" if e["start"] is None else f"{e['start']}:{e['end']}"
+                    print(f"    {e['n']}. {e['side']} {where} {e['severity']} {e['category']}"
+                          f" {e['text']!r}" + (f" ({e['comment']})" if e["comment"] else ""))
+        return 0
+    if action == "--import-json":
+        from evaltrans_qt.io.spans_jsonl import read_spans_jsonl
+        got = commit_span_changes(args.database,
+                                  lambda db: read_spans_jsonl(args.import_json, db, args.judge))
+        print(f"{args.database}: {len(got)} annotation(s) imported from {args.import_json}",
+              file=sys.stderr)
+        return 0
+    said: list[str] = []
+
+    def build(db):
+        si = args.source
+        src = source_at(db, si)
+        t = target_of(db, src, args.system, candidate=True)
+        ti = next(i for i, x in enumerate(src.targets) if x is t)
+        old = annotation_by(t, args.judge)
+        errors = list(old.errors) if old is not None else []
+        seconds = old.seconds if old is not None else None
+        if action == "--add":
+            start, end = args.add
+            e = ErrorSpan(canonical_severity(args.severity), args.category or "Other", start,
+                          end, args.side or "target", args.comment, args.seconds)
+            try:
+                check_error(e, t.text, src.text)
+            except ScoreError as exc:
+                raise ScoreError(exc.problem, args.database) from None
+            errors.append(e)
+            said.append(f"error {len(errors)} added: {e.severity} {e.category} "
+                        f"{e.text_of(t.text if e.side == 'target' else src.text)!r}")
+        elif action == "--remove":
+            if not 1 <= args.remove <= len(errors):
+                raise ScoreError(f"judge {args.judge!r} has {len(errors)} error(s) on this "
+                                 f"candidate; there is no error {args.remove}", args.database)
+            errors.pop(args.remove - 1)
+            said.append(f"error {args.remove} removed")
+        else:
+            if errors:
+                raise ScoreError(f"judge {args.judge!r} has marked {len(errors)} error(s) on "
+                                 "this candidate; remove them first", args.database)
+            said.append("no error")
+        return [spans_change(db, si - 1, ti, args.judge, errors, seconds)]
+
+    commit_span_changes(args.database, build)
+    who = f" by {args.judge}" if args.judge else ""
+    print(f"{args.database}: source {args.source}, {args.system}{who}: {said[0]}",
+          file=sys.stderr)
+    return 0
+
+
+def run_import_mqm(args: argparse.Namespace) -> int:
+    from evaltrans_qt.cli._common import check_output_file, write_database
+    from evaltrans_qt.io.mqm_tsv import read_mqm_tsv
+    check_output_file(args.output, "-o")
+    db, report = read_mqm_tsv(args.file, weights=args.weights, lp=args.lp,
+                              reference=args.reference, lenient=args.lenient)
+    for line, problem in report.skipped:
+        print(f"{args.file}:{line}: skipped: {problem}", file=sys.stderr)
+    c = db.counts()
+    write_database(db, args.output, f"{report.rows} rows ({report.errors} errors), "
+                                     f"{c['sources']} sources, {c['candidates']} candidates of "
+                                     f"{len(c['systems'])} systems"
+                                     + (f"; {len(report.skipped)} rows skipped"
+                                        if report.skipped else ""), force=args.force)
+    return 0
+
+
+def run_export_mqm(args: argparse.Namespace) -> int:
+    from evaltrans_qt.cli._common import check_output_file, open_database
+    from evaltrans_qt.io.mqm_tsv import write_mqm_tsv
+    check_output_file(args.output, "-o")
+    n = write_mqm_tsv(open_database(args.database), args.output)
+    print(f"{args.output}: {n} rows", file=sys.stderr)
+    return 0
+
+
+def add_import_mqm(isub: argparse._SubParsersAction) -> None:
+    """``import mqm`` (registered by ``cli/data.py`` beside the other imports)."""
+    from evaltrans_qt.cli._common import add_force_argument
+    p = isub.add_parser("mqm", help="Google's MQM ratings TSV (system doc doc_id seg_id rater "
+                                    "source target category severity)")
+    p.add_argument("file", metavar="FILE.tsv")
+    p.add_argument("--weights", metavar="SPEC",
+                   help="MQM weights as mt-metrics-eval writes them (default 'Major:5 Minor:1 "
+                        "Neutral:0 Major/Non-translation!:25 Minor/Fluency/Punctuation:0.1')")
+    p.add_argument("--lp", metavar="SRC-TGT", help="language pair to record in the database")
+    p.add_argument("--reference", metavar="NAME",
+                   help="also make system NAME's translation the reference of each segment")
+    p.add_argument("--lenient", action="store_true",
+                   help="skip malformed rows (listed on stderr) instead of stopping")
+    p.add_argument("-o", "--output", required=True, metavar="DB", help="database to write")
+    add_force_argument(p)
+    p.set_defaults(func=run_import_mqm)
+
+
+def add_export_mqm(esub: argparse._SubParsersAction) -> None:
+    """``export mqm`` (registered by ``cli/data.py`` beside the other exports)."""
+    p = esub.add_parser("mqm", help="the error spans as Google's MQM ratings TSV")
+    p.add_argument("database", metavar="DB")
+    p.add_argument("-o", "--output", required=True, metavar="FILE.tsv", help="TSV to write")
+    p.set_defaults(func=run_export_mqm)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("spans", help="mark, remove or list error spans (MQM, ESA); "
+                                            "import or export them as JSON Lines")
+    p.add_argument("database", metavar="DB", help="the database (.etdb.xml; written in place)")
+    p.add_argument("--source", type=int, metavar="K",
+                   help="source number, 1-based as in the application's source list")
+    p.add_argument("--system", metavar="SYSTEM", help="the system whose translation is marked")
+    p.add_argument("--judge", metavar="NAME", help="who annotates (default: no name)")
+    p.add_argument("--add", type=_span, metavar="START:END",
+                   help="mark characters [START, END) as an error (START:START: an omission)")
+    p.add_argument("--severity", help="neutral, minor, major or critical")
+    p.add_argument("--category", help="category path, e.g. Accuracy/Mistranslation "
+                                      "(default Other)")
+    p.add_argument("--side", choices=("target", "source"),
+                   help="mark the source instead of the translation (default target)")
+    p.add_argument("--comment", help="a comment on the error")
+    p.add_argument("--seconds", type=_seconds, metavar="T", help="seconds spent on the error")
+    p.add_argument("--remove", type=int, metavar="N", help="remove the judge's N-th error")
+    p.add_argument("--no-error", action="store_true",
+                   help="record that the judge found no error in this translation")
+    p.add_argument("--list", action="store_true", help="show the annotations of a translation")
+    p.add_argument("--import-json", metavar="FILE",
+                   help="set annotations from a JSON Lines file (one object per translation)")
+    p.add_argument("--export-json", metavar="FILE", help="write every annotation as JSON Lines")
+    p.add_argument("--json", action="store_true", help="--list as one JSON object")
+    p.set_defaults(func=run_spans)

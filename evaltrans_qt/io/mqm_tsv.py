@@ -1,0 +1,329 @@
+"""Google's MQM ratings TSV (google/wmt-mqm-human-evaluation; read by mt-metrics-eval's
+``converters/score_mqm.py``): import into a database and export from one.
+
+The file is tab-separated without quoting, one header line, then one row per error::
+
+    system  doc  doc_id  seg_id  rater  source  target  category  severity  [comment]
+
+``doc_id`` is the 1-based position of the segment in its document, ``seg_id`` the
+segment's number in the test set. The error's span is marked ``<v>…</v>`` in
+``target`` (or in ``source`` for a source-side error); ``<v></v>`` marks an omission's
+position; a row without markers is an error the rater did not locate. A rater who found
+no error writes one ``no-error`` row (severity ``no-error``, category ``No-error``).
+With the markers removed, every row of a candidate has the same ``source`` and
+``target`` text.
+
+**Import** (:func:`read_mqm_tsv`): one source per (``doc``, ``doc_id``), in order of first
+appearance (so source K is the K-th segment the application lists), ``<source doc
+seg=doc_id seg_id=…>``; one candidate per system and source (human translations such as
+``ref``/``refB`` too: they were judged like systems); one error annotation
+(:class:`~evaltrans_qt.engine.human.spans.model.SpanAnnotation`) per rater and candidate,
+its errors in file order. Severities and categories are kept as written (the typology
+is open). A malformed row (wrong number of fields, a ``<v>`` without ``</v>``, marks in
+both texts, an unknown severity, a text differing from the candidate's) stops the
+import naming the file and row; ``lenient=True`` skips such rows and lists them.
+
+**Export** (:func:`write_mqm_tsv`) writes the same columns (the imported header, with
+``comment`` if it had one); rows are grouped by candidate and, within a candidate, by
+rater in order of first appearance, errors in annotation order. Candidates come in the
+order the import found (by system, or by segment: ``<database mqm-order>``), so an
+imported file exported again is byte-identical except for rows of one candidate whose
+raters were interleaved.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evaltrans_qt.engine.data.database import Database, Source, Target
+from evaltrans_qt.engine.human.spans.model import (
+    ErrorSpan,
+    SpanAnnotation,
+    Typology,
+    canonical_severity,
+)
+from evaltrans_qt.engine.human.spans.scores import WEIGHTS_ATTR
+from evaltrans_qt.engine.human.spans.weights import parse_weights
+from evaltrans_qt.errors import EvalTransError, InputFormatError, SaveError
+from evaltrans_qt.io.atomic import atomic_write_bytes
+from evaltrans_qt.io.plaintext import read_input_bytes
+
+COLUMNS = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category",
+           "severity")
+OPTIONAL = ("comment",)
+NO_ERROR = "no-error"
+NO_ERROR_CATEGORY = "No-error"
+#: ``<source seg_id=…>``: the test-set segment number of an imported source.
+SEG_ID_ATTR = "seg_id"
+#: ``<database mqm-columns=…>``: the imported header when it is not the 9 columns.
+COLUMNS_ATTR = "mqm-columns"
+#: ``<database mqm-order=…>``: ``segment`` if the imported rows came segment by segment.
+ORDER_ATTR = "mqm-order"
+#: ``extra_attrs`` of a clean annotation whose ``no-error`` row was spelled differently.
+_CLEAN_CATEGORY, _CLEAN_SEVERITY = "mqm-category", "mqm-severity"
+OPEN, CLOSE = "<v>", "</v>"
+
+
+@dataclass
+class ImportReport:
+    """What :func:`read_mqm_tsv` read: rows, and the rows skipped (``lenient``)."""
+
+    rows: int = 0
+    errors: int = 0
+    skipped: list[tuple[int, str]] = field(default_factory=list)
+
+
+def unmark(text: str) -> tuple[str, int | None, int | None]:
+    """``text`` without its ``<v>…</v>`` and the marked span ``[start, end)`` (None, None
+    without markers); ValueError naming the problem for unbalanced or repeated markers."""
+    n_open, n_close = text.count(OPEN), text.count(CLOSE)
+    if n_open == 0 and n_close == 0:
+        return text, None, None
+    if n_open != 1 or n_close != 1:
+        if n_open > n_close:
+            raise ValueError(f"a {OPEN} without {CLOSE}")
+        if n_close > n_open:
+            raise ValueError(f"a {CLOSE} without {OPEN}")
+        raise ValueError(f"{n_open} spans marked {OPEN}…{CLOSE} in one text (one per row)")
+    i, j = text.index(OPEN), text.index(CLOSE)
+    if j < i:
+        raise ValueError(f"{CLOSE} before {OPEN}")
+    plain = text[:i] + text[i + len(OPEN):j] + text[j + len(CLOSE):]
+    return plain, i, j - len(OPEN)
+
+
+def mark(text: str, start: int | None, end: int | None) -> str:
+    """``text`` with ``[start, end)`` marked ``<v>…</v>`` (unchanged without a span)."""
+    if start is None or end is None:
+        return text
+    return f"{text[:start]}{OPEN}{text[start:end]}{CLOSE}{text[end:]}"
+
+
+class _Builder:
+    """The database an import builds, with the indexes it needs to stay linear."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.sources: dict[tuple[str, str], Source] = {}
+        self.candidates: dict[tuple[str, str, str], Target] = {}
+        self.blocks: list[tuple[str, int]] = []        # (system, source index) in file order
+        self.source_index: dict[int, int] = {}
+
+    def row(self, f: dict[str, str]) -> int:
+        """Add one row; returns the number of errors it added (0 or 1)."""
+        doc, doc_id = f["doc"], f["doc_id"].strip()
+        if not doc_id.isdigit() or int(doc_id) < 1:
+            raise ValueError(f"doc_id {f['doc_id']!r} is not a whole number >= 1")
+        src_plain, s0, s1 = _unmarked(f["source"], "source")
+        tgt_plain, t0, t1 = _unmarked(f["target"], "target")
+        if s0 is not None and t0 is not None:
+            raise ValueError("spans marked in both source and target (one per row)")
+        sev = f["severity"]
+        clean = sev.strip().lower() == NO_ERROR
+        if not clean:
+            canonical_severity(sev)                      # ScoreError: unknown severity
+            if not f["category"].strip():
+                raise ValueError("empty category")
+        src = self.sources.get((doc, doc_id))
+        if src is None:
+            try:
+                src = self.db.add_source(src_plain, doc, doc_id)
+            except InputFormatError as exc:
+                raise ValueError(exc.problem) from None
+            src.extra_attrs[SEG_ID_ATTR] = f["seg_id"]
+            self.sources[(doc, doc_id)] = src
+            self.source_index[id(src)] = len(self.db.sources) - 1
+        elif src.text != src_plain:
+            raise ValueError(f"the source without <v> marks, {src_plain[:60]!r}, differs from "
+                             f"the source of doc {doc!r} doc_id {doc_id}, {src.text[:60]!r}")
+        elif src.extra_attrs.get(SEG_ID_ATTR) != f["seg_id"]:
+            raise ValueError(f"seg_id {f['seg_id']!r}, but doc {doc!r} doc_id {doc_id} had "
+                             f"seg_id {src.extra_attrs.get(SEG_ID_ATTR)!r}")
+        system = f["system"]
+        t = self.candidates.get((doc, doc_id, system))
+        if t is None:
+            t = Target(tgt_plain, system)
+            src.targets.append(t)
+            self.candidates[(doc, doc_id, system)] = t
+            self.blocks.append((system, self.source_index[id(src)]))
+        elif t.text != tgt_plain:
+            raise ValueError(f"the target without <v> marks, {tgt_plain[:60]!r}, differs from "
+                             f"system {system!r}'s candidate {t.text[:60]!r}")
+        rater = f["rater"]
+        ann = next((a for a in t.span_annotations if a.judge == rater), None)
+        if ann is None:
+            ann = SpanAnnotation(rater)
+            t.span_annotations.append(ann)
+        if clean:
+            if f["category"] != NO_ERROR_CATEGORY or sev != NO_ERROR:
+                ann.extra_attrs[_CLEAN_CATEGORY] = f["category"]
+                ann.extra_attrs[_CLEAN_SEVERITY] = sev
+            return 0
+        side = "source" if s0 is not None else "target"
+        start, end = (s0, s1) if s0 is not None else (t0, t1)
+        comment = f.get("comment") or None
+        ann.errors.append(ErrorSpan(sev, f["category"], start, end, side, comment))
+        return 1
+
+
+def _unmarked(text: str, column: str) -> tuple[str, int | None, int | None]:
+    try:
+        return unmark(text)
+    except ValueError as exc:
+        raise ValueError(f"{column}: {exc}") from None
+
+
+def _lines(data: bytes, path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise InputFormatError("the file is not valid UTF-8", path, line) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    for i, row in enumerate(lines, 1):
+        yield i, row[:-1] if row.endswith("\r") else row
+
+
+def read_mqm_tsv(path: str | os.PathLike[str], db: Database | None = None, *,
+                 weights: str | None = None, lp: str | None = None,
+                 reference: str | None = None, lenient: bool = False,
+                 typology: Typology | None = None) -> tuple[Database, ImportReport]:
+    """Import an MQM ratings TSV (module doc) into ``db`` (default: a new database).
+
+    ``weights`` (a spec, engine/human/spans/weights.py) and ``lp`` are recorded in the
+    database; ``reference`` names a system whose candidates are also added as the
+    reference of their segment (for the automatic measures); a closed ``typology``
+    refuses other categories. :class:`InputFormatError` naming file and row for a
+    malformed row unless ``lenient``, which skips it (``ImportReport.skipped``)."""
+    from evaltrans_qt.io.mtme import LP_ATTR
+    db = db if db is not None else Database()
+    if weights is not None:
+        parse_weights(weights)                       # OptionError for a bad spec
+    data = read_input_bytes(path, "an MQM ratings TSV file")
+    rows = _lines(data, path)
+    try:
+        _, header_line = next(rows)
+    except StopIteration:
+        raise InputFormatError("empty file (expected an MQM TSV header)", path, 1) from None
+    header = header_line.split("\t")
+    missing = [c for c in COLUMNS if c not in header]
+    unknown = [c for c in header if c not in COLUMNS + OPTIONAL]
+    if missing or unknown or len(set(header)) != len(header):
+        raise InputFormatError(
+            f"header {header_line[:120]!r}: expected the columns {' '.join(COLUMNS)} "
+            f"[comment]" + (f"; missing {', '.join(missing)}" if missing else "")
+            + (f"; unknown {', '.join(unknown)}" if unknown else ""), path, 1)
+    report = ImportReport()
+    build = _Builder(db)
+    for line_no, line in rows:
+        parts = line.split("\t")
+        try:
+            if len(parts) != len(header):
+                raise ValueError(f"{len(parts)} fields, the header has {len(header)}")
+            f = dict(zip(header, parts, strict=True))
+            if typology is not None and f["severity"].strip().lower() != NO_ERROR:
+                typology.check(f["category"])
+            report.errors += build.row(f)
+            report.rows += 1
+        except (ValueError, EvalTransError) as exc:
+            problem = exc.problem if isinstance(exc, EvalTransError) else str(exc)
+            if not lenient:
+                raise InputFormatError(f"row {line_no}: {problem}", path, line_no) from None
+            report.skipped.append((line_no, problem))
+    if tuple(header) != COLUMNS:
+        db.extra_attrs[COLUMNS_ATTR] = " ".join(header)
+    if _segment_major(build.blocks) and not _system_major(build.blocks):
+        db.extra_attrs[ORDER_ATTR] = "segment"
+    if weights is not None:
+        db.extra_attrs[WEIGHTS_ATTR] = weights
+    if lp is not None:
+        db.extra_attrs[LP_ATTR] = lp
+    if reference is not None:
+        found = [t for (_, _, s), t in build.candidates.items() if s == reference]
+        if not found:
+            raise InputFormatError(f"--reference {reference}: no system of that name in the "
+                                   "file", path)
+        lv = db.ensure_reference_class()
+        for (doc, doc_id, s), t in build.candidates.items():
+            if s == reference:
+                ref = Target(t.text, reference)
+                ref.scores.append(_reference_score(lv))
+                build.sources[(doc, doc_id)].targets.append(ref)
+    return db, report
+
+
+def _reference_score(lv):
+    from evaltrans_qt.engine.data.database import Score
+    return Score(lv.name, float(lv.perfect))
+
+
+def _system_major(blocks: list[tuple[str, int]]) -> bool:
+    """Whether the candidates came system by system, segments in database order."""
+    firsts: dict[str, int] = {}
+    for n, (s, _) in enumerate(blocks):
+        firsts.setdefault(s, n)
+    return blocks == sorted(blocks, key=lambda b: (firsts[b[0]], b[1]))
+
+
+def _segment_major(blocks: list[tuple[str, int]]) -> bool:
+    return all(a[1] <= b[1] for a, b in zip(blocks, blocks[1:], strict=False))
+
+
+def _clean(text: str, what: str) -> str:
+    if "\t" in text or "\n" in text or "\r" in text:
+        raise SaveError(f"{what} {text[:40]!r} holds a tab or line break, which an MQM TSV "
+                        "cannot hold")
+    return text
+
+
+def mqm_rows(db: Database) -> Iterator[list[str]]:
+    """The rows of the export (module doc), header first."""
+    header = db.extra_attrs.get(COLUMNS_ATTR, " ".join(COLUMNS)).split(" ")
+    if "comment" not in header and any(e.comment for _, t in db.iter_candidates()
+                                       for a in t.span_annotations for e in a.errors):
+        header.append("comment")
+    yield header
+    blocks: list[tuple[int, Source, Target]] = []
+    for i, src in enumerate(db.sources):
+        for t in db.candidates(src):
+            if t.span_annotations:
+                blocks.append((i, src, t))
+    if db.extra_attrs.get(ORDER_ATTR) != "segment":
+        order = {s: n for n, s in enumerate(db.systems())}
+        blocks.sort(key=lambda b: (order[b[2].system or ""], b[0]))
+    for i, src, t in blocks:
+        base = {"system": _clean(t.system or "", "system"),
+                "doc": _clean(src.doc or "", "doc"), "doc_id": src.seg or str(i + 1),
+                "seg_id": src.extra_attrs.get(SEG_ID_ATTR, str(i + 1))}
+        stext, ttext = _clean(src.text, "source"), _clean(t.text, "candidate")
+        for a in t.span_annotations:
+            rater = _clean(a.judge or "", "rater")
+            if not a.errors:
+                yield [{**base, "rater": rater, "source": stext, "target": ttext,
+                        "category": a.extra_attrs.get(_CLEAN_CATEGORY, NO_ERROR_CATEGORY),
+                        "severity": a.extra_attrs.get(_CLEAN_SEVERITY, NO_ERROR),
+                        "comment": ""}[c] for c in header]
+            for e in a.errors:
+                src_side = e.side == "source"
+                row = {**base, "rater": rater,
+                       "source": mark(stext, e.start, e.end) if src_side else stext,
+                       "target": ttext if src_side else mark(ttext, e.start, e.end),
+                       "category": _clean(e.category, "category"),
+                       "severity": _clean(e.severity, "severity"),
+                       "comment": _clean(e.comment or "", "comment")}
+                yield [row[c] for c in header]
+
+
+def write_mqm_tsv(db: Database, path: str | os.PathLike[str]) -> int:
+    """Write the error annotations of ``db`` as an MQM TSV (atomically); returns the rows
+    written (header excluded). :class:`SaveError` if a text holds a tab or line break."""
+    lines = ["\t".join(r) for r in mqm_rows(db)]
+    atomic_write_bytes(Path(path), ("\n".join(lines) + "\n").encode("utf-8"))
+    return len(lines) - 1
