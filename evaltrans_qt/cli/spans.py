@@ -63,6 +63,8 @@ def _action(args: argparse.Namespace) -> str:
                           "--import-json, --export-json" +
                           (f" (got {', '.join(chosen)})" if chosen else ""))
     action = chosen[0]
+    if args.json and action != "--list":
+        raise OptionError("--json is only used with --list")
     needs_candidate = action in ("--add", "--remove", "--no-error", "--list")
     if needs_candidate and (args.source is None or args.system is None):
         raise OptionError(f"{action} needs --source K and --system S")
@@ -176,8 +178,8 @@ def run_import_mqm(args: argparse.Namespace) -> int:
     write_database(db, args.output, f"{report.rows} rows ({report.errors} errors), "
                                      f"{c['sources']} sources, {c['candidates']} candidates of "
                                      f"{len(c['systems'])} systems"
-                                     + (f"; {len(report.skipped)} rows skipped"
-                                        if report.skipped else ""), force=args.force)
+                                     + (f"; {len(report.skipped)} malformed rows skipped"
+                                        if args.lenient else ""), force=args.force)
     return 0
 
 
@@ -196,7 +198,7 @@ def add_import_mqm(isub: argparse._SubParsersAction) -> None:
     p = isub.add_parser("mqm", help="Google's MQM ratings TSV (system doc doc_id seg_id rater "
                                     "source target category severity)")
     p.add_argument("file", metavar="FILE.tsv")
-    p.add_argument("--weights", metavar="SPEC",
+    p.add_argument("--weights", metavar="WEIGHTS",
                    help="MQM weights as mt-metrics-eval writes them (default 'Major:5 Minor:1 "
                         "Neutral:0 Major/Non-translation!:25 Minor/Fluency/Punctuation:0.1')")
     p.add_argument("--lp", metavar="SRC-TGT", help="language pair to record in the database")

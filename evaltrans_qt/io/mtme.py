@@ -233,6 +233,21 @@ def _fmt(v: float) -> str:
     return "None" if v is None or not math.isfinite(v) else repr(float(v))
 
 
+def mqm_tables(db: Database, systems: list[str], n: int) -> dict[str, list[str]]:
+    """``seg`` and ``sys`` lines of the MQM scores of ``db``'s error spans (mt-metrics-eval's
+    ``score_mqm.py`` values: ``None`` where a segment was not annotated; a system's score
+    the mean over its annotated segments); empty without spans."""
+    from evaltrans_qt.engine.human.spans.scores import has_spans, mqm_scores, mqm_system_scores
+    if not has_spans(db):
+        return {}
+    seg = mqm_scores(db)
+    sys_scores = mqm_system_scores(db)
+    lines = [f"{name} {_fmt(v) if (v := seg.get((i, name, 0))) is not None else 'None'}"
+             for name in systems if name in sys_scores for i in range(n)]
+    return {"seg": lines, "sys": [f"{name} {_fmt(sys_scores[name])}" for name in systems
+                                  if name in sys_scores]}
+
+
 def export_mtme(db: Database, directory: PathLike, lp: str | None = None, run=None,
                 measures: list[str] | None = None) -> list[Path]:
     """Write ``db`` as the ``lp`` EvalSet of an mt-metrics-eval directory (module doc);
@@ -289,6 +304,14 @@ def export_mtme(db: Database, directory: PathLike, lp: str | None = None, run=No
             put(f"human-scores/{lp_part}.{safe.part(cls)}.seg.score", lines)
     for (name, level), lines in human_tables(db).items():
         put(f"human-scores/{lp_part}.{safe.part(name)}.{safe.part(level)}.score", list(lines))
+    if not db.has_class("mqm"):                   # MQM from error spans (engine/human/spans)
+        for level, lines in mqm_tables(db, sorted(by_sys), len(srcs)).items():
+            put(f"human-scores/{lp_part}.mqm.{level}.score", lines)
+    if db.has_class("esa") and ("esa", "sys") not in human_tables(db):   # ESA: mean score
+        from evaltrans_qt.engine.human.spans.scores import esa_system_scores
+        esa = esa_system_scores(db)
+        put(f"human-scores/{lp_part}.esa.sys.score",
+            [f"{name} {_fmt(esa[name])}" for name in sorted(by_sys) if name in esa])
     for key, metric in external_metrics(db).items():
         stem = key if metric.reference else f"{key}-all"
         if metric.segments:

@@ -98,6 +98,10 @@ BASE: dict[str, list[str]] = {
     "import scores": ["import", "scores", "m.tsv", "--database", "demo.etdb.xml", "-o",
                       "o.etdb.xml"],
     "import mtme": ["import", "mtme", "mt", "--lp", "de-en", "-o", "o.etdb.xml"],
+    "import mqm": ["import", "mqm", "mq.tsv", "-o", "o.etdb.xml"],
+    "export mqm": ["export", "mqm", "demo.etdb.xml", "-o", "x.tsv"],
+    "spans": ["spans", "demo.etdb.xml", "--source", "1", "--system", "WebTrans", "--judge",
+              "anna", "--add", "0:3", "--severity", "major"],
     "import wmtxml": ["import", "wmtxml", "t.xml", "-o", "o.etdb.xml"],
     "export aachen": ["export", "aachen", "demo.etdb.xml", "-o", "o.txt"],
     "export mtme": ["export", "mtme", "demo.etdb.xml", "--lp", "de-en", "--measures", "wer",
@@ -209,6 +213,21 @@ TABLE: dict[str, dict[str, object]] = {
     # (import mtme and wmtxml have no --encoding: mt-metrics-eval files are UTF-8 and XML
     # declares its own)
     "export aachen": {"--score-class": C("--score-class", "adequacy"), "--output": N},
+    "import mqm": {"--output": N, "--force": ForceUnderLock("o.etdb.xml"),
+                   "--weights": C("--weights", "Major:10"), "--lp": C("--lp", "de-en"),
+                   "--reference": C("--reference", "sysB"),
+                   "--lenient": C("--lenient")},
+    "export mqm": {"--output": N},
+    "spans": {"--source": N, "--system": N, "--add": N, "--severity": N,
+              "--judge": C("--judge", "zed"), "--category": C("--category", "Style"),
+              "--side": C("--side", "source"), "--comment": C("--comment", "x"),
+              "--seconds": C("--seconds", "3"),
+              "--remove": R("--remove", "1", needle="exactly one"),
+              "--no-error": R("--no-error", needle="exactly one"),
+              "--list": R("--list", needle="exactly one"),
+              "--import-json": R("--import-json", "x.jsonl", needle="exactly one"),
+              "--export-json": R("--export-json", "x.jsonl", needle="exactly one"),
+              "--json": R("--json", needle="only used with --list")},
     "export mtme": {"--lp": C("--lp", "fr-en"), "--measures": C("--measures", "bleu"),
                     "--no-measures": R("--no-measures", needle="--no-measures"),
                     "--output": N},
@@ -483,6 +502,10 @@ def template(tmp_path_factory) -> Path:
     _write(t / "t.sgm", "<tstset><doc docid=d sysid=mt><seg id=1>won</seg></doc></tstset>")
     _write(t / "jd.tsv", "system\tseg\tclass\tvalue\tjudge\nWebTrans\t1\tfluency\t2\tzed\n")
     _write(t / "m.tsv", "WebTrans\t1\t0.5\nWebTrans\t2\t0.25\nRuleMT\t1\t0.125\n")
+    mq = ("system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity\n"
+          "sysA\td\t1\t1\tr1\tein Haus\ta <v>hose</v>\tFluency/Spelling\tMinor\n"
+          "sysB\td\t1\t1\tr1\tein Haus\ta house\tNo-error\tno-error\n")
+    _write(t / "mq.tsv", mq)
     _write(t / "t.xml", '<dataset id="t"><collection id="c"><doc id="d" origlang="de">'
                         '<src lang="de"><p><seg id="1">zwölf</seg></p></src>'
                         '<ref lang="en" translator="A"><p><seg id="1">one</seg></p></ref>'

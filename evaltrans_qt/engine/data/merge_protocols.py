@@ -81,6 +81,7 @@ def merge_target(tgt: Target, ot: Target, outcome: ItemsOutcome, report) -> None
             report.protocol_conflicts.append(
                 f"{name}: post-edit of judge {pe.judge or '-'} differs "
                 f"({'took theirs' if outcome.prefer_new else 'kept ours'})")
+    _merge_spans(tgt, ot, name, outcome.prefer_new, report)
     if not outcome.theirs_fit:
         return
     for m in ot.item_marks:
@@ -93,3 +94,18 @@ def merge_target(tgt: Target, ot: Target, outcome: ItemsOutcome, report) -> None
             report.protocol_conflicts.append(
                 f"{name}: item marks of judge {m.judge or '-'} differ "
                 f"({'took theirs' if outcome.prefer_new else 'kept ours'})")
+
+
+def _merge_spans(tgt: Target, ot: Target, name: str, prefer_new: bool, report) -> None:
+    """Error-span annotations (MQM, ESA) per judge: theirs added where we have none; where
+    both differ, a conflict is reported and ours kept (or theirs taken with ``prefer_new``)."""
+    for a in ot.span_annotations:
+        mine = next((x for x in tgt.span_annotations if x.judge == a.judge), None)
+        if mine is None:
+            tgt.span_annotations.append(copy.deepcopy(a))
+        elif (mine.errors, mine.seconds) != (a.errors, a.seconds):
+            if prefer_new:
+                tgt.span_annotations[tgt.span_annotations.index(mine)] = copy.deepcopy(a)
+            report.protocol_conflicts.append(
+                f"{name}: error spans of judge {a.judge or '-'} differ "
+                f"({'took theirs' if prefer_new else 'kept ours'})")
