@@ -32,8 +32,7 @@ import math
 import os
 import shlex
 import sys
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -49,13 +48,18 @@ from evaltrans_qt.cli._common import (
     refuse_unused_options,
     sentences_path,
 )
+from evaltrans_qt.cli.progress import (  # ProgressBar, format_seconds: importable here too
+    ProgressBar,
+    add_progress_argument,
+    format_seconds,
+    progress_for,
+)
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.engine.measures import get as get_measure
 from evaltrans_qt.engine.options import EvalOptions, option_fields
-from evaltrans_qt.engine.run.driver import Progress, default_measures, evaluate
+from evaltrans_qt.engine.run.driver import default_measures, evaluate
 from evaltrans_qt.engine.run.executors.choice import EXECUTOR_KINDS, make_executor
 from evaltrans_qt.engine.run.results import RunResult
-from evaltrans_qt.engine.run.schedule import TimeLeft
 from evaltrans_qt.errors import InputFormatError, OptionError
 from evaltrans_qt.io.names import file_name_parts
 from evaltrans_qt.io.plaintext import database_from_files
@@ -125,6 +129,7 @@ def register(subparsers) -> None:
                          "scheduler' prints)")
     io.add_argument("--workers", type=int, default=None, metavar="N",
                     help="workers of --executor dask-local (default 2) or local (as --jobs)")
+    add_progress_argument(io)
     io.add_argument("--correlation-samples", type=int, default=None, metavar="N",
                     help=f"bootstrap samples for the XML report's correlation section, written "
                          f"when the database has human scores (default {CORRELATION_SAMPLES}; "
@@ -400,57 +405,6 @@ def json_summary(run: RunResult, paths: dict[str, Path | None]) -> dict[str, Any
     }
 
 
-class ProgressBar:
-    """A one-line progress bar on a terminal's stderr (silent otherwise): percent of the
-    units of work, what is running (for INVWER: ``INVWER: 36 of 300 sentence pairs``) and
-    the time left (:class:`~evaltrans_qt.engine.run.schedule.TimeLeft`, from the cost model in
-    the pair phase); redrawn at most every ``interval`` seconds."""
-
-    def __init__(self, stream=None, workers: int = 1, interval: float = 0.2,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.stream = stream or sys.stderr
-        self.enabled = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self.clock = clock
-        self.interval = interval
-        self._t0 = clock()
-        self._shown = -math.inf
-        self._left = TimeLeft(workers)
-
-    def line(self, p: Progress, left: float | None) -> str:
-        """The bar's text for an event (without the carriage return)."""
-        frac = p.done / p.total if p.total > 0 else 0.0
-        bar = "#" * int(25 * frac) + "." * (25 - int(25 * frac))
-        text = f"[{bar}] {int(100 * frac):3d}% {p.message[:48]}"
-        if left is not None and p.done < p.total:
-            text += f"  ~{format_seconds(left)} left"
-        return text
-
-    def __call__(self, p: Progress) -> None:
-        for w in p.warnings:
-            print(f"evaltrans: warning: {w}", file=self.stream)
-        now = self.clock()
-        left = self._left.see(now - self._t0, p)
-        if not self.enabled or p.total <= 0:
-            return
-        final = p.done >= p.total
-        if not final and now - self._shown < self.interval:
-            return
-        self._shown = now
-        self.stream.write(f"\r{self.line(p, left):<100}")
-        if final:
-            self.stream.write("\n")
-        self.stream.flush()
-
-
-def format_seconds(seconds: float) -> str:
-    """``42 s``, ``17 min``, ``2.5 h`` (what a progress line shows)."""
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 2 * 3600:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
-
-
 # --------------------------------------------------------------------------- run
 def run_correlations(db: Database, run: RunResult, samples: int) -> list:
     """The report's ``<correlation>`` rows: every measure against every human class of the
@@ -578,8 +532,8 @@ def run(args: argparse.Namespace) -> int:
     executor = make_executor(args.executor, scheduler=args.scheduler,
                              workers=args.workers if args.workers is not None else args.jobs)
     try:
-        bar = ProgressBar(workers=(os.cpu_count() or 1) if executor is None
-                          else getattr(executor, "max_workers", 1))
+        bar = progress_for(args, (os.cpu_count() or 1) if executor is None
+                           else getattr(executor, "max_workers", 1))
         result = evaluate(db, options, measures, systems, executor=executor, progress=bar,
                           reference_distances=args.sentences_in_detail)
     finally:
@@ -650,4 +604,5 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["register", "run", "match_targets", "output_paths", "report_extras", "ProgressBar"]
+__all__ = ["register", "run", "match_targets", "output_paths", "report_extras", "ProgressBar",
+           "format_seconds"]

@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
 import sys
 from pathlib import Path
@@ -43,6 +44,7 @@ from evaltrans_qt.cli._common import (
     refuse_unused_options,
     write_database,
 )
+from evaltrans_qt.cli.progress import add_progress_argument, progress_for
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.engine.data.merge import merge
 from evaltrans_qt.errors import InputFormatError
@@ -278,7 +280,7 @@ def run_export_mtme(args: argparse.Namespace) -> int:
             or default_measures(options)
         refuse_unused_options(args, measures, f"export mtme writes {', '.join(measures)}",
                               explicit=bool(args.measures))
-        run = evaluate(db, options, measures)
+        run = evaluate(db, options, measures, progress=progress_for(args, os.cpu_count() or 1))
     files = export_mtme(db, args.output, lp, run)
     print(f"{args.output}: {len(files)} files", file=sys.stderr)
     return 0
@@ -532,4 +534,5 @@ def _register_metrics_task_formats(isub: argparse._SubParsersAction,
     _output(p, "mt-metrics-eval test-set folder to write (created if missing)",
             database=False, metavar="FOLDER")
     add_option_arguments(p)
+    add_progress_argument(p)
     p.set_defaults(func=run_export_mtme)

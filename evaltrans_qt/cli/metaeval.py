@@ -38,6 +38,7 @@ from evaltrans_qt.cli._common import (
     options_from_args,
 )
 from evaltrans_qt.cli.human import add_human_arguments, human_classes, human_scores_of
+from evaltrans_qt.cli.progress import add_progress_argument, progress_for
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.errors import ScoreError
 
@@ -46,11 +47,17 @@ if TYPE_CHECKING:
     from evaltrans_qt.engine.run.results import RunResult
 
 
+def _cores() -> int:
+    """Workers of the default executor (the progress line's time left)."""
+    import os
+    return os.cpu_count() or 1
+
+
 def _run(db: Database, args: argparse.Namespace, measures: list[str] | None) -> RunResult:
     from evaltrans_qt.engine.run.driver import evaluate
     opts = options_from_args(args)
     systems = comma_list(getattr(args, "systems", None))
-    return evaluate(db, opts, measures, systems)
+    return evaluate(db, opts, measures, systems, progress=progress_for(args, _cores()))
 
 
 # ------------------------------------------------------------ correlate
@@ -74,7 +81,8 @@ def run_correlate(args: argparse.Namespace) -> int:
     computed, external, filler = _split_measures(db, comma_list(args.measures))
     _refuse_unused(args, None if computed is None else [] if filler else computed,
                    "correlate", uses=("extrapolate",))
-    run = _with_external(evaluate(db, opts, computed, systems), db, external)
+    run = _with_external(evaluate(db, opts, computed, systems,
+                                      progress=progress_for(args, _cores())), db, external)
     shown = _shown(run, filler)
     t_eval = time.perf_counter() - t0
     if args.task:
@@ -281,7 +289,8 @@ def _significance_between_metrics(args: argparse.Namespace) -> int:
     _refuse_unused(args, None if computed is None else [] if filler else computed,
                    "significance --between-metrics", uses=("extrapolate",))
     systems = comma_list(args.systems) or [s for s in db.systems() if s in set(hs.systems())]
-    run = _with_external(evaluate(db, opts, computed, systems), db, external)
+    run = _with_external(evaluate(db, opts, computed, systems,
+                                      progress=progress_for(args, _cores())), db, external)
     data = mt.gather(db, run, cls, weighted=not args.unweighted, scores=hs,
                      measures=_shown(run, filler), convention=args.convention,
                      subset=args.subset)
@@ -535,6 +544,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_human_arguments(p)
     add_json_argument(p, csv=True)
     add_option_arguments(p)
+    add_progress_argument(p)
     p.set_defaults(func=run_correlate, csv=False)
 
     p = subparsers.add_parser("significance", help="paired bootstrap / approximate "
@@ -589,6 +599,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="human system score = plain mean (default: length-weighted)")
     add_json_argument(p)
     add_option_arguments(p)
+    add_progress_argument(p)
     p.set_defaults(func=run_significance)
 
     p = subparsers.add_parser("orange", help="ORANGE: rank of held-out references among the "
@@ -601,6 +612,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--measures", metavar="M[,M]", help="measures (default: the default ones)")
     add_json_argument(p)
     add_option_arguments(p)
+    add_progress_argument(p)
     p.set_defaults(func=run_orange)
 
     p = subparsers.add_parser("combine", help="correlation-optimal weights of measures "
@@ -613,4 +625,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_human_arguments(p, many=False)
     add_json_argument(p)
     add_option_arguments(p)
+    add_progress_argument(p)
     p.set_defaults(func=run_combine)

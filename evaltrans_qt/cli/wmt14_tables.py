@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from evaltrans_qt.cli._common import (
     options_from_args,
     refuse_unused_options,
 )
+from evaltrans_qt.cli.progress import add_progress_argument, progress_for
 from evaltrans_qt.errors import OptionError
 
 #: Table title per frame (Macháček Tables 4.2/4.3, 4.4/4.5, 4.6/4.7).
@@ -56,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
         db = open_database(path)
         if not db.has_class(args.human) and args.human != "rank":
             raise OptionError(f"{path}: no human score class '{args.human}'")
-        pairs[lp] = (db, evaluate(db, opts, measures))
+        pairs[lp] = (db, evaluate(db, opts, measures,
+                                  progress=progress_for(args, os.cpu_count() or 1)))
     tables = wmt14_tables(pairs, args.human, n_boot=args.bootstrap, seed=args.seed)
     if args.json:
         def clean(v):
@@ -92,4 +95,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", metavar="FILE.tex", help="also write the tables as "
                    "LaTeX (booktabs)")
     add_option_arguments(p)
+    add_progress_argument(p)
     p.set_defaults(func=run)

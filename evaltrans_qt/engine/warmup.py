@@ -119,3 +119,38 @@ def ensure_warm() -> None:
         finally:
             seconds = time.perf_counter() - t0
             _DONE.set()
+
+
+def kernels_cached() -> bool:
+    """Whether numba's on-disk cache holds the compiled kernels of ``engine/kernels``
+    (``njit(cache=True)``: an index file beside the module or in ``NUMBA_CACHE_DIR``), so
+    a run loads them instead of compiling (about a minute after an installation or an
+    update). A kernel module none of whose kernels has an index is not cached (kernels
+    called only from other kernels are compiled into them and never get one of their own;
+    an edited module's kernels move to new line numbers, so all of its indexes change).
+    Anything unexpected counts as cached: this only decides whether to say that compiling
+    is under way."""
+    import importlib
+    import os
+    import pkgutil
+    try:
+        from numba.core.registry import CPUDispatcher
+
+        from evaltrans_qt.engine import kernels
+    except Exception:
+        return True
+    for info in pkgutil.iter_modules(kernels.__path__):
+        try:
+            module = importlib.import_module(f"{kernels.__name__}.{info.name}")
+        except Exception:
+            continue
+        indexes = []
+        for value in vars(module).values():
+            if isinstance(value, CPUDispatcher) and value.__module__ == module.__name__:
+                cache = getattr(value, "_cache", None)
+                index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
+                if index is not None:
+                    indexes.append(index)
+        if indexes and not any(os.path.exists(i) for i in indexes):
+            return False
+    return True

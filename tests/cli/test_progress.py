@@ -1,0 +1,126 @@
+"""``--progress auto|always|never`` of the long commands (``cli/progress.py``): a bar on a
+terminal, a line every ~10 s in a log, nothing on request; and the first run's "compiling
+kernels" notice."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from evaltrans_qt.cli import progress
+from evaltrans_qt.cli.main import build_parser, main
+from evaltrans_qt.cli.progress import ProgressBar
+from evaltrans_qt.engine.run.driver import Progress
+
+
+class Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def _events(bar: ProgressBar, now: list[float], times: list[float], total: int = 100) -> None:
+    for k, t in enumerate(times, 1):
+        now[0] = t
+        bar(Progress(k * total // len(times), total, f"INVWER: {k} of {len(times)} sentence "
+                                                     "pairs"))
+
+
+def test_a_log_gets_a_line_every_interval_and_the_last_one():
+    now = [0.0]
+    out = io.StringIO()                                   # not a terminal: a log
+    bar = ProgressBar(out, clock=lambda: now[0], log_interval=10.0)
+    _events(bar, now, [3.0, 9.0, 11.0, 15.0, 22.0, 24.0, 26.5])
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 3 and "\r" not in out.getvalue()
+    assert lines[0].startswith("evaltrans: 42% INVWER: 3 of 7 sentence pairs")
+    assert lines[0].endswith("11 s elapsed") and lines[1].endswith("22 s elapsed")
+    assert lines[2].startswith("evaltrans: 100% INVWER: 7 of 7") and "left" not in lines[2]
+
+
+def test_a_short_run_logs_nothing_and_never_is_silent():
+    now = [0.0]
+    out = io.StringIO()
+    _events(ProgressBar(out, clock=lambda: now[0]), now, [1.0, 2.0, 3.0])
+    assert out.getvalue() == ""
+    tty = Tty()
+    _events(ProgressBar(tty, clock=lambda: now[0], mode="never"), now, [5.0, 50.0, 90.0])
+    assert tty.getvalue() == ""
+
+
+def test_the_bar_on_a_terminal_and_with_always():
+    now = [0.0]
+    for stream, mode in ((Tty(), "auto"), (io.StringIO(), "always")):
+        _events(ProgressBar(stream, clock=lambda: now[0], mode=mode, interval=0.0), now,
+                [1.0, 2.0])
+        text = stream.getvalue()
+        assert text.startswith("\r[") and "100% INVWER: 2 of 2" in text and text.endswith("\n")
+
+
+def test_warnings_are_shown_in_every_mode():
+    for mode in progress.PROGRESS_MODES:
+        out = io.StringIO()
+        ProgressBar(out, mode=mode)(Progress(1, 2, "x", ("LJWER approximated",)))
+        assert "evaltrans: warning: LJWER approximated" in out.getvalue()
+
+
+def test_compilation_is_announced_when_the_kernel_cache_is_missing(monkeypatch):
+    import evaltrans_qt.engine.warmup as warmup
+    monkeypatch.setattr(warmup, "kernels_cached", lambda: False)
+    out = io.StringIO()
+    assert ProgressBar(out).announce_compilation()
+    assert "compiling kernels (first run only" in out.getvalue()
+    quiet = io.StringIO()
+    assert not ProgressBar(quiet, mode="never").announce_compilation()
+    assert quiet.getvalue() == ""
+    monkeypatch.setattr(warmup, "kernels_cached", lambda: True)
+    warm = io.StringIO()
+    assert not ProgressBar(warm).announce_compilation() and warm.getvalue() == ""
+
+
+def test_an_empty_numba_cache_is_seen(tmp_path):
+    """``kernels_cached`` reads numba's cache index files: with an empty cache folder
+    (NUMBA_CACHE_DIR) nothing is cached."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    code = "from evaltrans_qt.engine.warmup import kernels_cached; print(kernels_cached())"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.stdout.strip() == "False", out.stderr
+
+
+@pytest.mark.parametrize("argv", [
+    ["batch", "--database", "x", "--all-systems"],
+    ["correlate", "x"],
+    ["significance", "x"],
+    ["orange", "x"],
+    ["combine", "x"],
+    ["export", "mtme", "x", "-o", "y"],
+    ["wmt14-tables", "en-de=x"],
+])
+def test_every_long_command_has_the_option(argv):
+    parser = build_parser(argv[0])
+    assert parser.parse_args([*argv, "--progress", "never"]).progress == "never"
+    assert parser.parse_args(argv).progress == "auto"
+
+
+def test_batch_progress_in_a_log(demo, tmp_path, monkeypatch, capsys):
+    """``--progress auto`` with stderr not a terminal writes log lines (interval 0 here); the
+    bar with ``always``; nothing with ``never`` -- and the numbers are the same."""
+    monkeypatch.setattr(progress, "LOG_INTERVAL", 0.0)
+    base = ["batch", "--database", str(demo), "--all-systems", "--measures", "wer,bleu",
+            "--jobs", "1", "--json"]
+    outs, errs = {}, {}
+    for mode in progress.PROGRESS_MODES:
+        assert main([*base, "--progress", mode]) == 0
+        captured = capsys.readouterr()
+        outs[mode], errs[mode] = captured.out, captured.err
+    assert "evaltrans: 100% " in errs["auto"] and "elapsed" in errs["auto"]
+    assert "\r[" not in errs["auto"]
+    assert "\r[" in errs["always"] and "100%" in errs["always"]
+    assert "%" not in errs["never"]
+    systems = [json.loads(outs[m])["systems"] for m in progress.PROGRESS_MODES]
+    assert systems[0] == systems[1] == systems[2] and len(systems[0]) == 4
