@@ -114,7 +114,16 @@ class ScatterPlot(pg.PlotWidget):
 
     hint = "Run the measures (Ctrl+R): each point is a sentence or a system"
 
+    #: at most this many points get their label written beside them (system level)
+    MAX_NAMED = 60
+
+    def _clear_names(self) -> None:
+        for t in getattr(self, "point_names", []):
+            self.removeItem(t)
+        self.point_names: list[pg.TextItem] = []
+
     def clear_data(self, hint: str | None = None) -> None:
+        self._clear_names()
         self.x = self.y = np.zeros(0)
         self.lines = {}
         self._scatter.setData([], [])
@@ -126,10 +135,20 @@ class ScatterPlot(pg.PlotWidget):
         show_hint(self, self.hint if hint is None else hint)
 
     def set_data(self, x: Sequence[float], y: Sequence[float], *, xlabel: str, ylabel: str,
-                 title: str = "", stats_text: str = "", labels: Sequence[str] | None = None) -> None:
+                 title: str = "", stats_text: str = "", labels: Sequence[str] | None = None,
+                 name_points: bool = False) -> None:
+        """``name_points``: write each point's label beside it (system level: the system
+        names; at most :attr:`MAX_NAMED` points), not only on hover."""
+        self._clear_names()
         x = np.asarray(x, dtype=float)
         y = np.asarray(y, dtype=float)
         ok = ~(np.isnan(x) | np.isnan(y))
+        if name_points and labels is not None and int(ok.sum()) <= self.MAX_NAMED:
+            for i in np.flatnonzero(ok):
+                t = pg.TextItem(str(labels[int(i)]), color="#333", anchor=(0, 1))
+                t.setPos(float(x[i]), float(y[i]))
+                self.addItem(t, ignoreBounds=True)
+                self.point_names.append(t)
         self.x, self.y = x[ok], y[ok]
         big = len(self.x) > 2000
         # hover labels: point data is the row index, formatted only when hovered
@@ -341,6 +360,7 @@ class HistogramPlot(pg.PlotWidget):
         self.legend.clear()
         self.addItem(self._hint, ignoreBounds=True)
         self.counts = {}
+        self.edges = np.zeros(0)
         self.has_data = False
         show_hint(self, self.hint if hint is None else hint)
 
@@ -352,7 +372,7 @@ class HistogramPlot(pg.PlotWidget):
         if not len(allv):
             show_hint(self, "no values")
             return
-        edges = np.histogram_bin_edges(allv, bins=bins)
+        edges = self.edges = np.histogram_bin_edges(allv, bins=bins)
         top = 0
         for k, (name, v) in enumerate(values_by_system.items()):
             v = np.asarray(v, dtype=float)

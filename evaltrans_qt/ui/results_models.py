@@ -38,6 +38,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from dataclasses import replace as dataclasses_replace
 from typing import Any
 
 import numpy as np
@@ -79,6 +80,8 @@ class NumberFormat:
     offset: int = 0
     whole: bool = False
     prefix: str = ""
+    #: a float is shown times ``factor`` (100: a fraction as sacreBLEU's 0-100 display)
+    factor: float = 1.0
 
     def text(self, v: object) -> str:
         if v is None:
@@ -90,6 +93,7 @@ class NumberFormat:
         if isinstance(v, (float, np.floating)):
             if math.isnan(v):
                 return self.missing
+            v = v * self.factor
             if math.isinf(v):
                 return f"{self.prefix}{v:g}" if self.infinite is None else self.infinite
             if self.whole and v == int(v):
@@ -107,6 +111,41 @@ DASH_FORMAT = NumberFormat(missing="–", infinite="–")
 
 #: Index columns shown counting from 1 (the source list's numbers); values stay 0-based.
 ONE_BASED = {"segment": NumberFormat(offset=1)}
+
+
+#: Display scales of the measures sacreBLEU reports on 0-100 (BLEU, chrF, TER): the name
+#: the results view's ``scaleSelector`` shows and the factor a fraction is shown times.
+SCALES = {"0–100 (sacreBLEU)": 100.0, "0–1 (fractions)": 1.0}
+DEFAULT_SCALE = "0–100 (sacreBLEU)"
+#: Measures whose columns the scale applies to (sacreBLEU's ``score`` is 100 x fraction).
+PERCENT_MEASURES = ("bleu", "chrf", "ter")
+#: A percent column's format: two decimals (sacreBLEU prints one or two).
+PERCENT_FORMAT = NumberFormat(decimals=2, factor=100.0)
+
+
+def percent_columns(systems) -> set[str]:
+    """The table columns of the :data:`PERCENT_MEASURES` (``BLEU``, ``BLEU-S``, ``chrF``,
+    ``TER`` ...) in ``systems`` ({system: SystemResult}, a run's ``systems``), as their
+    scores name them."""
+    out: set[str] = set()
+    for sr in (systems or {}).values():
+        for m in PERCENT_MEASURES:
+            if m in sr.scores:
+                out.update(sr.scores[m].columns)
+    return out
+
+
+def scale_formats(columns, factor: float) -> dict[str, NumberFormat]:
+    """Column formats of the display scale: ``columns`` (and their derived ``X 95% low``,
+    ``X 95% high``, ``X A``, ``X B``) times ``factor`` when it is not 1."""
+    if factor == 1.0:
+        return {}
+    fmt = dataclasses_replace(PERCENT_FORMAT, factor=factor)
+    out = {}
+    for c in columns:
+        for suffix in ("", " 95% low", " 95% high", " A", " B"):
+            out[f"{c}{suffix}"] = fmt
+    return out
 
 
 def format_number(v: object, fmt: NumberFormat | None = None) -> str:

@@ -20,7 +20,18 @@ Object names for tests: ``resultsView``, ``runProgress``, ``systemTable``,
 ``sentenceTable``, ``correlationPlot``, ``correlationBars``,
 ``correlationTable``, ``combinationPlot``, ``significanceMatrix``,
 ``histogramPlot``, ``staleBanner``, ``runAgainButton``, ``busyIndicator``,
-``runWarnings`` (the driver's warnings of the last run).
+``runWarnings`` (the driver's warnings of the last run), ``runSkipped`` (chosen measures
+the run leaves out), ``scaleSelector`` (the display scale), ``intervalMeasure`` (the
+measure of the system table's intervals and clusters), ``conventionSelector``.
+
+Numbers read as the field reads them: BLEU, chrF and TER show on 0-100 as sacreBLEU
+prints them (``scaleSelector``; 0-1 the other choice) in every table, plot and export
+of this view -- the run keeps fractions, so sorting and the API are unchanged. The
+system table has each system's 95 % bootstrap interval of one measure and its
+significance cluster (systems not significantly different at p < 0.05 share a rank, as
+WMT reports them): :func:`system_intervals`, the numbers ``evaltrans significance``
+prints. System-level correlations say their convention
+(:mod:`~evaltrans_qt.engine.metaeval.conventions`; ``conventionSelector``).
 """
 
 from __future__ import annotations
@@ -65,7 +76,16 @@ from evaltrans_qt.io.export import suggested_path
 from evaltrans_qt.run_controller import RunController, RunJob, RunUpdate
 from evaltrans_qt.ui import plots
 from evaltrans_qt.ui.export_dialog import ask_export, ask_export_plot
-from evaltrans_qt.ui.results_models import human_first, table_view
+from evaltrans_qt.ui.results_models import (
+    DEFAULT_SCALE,
+    GENERAL_FORMAT,
+    PERCENT_MEASURES,
+    SCALES,
+    human_first,
+    percent_columns,
+    scale_formats,
+    table_view,
+)
 from evaltrans_qt.ui.workers import LatestRunner, handle_errors, start_worker
 
 
@@ -82,18 +102,63 @@ class Analysis:
 
 
 def analyse(run: RunResult, db: Database | None, human: str | None, level: str,
-            normalize: bool, n_boot: int = 1000) -> Analysis:
-    """Tables and correlations of every measure with ``human`` (worker thread)."""
+            normalize: bool, n_boot: int = 1000, convention: str | None = None) -> Analysis:
+    """Tables and correlations of every measure with ``human`` (worker thread); system
+    level under ``convention`` (default: the one default of every tab and the command
+    line, :data:`~evaltrans_qt.engine.metaeval.conventions.DEFAULT_CONVENTION`)."""
+    from evaltrans_qt.engine.metaeval.conventions import DEFAULT_CONVENTION
     tables = build_tables(run, db, human_classes=[human] if human else [])
     out = Analysis(tables, human, level)
     if db is not None and human:
         from evaltrans_qt.engine.metaeval.correlation import correlate_run
         try:
             out.correlations = correlate_run(db, run, human, level=level, normalize=normalize,
-                                             n_boot=n_boot)
+                                             n_boot=n_boot,
+                                             convention=convention or DEFAULT_CONVENTION)
         except Exception as exc:  # e.g. no scored candidate: the tables still show
             out.error = str(exc)
     return out
+
+
+@dataclass
+class SystemIntervals:
+    """95 % bootstrap intervals and significance clusters of one measure's system scores
+    (:func:`system_intervals`)."""
+
+    measure: str
+    column: str
+    #: {system: (low, high)} in the engine's unit (fractions)
+    bounds: dict[str, tuple[float, float]]
+    #: {system: cluster rank}, 1 = best
+    clusters: dict[str, int]
+    samples: int
+    n_sentences: int
+
+
+def system_intervals(run: RunResult, measure: str, samples: int = 1000,
+                     alpha: float = 0.05) -> SystemIntervals:
+    """Each system's 95 % interval of ``measure`` and its cluster (worker thread).
+
+    The intervals are sacreBLEU's paired bootstrap ``estimate_ci`` over the sentences all
+    systems share, with its default seed (``evaltrans significance``'s numbers:
+    :func:`~evaltrans_qt.engine.metaeval.significance.run_significance`). Clusters as WMT
+    reports them (mt-metrics-eval ``AssignRanks``,
+    :func:`~evaltrans_qt.engine.metaeval.statistics.metric_significance.assign_ranks`):
+    systems sorted best first; a system starts a new cluster when some system of the
+    current one is significantly better (p < ``alpha``), else it shares its rank."""
+    from evaltrans_qt.engine.metaeval.significance import run_significance
+    from evaltrans_qt.engine.metaeval.statistics.metric_significance import assign_ranks
+    res = run_significance(run, measure, method="bootstrap", samples=samples)
+    order = np.argsort(-res.scores if res.higher_is_better else res.scores, kind="stable")
+    ranks = assign_ranks(res.p_values[np.ix_(order, order)], alpha)
+    bounds = res.intervals if res.intervals is not None else np.full((len(res.systems), 2),
+                                                                      np.nan)
+    sr = next(iter(run.systems.values()))
+    column = next(iter(sr.scores[measure].columns)) if measure in sr.scores else measure
+    return SystemIntervals(
+        measure, column,
+        {s: (float(bounds[i][0]), float(bounds[i][1])) for i, s in enumerate(res.systems)},
+        {res.systems[int(i)]: r for i, r in zip(order, ranks)}, res.samples, res.n_sentences)
 
 
 def significance_job(run: RunResult, measure: str, method: str, samples: int):
@@ -118,6 +183,14 @@ def combination_job(frame: pd.DataFrame, col_a: str, col_b: str, human_col: str,
     w = optimal_weights(X, y)
     cv = cross_validate(X, y, k=10, groups=sub["segment"].to_numpy()) if len(y) >= 20 else None
     return ws, rs, w, cv
+
+
+def _empty_note(text: str) -> QLabel:
+    """The message an empty panel shows in place of its content: what to do first."""
+    note = QLabel(text, wordWrap=True)
+    note.setObjectName("emptyNote")
+    note.setStyleSheet("#emptyNote { color: #555; padding: 12px; font-style: italic; }")
+    return note
 
 
 class _SentenceLabels:
@@ -159,6 +232,8 @@ class ResultsView(QWidget):
         self._partial: dict[str, SystemResult] = {}
         self._analysis_runner = LatestRunner(self)
         self._side_runner = LatestRunner(self)
+        self._ci_runner = LatestRunner(self)
+        self.intervals: SystemIntervals | None = None
         self._refresh_timer = QTimer(self, singleShot=True, interval=400)
         self._refresh_timer.timeout.connect(self.refresh_analysis)
         self._build()
@@ -198,6 +273,7 @@ class ResultsView(QWidget):
         self.run_button.setToolTip("Run the chosen measures on every system in the background")
         self.run_button.clicked.connect(lambda: self.start_run())
         self.cancel_button = QPushButton("Cancel", objectName="cancelButton", enabled=False)
+        self.cancel_button.setToolTip("Stop the run (Ctrl+.); the results shown before stay")
         self.cancel_button.clicked.connect(self.cancel_run)
         self.progress = QProgressBar(objectName="runProgress")
         self.progress.setRange(0, 1000)
@@ -245,7 +321,7 @@ class ResultsView(QWidget):
         self.skipped_label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         self.skipped_label.hide()
         lay.addWidget(self.skipped_label)
-        for r in (self._analysis_runner, self._side_runner):
+        for r in (self._analysis_runner, self._side_runner, self._ci_runner):
             r.busy.connect(self._update_busy)
             r.idle.connect(self._update_busy)
 
@@ -254,11 +330,16 @@ class ResultsView(QWidget):
         # the selectors show and write the workspace's analysis choice
         choice = self.workspace.analysis
         self.human_box = QComboBox(objectName="humanSelector")
+        self.human_box.setToolTip("The human score (class) the correlations, the sentence "
+                                  "table's human column and the plots compare with")
         self.human_box.currentIndexChanged.connect(
             lambda *_: choice.set_human(self.human_box.currentText() or None))
         ctl.addWidget(self.human_box)
         ctl.addWidget(QLabel("Level:"))
         self.level_box = QComboBox(objectName="levelSelector")
+        self.level_box.setToolTip("Sentence level: one point per candidate; system level: one "
+                                  "per system (its system scores, under the convention chosen "
+                                  "on the Correlation tab)")
         self.level_box.addItems(["sentence", "system"])
         self.level_box.setCurrentText(choice.level)
         self.level_box.currentIndexChanged.connect(
@@ -270,6 +351,16 @@ class ResultsView(QWidget):
         self.normalize_box.setChecked(choice.normalize)
         self.normalize_box.toggled.connect(lambda on: choice.set_normalize(bool(on)))
         ctl.addWidget(self.normalize_box)
+        ctl.addWidget(QLabel("Scale:"))
+        self.scale_box = QComboBox(objectName="scaleSelector")
+        self.scale_box.addItems(list(SCALES))
+        self.scale_box.setCurrentText(DEFAULT_SCALE)
+        self.scale_box.setToolTip("How BLEU, chrF and TER read in every table, plot and export "
+                                  "of the results: 0–100 as sacreBLEU and papers print them, or "
+                                  "the fractions the engine computes (0–1). Correlations and "
+                                  "p-values do not change.")
+        self.scale_box.currentIndexChanged.connect(lambda *_: self._scale_changed())
+        ctl.addWidget(self.scale_box)
         ctl.addStretch(1)
         self.status = QLabel("", objectName="resultsStatus")
         self.status.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
@@ -299,6 +390,21 @@ class ResultsView(QWidget):
         f = self.system_filter = QLineEdit(objectName="resultsSystemFilter",
                                            placeholderText="Filter systems…")
         v.addWidget(f)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("95 % intervals and clusters of:"))
+        self.interval_measure = QComboBox(objectName="intervalMeasure")
+        self.interval_measure.setToolTip(
+            "The measure whose 95 % bootstrap intervals (1000 resamples, sacreBLEU's paired "
+            "bootstrap and seed, as 'evaltrans significance' prints them) and significance "
+            "clusters the table shows. Systems in the same cluster are not significantly "
+            "different (p ≥ 0.05); cluster 1 is the best, as WMT reports them.")
+        self.interval_measure.currentIndexChanged.connect(lambda *_: self.compute_intervals())
+        row.addWidget(self.interval_measure)
+        row.addStretch(1)
+        v.addLayout(row)
+        self.system_empty = _empty_note("No run yet — Evaluate → Run measures (Ctrl+R), or "
+                                        "Evaluate → Open report to read one back.")
+        v.addWidget(self.system_empty)
         self.system_view, self.system_model, self.system_proxy = table_view("systemTable", dense=True)
         f.textChanged.connect(self.system_proxy.set_text_filter)
         v.addWidget(self.system_view)
@@ -330,6 +436,9 @@ class ResultsView(QWidget):
             row.addWidget(w)
         row.addStretch(1)
         v.addLayout(row)
+        self.sentence_empty = _empty_note("No run yet — Evaluate → Run measures (Ctrl+R): one "
+                                          "row per candidate, double-click opens it.")
+        v.addWidget(self.sentence_empty)
         self.sentence_view, self.sentence_model, self.sentence_proxy = table_view("sentenceTable", dense=True)
         self.sentence_filter.textChanged.connect(self.sentence_proxy.set_text_filter)
         self.disagree_box.toggled.connect(lambda *_: self._apply_disagreement())
@@ -347,8 +456,26 @@ class ResultsView(QWidget):
         self.plot_measure = QComboBox(objectName="plotMeasureSelector")
         self.plot_measure.currentIndexChanged.connect(lambda *_: self._update_scatter())
         row.addWidget(self.plot_measure)
+        from evaltrans_qt.engine.metaeval import conventions
+        row.addWidget(QLabel("System level:"))
+        self.convention_box = QComboBox(objectName="conventionSelector")
+        for c in conventions.CONVENTIONS:
+            self.convention_box.addItem(
+                {"mtme": "mt-metrics-eval: measure's own system score, plain human mean",
+                 "thesis": "thesis 5.5: human-scored sentences only, length-weighted mean"
+                 }.get(c, c), c)
+        self.convention_box.setCurrentIndex(
+            list(conventions.CONVENTIONS).index(conventions.DEFAULT_CONVENTION))
+        self.convention_box.setToolTip(
+            "Which numbers stand for a system in system-level correlations. The default is the "
+            "one of the Metrics tab and the command line (evaltrans correlate --convention).")
+        self.convention_box.currentIndexChanged.connect(lambda *_: self.refresh_analysis())
+        row.addWidget(self.convention_box)
         row.addStretch(1)
         v.addLayout(row)
+        self.convention_text = QLabel("", objectName="conventionText", wordWrap=True)
+        self.convention_text.setStyleSheet("color: #555;")
+        v.addWidget(self.convention_text)
         split = QSplitter(Qt.Vertical)
         top = QSplitter(Qt.Horizontal)
         self.scatter = plots.ScatterPlot()
@@ -359,6 +486,9 @@ class ResultsView(QWidget):
         top.setStretchFactor(1, 2)
         split.addWidget(top)
         self.corr_view, self.corr_model, self.corr_proxy = table_view("correlationTable", dense=True)
+        self.corr_view.setToolTip("Correlation of each measure with the human score chosen "
+                                  "above; low/high: 95 % bootstrap interval (1000 resamples of "
+                                  "source sentences); error measures negated")
         split.addWidget(self.corr_view)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 1)
@@ -372,6 +502,9 @@ class ResultsView(QWidget):
         self.comb_a = QComboBox(objectName="combinationA")
         self.comb_b = QComboBox(objectName="combinationB")
         go = QPushButton("Combine", objectName="combinationButton")
+        go.setToolTip("Correlation of (1−w)·A + w·B with the human score for w from 0 to 1, "
+                      "the best weight and 10-fold cross-validated weights (thesis eq. 6.9, "
+                      "6.15, Figure 8.1)")
         go.clicked.connect(self.compute_combination)
         for w in (QLabel("A:"), self.comb_a, QLabel("B:"), self.comb_b, go):
             row.addWidget(w)
@@ -395,7 +528,14 @@ class ResultsView(QWidget):
         self.sig_samples = QSpinBox(objectName="significanceSamples")
         self.sig_samples.setRange(100, 100000)
         self.sig_samples.setValue(1000)
+        self.sig_method.setToolTip("bootstrap: sacreBLEU's paired bootstrap resampling "
+                                   "(Koehn 2004); randomization: approximate randomisation "
+                                   "(Riezler & Maxwell 2005)")
+        self.sig_samples.setToolTip("Resamples (bootstrap) or trials (randomization); "
+                                    "sacreBLEU's defaults are 1000 and 10000")
         go = QPushButton("Compute", objectName="significanceButton")
+        go.setToolTip("p-values of every pair of systems on the chosen measure, as "
+                      "'evaltrans significance' computes them (its default seed)")
         go.clicked.connect(self.compute_significance)
         for w in (QLabel("Measure:"), self.sig_measure, QLabel("Method:"), self.sig_method,
                   QLabel("Samples:"), self.sig_samples, go):
@@ -515,6 +655,13 @@ class ResultsView(QWidget):
         self.status.clear()
         self.show_warnings(())
         self.show_skipped({})
+        self._ci_runner.cancel()
+        self.intervals = None
+        self.interval_measure.blockSignals(True)
+        self.interval_measure.clear()
+        self.interval_measure.blockSignals(False)
+        self.convention_text.clear()
+        self._show_empty_notes()
         self.eta.clear()
         self.progress.setValue(0)
         self.progress.setFormat("idle")
@@ -559,7 +706,8 @@ class ResultsView(QWidget):
         self.banner.show()
 
     def _update_busy(self) -> None:
-        on = self._analysis_runner.pending or self._side_runner.pending
+        on = (self._analysis_runner.pending or self._side_runner.pending
+              or self._ci_runner.pending)
         self.busy.setVisible(on)
 
     # ------------------------------------------------------------------ runs
@@ -651,7 +799,8 @@ class ResultsView(QWidget):
         self._partial[item.system] = item
         rows = [{"system": s, **{c: v for sc in sr.scores.values() for c, v in sc.columns.items()}}
                 for s, sr in self._partial.items()]
-        self.system_model.set_frame(pd.DataFrame(rows))
+        self.system_model.set_frame(pd.DataFrame(rows), None, self._formats())
+        self._show_empty_notes()
         self.status.setText(f"{len(self._partial)} system(s) done")
 
     def _on_finished(self, job: RunJob, result: RunResult) -> None:
@@ -709,7 +858,8 @@ class ResultsView(QWidget):
             self.scatter.clear_data(f"computing the {level}-level correlations…")
             self.bars.clear_data("")
         self._analysis_runner.submit(analyse, self.run, db, human, level,
-                                     choice.normalize, on_result=self._show_analysis,
+                                     choice.normalize, 1000, self.convention_box.currentData(),
+                                     on_result=self._show_analysis,
                                      on_error=self._on_error)
         self._update_busy()
 
@@ -727,8 +877,14 @@ class ResultsView(QWidget):
         tips = {c: ("higher is better" if d > 0 else "lower is better")
                 + (f"\nsignature: {sigs[c]}" if c in sigs else "")
                 for c, d in t.directions.items()}
-        self.system_model.set_frame(human_first(t.systems), tips)
-        self.sentence_model.set_frame(human_first(t.sentences), tips)
+        if self.scale_factor() != 1.0:
+            for c in self._percent():
+                if c in tips:
+                    tips[c] += "\nshown 0–100 (× 100, as sacreBLEU prints it)"
+        self._tips = tips
+        self._show_system_table()
+        self.sentence_model.set_frame(human_first(t.sentences), tips, self._formats())
+        self._show_empty_notes()
         self._fill_combos(t)
         self._apply_disagreement()
         self._show_correlations(a)
@@ -739,7 +895,81 @@ class ResultsView(QWidget):
             text = f"{self._report_note} — {text}"       # the report's own date and signatures
         self.status.setText(text)
         self.comb_text.setText("") if not self.combination.has_data else None
+        if self.intervals is None or self.intervals.measure != self.interval_measure.currentText():
+            self.compute_intervals()
         self.analysisReady.emit(a)
+
+    # ------------------------------------------------------- scale, intervals
+    def scale_factor(self) -> float:
+        """What BLEU, chrF and TER are shown times: 100 (0–100) or 1 (0–1)."""
+        return SCALES.get(self.scale_box.currentText(), 1.0)
+
+    def _percent(self) -> set[str]:
+        return percent_columns(self.run.systems if self.run is not None else self._partial)
+
+    def _formats(self) -> dict:
+        cols = set(self._percent())
+        if self.intervals is not None and self.intervals.column in cols:
+            cols.add(self.intervals.column)
+        return scale_formats(cols, self.scale_factor())
+
+    def _scale_changed(self) -> None:
+        """Every table and plot of the view again, in the new scale."""
+        if self.analysis is not None:       # correlations and p-values have no scale
+            self._show_analysis(self.analysis)
+
+    def _show_empty_notes(self) -> None:
+        self.system_empty.setVisible(self.system_model.rowCount() == 0)
+        self.sentence_empty.setVisible(self.sentence_model.rowCount() == 0)
+
+    def _show_system_table(self) -> None:
+        """The system table: the analysis' system scores, with the 95 % interval and the
+        cluster of :attr:`intervals` when they are of this run."""
+        a = self.analysis
+        if a is None:
+            return
+        frame = human_first(a.tables.systems)
+        iv = self.intervals
+        if iv is not None and "system" in frame.columns:
+            names = frame["system"]
+            at = list(frame.columns).index(iv.column) + 1 if iv.column in frame.columns \
+                else len(frame.columns)
+            frame = frame.copy()
+            frame.insert(at, f"{iv.column} 95% low",
+                         [iv.bounds.get(s, (np.nan, np.nan))[0] for s in names])
+            frame.insert(at + 1, f"{iv.column} 95% high",
+                         [iv.bounds.get(s, (np.nan, np.nan))[1] for s in names])
+            frame.insert(1, "cluster", [float(iv.clusters.get(s, np.nan)) for s in names])
+        tips = dict(getattr(self, "_tips", {}))
+        if iv is not None:
+            tips["cluster"] = (f"Significance cluster of {iv.measure.upper()}: systems in one "
+                               "cluster are not significantly different (paired bootstrap, "
+                               f"{iv.samples} resamples, p ≥ 0.05); 1 = best")
+            for end in ("low", "high"):
+                tips[f"{iv.column} 95% {end}"] = (
+                    f"95 % bootstrap interval of {iv.column} ({iv.samples} resamples over the "
+                    f"{iv.n_sentences} sentences all systems share; evaltrans significance)")
+        self.system_model.set_frame(frame, tips, {**self._formats(), "cluster": GENERAL_FORMAT})
+
+    def compute_intervals(self) -> None:
+        """The 95 % intervals and clusters of the chosen measure, in the background."""
+        m = self.interval_measure.currentText()
+        if self.run is None or not m or len(self.run.systems) < 2 \
+                or not all(m in sr.stats for sr in self.run.systems.values()):
+            self.intervals = None
+            self._show_system_table()
+            return
+        run = self.run
+        self._ci_runner.submit(system_intervals, run, m,
+                               on_result=lambda iv, run=run: self._show_intervals(run, iv),
+                               on_error=self._on_error)
+        self._update_busy()
+
+    def _show_intervals(self, run: RunResult, iv: SystemIntervals) -> None:
+        if run is not self.run:          # another run meanwhile
+            return
+        self.intervals = iv
+        self._show_system_table()
 
     def _fill_combos(self, t: ResultTables) -> None:
         cols = list(t.measure_columns)
@@ -747,7 +977,9 @@ class ResultsView(QWidget):
         systems = list(t.systems["system"]) if len(t.systems) else []
         for box, items in ((self.disagree_measure, cols), (self.plot_measure, measures),
                            (self.hist_measure, cols), (self.comb_a, cols), (self.comb_b, cols),
-                           (self.sig_measure, measures), (self.diff_a, systems),
+                           (self.sig_measure, measures), (self.interval_measure,
+                                                           self._interval_measures()),
+                           (self.diff_a, systems),
                            (self.diff_b, systems)):
             keep = box.currentText()
             box.blockSignals(True)
@@ -761,6 +993,14 @@ class ResultsView(QWidget):
         if self.diff_b.count() > 1 and self.diff_b.currentIndex() == self.diff_a.currentIndex():
             self.diff_b.setCurrentIndex(1)
 
+    def _interval_measures(self) -> list[str]:
+        """Measures with sentence statistics (a report read back may have none), BLEU first."""
+        if self.run is None:
+            return []
+        ms = [m for m in self.run.measures
+              if all(m in sr.stats for sr in self.run.systems.values())]
+        return sorted(ms, key=lambda m: (m != "bleu", ms.index(m)))
+
     def _show_correlations(self, a: Analysis) -> None:
         rows = []
         for c in a.correlations:
@@ -769,8 +1009,15 @@ class ResultsView(QWidget):
                          "spearman": c.spearman, "rho low": c.spearman_ci[0],
                          "rho high": c.spearman_ci[1], "kendall": c.kendall,
                          "tau low": c.kendall_ci[0], "tau high": c.kendall_ci[1],
-                         "tau_b": c.kendall_b, "tau-bar": c.tau_bar})
+                         "tau_b": c.kendall_b, "tau-bar": c.tau_bar,
+                         "convention": c.convention if c.level == "system" else ""})
         self.corr_model.set_frame(pd.DataFrame(rows))
+        from evaltrans_qt.engine.metaeval import conventions
+        conv = self.convention_box.currentData() or conventions.DEFAULT_CONVENTION
+        self.convention_text.setText(
+            conventions.describe(conv) if a.level == "system"
+            else "Sentence level: one point per scored candidate (the convention applies at "
+                 "system level).")
         if a.correlations:
             names = [c.measure for c in a.correlations]
             key = f"{a.human} ({a.level})"
@@ -801,12 +1048,19 @@ class ResultsView(QWidget):
             return
         hcol = f"human:{a.human}"
         c = self.correlation_of(m)
+        k = self.scale_factor()
+        unit = " ×100" if k != 1.0 else ""
+        named = False
         if a.level == "system" and c is not None and c.system_scores:
             names = list(c.system_scores)
-            x = [c.system_scores[s][0] for s in names]
+            f_sys = k if m in PERCENT_MEASURES else 1.0
+            x = [f_sys * c.system_scores[s][0] for s in names]
             y = [c.system_scores[s][1] for s in names]
             labels = names
-            xlabel = f"{m} (system, {'negated' if c.negated else 'as is'})"
+            named = True
+            xlabel = (f"{m}{unit if f_sys != 1.0 else ''} (system, "
+                      f"{'negated' if c.negated else 'as is'}"
+                      + (f"; {c.convention}" if c.convention else "") + ")")
         else:
             col = self.run.measure(m)
             f = a.tables.sentences
@@ -814,10 +1068,12 @@ class ResultsView(QWidget):
                              and k.lower().startswith(m.lower())), None)
             if headline is None or hcol not in f.columns:
                 return
-            x = f[headline].to_numpy(float)
+            f_col = k if headline in self._percent() else 1.0
+            x = f_col * f[headline].to_numpy(float)
             y = f[hcol].to_numpy(float)
             labels = _SentenceLabels(f)
-            xlabel = f"{headline} (sentence; {'higher' if col.higher_is_better else 'lower'} is better)"
+            xlabel = (f"{headline}{unit if f_col != 1.0 else ''} (sentence; "
+                      f"{'higher' if col.higher_is_better else 'lower'} is better)")
         text = ""
         if c is not None:
             text = (f"r = {c.pearson:.3f} [{c.pearson_ci[0]:.3f}, {c.pearson_ci[1]:.3f}]\n"
@@ -828,7 +1084,7 @@ class ResultsView(QWidget):
             text += f"\nn = {c.n}" + ("  (error measure negated)" if c.negated else "")
         # the statistics go into the plot's own row under the legend (never over the data)
         self.scatter.set_data(x, y, xlabel=xlabel, ylabel=a.human, title=f"{m} vs {a.human}",
-                              stats_text=text, labels=labels)
+                              stats_text=text, labels=labels, name_points=named)
 
     def _update_histogram(self) -> None:
         a = self.analysis
@@ -836,8 +1092,10 @@ class ResultsView(QWidget):
         if a is None or not col or col not in a.tables.sentences.columns:
             return
         f = a.tables.sentences
-        self.histogram.set_data({s: g[col].to_numpy(float) for s, g in f.groupby("system", sort=False)},
-                                col)
+        k = self.scale_factor() if col in self._percent() else 1.0
+        self.histogram.set_data({s: k * g[col].to_numpy(float)
+                                 for s, g in f.groupby("system", sort=False)},
+                                col + (" ×100" if k != 1.0 else ""))
 
     # ---------------------------------------------------------- sentence table
     def _apply_disagreement(self) -> None:
@@ -862,7 +1120,10 @@ class ResultsView(QWidget):
         diff = system_difference(a.tables.sentences, col, self.diff_a.currentText(),
                                  self.diff_b.currentText())
         self.sentence_proxy.set_row_mask(None)
-        self.sentence_model.set_frame(diff)
+        fmts = self._formats()
+        if col in self._percent() and self.scale_factor() != 1.0:
+            fmts["difference"] = fmts[col]
+        self.sentence_model.set_frame(diff, None, fmts)
         self.status.setText(f"{col}: {self.diff_a.currentText()} − {self.diff_b.currentText()}, "
                             "largest difference first (re-run the analysis to restore the table)")
         return diff
@@ -940,8 +1201,17 @@ class ResultsView(QWidget):
     def export_table(self, path: str | Path, which: str = "systems") -> None:
         """Write the system, sentence or correlation table as CSV, TSV, JSON or LaTeX (by suffix)."""
         from evaltrans_qt.io.export import write_table
-        frame = {"systems": self.system_model.frame, "sentences": self.sentence_model.frame,
-                 "correlations": self.corr_model.frame}[which]
+        model = {"systems": self.system_model, "sentences": self.sentence_model,
+                 "correlations": self.corr_model}[which]
+        frame = model.frame
+        if which != "correlations" and self.scale_factor() != 1.0:   # as the table shows it
+            frame = frame.copy()
+            for c, fmt in self._formats().items():
+                if c in frame.columns:
+                    frame[c] = frame[c] * fmt.factor
+            if "difference" in frame.columns and any(
+                    c.endswith(" A") and c[:-2] in self._percent() for c in frame.columns):
+                frame["difference"] = frame["difference"] * self.scale_factor()
         write_table(frame, path, signatures=self.run.signatures() if self.run else None)
 
     def export_plot(self, path: str | Path) -> None:
