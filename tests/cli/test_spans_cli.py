@@ -1,0 +1,123 @@
+"""``evaltrans import mqm`` / ``export mqm`` / ``spans`` and the MQM/ESA columns of ``human``
+and ``correlate`` (cli/spans.py, io/mqm_tsv.py, io/span_store.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from evaltrans_qt.cli.main import main
+from evaltrans_qt.io import store
+from evaltrans_qt.io.etdb import load_database
+from evaltrans_qt.io.journal import journal_path
+
+HEADER = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity\n"
+TSV = HEADER + (
+    "sysA\td\t1\t1\tr1\tein Haus\ta <v>hose</v>\tFluency/Spelling\tMinor\n"
+    "sysA\td\t1\t1\tr2\tein Haus\ta hose\tNo-error\tno-error\n"
+    "sysB\td\t1\t1\tr1\tein Haus\ta house\tNo-error\tno-error\n"
+    "sysA\td\t2\t2\tr1\tzwei Häuser\ttwo <v>houses</v>\tAccuracy/Mistranslation\tMajor\n"
+    "sysB\td\t2\t2\tr1\tzwei Häuser\t<v>zwei Häuser</v>\tNon-translation!\tMajor\n")
+
+
+@pytest.fixture
+def mq(tmp_path) -> Path:
+    p = tmp_path / "m.tsv"
+    p.write_text(TSV, encoding="utf-8")
+    return p
+
+
+def test_import_export_round_trip(mq, tmp_path, capsys):
+    db = tmp_path / "m.etdb.xml"
+    assert main(["import", "mqm", str(mq), "--lp", "de-en", "-o", str(db)]) == 0
+    assert "5 rows (3 errors), 2 sources" in capsys.readouterr().err
+    out = tmp_path / "o.tsv"
+    assert main(["export", "mqm", str(db), "-o", str(out)]) == 0
+    assert out.read_bytes() == mq.read_bytes()
+    assert main(["human", str(db), "--json"]) == 0
+    spans = json.loads(capsys.readouterr().out)["spans"]
+    # sysA: seg 1 (r1 1, r2 0) -> -0.5, seg 2 -> -5: mean -2.75; sysB: 0 and -25
+    assert spans["sysA"]["mqm"] == pytest.approx(-2.75)
+    assert spans["sysB"]["mqm"] == pytest.approx(-12.5)
+    assert spans["sysA"]["categories"] == {"Accuracy": 1, "Accuracy/Mistranslation": 1,
+                                           "Fluency": 1, "Fluency/Spelling": 1}
+    assert main(["human", str(db)]) == 0
+    text = capsys.readouterr().out
+    assert "MQM" in text and "-2.750" in text
+
+
+def test_strict_import_stops_at_the_row_and_lenient_lists_it(mq, tmp_path, capsys):
+    mq.write_text(TSV + "sysC\td\t1\t1\tr1\tein Haus\ta <v>house\tOther\tMajor\n"
+                  "sysC\td\t2\t2\tr1\tzwei Häuser\ttwo houses\tOther\tBig\n", encoding="utf-8")
+    db = tmp_path / "m.etdb.xml"
+    assert main(["import", "mqm", str(mq), "-o", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert f"{mq}:7: row 7: target: a <v> without </v>" in err
+    assert not db.exists()
+    assert main(["import", "mqm", str(mq), "--lenient", "-o", str(db)]) == 0
+    err = capsys.readouterr().err
+    assert f"{mq}:7: skipped" in err and f"{mq}:8: skipped: unknown severity" in err
+    assert "2 malformed rows skipped" in err and db.exists()
+
+
+def test_spans_add_list_remove_through_the_journal(demo, capsys):
+    base = ["spans", str(demo), "--source", "2", "--system", "WebTrans", "--judge", "carla"]
+    text = next(t for t in load_database(demo).sources[1].targets if t.system == "WebTrans").text
+    assert main([*base, "--add", "0:3", "--severity", "major", "--category",
+                 "Accuracy/Mistranslation", "--seconds", "4"]) == 0
+    assert main([*base, "--add", "2:2", "--severity", "minor", "--category",
+                 "Accuracy/Omission", "--side", "source"]) == 0
+    assert not journal_path(demo).exists() and not store.lock_path(demo).exists()
+    capsys.readouterr()
+    assert main([*base, "--list", "--json"]) == 0
+    (ann,) = json.loads(capsys.readouterr().out)["annotations"]
+    assert ann["judge"] == "carla"
+    assert [(e["n"], e["severity"], e["side"], e["start"], e["end"]) for e in ann["errors"]] \
+        == [(1, "Major", "target", 0, 3), (2, "Minor", "source", 2, 2)]
+    assert ann["errors"][0]["text"] == text[:3] and ann["errors"][0]["seconds"] == 4
+    assert main([*base, "--remove", "1"]) == 0
+    t = next(t for t in load_database(demo).sources[1].targets if t.system == "WebTrans")
+    (a,) = t.span_annotations
+    assert [e.category for e in a.errors] == ["Accuracy/Omission"]
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--add", "0:999", "--severity", "major"], "outside the target"),
+    (["--add", "0:3", "--severity", "huge"], "unknown severity"),
+    (["--remove", "3"], "there is no error 3"),
+    (["--add", "0:3"], "needs --severity"),
+    (["--list", "--add", "0:3", "--severity", "major"], "exactly one"),
+])
+def test_bad_input_exits_2_and_writes_nothing(demo, capsys, args, needle):
+    before = demo.read_bytes()
+    rc = main(["spans", str(demo), "--source", "2", "--system", "WebTrans", "--judge", "c",
+               *args])
+    assert rc == 2 and needle in capsys.readouterr().err
+    assert demo.read_bytes() == before and not journal_path(demo).exists()
+
+
+def test_import_json_prefill_and_correlate_with_mqm(demo, tmp_path, capsys):
+    db = load_database(demo)
+    systems = db.systems()
+    lines = []
+    for i, src in enumerate(db.sources):
+        for t in db.candidates(src):
+            n = (systems.index(t.system) + i) % 3
+            lines.append(json.dumps({"system": t.system, "line": i + 1, "spans": [
+                {"start": 0, "end": 1, "severity": "major"}] * n}))
+    jl = tmp_path / "pre.jsonl"
+    jl.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert main(["spans", str(demo), "--import-json", str(jl), "--judge", "xcomet"]) == 0
+    got = load_database(demo)
+    anns = [a for _, t in got.iter_candidates() for a in t.span_annotations]
+    assert len(anns) == len(lines) and {a.judge for a in anns} == {"xcomet"}
+    out = tmp_path / "back.jsonl"
+    assert main(["spans", str(demo), "--export-json", str(out)]) == 0
+    assert len(out.read_text(encoding="utf-8").splitlines()) == len(lines)
+    capsys.readouterr()
+    assert main(["correlate", str(demo), "--human", "mqm", "--measures", "bleu", "--level",
+                 "sentence", "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["human"] == "mqm" and row["n"] == len(lines)
