@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import numbers
 import os
 import re
 import types
@@ -75,6 +76,13 @@ def _hints(fn: Callable) -> dict[str, Any]:
     return _HINTS[fn]
 
 
+def _list_like(value: object) -> bool:
+    """A sequence: a list or tuple, or a numpy array or pandas Series (which are not
+    registered as ``Sequence``) -- not a mapping."""
+    return isinstance(value, Sequence) or (not isinstance(value, Mapping) and all(
+        hasattr(value, a) for a in ("__len__", "__getitem__", "__iter__")))
+
+
 def _fits(value: object, hint: Any) -> bool:
     """Whether ``value`` is of the annotated type ``hint`` (the forms this module uses:
     unions, None, str/int/float/bool, classes, ``Sequence[...]``, ``Mapping[...]``,
@@ -87,15 +95,16 @@ def _fits(value: object, hint: Any) -> bool:
         return any(_fits(value, a) for a in args)
     if hint is None or hint is type(None):
         return value is None
-    if hint is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is float:                  # numpy's numbers too
+        return isinstance(value, numbers.Real) and not isinstance(value, bool)
     if hint is int:
-        return isinstance(value, int) and not isinstance(value, bool)
+        return isinstance(value, numbers.Integral) and not isinstance(value, bool)
     if origin is os.PathLike or hint is os.PathLike:
         return isinstance(value, os.PathLike)
     if origin in (Sequence, list, tuple):
-        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        if isinstance(value, (str, bytes)) or not _list_like(value):
             return False
+        value = typing.cast(Sequence, value)
         if origin is tuple and args and args[-1] is not Ellipsis:
             return len(value) == len(args) and all(_fits(v, a) for v, a in zip(value, args))
         return not args or all(_fits(v, args[0]) for v in value)
@@ -189,11 +198,12 @@ def _check_names(value: object, what: str, *, optional: bool = True) -> list[str
     for anything else (a number, a list holding one)."""
     if value is None and optional:
         return None
-    items = [value] if isinstance(value, str) else value
-    if isinstance(items, (str, bytes)) or not isinstance(items, Sequence) \
-            or any(not isinstance(x, str) for x in items):
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, bytes) or not _list_like(value) \
+            or any(not isinstance(x, str) for x in typing.cast(Sequence, value)):
         raise OptionError(f"{what}: expected a name or a list of names, got {value!r}"[:200])
-    return list(items)
+    return list(typing.cast(Sequence, value))
 
 
 def _check_count(value: object, what: str, *, zero: bool = True) -> None:
@@ -271,11 +281,11 @@ class Metric:
         from evaltrans_qt.engine.run.scoring import reference_segments
         if isinstance(hypotheses, str):
             raise OptionError("hypotheses: expected a list of strings, got one string")
-        if not isinstance(hypotheses, Sequence):
+        if not _list_like(hypotheses):
             raise OptionError(f"hypotheses: expected a list of strings, got "
                               f"{type(hypotheses).__name__}")
-        if isinstance(references, str) or not isinstance(references, Sequence) or any(
-                isinstance(r, str) or not isinstance(r, Sequence) for r in references):
+        if isinstance(references, str) or not _list_like(references) or any(
+                isinstance(r, str) or not _list_like(r) for r in references):
             raise OptionError("references: expected a list of reference streams (lists of "
                               "strings)")
         scorer = self._scorer_for(reference_segments(references))
@@ -326,8 +336,8 @@ def _reference_streams(references: Sequence[Any], n: int) -> list[list[str | Non
     if isinstance(references, str):
         raise OptionError("references: expected one list of references per segment (or one "
                           "string per segment), got one string")
-    if not isinstance(references, Sequence) or any(
-            not (r is None or isinstance(r, (str, Sequence))) for r in references):
+    if not _list_like(references) or any(
+            not (r is None or isinstance(r, str) or _list_like(r)) for r in references):
         raise OptionError("references: expected one list of references per segment")
     rows = [[r] if isinstance(r, str) or r is None else list(r) for r in references]
     if len(rows) != n:
@@ -366,7 +376,7 @@ def score(measures: str | Sequence[str], hypotheses: Sequence[str],
     names = _check_names(measures, "measures", optional=False) or []
     if not names:
         raise OptionError("no measure given")
-    if isinstance(hypotheses, str) or not isinstance(hypotheses, Sequence):
+    if isinstance(hypotheses, str) or not _list_like(hypotheses):
         raise OptionError(f"hypotheses: expected a list of strings, got "
                           f"{type(hypotheses).__name__}")
     streams = _reference_streams(references, len(hypotheses))
@@ -404,13 +414,13 @@ class Database(_EngineDatabase):
         continuous over ``scales[class]`` (default: floor..ceil of its values). Segments
         are positional (``seg`` = 1-based index), as the file imports make them.
         """
-        if isinstance(sources, str) or not isinstance(sources, Sequence) \
+        if isinstance(sources, str) or not _list_like(sources) \
                 or any(not isinstance(s, str) for s in sources):
             raise OptionError("sources: expected a list of strings")
         n = len(sources)
-        if isinstance(references, str) or not isinstance(references, Sequence) or any(
+        if isinstance(references, str) or not _list_like(references) or any(
                 not (r is None or isinstance(r, str)
-                     or (isinstance(r, Sequence) and all(x is None or isinstance(x, str)
+                     or (_list_like(r) and all(x is None or isinstance(x, str)
                                                          for x in r)))
                 for r in references):
             raise OptionError("references: expected a list (one per source) of reference "
@@ -428,7 +438,7 @@ class Database(_EngineDatabase):
         for name, hyps in systems.items():
             if not isinstance(name, str) or not name:
                 raise OptionError(f"system name {name!r}: expected a non-empty string")
-            if not isinstance(hyps, Sequence) or any(not isinstance(h, str) for h in hyps):
+            if not _list_like(hyps) or any(not isinstance(h, str) for h in hyps):
                 raise OptionError(f"system '{name}': expected a list of hypothesis strings")
             if isinstance(hyps, str) or len(hyps) != n:
                 raise InputFormatError(f"system '{name}' has "
@@ -444,7 +454,7 @@ class Database(_EngineDatabase):
             for system, vals in per_system.items():
                 if system not in systems:
                     raise ScoreError(f"human class '{cls_name}': unknown system '{system}'")
-                if isinstance(vals, str) or not isinstance(vals, Sequence) or len(vals) != n:
+                if isinstance(vals, str) or not _list_like(vals) or len(vals) != n:
                     raise ScoreError(f"human class '{cls_name}', system '{system}': expected "
                                      f"{n} scores (None for unscored)")
                 if any(v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
@@ -548,13 +558,14 @@ class Database(_EngineDatabase):
 # --------------------------------------------------------------------------- judgements
 def _source_number(source: object, n: int) -> int:
     """The 1-based source number of the 0-based index ``source`` (checked)."""
-    if isinstance(source, bool) or not isinstance(source, int):
+    if isinstance(source, bool) or not isinstance(source, numbers.Integral):
         raise ScoreError(f"source: expected a 0-based source index (int), got "
                          f"{type(source).__name__}")
-    if not 0 <= source < n:
-        raise ScoreError(f"source {source} does not exist (the database has {n} source"
+    index = int(source)
+    if not 0 <= index < n:
+        raise ScoreError(f"source {index} does not exist (the database has {n} source"
                          f"{'' if n == 1 else 's'}, indices 0..{n - 1})")
-    return source + 1
+    return index + 1
 
 
 def _judgement_args(system: object, cls: object, value: object, judge: object,
@@ -568,7 +579,7 @@ def _judgement_args(system: object, cls: object, value: object, judge: object,
     def number(name: str, v: object) -> float | None:
         if v is None:
             return None
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
             raise ScoreError(f"{name}: expected a number, got {type(v).__name__}")
         return float(v)
 

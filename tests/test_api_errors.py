@@ -169,3 +169,21 @@ def test_bad_arguments_raise_evaltrans_errors(world, name, data):
 def test_the_reported_cases(world, call, message):
     with pytest.raises(EvalTransError, match=message):
         call(world)
+
+
+def test_numpy_and_pandas_inputs_are_accepted(world):
+    """The checks take numpy arrays, pandas Series and numpy numbers where the annotation
+    says list or number (they are not registered as ``Sequence``/``int``)."""
+    import numpy as np
+    import pandas as pd
+    hyps = pd.Series(HYPS["A"])
+    refs = [[r if isinstance(r, str) else r[0]] for r in REFS]
+    assert et.score("wer", hyps, refs).score == et.score("wer", HYPS["A"], refs).score
+    assert et.score("wer", np.array(HYPS["A"]), np.array(refs)).value == \
+        et.score("wer", HYPS["A"], refs).value
+    db = et.Database.from_lists(SOURCES, REFS, {"A": np.array(HYPS["A"])},
+                                {"fluency": {"A": np.array([4.0, 3.0, 5.0])}},
+                                scales={"fluency": (1, 5)})
+    db.set_score(np.int64(1), "A", "fluency", np.float64(2.0), judge="kim")
+    assert db.to_frame().loc[1, "fluency"] == 2.5
+    assert list(et.evaluate(db, np.array(["wer"]), jobs=1).systems["system"]) == ["A"]
