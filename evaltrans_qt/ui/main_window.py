@@ -323,7 +323,7 @@ class MainWindow(QMainWindow):
         super().showEvent(ev)
         if not self._shown_once:          # the frame's size is known only now
             self._shown_once = True
-            self.window_layout.fit_to_screen()
+            self.window_layout.after_shown()
 
     def closeEvent(self, ev) -> None:
         if self.session is not None:

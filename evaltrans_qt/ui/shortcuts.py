@@ -6,6 +6,7 @@ added by other modules (e.g. the Evaluate menu) appear automatically.
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
@@ -31,7 +32,7 @@ def menu_actions(menu: QMenu, path: str = "") -> list[tuple[str, QAction]]:
         if act.isSeparator():
             continue
         sub = act.menu()
-        if sub is not None:
+        if isinstance(sub, QMenu):
             out.extend(menu_actions(sub, here))
         else:
             out.append((here, act))
@@ -40,16 +41,16 @@ def menu_actions(menu: QMenu, path: str = "") -> list[tuple[str, QAction]]:
 
 def all_actions(window: QMainWindow) -> list[tuple[str, QAction]]:
     """Every menu action of ``window`` with its menu path (recent files excluded)."""
-    out = []
+    out: list[tuple[str, QAction]] = []
     for act in window.menuBar().actions():
         m = act.menu()
-        if m is not None:
+        if isinstance(m, QMenu):
             out.extend((p, a) for p, a in menu_actions(m) if "recent" not in p.lower())
     return out
 
 
 def shortcut_text(act: QAction) -> str:
-    return ", ".join(k.toString(QKeySequence.NativeText) for k in act.shortcuts() if not k.isEmpty())
+    return ", ".join(k.toString(QKeySequence.SequenceFormat.NativeText) for k in act.shortcuts() if not k.isEmpty())
 
 
 #: Keys handled inside widgets rather than by actions.
@@ -89,21 +90,31 @@ class ShortcutsDialog(QDialog):
         self.setWindowTitle("Keyboard shortcuts")
         self.tree = QTreeWidget()
         self.tree.setObjectName("shortcutsTable")
-        self.tree.setHeaderLabels(["Menu", "Action", "Shortcut"])
         self.tree.setRootIsDecorated(False)
         self.tree.setAlternatingRowColors(True)
-        for path, act in all_actions(window):
-            QTreeWidgetItem(self.tree, [path, _clean(act.text()), shortcut_text(act)])
-        for where, key, what in WIDGET_KEYS:
-            QTreeWidgetItem(self.tree, [where, what, key])
-        self.tree.header().setSectionResizeMode(QHeaderView.ResizeToContents)
-        buttons = QDialogButtonBox(QDialogButtonBox.Close)
+        self._rows: list[tuple[str, str, str]] = [
+            *((path, _clean(act.text()), shortcut_text(act)) for path, act in all_actions(window)),
+            *((where, what, key) for where, key, what in WIDGET_KEYS)]
+        for row in self._rows:
+            item = QTreeWidgetItem(self.tree, list(row))
+            item.setToolTip(1, row[1])       # the whole text where it is elided
+        # the keys first to the eye: Menu and Shortcut sized to their contents, the action
+        # takes the rest and elides (a long action text never pushes the keys off the
+        # dialog's right edge)
+        self.tree.setHeaderLabels(["Menu", "Action", "Shortcut"])
+        head = self.tree.header()
+        head.setStretchLastSection(False)
+        head.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        head.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        head.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.tree.setWordWrap(False)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         lay = QVBoxLayout(self)
         lay.addWidget(self.tree)
         lay.addWidget(buttons)
-        self.resize(640, 560)
+        self.resize(760, 560)
 
     def rows(self) -> list[tuple[str, str, str]]:
-        return [tuple(self.tree.topLevelItem(i).text(c) for c in range(3))
-                for i in range(self.tree.topLevelItemCount())]
+        return list(self._rows)

@@ -1,19 +1,32 @@
 """Where the window and its panels go on the screen, and the settings that remember it.
 
-The window never grows beyond the available screen area (without task bars): the
-default layout fits 1366x768 and up, a saved layout made for a larger screen is replaced
-by the default one, and showing a panel keeps the window on the screen.
+The window never grows beyond the available screen area (without task bars), its frame
+(the window manager's title bar and borders) included: the default layout fits 1366x768
+and up, a saved layout made for a larger screen is replaced by the default one, and
+showing a panel keeps the window on the screen. Until the window manager has framed the
+window its decorations are not known; the layout then reserves :data:`FRAME_GUESS` and
+fits again once they are (:meth:`WindowLayout.after_shown`). Remembered for the next
+start: geometry, the maximised state, the panels, and the sizes of every splitter.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QObject, QRect, Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QObject, QRect, Qt, QTimer
+from PySide6.QtWidgets import QApplication, QSplitter, QWidget
 
 #: Panels closed while they have nothing to show (and by the default layout).
 CONTENT_PANELS = ("Scoring", "Similar scored translations", "Live correlation")
+#: Width and height reserved for the window manager's frame before it is known (a title
+#: bar of up to ~34 px and borders: openbox, GNOME, KDE and Windows 10/11 stay below).
+FRAME_GUESS = (16, 40)
+#: Share of the window's height the Results panel gets when it is shown (its tables and
+#: the correlation plot under them need it; the translations share that area as a tab).
+RESULTS_SHARE = 0.55
+#: Milliseconds after the first show at which the window is fitted again (the window
+#: manager's frame arrives asynchronously).
+REFIT_MS = (0, 150, 600, 1500)
 
 
 class WindowLayout(QObject):
@@ -23,6 +36,9 @@ class WindowLayout(QObject):
         """``window``: the :class:`~evaltrans_qt.ui.main_window.MainWindow` composing this."""
         super().__init__(window)
         self.window = window
+        #: The size was chosen by :meth:`default_layout` with a guessed frame: fitted to
+        #: the available area once the real frame is known.
+        self._guessed_size: tuple[int, int] | None = None
 
     def available_geometry(self) -> QRect:
         """The screen's available area (without task bars) the window lives on."""
@@ -30,10 +46,14 @@ class WindowLayout(QObject):
         return screen.availableGeometry()
 
     def _frame_margins(self) -> tuple[int, int]:
-        """Width and height the window frame adds to the client area (0 before it is shown)."""
+        """Width and height the window frame adds to the client area; :data:`FRAME_GUESS`
+        while the window is not framed yet (a platform without frames: none)."""
         w = self.window
-        return (max(w.frameGeometry().width() - w.geometry().width(), 0),
-                max(w.frameGeometry().height() - w.geometry().height(), 0))
+        fw = max(w.frameGeometry().width() - w.geometry().width(), 0)
+        fh = max(w.frameGeometry().height() - w.geometry().height(), 0)
+        if fw or fh or QApplication.platformName() in ("offscreen", "minimal"):
+            return fw, fh
+        return FRAME_GUESS
 
     def fits_screen(self) -> bool:
         """Whether the whole window (frame included) lies inside the available screen area."""
@@ -64,6 +84,7 @@ class WindowLayout(QObject):
         if "Live correlation" in p:
             win.tabifyDockWidget(p["Similar scored translations"], p["Live correlation"])
         win.resize(w, h)
+        self._guessed_size = (w, h) if (fw, fh) == FRAME_GUESS else None
         win.move(avail.x() + max(0, (avail.width() - w - fw) // 2),
                  avail.y() + max(0, (avail.height() - h - fh) // 2))
         for title in ("Sources", "Translations"):
@@ -74,16 +95,30 @@ class WindowLayout(QObject):
 
     def show_panel(self, title: str) -> None:
         """Show a panel (and bring its tab to the front), keeping the window on the screen."""
-        dock = self.window.panels[title]
+        win = self.window
+        dock = win.panels[title]
         dock.show()
         dock.raise_()
+        if title == "Results" and dock.height() < int(win.height() * RESULTS_SHARE):
+            win.resizeDocks([dock], [int(win.height() * RESULTS_SHARE)], Qt.Orientation.Vertical)
         self.fit_to_screen()
+
+    def after_shown(self) -> None:
+        """The first show: fitted now and again once the window manager framed the window."""
+        for ms in REFIT_MS:
+            QTimer.singleShot(ms, self, self.fit_to_screen)   # not after the window is gone
 
     def fit_to_screen(self) -> None:
         """Never larger than the available screen (a panel's minimum size can grow the window)."""
         win = self.window
+        if win.isMaximized() or win.isFullScreen():   # the window manager's size
+            return
         avail = self.available_geometry()
         fw, fh = self._frame_margins()
+        if (self._guessed_size == (win.width(), win.height()) and win.isVisible()
+                and win.frameGeometry() != win.geometry()):   # framed now: the real margins
+            self._guessed_size = None
+            win.resize(min(1600, avail.width() - fw), min(1000, avail.height() - fh))
         w = min(win.width(), avail.width() - fw)
         h = min(win.height(), avail.height() - fh)
         if (w, h) != (win.width(), win.height()):
@@ -114,6 +149,9 @@ class WindowLayout(QObject):
                 self.default_layout()
         else:
             self.default_layout()
+        self._restore_splitters()
+        if s.value("window/maximized", False) in (True, "true", 1, "1"):
+            win.setWindowState(win.windowState() | Qt.WindowState.WindowMaximized)
         measure = s.value("compare/measure")
         if measure:
             win.workspace.selection.set_measure(str(measure))
@@ -130,9 +168,39 @@ class WindowLayout(QObject):
         s = win.settings
         s.setValue("window/geometry", win.saveGeometry())
         s.setValue("window/state", win.saveState())
+        s.setValue("window/maximized", win.isMaximized())
+        for key, split in self.splitters().items():
+            s.setValue(f"splitters/{key}", split.saveState())
         s.setValue("compare/measure", win.compare_view.measure)
         s.setValue("autosave", win.workspace.autosave)
         s.sync()
 
+    # ------------------------------------------------------------ splitters
+    def splitters(self) -> dict[str, QSplitter]:
+        """Every splitter of the window and its panels by a stable key: the object names
+        (class names where there is none) of its ancestors up to the window."""
+        out: dict[str, QSplitter] = {}
+        for split in self.window.findChildren(QSplitter):
+            parts: list[str] = []
+            w: QWidget | None = split
+            while w is not None and w is not self.window:
+                parent = w.parentWidget()
+                name = w.objectName() or type(w).__name__
+                if parent is not None and not w.objectName():   # siblings of one kind
+                    same = [c for c in parent.findChildren(type(w), options=Qt.FindChildOption.FindDirectChildrenOnly)
+                            if not c.objectName()]
+                    name += str(same.index(w)) if w in same else ""
+                parts.append(name)
+                w = parent
+            out["/".join(reversed(parts))] = split
+        return out
 
-__all__ = ["WindowLayout", "CONTENT_PANELS"]
+    def _restore_splitters(self) -> None:
+        s = self.window.settings
+        for key, split in self.splitters().items():
+            state = s.value(f"splitters/{key}")
+            if state is not None:
+                split.restoreState(state)
+
+
+__all__ = ["WindowLayout", "CONTENT_PANELS", "FRAME_GUESS"]
