@@ -568,6 +568,10 @@ def loads_report(data: bytes, path: str | os.PathLike[str] | None = None) -> Run
                     (n_el.text or "").strip(), "<candidates>")
             except ValueError as exc:
                 raise InputFormatError(str(exc), path, n_el.sourceline) from None
+    hp = root.find("human-protocols")
+    if hp is not None:      # {name: value} of <protocol name=...> (protocols_element)
+        meta["human-protocols"] = {el.get("name", ""): _parse_number(el.text)
+                                   for el in hp.findall("protocol") if el.get("name")}
     ro = opts_el.find("report-options") if opts_el is not None else None
     if ro is not None:
         meta["sentences-in-detail"] = (ro.findtext("sentences-in-detail") or "") == "true"

@@ -928,7 +928,7 @@ class ResultsView(QWidget):
         a = self.analysis
         if a is None:
             return
-        frame = human_first(a.tables.systems)
+        frame = human_first(self._with_report_humans(a.tables.systems))
         iv = self.intervals
         if iv is not None and "system" in frame.columns:
             names = frame["system"]
@@ -950,6 +950,35 @@ class ResultsView(QWidget):
                     f"95 % bootstrap interval of {iv.column} ({iv.samples} resamples over the "
                     f"{iv.n_sentences} sentences all systems share; evaltrans significance)")
         self.system_model.set_frame(frame, tips, {**self._formats(), "cluster": GENERAL_FORMAT})
+
+    def _with_report_humans(self, systems: pd.DataFrame) -> pd.DataFrame:
+        """A report read back: every human score it holds (``<human-score class>`` of its
+        candidate statistics, ``<human-protocols>``) as ``human:<name>`` columns, where the
+        database gives none (a report without sentences cannot be matched to it)."""
+        run = self.run
+        if run is None or self.workspace.run_origin != "report" or "system" not in systems:
+            return systems
+        meta = run.meta or {}
+        values: dict[str, float] = {}
+        for attrs, v in (meta.get("candidate-statistics") or {}).get("human-score", []) or []:
+            if isinstance(attrs, dict) and attrs.get("class") is not None:
+                values[str(attrs["class"])] = v
+        for name, v in (meta.get("human-protocols") or {}).items():
+            values.setdefault(name, v)
+        if not values:
+            return systems
+        out = systems.copy()
+        system = (meta.get("candidate-statistics") or {}).get("system")
+        for name, v in values.items():
+            col = f"human:{name}"
+            try:
+                num = float(v)
+            except (TypeError, ValueError):
+                continue
+            if col not in out.columns or out[col].isna().all():
+                out[col] = [num if (system is None or s == system) else np.nan
+                            for s in out["system"]]
+        return out
 
     def compute_intervals(self) -> None:
         """The 95 % intervals and clusters of the chosen measure, in the background."""

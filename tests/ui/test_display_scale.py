@@ -87,3 +87,21 @@ def test_system_scatter_names_its_points_and_its_convention(qtbot, view):
                     timeout=60_000)
     view._update_scatter()
     assert view.scatter.point_names == []
+
+
+def test_a_reopened_report_shows_every_human_column_it_holds(qtbot, view, tmp_path):
+    from evaltrans_qt.cli.batch import report_extras
+    from evaltrans_qt.io.report import build_report
+    run = view.run
+    s = next(iter(run.systems))
+    extras = report_extras(view.workspace.database, [s], run.options)[s]
+    assert "ser" in extras["protocols"]
+    path = tmp_path / "r.xml"
+    path.write_bytes(build_report(run, s, human={"adequacy": (4.25, 20, 0)}, **extras))
+    view.ask_replace_results = lambda name: True
+    assert view.open_report(str(path))
+    qtbot.waitUntil(lambda: view.analysis is not None, timeout=60_000)
+    frame = view.system_model.frame.set_index("system")
+    assert frame.loc[s, "human:adequacy"] == pytest.approx(4.25)
+    assert frame.loc[s, "human:ser"] == pytest.approx(float(extras["protocols"]["ser"].value))
+    assert {"human:mqm", "human:awer"} <= set(frame.columns)
