@@ -15,7 +15,8 @@ many, unless ``force`` is given -- then exactly those scores are deleted.
 
 Templates (:data:`TEMPLATES`): ``fluency5`` and ``adequacy5`` (1-5, 0 = not
 judged, as the thesis' example class of Figure A.1), ``sser`` (0-10, survey
-Table 4.2 with K = 10, §4.4.8), ``mqm`` (continuous, 0 best, -25 worst), and
+Table 4.2 with K = 10, §4.4.8), ``mqm`` (continuous, 0 best, -25 worst), ``esa``
+(continuous 0-100, the score of Error Span Annotation, Kocmi et al. 2024 §2), and
 ``reference`` (``isReference``, marks references; always the last class).
 """
 
@@ -65,6 +66,9 @@ TEMPLATES: dict[str, Template] = {t.name: t for t in (
              "(§4.4.8)", lambda n: Levels(n, count=11, gray=5, green=9, perfect=10, firstvalid=0)),
     Template("mqm", "mqm", "MQM penalty, continuous: 0 best, -25 worst",
              lambda n: continuous(n, -25.0, 0.0, perfect=0, gray=-5, green=0)),
+    Template("esa", "esa", "ESA score, continuous: 0 (no meaning preserved) .. 100 (perfect), "
+             "Kocmi et al. 2024 §2", lambda n: continuous(n, 0.0, 100.0, perfect=100, gray=33,
+                                                           green=66)),
     Template("reference", REFERENCE_CLASS,
              "marks references (the last class decides them, thesis Appendix A.2)",
              lambda n: Levels(n, count=2, gray=0, green=1, perfect=1, firstvalid=0)),

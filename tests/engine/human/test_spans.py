@@ -178,3 +178,11 @@ def test_esa_is_a_continuous_class_and_its_mean():
     assert esa_system_scores(db) == {"A": pytest.approx(50.0)}      # (70 + 30) / 2
     hs = human_scores(db, "esa")
     assert hs.values[(0, "A", 0)] == 70 and math.isnan(hs.values.get((0, "B", 0), math.nan))
+
+
+def test_esa_class_goes_before_the_reference_class():
+    db = _db()                                   # has isReference (a reference was added)
+    ensure_esa_class(db)
+    assert [lv.name for lv in db.levels][-1] == db.reference_levels.name
+    assert db.is_reference(db.sources[0].targets[-1])
+    assert not db.is_reference(db.sources[0].targets[0])

@@ -128,13 +128,12 @@ def has_spans(db: Database) -> bool:
 
 
 def ensure_esa_class(db: Database) -> Levels:
-    """The ESA score class (continuous, 0-100, Kocmi et al. 2024 §2), declared if new."""
+    """The ESA score class (continuous, 0-100, Kocmi et al. 2024 §2; the ``esa`` template of
+    engine/data/schemes.py), declared if new (before the class that decides references)."""
     if db.has_class(ESA_CLASS):
         return db.level(ESA_CLASS)
-    lv = Levels(ESA_CLASS, 0, gray=33, green=66, perfect=100, firstvalid=0, continuous=True,
-                minimum=0.0, maximum=100.0)
-    db.levels.append(lv)
-    return lv
+    from evaltrans_qt.engine.data.schemes import add_template
+    return add_template(db, "esa", ESA_CLASS)
 
 
 def esa_system_scores(db: Database) -> dict[str, float]:
