@@ -194,7 +194,7 @@ def test_choices_and_clear_errors():
 def test_cli_dask_local_equals_in_process(tmp_path, capsys):
     from evaltrans_qt.cli.main import main
     base = ["batch", "--database", str(demo_database_path()), "--all-systems", "--json",
-            "--measures", "invwer,wer,bleu", "--allow-transpositions",
+            "--measures", "invwer,wer,bleu",
             "--output-file", str(tmp_path / "r.txt")]
     assert main(base + ["--jobs", "1"]) == 0
     serial = json.loads(capsys.readouterr().out)
