@@ -612,7 +612,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--measures", metavar="M[,M]", help="measures (default: the default ones)")
     add_json_argument(p)
     add_option_arguments(p)
-    add_progress_argument(p)
     p.set_defaults(func=run_orange)
 
     p = subparsers.add_parser("combine", help="correlation-optimal weights of measures "

@@ -400,6 +400,11 @@ TABLE: dict[str, dict[str, object]] = {
         "--sentences": C("--sentences", "s.tsv"), "--format": C("-f", "text"),
     },
 }
+# --progress of the long commands (cli/progress.py): with "always" the bar is on stderr (a run
+# this short logs nothing under "auto" when stderr is not a terminal)
+for _command in ("batch", "export mtme", "correlate", "significance", "combine",
+                 "wmt14-tables"):
+    TABLE[_command]["--progress"] = C("--progress", "always")
 
 #: Commands whose numbers depend on the evaluation options, with an option none of the
 #: base command's measures uses (it must be refused, naming it).

@@ -96,7 +96,6 @@ def test_an_empty_numba_cache_is_seen(tmp_path):
     ["batch", "--database", "x", "--all-systems"],
     ["correlate", "x"],
     ["significance", "x"],
-    ["orange", "x"],
     ["combine", "x"],
     ["export", "mtme", "x", "-o", "y"],
     ["wmt14-tables", "en-de=x"],
