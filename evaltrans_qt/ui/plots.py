@@ -144,8 +144,11 @@ class ScatterPlot(pg.PlotWidget):
         y = np.asarray(y, dtype=float)
         ok = ~(np.isnan(x) | np.isnan(y))
         if name_points and labels is not None and int(ok.sum()) <= self.MAX_NAMED:
+            mid = float(np.mean([x[ok].min(), x[ok].max()])) if ok.any() else 0.0
             for i in np.flatnonzero(ok):
-                t = pg.TextItem(str(labels[int(i)]), color="#333", anchor=(0, 1))
+                # right half: the name to the left of its point (never cut off at the edge)
+                t = pg.TextItem(str(labels[int(i)]), color="#333",
+                                anchor=(1, 1) if x[i] > mid else (0, 1))
                 t.setPos(float(x[i]), float(y[i]))
                 self.addItem(t, ignoreBounds=True)
                 self.point_names.append(t)

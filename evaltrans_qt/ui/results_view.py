@@ -471,28 +471,32 @@ class ResultsView(QWidget):
             "one of the Metrics tab and the command line (evaltrans correlate --convention).")
         self.convention_box.currentIndexChanged.connect(lambda *_: self.refresh_analysis())
         row.addWidget(self.convention_box)
-        row.addStretch(1)
-        v.addLayout(row)
-        self.convention_text = QLabel("", objectName="conventionText", wordWrap=True)
+        # one line (its tooltip in full): a laptop's dock leaves the plots little height
+        self.convention_text = QLabel("", objectName="conventionText")
         self.convention_text.setStyleSheet("color: #555;")
-        v.addWidget(self.convention_text)
+        self.convention_text.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        row.addWidget(self.convention_text, 1)
+        v.addLayout(row)
+        # the scatter takes the tab's whole height (on a 1366x768 screen the results dock is
+        # ~300 px: under a table it was ~30 px tall); bars over the table on the right
         split = QSplitter(Qt.Vertical)
         top = QSplitter(Qt.Horizontal)
         self.scatter = plots.ScatterPlot()
+        self.scatter.setMinimumHeight(160)
         self.bars = plots.CorrelationBars()
         top.addWidget(self.scatter)
-        top.addWidget(self.bars)
+        top.addWidget(split)
+        split.addWidget(self.bars)
         top.setStretchFactor(0, 3)
         top.setStretchFactor(1, 2)
-        split.addWidget(top)
         self.corr_view, self.corr_model, self.corr_proxy = table_view("correlationTable", dense=True)
         self.corr_view.setToolTip("Correlation of each measure with the human score chosen "
                                   "above; low/high: 95 % bootstrap interval (1000 resamples of "
                                   "source sentences); error measures negated")
         split.addWidget(self.corr_view)
-        split.setStretchFactor(0, 3)
+        split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 1)
-        v.addWidget(split, 1)
+        v.addWidget(top, 1)
         self.tabs.addTab(page, "Correlation")
 
     def _build_combination_tab(self) -> None:
@@ -1043,10 +1047,11 @@ class ResultsView(QWidget):
         self.corr_model.set_frame(pd.DataFrame(rows))
         from evaltrans_qt.engine.metaeval import conventions
         conv = self.convention_box.currentData() or conventions.DEFAULT_CONVENTION
-        self.convention_text.setText(
-            conventions.describe(conv) if a.level == "system"
-            else "Sentence level: one point per scored candidate (the convention applies at "
-                 "system level).")
+        text = (conventions.describe(conv) if a.level == "system"
+                else "Sentence level: one point per scored candidate (the convention applies "
+                     "at system level).")
+        self.convention_text.setText(text)
+        self.convention_text.setToolTip(text)
         if a.correlations:
             names = [c.measure for c in a.correlations]
             key = f"{a.human} ({a.level})"
