@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evaltrans_qt.engine.data.database import Database, Source, Target
-from evaltrans_qt.errors import InputFormatError, ScoreError
+from evaltrans_qt.errors import InputFormatError, SaveError, ScoreError
 from evaltrans_qt.io import protocol_changes
 from evaltrans_qt.io.journal import Journal, ScoreChange, apply_entry, journal_path
 from evaltrans_qt.io.limits import load_json, parse_number
@@ -277,12 +277,18 @@ def commit_judgements(path: PathLike, build: Callable[[Database], Sequence[Score
     store them (module doc: journalled one by one, or with ``journal=False`` all or
     nothing); returns the changes as stored. Nothing is written if ``build`` raises, a
     change is refused or another program holds the file (``DatabaseLockedError``)."""
+    if not Path(path).is_file():
+        raise InputFormatError("file not found" if not Path(path).exists()
+                               else "not a file", path)
     try:
         lock = acquire_lock(path, PROGRAM)
     except DatabaseLockedError as exc:
         raise DatabaseLockedError(f"{exc.problem}: no judgement written (close it there "
                                   "first: judgements of two programs would mix in one "
                                   "journal)", exc.path, holder=exc.holder) from None
+    except OSError as exc:
+        raise SaveError(f"cannot take the database's lock ({exc.strerror or exc}); no "
+                        "judgement written", path) from None
     try:
         opened = open_database(path)
         db = opened.database

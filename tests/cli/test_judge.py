@@ -214,3 +214,21 @@ def test_seg_without_doc_when_unique_and_ambiguous(tmp_path, capsys):
     f.write_text("system\tdoc\tseg\tclass\tvalue\nS\td2\t1\tfluency\t2\n", encoding="utf-8")
     assert main(["import", "judgements", str(f), "--database", str(path)]) == 0
     assert _score(path, 3, "S", "fluency", None)[0] == 2.0
+
+
+def test_missing_database_and_unwritable_lock(tmp_path, demo, monkeypatch, capsys):
+    argv = ["--source", "1", "--system", "RuleMT", "--class", "fluency", "--value", "3"]
+    assert main(["judge", str(tmp_path / "no" / "x.etdb.xml"), *argv]) == 2
+    assert "x.etdb.xml: file not found" in capsys.readouterr().err
+    assert main(["judge", str(tmp_path), *argv]) == 2
+    assert "not a file" in capsys.readouterr().err
+
+    def denied(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(judgements, "acquire_lock", denied)
+    before = demo.read_bytes()
+    assert main(["judge", str(demo), *argv]) == 2
+    err = capsys.readouterr().err
+    assert "cannot take the database's lock (Permission denied)" in err
+    assert demo.read_bytes() == before and not journal_path(demo).exists()
