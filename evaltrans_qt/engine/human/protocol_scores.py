@@ -243,21 +243,23 @@ def mqm(db: Database, judge: str | None = None) -> ProtocolResult:
 
 # ------------------------------------------------------------------ all at once
 def protocol_names(db: Database, *, only_with_data: bool = False) -> list[str]:
-    """``sser:<class>`` for each SSER class, then ``ier``, ``hter``, ``awer``, ``ser``;
+    """``sser:<class>`` for each SSER class, then ``ier``, ``hter``, ``awer``, ``ser`` and,
+    when a candidate has error spans, ``mqm``;
     with ``only_with_data`` only those the judges' work defines: SSER classes with scores,
     ``ier`` with marks, ``hter`` with post-edits, ``awer`` with added references (SER
     needs no human input and is left out then)."""
     from evaltrans_qt.engine.data.protocols import has_protocol_data
     names = [f"sser:{c}" for c in sser_classes(db)]
+    from evaltrans_qt.engine.human.spans.scores import has_spans
+    mqm_name = ["mqm"] if has_spans(db) else []    # MQM needs error spans to be defined
     if not only_with_data:
-        return names + ["ier", "hter", "awer", "ser", "mqm"]
+        return names + ["ier", "hter", "awer", "ser", *mqm_name]
     have = has_protocol_data(db)
     scored = {s.cls for _, t in db.iter_candidates() for s in t.scores if not s.extrapolated}
     names = [n for n in names if n.split(":", 1)[1] in scored]
     names += [n for n, k in (("ier", "marks"), ("hter", "postedits"), ("awer", "added"))
               if have[k]]
-    from evaltrans_qt.engine.human.spans.scores import has_spans
-    return names + (["mqm"] if has_spans(db) else [])
+    return names + mqm_name
 
 
 def protocol_result(db: Database, name: str, options: EvalOptions | None = None,
