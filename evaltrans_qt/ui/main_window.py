@@ -218,7 +218,10 @@ class MainWindow(QMainWindow):
 
         self.act_shortcuts = make_action(self, "&Keyboard shortcuts", "F1", self.show_shortcuts)
         self.act_about = make_action(self, "&About evaltrans-qt", "Ctrl+Shift+F1", self.about)
-        self.help_menu.addActions([self.act_shortcuts, self.act_about])
+        from evaltrans_qt.ui.help_dialog import show_getting_started
+        self.act_getting_started = make_action(self, "&Getting started", None,
+                                               lambda: show_getting_started(self))
+        self.help_menu.addActions([self.act_getting_started, self.act_shortcuts, self.act_about])
 
         tb = QToolBar("Main toolbar", self)
         tb.setObjectName("mainToolbar")
