@@ -193,6 +193,7 @@ def _prepare_results(window, args) -> None:
     """Run the default measures in the background, wait, show the correlation tab."""
     import time
     app = QApplication.instance()
+    assert app is not None              # the screenshot's application runs
     for dock in window.panels.values():
         dock.hide()
     window.compare_view.hide()
@@ -257,6 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     window = MainWindow(persist_settings=not args.screenshot)   # a screenshot: no recent files
     if args.screenshot:
         w, _x, h = args.size.partition("x")
+        window.window_layout.unframed = True     # the picture is the whole screen
         window.resize(int(w), int(h))
         window.workspace.set_autosave(False)
     window.show()
@@ -264,8 +266,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.screenshot:
         if worker is None:
             return 2
-        failed = []
-        worker.signals.errored.connect(lambda exc: (failed.append(exc), app.exit(2)))
+        failed: list[BaseException] = []
+
+        def errored(exc: BaseException) -> None:
+            failed.append(exc)
+            app.exit(2)
+        worker.signals.errored.connect(errored)
         window.databaseChanged.connect(lambda: QTimer.singleShot(0, lambda: _screenshot(window, app, args)))
     return app.exec()
 

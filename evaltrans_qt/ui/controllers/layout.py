@@ -13,14 +13,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QObject, QRect, Qt, QTimer
-from PySide6.QtWidgets import QApplication, QSplitter, QWidget
+from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt, QTimer
+from PySide6.QtWidgets import QApplication, QDialog, QSplitter, QWidget
+
+from evaltrans_qt.ui.options_dialog import DECORATION
 
 #: Panels closed while they have nothing to show (and by the default layout).
 CONTENT_PANELS = ("Scoring", "Similar scored translations", "Live correlation")
 #: Width and height reserved for the window manager's frame before it is known (a title
-#: bar of up to ~34 px and borders: openbox, GNOME, KDE and Windows 10/11 stay below).
-FRAME_GUESS = (16, 40)
+#: bar and borders: openbox, GNOME, KDE and Windows 10/11 stay below) -- the dialogs'
+#: :data:`~evaltrans_qt.ui.options_dialog.DECORATION`.
+FRAME_GUESS = (DECORATION.width(), DECORATION.height())
 #: Share of the window's height the Results panel gets when it is shown (its tables and
 #: the correlation plot under them need it; the translations share that area as a tab).
 RESULTS_SHARE = 0.55
@@ -36,9 +39,27 @@ class WindowLayout(QObject):
         """``window``: the :class:`~evaltrans_qt.ui.main_window.MainWindow` composing this."""
         super().__init__(window)
         self.window = window
+        window.installEventFilter(self)     # its dialogs: fitted to the screen when shown
+        #: No window manager will frame the window (``--screenshot`` on the offscreen
+        #: platform): no room is kept for a frame that cannot be measured.
+        self.unframed = False
         #: The size was chosen by :meth:`default_layout` with a guessed frame: fitted to
         #: the available area once the real frame is known.
         self._guessed_size: tuple[int, int] | None = None
+
+    # ------------------------------------------------------------ dialogs
+    def eventFilter(self, obj: QObject, ev: QEvent) -> bool:
+        """Every dialog of the window (a child added to it) is fitted to the available
+        screen when it is shown (:func:`fit_dialog`)."""
+        kind = ev.type()
+        # polished (not added: a child is added while it is still being constructed)
+        if kind == QEvent.Type.ChildPolished and obj is self.window:
+            child = ev.child()          # type: ignore[attr-defined]
+            if isinstance(child, QDialog):
+                child.installEventFilter(self)
+        elif kind == QEvent.Type.Show and isinstance(obj, QDialog) and obj.isWindow():
+            fit_dialog(obj, self.available_geometry())
+        return False
 
     def available_geometry(self) -> QRect:
         """The screen's available area (without task bars) the window lives on."""
@@ -51,7 +72,7 @@ class WindowLayout(QObject):
         w = self.window
         fw = max(w.frameGeometry().width() - w.geometry().width(), 0)
         fh = max(w.frameGeometry().height() - w.geometry().height(), 0)
-        if fw or fh or QApplication.platformName() in ("offscreen", "minimal"):
+        if fw or fh or self.unframed:
             return fw, fh
         return FRAME_GUESS
 
@@ -203,4 +224,21 @@ class WindowLayout(QObject):
                 split.restoreState(state)
 
 
-__all__ = ["WindowLayout", "CONTENT_PANELS", "FRAME_GUESS"]
+def fit_dialog(dialog: QWidget, available: QRect) -> None:
+    """``dialog`` and its window manager's frame (:data:`FRAME_GUESS` until the frame is
+    known) inside ``available``: made smaller if needed (never below its minimum size; a
+    long dialog scrolls), moved onto the screen if it sticks out."""
+    frame_w = dialog.frameGeometry().width() - dialog.width()
+    frame_h = dialog.frameGeometry().height() - dialog.height()
+    fw, fh = (frame_w, frame_h) if frame_w or frame_h else FRAME_GUESS
+    room = QSize(available.width() - fw, available.height() - fh)
+    size = dialog.size().boundedTo(room).expandedTo(dialog.minimumSize())
+    if size != dialog.size():
+        dialog.resize(size)
+    x = max(available.x(), min(dialog.x(), available.right() + 1 - size.width() - fw))
+    y = max(available.y(), min(dialog.y(), available.bottom() + 1 - size.height() - fh))
+    if (x, y) != (dialog.x(), dialog.y()):
+        dialog.move(x, y)
+
+
+__all__ = ["WindowLayout", "CONTENT_PANELS", "FRAME_GUESS", "fit_dialog"]

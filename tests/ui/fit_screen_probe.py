@@ -1,0 +1,153 @@
+"""Open every dialog of the application on a virtual screen of a given size and print, as
+JSON, where each one lies (run by tests/ui/test_fit_screen.py in a subprocess: the
+offscreen platform's screen size is fixed when the application starts).
+
+Usage: ``python -m tests.ui.fit_screen_probe WIDTHxHEIGHT DATABASE`` with
+``QT_QPA_PLATFORM=offscreen`` and a scratch settings folder in ``XDG_CONFIG_HOME``.
+Each dialog is opened as the application opens it (``open()``/``show()`` with the main
+window as parent, so the window's dialog fitting applies) and described by its
+geometry, its minimum size, and whether every button of it lies inside it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QPoint, QRect, QSettings
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractScrollArea,
+    QApplication,
+    QDialog,
+    QFileDialog,
+    QWidget,
+)
+
+
+def _screen(size: str) -> None:
+    """The offscreen platform's screen of ``size`` (``configfile``, as ``--screenshot``)."""
+    from evaltrans_qt.ui.app import _offscreen_screen
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    _offscreen_screen(size)
+
+
+def _scrolled(w: QWidget, top: QWidget) -> bool:
+    p = w.parentWidget()
+    while p is not None and p is not top:
+        if isinstance(p, QAbstractScrollArea):
+            return True
+        p = p.parentWidget()
+    return False
+
+
+def _describe(dlg: QWidget) -> dict:
+    # buttons of the dialog itself (those in a scrolled page reach the view by scrolling)
+    buttons = [b for b in dlg.findChildren(QAbstractButton) if b.isVisibleTo(dlg)
+               and not _scrolled(b, dlg)]
+    outside = []
+    for b in buttons:
+        rect = QRect(b.mapTo(dlg, QPoint(0, 0)), b.size())
+        if not dlg.rect().contains(rect):
+            outside.append(b.text() or b.objectName())
+    hint = dlg.minimumSizeHint()
+    return {"geometry": [dlg.x(), dlg.y(), dlg.width(), dlg.height()],
+            "minimum": [max(dlg.minimumWidth(), hint.width()),
+                        max(dlg.minimumHeight(), hint.height())],
+            "buttons_outside": outside, "visible": dlg.isVisible()}
+
+
+def dialogs(window) -> dict[str, Callable[[], QWidget]]:
+    """Name -> a function that builds (not shows) the dialog, parented to ``window``."""
+    from evaltrans_qt.engine.data.merge import Conflict
+    from evaltrans_qt.ui.classes_dialog import ClassesDialog
+    from evaltrans_qt.ui.disk_change_dialog import DiskChangeDialog
+    from evaltrans_qt.ui.export_dialog import TABLE_FORMATS, file_filters
+    from evaltrans_qt.ui.import_dialogs import ImportDialog
+    from evaltrans_qt.ui.items_panel import ItemsDialog
+    from evaltrans_qt.ui.merge_dialog import ConflictDialog
+    from evaltrans_qt.ui.options_dialog import OptionsDialog
+    from evaltrans_qt.ui.ranking_screen import SEGMENTS, SENTENCES, RankingSetupDialog
+    from evaltrans_qt.ui.reference_editor import AddReferenceDialog
+    from evaltrans_qt.ui.scoring import SessionDialog
+    from evaltrans_qt.ui.shortcuts import ShortcutsDialog
+    db = window.database
+    src = db.sources[0]
+    tgt = src.targets[0]
+    scored = next(t for s in db.sources for t in s.targets if t.scores)
+
+    def conflict() -> QDialog:
+        old = scored.scores[0]
+        new = dataclasses.replace(old, value=old.value + 1)
+        return ConflictDialog(Conflict(src, scored, old.cls, old.judge, old, new), 1, window)
+
+    def export() -> QDialog:
+        d = QFileDialog(window, "Export table", "demo.system.csv", file_filters(TABLE_FORMATS))
+        d.setOption(QFileDialog.Option.DontUseNativeDialog)
+        d.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        return d
+
+    return {
+        "options": lambda: OptionsDialog(window.options, None, window),
+        "classes": lambda: ClassesDialog(window),
+        "import_text": lambda: ImportDialog("text", True, window),
+        "import_aachen": lambda: ImportDialog("aachen", True, window),
+        "import_sgml": lambda: ImportDialog("sgml", True, window),
+        "import_wmt": lambda: ImportDialog("wmt", True, window),
+        "merge_conflict": conflict,
+        "session_setup": lambda: SessionDialog(db, "judge", window),
+        "ranking_setup_sentences": lambda: RankingSetupDialog(SENTENCES, "judge", parent=window),
+        "ranking_setup_segments": lambda: RankingSetupDialog(SEGMENTS, "judge", parent=window),
+        "shortcuts": lambda: ShortcutsDialog(window),
+        "disk_change": lambda: DiskChangeDialog(Path("/data/very/long/folder/name/of/a/"
+                                                     "campaign/demo.etdb.xml"), True, 3, window),
+        "export": export,
+        "add_reference": lambda: AddReferenceDialog(src.text, tgt.text, "ref-new", window),
+        "information_items": lambda: ItemsDialog(src.text.split(), [(0, 2)], window),
+    }
+
+
+def main(argv: list[str]) -> int:
+    size, database = argv[0], argv[1]
+    _screen(size)
+    app = QApplication([])
+    from evaltrans_qt.ui.main_window import MainWindow
+    settings = QSettings(str(Path(tempfile.mkdtemp()) / "probe.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(settings=settings, persist_settings=False)
+    window.show()
+    done: list[bool] = []
+    window.databaseChanged.connect(lambda: done.append(True))
+    window.open_database(database)
+    while not done:
+        app.processEvents()
+    app.processEvents()
+    avail = window.screen().availableGeometry()
+    frame = window.frameGeometry()
+    out: dict = {"available": [avail.x(), avail.y(), avail.width(), avail.height()],
+                 "main_window": {"geometry": [frame.x(), frame.y(), frame.width(), frame.height()],
+                                 "minimum": [window.minimumSizeHint().width(),
+                                             window.minimumSizeHint().height()],
+                                 "buttons_outside": [], "visible": window.isVisible()},
+                 "dialogs": {}}
+    for name, build in dialogs(window).items():
+        dlg = build()
+        dlg.open() if isinstance(dlg, QDialog) else dlg.show()
+        for _ in range(3):
+            app.processEvents()
+        out["dialogs"][name] = _describe(dlg)
+        dlg.close()
+        dlg.deleteLater()
+        app.processEvents()
+    print(json.dumps(out))
+    window.workspace.leave_unsaved()
+    window.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
