@@ -10,6 +10,9 @@
 * ``evaltrans spans DB --import-json FILE [--judge J]``: spans from JSON Lines
   (io/spans_jsonl.py; J for objects without ``judge``), e.g. machine spans to pre-fill;
   ``--export-json FILE`` writes every annotation in the same shape.
+* ``evaltrans spans DB --compare MACHINE [--judge J] [--json]``: what the judges (or J)
+  kept, changed, removed and added of judge MACHINE's pre-filled spans, with character
+  precision and recall (engine/human/spans/prefill.py).
 * ``evaltrans import mqm FILE.tsv [--weights SPEC] [--lp SRC-TGT] [--reference NAME]
   [--lenient] -o DB`` and ``evaltrans export mqm DB -o FILE.tsv`` (io/mqm_tsv.py).
 
@@ -57,14 +60,15 @@ def _action(args: argparse.Namespace) -> str:
                                     ("--remove", args.remove is not None),
                                     ("--no-error", args.no_error), ("--list", args.list),
                                     ("--import-json", args.import_json is not None),
-                                    ("--export-json", args.export_json is not None)) if on]
+                                    ("--export-json", args.export_json is not None),
+                                    ("--compare", args.compare is not None)) if on]
     if len(chosen) != 1:
         raise OptionError("give exactly one of --add, --remove, --no-error, --list, "
-                          "--import-json, --export-json" +
+                          "--import-json, --export-json, --compare" +
                           (f" (got {', '.join(chosen)})" if chosen else ""))
     action = chosen[0]
-    if args.json and action != "--list":
-        raise OptionError("--json is only used with --list")
+    if args.json and action not in ("--list", "--compare"):
+        raise OptionError("--json is only used with --list and --compare")
     needs_candidate = action in ("--add", "--remove", "--no-error", "--list")
     if needs_candidate and (args.source is None or args.system is None):
         raise OptionError(f"{action} needs --source K and --system S")
@@ -95,6 +99,8 @@ def run_spans(args: argparse.Namespace) -> int:
         n = write_spans_jsonl(open_database(args.database), args.export_json)
         print(f"{args.export_json}: {n} annotation(s) written", file=sys.stderr)
         return 0
+    if action == "--compare":
+        return _compare(args)
     if action == "--list":
         from evaltrans_qt.cli._common import open_database
         db = open_database(args.database)
@@ -163,6 +169,31 @@ def run_spans(args: argparse.Namespace) -> int:
     who = f" by {args.judge}" if args.judge else ""
     print(f"{args.database}: source {args.source}, {args.system}{who}: {said[0]}",
           file=sys.stderr)
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    """``--compare MACHINE``: what the judges did with MACHINE's pre-filled spans."""
+    import math
+
+    from evaltrans_qt.cli._common import open_database
+    from evaltrans_qt.engine.human.spans.prefill import prefill_statistics
+    db = open_database(args.database)
+    if not any(a.judge == args.compare for _, t in db.iter_candidates()
+               for a in t.span_annotations):
+        raise ScoreError(f"judge {args.compare!r} has no error spans in this database",
+                         args.database)
+    st = prefill_statistics(db, args.compare, None if args.judge is None else [args.judge])
+    d = st.to_dict()
+    if args.json:
+        print(json.dumps({k: None if isinstance(v, float) and math.isnan(v) else v
+                          for k, v in d.items()}, ensure_ascii=False))
+        return 0
+    print(f"spans of {args.compare} on {st.candidates} annotated translation(s): "
+          f"{st.machine_spans} -- kept {st.kept}, changed {st.changed}, removed {st.removed}; "
+          f"{st.added} added by the judges")
+    print("kept share {:.3f}, character precision {:.3f}, recall {:.3f}".format(
+        d["kept_share"], d["precision"], d["recall"]))
     return 0
 
 
@@ -243,5 +274,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--import-json", metavar="FILE",
                    help="set annotations from a JSON Lines file (one object per translation)")
     p.add_argument("--export-json", metavar="FILE", help="write every annotation as JSON Lines")
-    p.add_argument("--json", action="store_true", help="--list as one JSON object")
+    p.add_argument("--compare", metavar="MACHINE",
+                   help="what the judges (or --judge) kept, changed, removed and added of "
+                        "the spans judge MACHINE proposed (pre-filled spans)")
+    p.add_argument("--json", action="store_true",
+                   help="--list or --compare as one JSON object")
     p.set_defaults(func=run_spans)

@@ -116,6 +116,16 @@ def test_import_json_prefill_and_correlate_with_mqm(demo, tmp_path, capsys):
     out = tmp_path / "back.jsonl"
     assert main(["spans", str(demo), "--export-json", str(out)]) == 0
     assert len(out.read_text(encoding="utf-8").splitlines()) == len(lines)
+    # a judge corrects the machine's spans of one translation: the statistics say so
+    first = next(t for t in got.sources[0].targets if t.system == systems[1])
+    assert main(["spans", str(demo), "--source", "1", "--system", systems[1], "--judge",
+                 "carla", "--no-error"]) == 0
+    capsys.readouterr()
+    assert main(["spans", str(demo), "--compare", "xcomet", "--judge", "carla", "--json"]) == 0
+    st = json.loads(capsys.readouterr().out)
+    n = len(next(a for a in first.span_annotations if a.judge == "xcomet").errors)
+    assert st["candidates"] == 1 and st["removed"] == n and st["kept"] == 0
+    assert main(["spans", str(demo), "--compare", "nobody"]) == 2
     capsys.readouterr()
     assert main(["correlate", str(demo), "--human", "mqm", "--measures", "bleu", "--level",
                  "sentence", "--json"]) == 0

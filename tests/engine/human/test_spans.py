@@ -186,3 +186,29 @@ def test_esa_class_goes_before_the_reference_class():
     assert [lv.name for lv in db.levels][-1] == db.reference_levels.name
     assert db.is_reference(db.sources[0].targets[-1])
     assert not db.is_reference(db.sources[0].targets[0])
+
+
+# --------------------------------------------------------------------------- pre-filled spans
+def test_prefilled_spans_kept_changed_removed_added():
+    from evaltrans_qt.engine.human.spans.prefill import compare, prefill_statistics
+    machine = [ErrorSpan("Major", "Accuracy", 0, 5),          # kept
+               ErrorSpan("Minor", "Fluency", 10, 15),         # changed: severity
+               ErrorSpan("Minor", "Fluency", 20, 24),         # changed: span shrunk
+               ErrorSpan("Major", "Accuracy", 30, 35)]        # removed
+    final = [ErrorSpan("Major", "Accuracy", 0, 5), ErrorSpan("Major", "Fluency", 10, 15),
+             ErrorSpan("Minor", "Fluency", 21, 23), ErrorSpan("Minor", "Style", 40, 42),
+             ErrorSpan("Major", "Accuracy/Omission", 45, 45)]   # added twice
+    c = compare(machine, final)
+    assert (c.kept, c.changed, c.removed, c.added) == (1, 2, 1, 2)
+    assert c.kept_share == 0.25
+    # characters: machine 5+5+4+5 = 19, final 5+5+2+2 = 14, overlap 5+5+2 = 12
+    assert (c.machine_chars, c.final_chars, c.overlap_chars) == (19, 14, 12)
+    assert c.precision == pytest.approx(12 / 19) and c.recall == pytest.approx(12 / 14)
+    db = _db()
+    t = db.sources[0].targets[0]          # "The trian comes": r1 spelling 4:9, punct 15:15
+    t.span_annotations.append(SpanAnnotation("xcomet", [
+        ErrorSpan("Minor", "Fluency/Spelling", 4, 9), ErrorSpan("Major", "Accuracy", 0, 3)]))
+    s = prefill_statistics(db, "xcomet")
+    # r1: kept 1, removed 1, added 1 (the omission); r2 (no error): removed 2
+    assert (s.candidates, s.kept, s.changed, s.removed, s.added) == (2, 1, 0, 3, 1)
+    assert prefill_statistics(db, "xcomet", ["r2"]).to_dict()["kept_share"] == 0.0
