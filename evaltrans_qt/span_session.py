@@ -47,6 +47,7 @@ from evaltrans_qt.engine.human.spans.scores import ESA_CLASS, annotation_by, ens
 from evaltrans_qt.engine.human.spans.text import snap as snap_words
 from evaltrans_qt.errors import ScoreError
 from evaltrans_qt.io import protocol_changes
+from evaltrans_qt.io.etdb.spans import database_typology
 from evaltrans_qt.io.journal import Change, change_for
 from evaltrans_qt.workspace import Workspace
 
@@ -90,7 +91,7 @@ class SpanSessionModel:
     changed = Signal(int)
 
     def __init__(self, workspace: Workspace, judge: str | None, *, protocol: str = "mqm",
-                 typology: Typology = MQM_CORE, items: list[Item] | None = None,
+                 typology: Typology | None = None, items: list[Item] | None = None,
                  clock=time.monotonic) -> None:
         if protocol not in PROTOCOLS:
             raise ScoreError(f"protocol {protocol!r} is not one of {', '.join(PROTOCOLS)}")
@@ -100,7 +101,8 @@ class SpanSessionModel:
         self.workspace = workspace
         self.judge = judge
         self.protocol = protocol
-        self.typology = typology
+        #: The database's typology (io/etdb/spans.py), else the MQM core typology.
+        self.typology = typology or database_typology(db, workspace.path) or MQM_CORE
         self.items = list(items) if items is not None else all_candidates(db)
         if not self.items:
             raise ScoreError("there is no candidate to annotate")

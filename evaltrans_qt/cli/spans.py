@@ -13,6 +13,8 @@
 * ``evaltrans spans DB --compare MACHINE [--judge J] [--json]``: what the judges (or J)
   kept, changed, removed and added of judge MACHINE's pre-filled spans, with character
   precision and recall (engine/human/spans/prefill.py).
+* ``evaltrans spans DB --typology FILE.json`` stores the campaign's typology (categories,
+  keys, closed or open; io/etdb/spans.py); a closed one refuses other categories.
 * ``evaltrans import mqm FILE.tsv [--weights SPEC] [--lp SRC-TGT] [--reference NAME]
   [--lenient] -o DB`` and ``evaltrans export mqm DB -o FILE.tsv`` (io/mqm_tsv.py).
 
@@ -61,10 +63,11 @@ def _action(args: argparse.Namespace) -> str:
                                     ("--no-error", args.no_error), ("--list", args.list),
                                     ("--import-json", args.import_json is not None),
                                     ("--export-json", args.export_json is not None),
-                                    ("--compare", args.compare is not None)) if on]
+                                    ("--compare", args.compare is not None),
+                                    ("--typology", args.typology is not None)) if on]
     if len(chosen) != 1:
         raise OptionError("give exactly one of --add, --remove, --no-error, --list, "
-                          "--import-json, --export-json, --compare" +
+                          "--import-json, --export-json, --compare, --typology" +
                           (f" (got {', '.join(chosen)})" if chosen else ""))
     action = chosen[0]
     if args.json and action not in ("--list", "--compare"):
@@ -101,6 +104,8 @@ def run_spans(args: argparse.Namespace) -> int:
         return 0
     if action == "--compare":
         return _compare(args)
+    if action == "--typology":
+        return _typology(args)
     if action == "--list":
         from evaltrans_qt.cli._common import open_database
         db = open_database(args.database)
@@ -126,8 +131,9 @@ def run_spans(args: argparse.Namespace) -> int:
         return 0
     if action == "--import-json":
         from evaltrans_qt.io.spans_jsonl import read_spans_jsonl
-        got = commit_span_changes(args.database,
-                                  lambda db: read_spans_jsonl(args.import_json, db, args.judge))
+        from evaltrans_qt.io.etdb.spans import database_typology
+        got = commit_span_changes(args.database, lambda db: read_spans_jsonl(
+            args.import_json, db, args.judge, database_typology(db, args.database)))
         print(f"{args.database}: {len(got)} annotation(s) imported from {args.import_json}",
               file=sys.stderr)
         return 0
@@ -145,8 +151,9 @@ def run_spans(args: argparse.Namespace) -> int:
             start, end = args.add
             e = ErrorSpan(canonical_severity(args.severity), args.category or "Other", start,
                           end, args.side or "target", args.comment, args.seconds)
+            from evaltrans_qt.io.etdb.spans import database_typology
             try:
-                check_error(e, t.text, src.text)
+                check_error(e, t.text, src.text, database_typology(db, args.database))
             except ScoreError as exc:
                 raise ScoreError(exc.problem, args.database) from None
             errors.append(e)
@@ -194,6 +201,24 @@ def _compare(args: argparse.Namespace) -> int:
           f"{st.added} added by the judges")
     print("kept share {:.3f}, character precision {:.3f}, recall {:.3f}".format(
         d["kept_share"], d["precision"], d["recall"]))
+    return 0
+
+
+def _typology(args: argparse.Namespace) -> int:
+    """``--typology FILE.json``: store the campaign's typology in the database."""
+    from evaltrans_qt.cli._common import open_database, write_database
+    from evaltrans_qt.io.etdb.spans import read_typology_json, set_database_typology
+    typ = read_typology_json(args.typology)
+    db = open_database(args.database)
+    if typ.closed:
+        bad = sorted({e.category for _, t in db.iter_candidates() for a in t.span_annotations
+                      for e in a.errors if e.category not in typ.all_paths()})
+        if bad:
+            raise ScoreError(f"the closed typology {typ.name!r} lacks categories the "
+                             f"database's errors use: {', '.join(bad[:5])}", args.typology)
+    set_database_typology(db, typ)
+    write_database(db, args.database, f"typology {typ.name!r} ({len(typ.all_paths())} "
+                                      f"categories, {'closed' if typ.closed else 'open'})")
     return 0
 
 
@@ -277,6 +302,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--compare", metavar="MACHINE",
                    help="what the judges (or --judge) kept, changed, removed and added of "
                         "the spans judge MACHINE proposed (pre-filled spans)")
+    p.add_argument("--typology", metavar="FILE.json",
+                   help="store the campaign's error typology in the database: "
+                        '{"name": …, "closed": true, "categories": [paths], "keys": {path: key}}'
+                        "; a closed one restricts the categories of --add and --import-json")
     p.add_argument("--json", action="store_true",
                    help="--list or --compare as one JSON object")
     p.set_defaults(func=run_spans)

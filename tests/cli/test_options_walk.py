@@ -228,6 +228,7 @@ TABLE: dict[str, dict[str, object]] = {
               "--import-json": R("--import-json", "x.jsonl", needle="exactly one"),
               "--export-json": R("--export-json", "x.jsonl", needle="exactly one"),
               "--compare": R("--compare", "x", needle="exactly one"),
+              "--typology": R("--typology", "x.json", needle="exactly one"),
               "--json": R("--json", needle="only used with --list")},
     "export mtme": {"--lp": C("--lp", "fr-en"), "--measures": C("--measures", "bleu"),
                     "--no-measures": R("--no-measures", needle="--no-measures"),

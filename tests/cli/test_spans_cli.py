@@ -131,3 +131,25 @@ def test_import_json_prefill_and_correlate_with_mqm(demo, tmp_path, capsys):
                  "sentence", "--json"]) == 0
     (row,) = json.loads(capsys.readouterr().out)
     assert row["human"] == "mqm" and row["n"] == len(lines)
+
+
+def test_a_closed_typology_refuses_other_categories(demo, tmp_path, capsys):
+    typ = tmp_path / "t.json"
+    typ.write_text(json.dumps({"name": "mine", "closed": True,
+                               "categories": ["Accuracy/Mistranslation", "Fluency"],
+                               "keys": {"Fluency": "f"}}), encoding="utf-8")
+    assert main(["spans", str(demo), "--typology", str(typ)]) == 0
+    from evaltrans_qt.io.etdb.spans import database_typology
+    t = database_typology(load_database(demo))
+    assert t is not None and t.closed and t.key_of("Fluency") == "f"
+    base = ["spans", str(demo), "--source", "1", "--system", "WebTrans", "--judge", "c",
+            "--add", "0:3", "--severity", "minor"]
+    before = demo.read_bytes()
+    assert main([*base, "--category", "Style/Awkward"]) == 2
+    assert "not in the closed typology 'mine'" in capsys.readouterr().err
+    assert demo.read_bytes() == before
+    assert main([*base, "--category", "Fluency"]) == 0
+    bad = tmp_path / "b.json"
+    bad.write_text('{"categories": "Fluency"}', encoding="utf-8")
+    assert main(["spans", str(demo), "--typology", str(bad)]) == 2
+    assert "categories" in capsys.readouterr().err

@@ -21,14 +21,39 @@ of ``<errors>`` are kept; an unknown attribute of ``<error>`` is refused (naming
 so nothing in an annotation is silently dropped. The writer emits exactly what the reader
 accepts: load → save → load is equal, and a file without ``<errors>`` is written as
 before, byte for byte.
+
+A database may also hold its **typology** (engine/human/spans/model.py), a top-level
+element that the reader keeps as it keeps every unknown element::
+
+    <typology name="my campaign" closed="1">
+      <category path="Accuracy/Mistranslation" key="m"/>
+      <category path="Fluency"/>
+    </typology>
+
+:func:`database_typology` reads it (None without one), :func:`set_database_typology`
+stores one; a closed typology restricts the categories annotation may use.
 """
 
 from __future__ import annotations
 
-from evaltrans_qt.engine.data.database import Source, Target
-from evaltrans_qt.engine.human.spans.model import ErrorSpan, SpanAnnotation, check_error
+from lxml import etree
+
+from evaltrans_qt.engine.data.database import Database, Source, Target
+from evaltrans_qt.engine.human.spans.model import (
+    ErrorSpan,
+    SpanAnnotation,
+    Typology,
+    check_error,
+)
 from evaltrans_qt.errors import EvalTransError, InputFormatError
-from evaltrans_qt.io.xmlsafe import attr_items, attrs, escape_text, format_number, parse_xml_number
+from evaltrans_qt.io.xmlsafe import (
+    attr_items,
+    attrs,
+    escape_text,
+    format_number,
+    parse_xml_number,
+    safe_parser,
+)
 
 TAG = "errors"
 _ERROR_ATTRS = ("side", "start", "end", "severity", "category", "comment", "seconds")
@@ -141,3 +166,76 @@ def target_xml(tgt: Target, src: Source) -> list[str]:
                        (f">{escape_text(text)}</error>\n" if text else "/>\n"))
         out.append("        </errors>\n")
     return out
+
+
+# --------------------------------------------------------------------------- typology
+TYPOLOGY_TAG = "typology"
+
+
+def _is_typology(x: str) -> bool:
+    return x.startswith(f"<{TYPOLOGY_TAG}") and x[len(TYPOLOGY_TAG) + 1:][:1] in (" ", ">", "/")
+
+
+def database_typology(db: Database, path=None) -> Typology | None:
+    """The ``<typology>`` of ``db`` (module doc), None without one; InputFormatError (naming
+    ``path``) if it is malformed."""
+    from evaltrans_qt.errors import EvalTransError
+    for x in db.extra_children:
+        if not _is_typology(x):
+            continue
+        el = etree.fromstring(x.encode("utf-8"), safe_parser())
+        cats, keys = [], []
+        for c in el:
+            if c.tag != "category":
+                continue
+            p = c.get("path")
+            if not p:
+                raise InputFormatError("<category> of <typology> needs a path", path)
+            cats.append(p)
+            if c.get("key"):
+                keys.append((p, c.get("key")))
+        try:
+            return Typology(el.get("name", ""), tuple(cats), tuple(keys),
+                            el.get("closed", "0") in ("1", "true", "yes"))
+        except EvalTransError as exc:
+            raise InputFormatError(f"<typology>: {exc.problem}", path) from None
+    return None
+
+
+def set_database_typology(db: Database, typology: Typology | None) -> None:
+    """Store ``typology`` as the database's ``<typology>`` (None: remove it)."""
+    db.extra_children = [x for x in db.extra_children if not _is_typology(x)]
+    if typology is None:
+        return
+    keys = dict(typology.keys)
+    lines = [f"<{TYPOLOGY_TAG}{attrs([('name', typology.name)])}"
+             f"{attrs([('closed', '1' if typology.closed else None)])}>"]
+    lines += [f"    <category{attrs([('path', c), ('key', keys.get(c))])}/>"
+              for c in typology.categories]
+    lines.append(f"  </{TYPOLOGY_TAG}>")
+    db.extra_children.append("\n".join(lines))
+
+
+def read_typology_json(path) -> Typology:
+    """A typology from a JSON file: ``{"name": …, "closed": true, "categories": [paths],
+    "keys": {path: key}}``; InputFormatError naming the file and problem."""
+    import json
+
+    from evaltrans_qt.errors import EvalTransError
+    from evaltrans_qt.io.plaintext import read_input_bytes
+    try:
+        d = json.loads(read_input_bytes(path, "a typology JSON file").decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InputFormatError(f"not JSON: {exc}", path) from None
+    if not isinstance(d, dict) or not isinstance(d.get("categories"), list) or not all(
+            isinstance(c, str) and c.strip() for c in d["categories"]):
+        raise InputFormatError("expected an object with \"categories\": a list of category "
+                               "paths (strings)", path)
+    keys = d.get("keys", {})
+    if not isinstance(keys, dict) or not all(isinstance(v, str) for v in keys.values()):
+        raise InputFormatError("\"keys\" must map category paths to keys (strings)", path)
+    try:
+        return Typology(str(d.get("name", "")), tuple(d["categories"]),
+                        tuple(keys.items()), bool(d.get("closed", False)))
+    except EvalTransError as exc:
+        raise InputFormatError(exc.problem, path) from None
