@@ -130,8 +130,8 @@ def run_spans(args: argparse.Namespace) -> int:
                           f" {e['text']!r}" + (f" ({e['comment']})" if e["comment"] else ""))
         return 0
     if action == "--import-json":
-        from evaltrans_qt.io.spans_jsonl import read_spans_jsonl
         from evaltrans_qt.io.etdb.spans import database_typology
+        from evaltrans_qt.io.spans_jsonl import read_spans_jsonl
         got = commit_span_changes(args.database, lambda db: read_spans_jsonl(
             args.import_json, db, args.judge, database_typology(db, args.database)))
         print(f"{args.database}: {len(got)} annotation(s) imported from {args.import_json}",
