@@ -202,7 +202,7 @@ def read_mqm_tsv(path: str | os.PathLike[str], db: Database | None = None, *,
     reference of their segment (for the automatic measures); a closed ``typology``
     refuses other categories. :class:`InputFormatError` naming file and row for a
     malformed row unless ``lenient``, which skips it (``ImportReport.skipped``)."""
-    from evaltrans_qt.io.mtme import LP_ATTR
+    from evaltrans_qt.io.mtme import LP_ATTR, REFS_AS_SYSTEMS
     db = db if db is not None else Database()
     if weights is not None:
         parse_weights(weights)                       # OptionError for a bad spec
@@ -251,6 +251,9 @@ def read_mqm_tsv(path: str | os.PathLike[str], db: Database | None = None, *,
             raise InputFormatError(f"--reference {reference}: no system of that name in the "
                                    "file", path)
         lv = db.ensure_reference_class()
+        # judged like the systems: export mtme writes it as a system output too
+        db.extra_attrs[REFS_AS_SYSTEMS] = " ".join(dict.fromkeys(
+            [*db.extra_attrs.get(REFS_AS_SYSTEMS, "").split(), reference]))
         for (doc, doc_id, s), t in build.candidates.items():
             if s == reference:
                 ref = Target(t.text, reference)

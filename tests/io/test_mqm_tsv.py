@@ -148,6 +148,14 @@ def test_header_weights_reference_lp(tmp_path):
     assert [(t.system, t.text) for t in refs] == [("refB", "The train arrives."),
                                                   ("refB", "He goes home.")]
     assert "refB" in db.systems()                                    # still a judged candidate
+    from evaltrans_qt.io.mtme import export_mtme
+    files = {p.relative_to(tmp_path / "mt").as_posix()
+             for p in export_mtme(db, tmp_path / "mt")}
+    assert {"references/de-en.refB.txt", "system-outputs/de-en/refB.txt",
+            "human-scores/de-en.mqm.seg.score", "human-scores/de-en.mqm.sys.score"} <= files
+    sys_lines = (tmp_path / "mt/human-scores/de-en.mqm.sys.score").read_text().splitlines()
+    # weights Major:1 Minor:1 (Neutral unnamed: 0): sysA seg 1 (2 + 0) / 2, seg 2 (2 + 0) / 2
+    assert sys_lines == ["refB -1.0", "sysA -1.0"]
     back = loads(dumps(db))
     write_mqm_tsv(back, tmp_path / "o.tsv")                          # references not exported
     assert (tmp_path / "o.tsv").read_bytes() == (tmp_path / "m.tsv").read_bytes()
