@@ -31,6 +31,11 @@ candidates are keyed as human scores are, ``(source index, system, k)``
   weights of their errors (engine/human/spans/scores.py), so the system value is the mean
   penalty and the MQM score its negation (as :func:`~evaltrans_qt.engine.human.resolve.
   protocol_human_scores` gives it).
+* **mqm:<category>** -- per annotated candidate ``(errors of the category, 1)``: the number
+  of errors whose category is ``<category>`` or below it (``mqm:Accuracy`` counts
+  ``Accuracy/Omission`` too), averaged over judges; a system's value is the mean count per
+  annotated segment. Not listed by :func:`protocol_names` (one per category would crowd
+  every table); asked for by name (``correlate --human mqm:Accuracy``).
 
 ``judge`` restricts IER, HTER and SSER to one judge's work. aWER and SER need at
 least one reference; candidates without one are left out (and not counted).
@@ -241,6 +246,28 @@ def mqm(db: Database, judge: str | None = None) -> ProtocolResult:
                           {k: _words(texts[k]) for k in pen})
 
 
+def mqm_category(db: Database, category: str, judge: str | None = None) -> ProtocolResult:
+    """``mqm:<category>``: per annotated candidate ``(errors of the category, 1)`` (module
+    doc); ScoreError if no error of the database has that category."""
+    cat = category.strip()
+    stats: dict[Key, tuple[float, float]] = {}
+    lengths: dict[Key, int] = {}
+    seen = False
+    for key, _src, t in db.keyed_candidates():
+        anns = [a for a in t.span_annotations if judge is None or a.judge == judge]
+        if not anns:
+            continue
+        counts = [sum(1 for e in a.errors if e.category == cat
+                      or e.category.startswith(f"{cat}/")) for a in anns]
+        seen = seen or any(counts)
+        stats[key] = (sum(counts) / len(counts), 1.0)
+        lengths[key] = _words(t.text)
+    if not seen:
+        raise ScoreError(f"no error of category '{cat}' in this database (mqm:<category> "
+                         "counts the errors of a category)")
+    return ProtocolResult(f"mqm:{cat}", stats, lengths)
+
+
 # ------------------------------------------------------------------ all at once
 def protocol_names(db: Database, *, only_with_data: bool = False) -> list[str]:
     """``sser:<class>`` for each SSER class, then ``ier``, ``hter``, ``awer``, ``ser`` and,
@@ -278,13 +305,15 @@ def protocol_result(db: Database, name: str, options: EvalOptions | None = None,
         return ser(db, options)
     if name == "mqm":
         return mqm(db, judge)
-    raise ScoreError(f"unknown protocol '{name}' (use sser:<class>, ier, hter, awer, ser "
-                     "or mqm)")
+    if name.startswith("mqm:"):
+        return mqm_category(db, name.split(":", 1)[1], judge)
+    raise ScoreError(f"unknown protocol '{name}' (use sser:<class>, ier, hter, awer, ser, "
+                     "mqm or mqm:<category>)")
 
 
 def is_protocol(name: str) -> bool:
     """Whether ``name`` names a protocol (rather than a score class)."""
-    return name in PROTOCOLS[1:] or name.startswith("sser:")
+    return name in PROTOCOLS[1:] or name.startswith(("sser:", "mqm:"))
 
 
 def summary(db: Database, options: EvalOptions | None = None, judge: str | None = None,

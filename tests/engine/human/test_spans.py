@@ -212,3 +212,16 @@ def test_prefilled_spans_kept_changed_removed_added():
     # r1: kept 1, removed 1, added 1 (the omission); r2 (no error): removed 2
     assert (s.candidates, s.kept, s.changed, s.removed, s.added) == (2, 1, 0, 3, 1)
     assert prefill_statistics(db, "xcomet", ["r2"]).to_dict()["kept_share"] == 0.0
+
+
+def test_per_category_counts_are_protocols_by_name():
+    db = _db()
+    res = protocol_result(db, "mqm:Accuracy")
+    # A seg 2 (r2): Omission + Mistranslation; A seg 1: none (r1) and none (r2)
+    assert res.sentence((1, "A", 0)) == 2.0 and res.sentence((0, "A", 0)) == 0.0
+    assert res.system("A").value == pytest.approx(1.0)
+    fl = human_scores(db, "mqm:Fluency")               # negated like every protocol
+    assert fl.values[(0, "A", 0)] == -1.0              # (2 + 0) / 2 judges
+    assert "mqm:Accuracy" not in protocol_names(db)
+    with pytest.raises(ScoreError, match="no error of category 'Nothing'"):
+        protocol_result(db, "mqm:Nothing")
