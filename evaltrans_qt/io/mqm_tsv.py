@@ -28,7 +28,9 @@ import naming the file and row; ``lenient=True`` skips such rows and lists them.
 rater in order of first appearance, errors in annotation order. Candidates come in the
 order the import found (by system, or by segment: ``<database mqm-order>``), so an
 imported file exported again is byte-identical except for rows of one candidate whose
-raters were interleaved.
+raters were interleaved, lines ending in CR LF (written with LF) and a rater's
+``no-error`` row beside error rows of the same candidate (the annotation has errors, so
+the row is not written again).
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ COLUMNS_ATTR = "mqm-columns"
 #: ``<database mqm-order=…>``: ``segment`` if the imported rows came segment by segment.
 ORDER_ATTR = "mqm-order"
 #: ``extra_attrs`` of a clean annotation whose ``no-error`` row was spelled differently.
-_CLEAN_CATEGORY, _CLEAN_SEVERITY = "mqm-category", "mqm-severity"
+_CLEAN_CATEGORY, _CLEAN_SEVERITY, _CLEAN_COMMENT = "mqm-category", "mqm-severity", "mqm-comment"
 OPEN, CLOSE = "<v>", "</v>"
 
 
@@ -161,6 +163,8 @@ class _Builder:
             if f["category"] != NO_ERROR_CATEGORY or sev != NO_ERROR:
                 ann.extra_attrs[_CLEAN_CATEGORY] = f["category"]
                 ann.extra_attrs[_CLEAN_SEVERITY] = sev
+            if f.get("comment"):
+                ann.extra_attrs[_CLEAN_COMMENT] = f["comment"]
             return 0
         side = "source" if s0 is not None else "target"
         start, end = (s0, s1) if s0 is not None else (t0, t1)
@@ -312,7 +316,8 @@ def mqm_rows(db: Database) -> Iterator[list[str]]:
                 yield [{**base, "rater": rater, "source": stext, "target": ttext,
                         "category": a.extra_attrs.get(_CLEAN_CATEGORY, NO_ERROR_CATEGORY),
                         "severity": a.extra_attrs.get(_CLEAN_SEVERITY, NO_ERROR),
-                        "comment": ""}[c] for c in header]
+                        "comment": _clean(a.extra_attrs.get(_CLEAN_COMMENT, ""), "comment")
+                        }[c] for c in header]
             for e in a.errors:
                 src_side = e.side == "source"
                 row = {**base, "rater": rater,

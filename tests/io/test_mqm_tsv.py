@@ -93,7 +93,7 @@ def test_round_trip_is_byte_identical(tmp_path, order):
 
 
 def test_round_trip_with_a_comment_column(tmp_path):
-    rows = [r + (c,) for r, c in zip(ROWS, ["", "typo", "", "", "x y", "", "", ""],
+    rows = [r + (c,) for r, c in zip(ROWS, ["", "typo", "all fine", "", "x y", "", "", ""],
                                      strict=True)]
     src = _tsv(tmp_path / "in.tsv", rows, HEADER + "\tcomment")
     db, _ = read_mqm_tsv(src)
