@@ -153,3 +153,15 @@ def test_a_closed_typology_refuses_other_categories(demo, tmp_path, capsys):
     bad.write_text('{"categories": "Fluency"}', encoding="utf-8")
     assert main(["spans", str(demo), "--typology", str(bad)]) == 2
     assert "categories" in capsys.readouterr().err
+
+
+def test_spans_refuse_while_another_program_holds_the_file(demo, capsys):
+    before = demo.read_bytes()
+    lock = store.acquire_lock(demo, "evaltrans-qt")
+    try:
+        assert main(["spans", str(demo), "--source", "1", "--system", "WebTrans", "--judge",
+                     "c", "--add", "0:3", "--severity", "minor"]) == 2
+        assert "no span written" in capsys.readouterr().err
+    finally:
+        store.release_lock(lock)
+    assert demo.read_bytes() == before and not journal_path(demo).exists()
