@@ -20,7 +20,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtCore import QPoint, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QPen
 from PySide6.QtWidgets import (
     QComboBox,
@@ -524,6 +524,10 @@ class CompareView(QWidget):
         observe(self, self.selection.changed, self._selection_changed)
         observe(self, self.selection.measure_changed, self._measure_selected)
         self.runner = LatestRunner(self)
+        # an alignment not back within this time: the view clears what it showed and says
+        # it is computing (never an earlier alignment under the new measure or candidate)
+        self._computing_timer = QTimer(self, singleShot=True, interval=150)
+        self._computing_timer.timeout.connect(self._show_computing)
         self.comparison: Comparison | None = None
         self._source = ""
         self._hyp = ""
@@ -725,12 +729,25 @@ class CompareView(QWidget):
             shown = None if kind == "nearest" else k
         self.status.setText("computing…")
         self.max_n.setVisible(self.measure == "bleu")
+        self._computing_timer.start()
         self.runner.submit(compute_comparison, self.measure, self._hyp, texts, labels, self.options,
                            shown, self.max_n.value() if self.measure == "bleu" else None,
                            on_result=self._show, on_error=self._failed)
 
     # results
+    def _show_computing(self) -> None:
+        """While an alignment computes: the words without marks, no breakdown, and why."""
+        self.comparison = None
+        self.hyp_flow.set_marks([TokenMark(w, NONE) for w in self._hyp.split()], is_rtl(self._hyp))
+        self.ref_flow.set_marks([])
+        self.breakdown.clear()
+        QTreeWidgetItem(self.breakdown, ["Computing…", f"the {self.measure.upper()} alignment "
+                                         "(its first use compiles the measure's kernels: "
+                                         "seconds)"])
+        self.legend.setText("")
+
     def _failed(self, exc: BaseException) -> None:
+        self._computing_timer.stop()
         self.status.setText("")
         self.comparison = None
         self.hyp_flow.set_marks([TokenMark(w, NONE) for w in self._hyp.split()], is_rtl(self._hyp))
@@ -739,6 +756,7 @@ class CompareView(QWidget):
         QTreeWidgetItem(self.breakdown, ["Not available", f"{self.measure}: {exc}"])
 
     def _show(self, c: Comparison) -> None:
+        self._computing_timer.stop()
         self.comparison = c
         self.status.setText("")
         against = self.against.currentData()

@@ -112,7 +112,8 @@ class ScatterPlot(pg.PlotWidget):
         self.has_data = False
         self.clear_data()
 
-    hint = "Run the measures (Ctrl+R): each point is a sentence or a system"
+    hint = ("No run yet — Evaluate → Run measures (Ctrl+R): then each point is a sentence "
+            "or a system, measure against human score")
 
     #: at most this many points get their label written beside them (system level)
     MAX_NAMED = 60
@@ -197,7 +198,7 @@ class CorrelationBars(pg.PlotWidget):
         self.has_data = False
         self.clear_data()
 
-    hint = "correlation of each measure (after a run)"
+    hint = "No run yet — Evaluate → Run measures (Ctrl+R): each measure's correlation"
 
     def clear_data(self, hint: str | None = None) -> None:
         self.clear()
@@ -348,7 +349,7 @@ class SignificanceMatrix(pg.PlotWidget):
 class HistogramPlot(pg.PlotWidget):
     """Histogram of sentence scores, one step curve per system."""
 
-    hint = "sentence scores of a measure (after a run)"
+    hint = "No run yet — Evaluate → Run measures (Ctrl+R): sentence scores per system"
 
     def __init__(self, parent=None, name: str = "histogramPlot") -> None:
         super().__init__(parent)

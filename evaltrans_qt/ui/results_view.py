@@ -1078,7 +1078,13 @@ class ResultsView(QWidget):
     def _update_scatter(self) -> None:
         a = self.analysis
         m = self.plot_measure.currentText()
-        if a is None or not m or not a.human or self.run is None:
+        if a is not None and not a.human:
+            self.scatter.clear_data("No human scores yet — Session → Start scoring session "
+                                    "(Ctrl+J), or import scored data; then measure against "
+                                    "human score")
+            self.bars.clear_data("no human score to correlate with")
+            return
+        if a is None or not m or self.run is None:
             return
         hcol = f"human:{a.human}"
         c = self.correlation_of(m)

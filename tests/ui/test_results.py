@@ -205,7 +205,8 @@ def test_every_plot_is_produced(qtbot, results, tmp_path):
     a = view.analysis
     assert a.human == "fluency" and len(a.correlations) == len(MEASURES)
     # scatter: sentence level, both regression lines, statistics text (plots draw when shown)
-    view.tabs.setCurrentIndex(view.tabs.indexOf(view.scatter.parentWidget().parentWidget().parentWidget()))
+    view.tabs.setCurrentIndex(next(i for i in range(view.tabs.count())
+                                   if view.tabs.widget(i).isAncestorOf(view.scatter)))
     view.plot_measure.setCurrentText("bleu")
     assert len(view.scatter.x) == a.correlations[0].n
     assert set(view.scatter.lines) == {"least squares", "least orthogonal squares"}
