@@ -119,3 +119,41 @@ def test_maximised_state_and_splitters_are_restored(qtbot, tmp_path):
     assert isinstance(restored, QSplitter)
     assert restored.saveState() == split.saveState()
     again.close()
+
+
+def test_wide_table_keeps_its_first_column_in_view(qtbot, main_window):
+    """The results view's wide tables keep the system column in view when scrolled
+    sideways (an overlay showing column 0 of the same model), and sorting by it from the
+    overlay sorts the table."""
+    import pandas as pd
+    from PySide6.QtWidgets import QTableView
+
+    from evaltrans_qt.ui.controllers.results import WIDE_TABLES
+    from evaltrans_qt.ui.frozen_column import FrozenColumn
+    view = main_window.results.results_view
+    for name in WIDE_TABLES:
+        assert view.findChild(QTableView, name).findChild(FrozenColumn) is not None, name
+    table = view.findChild(QTableView, "systemTable")
+    frozen = table.findChild(FrozenColumn)
+    systems = ["WebTrans", "Lumen-NMT", "RuleMT", "PhraseBase"]
+    frame = pd.DataFrame({"system": systems,
+                          **{f"measure{k}": [0.1 * k + i for i in range(4)] for k in range(30)}})
+    main_window.show_panel("Results")
+    view.tabs.setCurrentWidget(view.tabs.widget(0))
+    table.model().sourceModel().set_frame(frame)
+    qtbot.waitUntil(lambda: frozen.isVisible())
+    bar = table.horizontalScrollBar()
+    assert bar.maximum() > 0                         # wide: it scrolls
+    bar.setValue(bar.maximum())
+    qtbot.wait(50)
+    assert table.columnViewportPosition(0) < 0      # column 0 scrolled out of the table ...
+    assert frozen.isVisible() and frozen.x() == table.verticalHeader().width() + table.frameWidth()
+    assert frozen.width() == table.columnWidth(0) > 0   # ... and shown by the overlay
+    assert [not frozen.isColumnHidden(c) for c in range(frozen.model().columnCount())] == \
+        [True] + [False] * 30
+    shown = [frozen.model().index(r, 0).data() for r in range(frozen.model().rowCount())]
+    assert shown == systems
+    frozen.horizontalHeader().sectionClicked.emit(0)
+    rows = [table.model().index(r, 0).data() for r in range(4)]
+    assert rows == sorted(systems)
+    assert [frozen.model().index(r, 0).data() for r in range(4)] == rows

@@ -41,6 +41,10 @@ def preload_sacrebleu() -> None:
     load_all()
 
 
+#: The results view's tables whose first column (system, measure) stays in view.
+WIDE_TABLES = ("systemTable", "sentenceTable", "correlationTable")
+
+
 class ResultsController(QObject):
     """Results and live-correlation panels, Evaluate actions (module doc)."""
 
@@ -55,6 +59,14 @@ class ResultsController(QObject):
         self.live_panel = live = LiveCorrelationPanel(view)
         self.live_dock = window.add_panel("Live correlation", live, Qt.DockWidgetArea.RightDockWidgetArea)
         self._build_actions(window.evaluate_menu)
+        # wide tables: the system (measure) a row is about stays in view when scrolling
+        from PySide6.QtWidgets import QTableView
+
+        from evaltrans_qt.ui.frozen_column import freeze_first_column
+        for name in WIDE_TABLES:
+            table = view.findChild(QTableView, name)
+            if table is not None:
+                freeze_first_column(table)
         window.workspace.database_changed.connect(freeze_long_lived)
         view.analysisReady.connect(live.show_analysis)
         view.runFinished.connect(lambda _run: freeze_long_lived())
