@@ -10,13 +10,13 @@ from collections import defaultdict
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDialog, QFileDialog
+from PySide6.QtWidgets import QDialog, QFileDialog, QWidget
 
 from evaltrans_qt.engine.data import schemes
 from evaltrans_qt.ui import errors
 from evaltrans_qt.ui.classes_dialog import ClassesDialog
 from evaltrans_qt.ui.import_dialogs import ImportDialog, run_import
-from evaltrans_qt.ui.ranking_screen import SENTENCES
+from evaltrans_qt.ui.ranking_screen import SEGMENTS, SENTENCES
 from evaltrans_qt.ui.scoring import SessionDialog
 
 from .conftest import extract_campaign, open_db
@@ -25,26 +25,39 @@ from .conftest import extract_campaign, open_db
 SAME_KEY = {"Backtab": "Shift+Tab", "Shift+Backtab": "Shift+Tab"}
 
 
-def _key_table(window) -> dict[str, list[tuple[str, str]]]:
-    """Key sequence -> (action object name, text) of every QAction of the window and its
-    docks, whatever the mode (disabled actions included)."""
-    table: dict[str, list[tuple[str, str]]] = defaultdict(list)
+def _key_table(window) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """(top-level window, key sequence) -> (action object name, text) of every QAction of
+    the window, its docks and the windows it owns (ranking screens), whatever the mode
+    (disabled actions included). Actions of different top-level windows never compete."""
+    table: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
     for act in window.findChildren(QAction):
+        owner = act.parent()
+        top = owner.window().objectName() if isinstance(owner, QWidget) else window.objectName()
         for seq in act.shortcuts():
             if seq.isEmpty():
                 continue
             text = seq.toString(QKeySequence.SequenceFormat.PortableText)
-            table[SAME_KEY.get(text, text)].append((act.objectName(), act.text()))
+            table[(top, SAME_KEY.get(text, text))].append((act.objectName(), act.text()))
     return table
 
 
-def test_one_action_per_key_sequence_and_one_sequence_per_key(main_window):
-    table = _key_table(main_window)
-    assert len(table) > 60                       # the whole window was walked
+def test_one_action_per_key_sequence_and_one_sequence_per_key(qtbot, main_window, tmp_path):
+    w = main_window
+    open_db(qtbot, w, extract_campaign(tmp_path))    # ranking campaign: every mode there is
+    w.start_session("gus")
+    screens = [w.ranking.open_screen(kind, judge="gus") for kind in (SEGMENTS, SENTENCES)]
+    table = _key_table(w)
+    tops = {top for top, _k in table}
+    assert {"mainWindow", "segmentsRankingScreen", "sentencesRankingScreen"} <= tops
+    assert len([k for top, k in table if top == "mainWindow"]) > 60   # the whole window
     shared = {k: v for k, v in table.items() if len(v) > 1}
     assert not shared, f"key sequences bound more than once: {shared}"
-    assert table["Shift+Tab"] == [("action_previousscoreclass", "Previous score class")]
-    assert table["Tab"] == [("action_nextscoreclass", "Next score class")]
+    assert table[("mainWindow", "Shift+Tab")] == [("action_previousscoreclass",
+                                                   "Previous score class")]
+    assert table[("mainWindow", "Tab")] == [("action_nextscoreclass", "Next score class")]
+    for s in screens:
+        if s is not None:
+            s.close()
 
 
 def test_shift_tab_goes_to_the_previous_class(qtbot, main_window, demo_copy):
