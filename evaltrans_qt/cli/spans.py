@@ -13,6 +13,9 @@
 * ``evaltrans spans DB --compare MACHINE [--judge J] [--json]``: what the judges (or J)
   kept, changed, removed and added of judge MACHINE's pre-filled spans, with character
   precision and recall (engine/human/spans/prefill.py).
+* ``evaltrans spans DB --suggest ter [--system S] [--judge NAME]`` pre-fills spans from
+  TER's (or WER's...) alignment of each candidate to its references
+  (engine/measures/alignment_spans.py), as suggestions for the judges.
 * ``evaltrans spans DB --typology FILE.json`` stores the campaign's typology (categories,
   keys, closed or open; io/etdb/spans.py); a closed one refuses other categories.
 * ``evaltrans import mqm FILE.tsv [--weights SPEC] [--lp SRC-TGT] [--reference NAME]
@@ -64,10 +67,11 @@ def _action(args: argparse.Namespace) -> str:
                                     ("--import-json", args.import_json is not None),
                                     ("--export-json", args.export_json is not None),
                                     ("--compare", args.compare is not None),
-                                    ("--typology", args.typology is not None)) if on]
+                                    ("--typology", args.typology is not None),
+                                    ("--suggest", args.suggest is not None)) if on]
     if len(chosen) != 1:
         raise OptionError("give exactly one of --add, --remove, --no-error, --list, "
-                          "--import-json, --export-json, --compare, --typology" +
+                          "--import-json, --export-json, --compare, --typology, --suggest" +
                           (f" (got {', '.join(chosen)})" if chosen else ""))
     action = chosen[0]
     if args.json and action not in ("--list", "--compare"):
@@ -75,8 +79,10 @@ def _action(args: argparse.Namespace) -> str:
     needs_candidate = action in ("--add", "--remove", "--no-error", "--list")
     if needs_candidate and (args.source is None or args.system is None):
         raise OptionError(f"{action} needs --source K and --system S")
-    if not needs_candidate and (args.source is not None or args.system is not None):
-        raise OptionError(f"--source/--system are not used with {action}")
+    if not needs_candidate and args.source is not None:
+        raise OptionError(f"--source is not used with {action}")
+    if not needs_candidate and action != "--suggest" and args.system is not None:
+        raise OptionError(f"--system is not used with {action}")
     if action != "--add":
         for opt, v in (("--severity", args.severity), ("--category", args.category),
                        ("--side", args.side), ("--comment", args.comment),
@@ -106,6 +112,8 @@ def run_spans(args: argparse.Namespace) -> int:
         return _compare(args)
     if action == "--typology":
         return _typology(args)
+    if action == "--suggest":
+        return _suggest(args)
     if action == "--list":
         from evaltrans_qt.cli._common import open_database
         db = open_database(args.database)
@@ -201,6 +209,38 @@ def _compare(args: argparse.Namespace) -> int:
           f"{st.added} added by the judges")
     print("kept share {:.3f}, character precision {:.3f}, recall {:.3f}".format(
         d["kept_share"], d["precision"], d["recall"]))
+    return 0
+
+
+def _suggest(args: argparse.Namespace) -> int:
+    """``--suggest MEASURE``: pre-fill spans from MEASURE's alignment to the references."""
+    from evaltrans_qt.engine.measures.alignment_spans import suggested_spans
+    from evaltrans_qt.io.protocol_changes import spans_change
+    from evaltrans_qt.io.span_store import commit_span_changes
+    judge = args.judge if args.judge is not None else args.suggest
+
+    def build(db):
+        if args.system is not None and args.system not in db.systems():
+            raise ScoreError(f"no system {args.system!r} in this database", args.database)
+        changes = []
+        for si, src in enumerate(db.sources):
+            refs = [r.text for r in db.references(src)]
+            if not refs:
+                continue
+            for ti, t in enumerate(src.targets):
+                if db.is_reference(t) or (args.system is not None
+                                          and (t.system or "") != args.system):
+                    continue
+                spans = suggested_spans(t.text, refs, args.suggest)
+                changes.append(spans_change(db, si, ti, judge, spans))
+        if not changes:
+            raise ScoreError("no candidate has a reference to align to", args.database)
+        return changes
+
+    got = commit_span_changes(args.database, build)
+    n = sum(len(c.errors or ()) for c in got)
+    print(f"{args.database}: {n} suggested span(s) on {len(got)} translation(s) as judge "
+          f"{judge!r} ({args.suggest.upper()} alignment to the references)", file=sys.stderr)
     return 0
 
 
@@ -306,6 +346,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="store the campaign's error typology in the database: "
                         '{"name": …, "closed": true, "categories": [paths], "keys": {path: key}}'
                         "; a closed one restricts the categories of --add and --import-json")
+    p.add_argument("--suggest", metavar="MEASURE", choices=("ter", "wer", "cder", "per"),
+                   help="pre-fill spans from the alignment of MEASURE (ter, wer, cder, per) "
+                        "to the references, as judge --judge (default: the measure's name); "
+                        "--system restricts it to one system")
     p.add_argument("--json", action="store_true",
                    help="--list or --compare as one JSON object")
     p.set_defaults(func=run_spans)

@@ -229,6 +229,7 @@ TABLE: dict[str, dict[str, object]] = {
               "--export-json": R("--export-json", "x.jsonl", needle="exactly one"),
               "--compare": R("--compare", "x", needle="exactly one"),
               "--typology": R("--typology", "x.json", needle="exactly one"),
+              "--suggest": R("--suggest", "ter", needle="exactly one"),
               "--json": R("--json", needle="only used with --list")},
     "export mtme": {"--lp": C("--lp", "fr-en"), "--measures": C("--measures", "bleu"),
                     "--no-measures": R("--no-measures", needle="--no-measures"),

@@ -165,3 +165,17 @@ def test_spans_refuse_while_another_program_holds_the_file(demo, capsys):
     finally:
         store.release_lock(lock)
     assert demo.read_bytes() == before and not journal_path(demo).exists()
+
+
+def test_suggest_prefills_spans_from_ter(demo, capsys):
+    assert main(["spans", str(demo), "--suggest", "ter", "--system", "WebTrans"]) == 0
+    err = capsys.readouterr().err
+    assert "as judge 'ter'" in err
+    db = load_database(demo)
+    anns = [(t.system, a) for _, t in db.iter_candidates() for a in t.span_annotations]
+    assert {s for s, _ in anns} == {"WebTrans"} and {a.judge for _, a in anns} == {"ter"}
+    n = sum(1 for s in db.sources if db.references(s)
+            for t in db.candidates(s) if t.system == "WebTrans")
+    assert len(anns) == n > 0                                  # one per translation
+    assert any(a.errors for _, a in anns)
+    assert main(["spans", str(demo), "--suggest", "ter", "--system", "Nope"]) == 2

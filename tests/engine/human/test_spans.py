@@ -225,3 +225,22 @@ def test_per_category_counts_are_protocols_by_name():
     assert "mqm:Accuracy" not in protocol_names(db)
     with pytest.raises(ScoreError, match="no error of category 'Nothing'"):
         protocol_result(db, "mqm:Nothing")
+
+
+# --------------------------------------------------------------------------- suggestions
+def test_spans_suggested_from_a_ter_alignment():
+    from evaltrans_qt.engine.measures.alignment_spans import suggested_spans, token_offsets
+    t = "Yesterday the cat sat quickly on mat ."
+    got = [(e.category, t[e.start:e.end], e.start, e.severity)
+           for e in suggested_spans(t, ["the cat sat on the mat yesterday ."])]
+    # TER: "Yesterday" inserted, "quickly" substituted, "on" shifted, "the" missing
+    # (an omission after "mat"), all Minor suggestions
+    assert got == [("Accuracy/Addition", "Yesterday", 0, "Minor"),
+                   ("Accuracy/Mistranslation", "quickly", 22, "Minor"),
+                   ("Style/Awkward", "on", 30, "Minor"),
+                   ("Accuracy/Omission", "", 36, "Minor")]
+    assert suggested_spans(t, [t]) == [] and suggested_spans(t, []) == []
+    w = suggested_spans("The big big dog", ["The dog"], "wer")
+    assert [(e.category, e.start, e.end) for e in w] == [("Accuracy/Addition", 4, 11)]
+    assert token_offsets("a &amp; b", ["a", "&", "b"]) == [(0, 1), (2, 3), (8, 9)]
+    assert token_offsets("ab", ["x"]) == [None]
