@@ -20,8 +20,8 @@ entry that fails is skipped like a garbled line and listed in
 foreign journal can neither crash loading nor make later saves fail. Qt-free.
 
 Besides scores the journal holds the human-evaluation protocols' changes
-(:mod:`evaltrans_qt.io.protocol_changes`): post-edits, item marks, information items and
-references, each a JSON line with a ``type`` field; entries without one are score
+(:mod:`evaltrans_qt.io.protocol_changes`): post-edits, item marks, information items,
+references and error-span annotations (``spans``), each a JSON line with a ``type`` field; entries without one are score
 changes (every journal written before). They replay in the same order as scores.
 
 The format (JSON lines, versioned by the header line) is documented for scripts and other
