@@ -36,7 +36,6 @@ from evaltrans_qt.cli._common import (
     write_database,
 )
 from evaltrans_qt.errors import InputFormatError, OptionError
-from evaltrans_qt.io.names import file_name_parts
 
 
 def _alignment_args(values: list[str] | None) -> dict[str, str]:
@@ -53,71 +52,23 @@ def _alignment_args(values: list[str] | None) -> dict[str, str]:
 
 # ------------------------------------------------------------------ segranks extract
 def run_extract(args: argparse.Namespace) -> int:
-    from evaltrans_qt.engine.human.segranks.extract import candidate_tokens, extract_database
-    from evaltrans_qt.engine.human.segranks.model import source_tokens
-    from evaltrans_qt.io.segranks import alignments as al
-    from evaltrans_qt.io.segranks import formats, trees
+    from evaltrans_qt.engine.human.segranks.extract import extract_database
+    from evaltrans_qt.io.segranks import formats
+    from evaltrans_qt.io.segranks.inputs import gather_inputs
     out_db = args.output_database or args.database
     check_output_file(args.output, "-o")
     check_output_file(out_db, "--output-database" if args.output_database else "--database")
     if args.save_alignments:
         check_output_folder(args.save_alignments, "--save-alignments")
     db = open_database(args.database)
-    tokens = [source_tokens(s, args.tokenize) for s in db.sources]
-    if args.trees:
-        tree_list, tree_path = trees.read_ptb(args.trees, tokens), args.trees
-    else:
-        tree_list, tree_path = trees.read_conllu(args.conllu, tokens), args.conllu
-    given = _alignment_args(args.alignment)
-    if args.alignments_dir:
-        d = Path(args.alignments_dir)
-        if not d.is_dir():
-            raise OptionError(f"--alignments-dir {d}: not a folder")
-        by_part = {part: s for s, part in file_name_parts(db.systems()).items()}
-        for f in sorted(d.glob("*.pharaoh")):        # as --save-alignments names them
-            given.setdefault(by_part.get(f.stem, f.stem), str(f))
-    systems = [s.strip() for s in args.systems.split(",")] if args.systems else \
-        (list(given) if given else db.systems())
-    known = set(db.systems())
-    for s in systems:
-        if s not in known:
-            raise OptionError(f"system {s!r} has no candidates in the database (its systems: "
-                              f"{', '.join(sorted(known))})")
-    missing = [s for s in systems if s not in given]
-    if not missing:
-        for flag, value in (("--symmetrize", args.symmetrize),
-                            ("--save-alignments", args.save_alignments)):
-            if value is not None:
-                raise OptionError(f"{flag} is used only when alignments are computed (eflomal), "
-                                  "but every system's alignment is given")
-    args.symmetrize = args.symmetrize or "grow-diag-final-and"
-    if given and missing:
-        raise OptionError(f"no --alignment for system(s) {', '.join(missing)}: give one per "
-                          "system, or none to compute them all with eflomal")
-    alignments = {}
-    for s in systems:
-        if s in given:
-            alignments[s] = (al.read_pharaoh(given[s]), given[s])
-    if missing:
-        src_all, tgt_all, where = [], [], []
-        for s in missing:
-            for k, toks in enumerate(candidate_tokens(db, s, args.tokenize)):
-                if toks is not None:
-                    src_all.append(tokens[k])
-                    tgt_all.append(toks)
-                    where.append((s, k))
-        links = al.eflomal_align(src_all, tgt_all, symmetrization=args.symmetrize)
-        per: dict[str, list[list]] = {s: [[] for _ in db.sources] for s in missing}
-        for (s, k), ln in zip(where, links):
-            per[s][k] = ln
-        for s in missing:
-            alignments[s] = (per[s], f"eflomal alignment of {s}")
-        if args.save_alignments:
-            d = Path(args.save_alignments)
-            d.mkdir(parents=True, exist_ok=True)
-            parts = file_name_parts(missing)          # system ids are data: io/names.py
-            for s in missing:
-                al.write_pharaoh(d / f"{parts[s]}.pharaoh", per[s])
+    inputs = gather_inputs(db, trees=args.trees, conllu=args.conllu,
+                           alignment=_alignment_args(args.alignment),
+                           alignments_dir=args.alignments_dir,
+                           systems=[s.strip() for s in args.systems.split(",")]
+                           if args.systems else None,
+                           tokenize=args.tokenize, symmetrize=args.symmetrize,
+                           save_alignments=args.save_alignments)
+    tree_list, tree_path, alignments = inputs.trees, inputs.trees_path, inputs.alignments
     summary = extract_database(db, tree_list, alignments, min_length=args.min,
                                max_length=args.max, tokenization=args.tokenize,
                                trees_path=tree_path)
