@@ -179,3 +179,17 @@ def test_suggest_prefills_spans_from_ter(demo, capsys):
     assert len(anns) == n > 0                                  # one per translation
     assert any(a.errors for _, a in anns)
     assert main(["spans", str(demo), "--suggest", "ter", "--system", "Nope"]) == 2
+
+
+def test_esa_scores_from_the_command_line(demo, capsys):
+    assert main(["classes", str(demo), "--add-template", "esa"]) == 0
+    for k, (system, v) in enumerate([("WebTrans", 80), ("RuleMT", 40), ("WebTrans", 60)]):
+        assert main(["judge", str(demo), "--source", str(k + 1), "--system", system,
+                     "--class", "esa", "--value", str(v), "--judge", "anna"]) == 0
+    assert main(["judge", str(demo), "--source", "1", "--system", "WebTrans", "--class", "esa",
+                 "--value", "101"]) == 2                           # outside 0..100
+    capsys.readouterr()
+    assert main(["human", str(demo), "--json"]) == 0
+    spans = json.loads(capsys.readouterr().out)["spans"]
+    assert spans["WebTrans"]["esa"] == 70.0 and spans["RuleMT"]["esa"] == 40.0
+    assert spans["PhraseBase"]["esa"] is None
