@@ -16,7 +16,14 @@ import traceback
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
-from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QGridLayout,
+    QMessageBox,
+    QSizePolicy,
+    QSpacerItem,
+    QWidget,
+)
 
 from evaltrans_qt.errors import EvalTransError
 
@@ -70,6 +77,10 @@ def show_error(exc: BaseException, parent: QWidget | None = None,
     box.setStandardButtons(QMessageBox.StandardButton.Ok)
     box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    grid = box.layout()         # wide enough for its title and a path on a line (Qt's own
+    if isinstance(grid, QGridLayout):   # minimum wraps both); a QMessageBox's layout is a grid
+        grid.addItem(QSpacerItem(420, 0, QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Expanding),
+                     grid.rowCount(), 0, 1, grid.columnCount())
     box.open()
     if auto_close_ms:
         QTimer.singleShot(auto_close_ms, box.close)

@@ -65,6 +65,8 @@ def _describe(dlg: QWidget) -> dict:
 def dialogs(window) -> dict[str, Callable[[], QWidget]]:
     """Name -> a function that builds (not shows) the dialog, parented to ``window``."""
     from evaltrans_qt.engine.data.merge import Conflict
+    from evaltrans_qt.errors import InputFormatError
+    from evaltrans_qt.ui import errors
     from evaltrans_qt.ui.classes_dialog import ClassesDialog
     from evaltrans_qt.ui.disk_change_dialog import DiskChangeDialog
     from evaltrans_qt.ui.export_dialog import TABLE_FORMATS, file_filters
@@ -85,6 +87,13 @@ def dialogs(window) -> dict[str, Callable[[], QWidget]]:
         old = scored.scores[0]
         new = dataclasses.replace(old, value=old.value + 1)
         return ConflictDialog(Conflict(src, scored, old.cls, old.judge, old, new), 1, window)
+
+    def error() -> QDialog:
+        box = errors.show_error(InputFormatError(
+            "a line of the reference has no counterpart in the source " * 3,
+            "/data/a/long/folder/name/of/a/campaign/newstest2024.ref.de", 12), window)
+        assert box is not None
+        return box
 
     def export() -> QDialog:
         d = QFileDialog(window, "Export table", "demo.system.csv", file_filters(TABLE_FORMATS))
@@ -109,6 +118,7 @@ def dialogs(window) -> dict[str, Callable[[], QWidget]]:
         "export": export,
         "add_reference": lambda: AddReferenceDialog(src.text, tgt.text, "ref-new", window),
         "information_items": lambda: ItemsDialog(src.text.split(), [(0, 2)], window),
+        "error": error,
     }
 
 
