@@ -215,6 +215,12 @@ class MainWindow(QMainWindow):
         scores.addActions(s.score_actions)
         m.addSeparator()
         m.addActions(self.ranking.actions)
+        segranks = m.addMenu("SegRan&ks")
+        segranks.setObjectName("segranksMenu")
+        from evaltrans_qt.ui.segranks_dialog import show_extract_dialog
+        self.act_segranks_extract = make_action(self, "&Extract segments…", None,
+                                                lambda: show_extract_dialog(self))
+        segranks.addAction(self.act_segranks_extract)
 
         self.act_shortcuts = make_action(self, "&Keyboard shortcuts", "F1", self.show_shortcuts)
         self.act_about = make_action(self, "&About evaltrans-qt", "Ctrl+Shift+F1", self.about)
