@@ -258,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     window = MainWindow(persist_settings=not args.screenshot)   # a screenshot: no recent files
     if args.screenshot:
         w, _x, h = args.size.partition("x")
-        window.window_layout.unframed = True     # the picture is the whole screen
+        window.window_layout.assume_unframed()   # the picture is the whole screen
         window.resize(int(w), int(h))
         window.workspace.set_autosave(False)
     window.show()

@@ -124,6 +124,10 @@ class WindowLayout(QObject):
             win.resizeDocks([dock], [int(win.height() * RESULTS_SHARE)], Qt.Orientation.Vertical)
         self.fit_to_screen()
 
+    def assume_unframed(self) -> None:
+        """No window manager will frame the window (the ``--screenshot`` mode)."""
+        self.unframed = True
+
     def after_shown(self) -> None:
         """The first show: fitted now and again once the window manager framed the window."""
         for ms in REFIT_MS:
