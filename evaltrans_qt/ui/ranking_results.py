@@ -148,8 +148,10 @@ class RankingResultsView(QWidget):
                                          "expected wins": [r.expected_wins for r in scores.rows]},
                                ylabel="share of wins")
         else:
-            self.bars.clear_data(f"no {'short-segment' if level == 'segments' else 'sentence'} "
-                                 "rankings yet (Session → Rank …)")
+            self.bars.clear_data(
+                "No short-segment rankings yet — Session → SegRanks → Extract segments…, then "
+                "Session → Rank short segments (Ctrl+Alt+J)" if level == "segments" else
+                "No sentence rankings yet — Session → Rank whole sentences (Ctrl+Alt+K)")
         what = "segment annotations" if level == "segments" else "sentence rankings"
         self.status.setText(f"{scores.rankings} {what}, {len(scores.rows)} systems; ratio of "
                             "wins ignores ties (Macháček §3.1)")

@@ -66,8 +66,9 @@ from evaltrans_qt.ui.workers import LatestRunner
 #: The message for a database without ranked short segments.
 NO_ANNOTATIONS = ("This database has no ranked short segments (SegRanks annotations), so there "
                   "is nothing to match an unseen system against: extract segments "
-                  "('evaltrans segranks extract') and rank them (Session → Rank short "
-                  "segments) or import rankings ('evaltrans segranks import').")
+                  "(Session → SegRanks → Extract segments…) and rank them (Session → Rank "
+                  "short segments, Ctrl+Alt+J), or import rankings ('evaltrans segranks "
+                  "import').")
 
 #: Which table each export name writes, with its LaTeX caption.
 TABLES = {
