@@ -7,6 +7,7 @@ when the import fails."""
 from __future__ import annotations
 
 from collections import defaultdict
+from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
@@ -109,8 +110,11 @@ def test_ctrl_j_on_untitled_import_starts_the_session(qtbot, main_window, tmp_pa
 
     target = tmp_path / "imported.etdb.xml"
 
-    def save_name(*_a, **_k):
+    offered: list[str] = []
+
+    def save_name(_parent, _caption, start, *_a, **_k):
         asked["save"] += 1
+        offered.append(start)
         return str(target), ""
 
     monkeypatch.setattr(ClassesDialog, "exec", classes_exec)
@@ -122,6 +126,8 @@ def test_ctrl_j_on_untitled_import_starts_the_session(qtbot, main_window, tmp_pa
     assert dict(asked) == {"classes": 1, "judge": 1, "save": 1}
     assert w.session is not None and w.session.judge == "erin"
     assert w.database_path == target and target.exists()
+    # offered at home (no file worked on yet), not in the folder the program started from
+    assert offered == [str(Path.home() / "untitled.etdb.xml")]
     assert w.session.classes == ["fluency"]
     # scoring works at once: a digit scores the current candidate
     first = w.session.current

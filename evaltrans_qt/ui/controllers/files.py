@@ -231,7 +231,11 @@ class FilesController(QObject):
             return None
         current = self.workspace.path
         if path is None:
-            start = str(current) if current else "untitled.etdb.xml"
+            # untitled (e.g. just imported): beside the last file worked on, else at home --
+            # never the folder the program happened to be started from
+            recent = [Path(p) for p in self.recent_files()]
+            folder = recent[0].parent if recent else Path.home()
+            start = str(current) if current else str(folder / "untitled.etdb.xml")
             path, _f = QFileDialog.getSaveFileName(self.window, "Save database as", start,
                                                    "EvalTrans databases (*.etdb.xml)")
             if not path:
