@@ -2,11 +2,13 @@
 JSON, where each one lies (run by tests/ui/test_fit_screen.py in a subprocess: the
 offscreen platform's screen size is fixed when the application starts).
 
-Usage: ``python -m tests.ui.fit_screen_probe WIDTHxHEIGHT DATABASE`` with
+Usage: ``python -m tests.ui.fit_screen_probe WIDTHxHEIGHT DATABASE [PNG_FOLDER]`` with
 ``QT_QPA_PLATFORM=offscreen`` and a scratch settings folder in ``XDG_CONFIG_HOME``.
 Each dialog is opened as the application opens it (``open()``/``show()`` with the main
 window as parent, so the window's dialog fitting applies) and described by its
-geometry, its minimum size, and whether every button of it lies inside it.
+geometry, its minimum size, and whether every button of it lies inside it. With
+``PNG_FOLDER`` each dialog is also saved there as ``dialog-NAME.png`` as drawn (the
+screenshots of docs/dialogs/ are made so).
 """
 
 from __future__ import annotations
@@ -124,6 +126,7 @@ def dialogs(window) -> dict[str, Callable[[], QWidget]]:
 
 def main(argv: list[str]) -> int:
     size, database = argv[0], argv[1]
+    pictures = Path(argv[2]) if len(argv) > 2 else None
     _screen(size)
     app = QApplication([])
     from evaltrans_qt.ui.main_window import MainWindow
@@ -150,6 +153,8 @@ def main(argv: list[str]) -> int:
         for _ in range(3):
             app.processEvents()
         out["dialogs"][name] = _describe(dlg)
+        if pictures is not None:
+            dlg.grab().save(str(pictures / f"dialog-{name.replace('_', '-')}.png"))
         dlg.close()
         dlg.deleteLater()
         app.processEvents()
