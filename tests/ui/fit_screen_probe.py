@@ -72,6 +72,7 @@ def dialogs(window) -> dict[str, Callable[[], QWidget]]:
     from evaltrans_qt.ui.classes_dialog import ClassesDialog
     from evaltrans_qt.ui.disk_change_dialog import DiskChangeDialog
     from evaltrans_qt.ui.export_dialog import TABLE_FORMATS, file_filters
+    from evaltrans_qt.ui.help_dialog import GettingStartedDialog
     from evaltrans_qt.ui.import_dialogs import ImportDialog
     from evaltrans_qt.ui.items_panel import ItemsDialog
     from evaltrans_qt.ui.merge_dialog import ConflictDialog
@@ -79,6 +80,7 @@ def dialogs(window) -> dict[str, Callable[[], QWidget]]:
     from evaltrans_qt.ui.ranking_screen import SEGMENTS, SENTENCES, RankingSetupDialog
     from evaltrans_qt.ui.reference_editor import AddReferenceDialog
     from evaltrans_qt.ui.scoring import SessionDialog
+    from evaltrans_qt.ui.segranks_dialog import SegRanksExtractDialog
     from evaltrans_qt.ui.shortcuts import ShortcutsDialog
     db = window.database
     src = db.sources[0]
@@ -121,6 +123,8 @@ def dialogs(window) -> dict[str, Callable[[], QWidget]]:
         "add_reference": lambda: AddReferenceDialog(src.text, tgt.text, "ref-new", window),
         "information_items": lambda: ItemsDialog(src.text.split(), [(0, 2)], window),
         "error": error,
+        "segranks_extract": lambda: SegRanksExtractDialog(window.workspace, window),
+        "getting_started": lambda: GettingStartedDialog(window),
     }
 
 
