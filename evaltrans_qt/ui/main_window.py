@@ -218,14 +218,14 @@ class MainWindow(QMainWindow):
         segranks = m.addMenu("SegRan&ks")
         segranks.setObjectName("segranksMenu")
         from evaltrans_qt.ui.segranks_dialog import show_extract_dialog
-        self.act_segranks_extract = make_action(self, "&Extract segments…", None,
+        self.act_segranks_extract = make_action(self, "&Extract segments…", "Ctrl+Alt+X",
                                                 lambda: show_extract_dialog(self))
         segranks.addAction(self.act_segranks_extract)
 
         self.act_shortcuts = make_action(self, "&Keyboard shortcuts", "F1", self.show_shortcuts)
         self.act_about = make_action(self, "&About evaltrans-qt", "Ctrl+Shift+F1", self.about)
         from evaltrans_qt.ui.help_dialog import show_getting_started
-        self.act_getting_started = make_action(self, "&Getting started", None,
+        self.act_getting_started = make_action(self, "&Getting started", "Shift+F1",
                                                lambda: show_getting_started(self))
         self.help_menu.addActions([self.act_getting_started, self.act_shortcuts, self.act_about])
 
