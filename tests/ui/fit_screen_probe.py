@@ -18,6 +18,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -99,6 +100,11 @@ def dialogs(window) -> dict[str, Callable[[], QWidget]]:
         assert box is not None
         return box
 
+    def ranking_screen() -> QWidget:
+        screen = window.ranking.open_screen(SENTENCES, judge="judge")
+        assert screen is not None
+        return screen
+
     def export() -> QDialog:
         d = QFileDialog(window, "Export table", "demo.system.csv", file_filters(TABLE_FORMATS))
         d.setOption(QFileDialog.Option.DontUseNativeDialog)
@@ -125,6 +131,7 @@ def dialogs(window) -> dict[str, Callable[[], QWidget]]:
         "error": error,
         "segranks_extract": lambda: SegRanksExtractDialog(window.workspace, window),
         "getting_started": lambda: GettingStartedDialog(window),
+        "ranking_sentences_screen": ranking_screen,
     }
 
 
@@ -154,8 +161,9 @@ def main(argv: list[str]) -> int:
     for name, build in dialogs(window).items():
         dlg = build()
         dlg.open() if isinstance(dlg, QDialog) else dlg.show()
-        for _ in range(3):
+        for _ in range(10):          # deferred layouts (rank rows fit a tick after a resize)
             app.processEvents()
+            time.sleep(0.02)
         out["dialogs"][name] = _describe(dlg)
         if pictures is not None:
             dlg.grab().save(str(pictures / f"dialog-{name.replace('_', '-')}.png"))

@@ -27,7 +27,8 @@ ROOT = Path(__file__).resolve().parents[2]
 DIALOGS = ("options", "classes", "import_text", "import_aachen", "import_sgml", "import_wmt",
            "merge_conflict", "session_setup", "ranking_setup_sentences",
            "ranking_setup_segments", "shortcuts", "disk_change", "export", "add_reference",
-           "information_items", "error", "segranks_extract", "getting_started")
+           "information_items", "error", "segranks_extract", "getting_started",
+           "ranking_sentences_screen")
 
 
 @pytest.fixture(scope="module", params=["1366x768", "1920x1080"])

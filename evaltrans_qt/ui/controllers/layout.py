@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt, QTimer
-from PySide6.QtWidgets import QApplication, QDialog, QSplitter, QWidget
+from PySide6.QtWidgets import QApplication, QSplitter, QWidget
 
 from evaltrans_qt.ui.options_dialog import DECORATION
 
@@ -49,15 +49,15 @@ class WindowLayout(QObject):
 
     # ------------------------------------------------------------ dialogs
     def eventFilter(self, obj: QObject, ev: QEvent) -> bool:
-        """Every dialog of the window (a child added to it) is fitted to the available
-        screen when it is shown (:func:`fit_dialog`)."""
+        """Every dialog and window the window owns (a child window polished) is fitted to
+        the available screen when it is shown (:func:`fit_dialog`)."""
         kind = ev.type()
         # polished (not added: a child is added while it is still being constructed)
         if kind == QEvent.Type.ChildPolished and obj is self.window:
             child = ev.child()          # type: ignore[attr-defined]
-            if isinstance(child, QDialog):
+            if _framed_window(child):         # dialogs, ranking screens (not menus)
                 child.installEventFilter(self)
-        elif kind == QEvent.Type.Show and isinstance(obj, QDialog) and obj.isWindow():
+        elif kind == QEvent.Type.Show and isinstance(obj, QWidget) and _framed_window(obj):
             fit_dialog(obj, self.available_geometry())
         return False
 
@@ -226,6 +226,12 @@ class WindowLayout(QObject):
             state = s.value(f"splitters/{key}")
             if state is not None:
                 split.restoreState(state)
+
+
+def _framed_window(obj: QObject) -> bool:
+    """A dialog or window the window manager frames (not a menu, tooltip or popup)."""
+    return isinstance(obj, QWidget) and obj.isWindow() and obj.windowType() in (
+        Qt.WindowType.Window, Qt.WindowType.Dialog)
 
 
 def fit_dialog(dialog: QWidget, available: QRect) -> None:

@@ -54,8 +54,8 @@ class RankingController(QObject):
             from evaltrans_qt.engine.human.segranks.model import sentence_segments
             if not any((d := sentence_segments(s)) is not None and d.segments for s in db.sources):
                 errors.show_error(EvalTransError(
-                    "this database has no extracted segments to rank: run `evaltrans segranks "
-                    "extract` (README, SegRanks) or import a .segments file first"), w)
+                    "this database has no extracted segments to rank: extract them first "
+                    "(Session → SegRanks → Extract segments…, or `evaltrans segranks extract`)"), w)
                 return None
         if judge is None:
             settings = w.settings
@@ -68,8 +68,8 @@ class RankingController(QObject):
             if w.persist_settings:
                 settings.setValue("session/judge", judge)
                 settings.setValue("ranking/n", n)
-        if ws.path is None:
-            w.files.save_as()
+        if ws.path is None:         # saved here and now: the journal needs the file
+            w.files.save_as(wait=True)
             if ws.path is None:
                 return None
         why = ws.read_only_reason()   # another program's journal: not ours
