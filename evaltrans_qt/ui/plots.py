@@ -288,7 +288,9 @@ class SignificanceMatrix(pg.PlotWidget):
         super().__init__(parent)
         _base(self, name)
         self.showGrid(x=False, y=False)
-        self.setAspectLocked(True)
+        # cells as wide as the panel allows: square ones in a laptop's short dock were too
+        # narrow for their p-values
+        self.setAspectLocked(False)
         self.invertY(True)
         self._img = pg.ImageItem()
         self.addItem(self._img)
@@ -337,9 +339,12 @@ class SignificanceMatrix(pg.PlotWidget):
                 t.setPos(j + 0.5, i + 0.5)
                 self.addItem(t)
                 self._texts.append(t)
-        ticks = [(i + 0.5, s) for i, s in enumerate(systems)]
-        self.getAxis("bottom").setTicks([ticks])
-        self.getAxis("left").setTicks([ticks])
+        # names on the left only, numbered; the columns by number (names side by side
+        # under the matrix overlapped from a handful of systems on)
+        self.ticks = [(i + 0.5, f"{s}  {i + 1}") for i, s in enumerate(systems)]
+        self.getAxis("left").setTicks([self.ticks])
+        self.getAxis("bottom").setTicks([[(i + 0.5, str(i + 1)) for i in range(n)]])
+        self.setLabel("bottom", "system (numbered as on the left)")
         self.setTitle(title, size="9pt")
         self.has_data = n > 0
         self.setXRange(0, max(n, 1), padding=0.02)
