@@ -105,3 +105,21 @@ def test_a_reopened_report_shows_every_human_column_it_holds(qtbot, view, tmp_pa
     assert frame.loc[s, "human:adequacy"] == pytest.approx(4.25)
     assert frame.loc[s, "human:ser"] == pytest.approx(float(extras["protocols"]["ser"].value))
     assert {f"human:{k}" for k in extras["protocols"]} <= set(frame.columns)   # every one
+
+
+def test_correlation_and_metrics_tabs_agree_under_the_default_convention(qtbot, view):
+    """One default convention: the Correlation tab's system-level Pearson of every measure is
+    the Metrics tab's (the issue saw 0.824 against 0.847 for BLEU)."""
+    view.level_box.setCurrentText("system")
+    qtbot.waitUntil(lambda: view.analysis.level == "system" and view.busy.isHidden(),
+                    timeout=60_000)
+    mv = view.metrics_view
+    mv.level.setCurrentText("sys")
+    mv.overview = None
+    mv.compute(view.analysis.human)
+    qtbot.waitUntil(lambda: mv.overview is not None, timeout=120_000)
+    pearson = {r.measure: r.values.get("pearson") for r in mv.overview.table}
+    for c in view.analysis.correlations:
+        if c.measure in pearson:
+            assert c.pearson == pytest.approx(pearson[c.measure], abs=1e-9), c.measure
+    assert {c.measure for c in view.analysis.correlations} & set(pearson)
