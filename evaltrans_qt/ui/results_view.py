@@ -354,7 +354,10 @@ class ResultsView(QWidget):
         ctl.addWidget(QLabel("Scale:"))
         self.scale_box = QComboBox(objectName="scaleSelector")
         self.scale_box.addItems(list(SCALES))
-        self.scale_box.setCurrentText(DEFAULT_SCALE)
+        settings = getattr(self.window_, "settings", None)     # the choice of last time
+        saved = str(settings.value("results/scale", DEFAULT_SCALE)) if settings is not None \
+            else DEFAULT_SCALE
+        self.scale_box.setCurrentText(saved if saved in SCALES else DEFAULT_SCALE)
         self.scale_box.setToolTip("How BLEU, chrF and TER read in every table, plot and export "
                                   "of the results: 0–100 as sacreBLEU and papers print them, or "
                                   "the fractions the engine computes (0–1). Correlations and "
@@ -918,7 +921,10 @@ class ResultsView(QWidget):
         return scale_formats(cols, self.scale_factor())
 
     def _scale_changed(self) -> None:
-        """Every table and plot of the view again, in the new scale."""
+        """Every table and plot of the view again, in the new scale (kept for next time)."""
+        settings = getattr(self.window_, "settings", None)
+        if settings is not None:
+            settings.setValue("results/scale", self.scale_box.currentText())
         if self.analysis is not None:       # correlations and p-values have no scale
             self._show_analysis(self.analysis)
 

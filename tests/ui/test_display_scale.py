@@ -60,6 +60,11 @@ def test_tables_plots_and_exports_follow_the_scale(qtbot, view, tmp_path):
     view.export_table(tmp_path / "f.csv", "systems")
     assert pd.read_csv(tmp_path / "f.csv").set_index("system").loc[s0, "BLEU"] == \
         pytest.approx(raw[s0], rel=1e-5)
+    # the choice is kept for the next start
+    from evaltrans_qt.ui.results_view import ResultsView
+    again = ResultsView(view.window_)
+    qtbot.addWidget(again)
+    assert again.scale_box.currentText().startswith("0–1")
 
 
 def test_system_scatter_names_its_points_and_its_convention(qtbot, view):
