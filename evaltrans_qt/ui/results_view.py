@@ -304,6 +304,8 @@ class ResultsView(QWidget):
         self.banner_text = QLabel("", objectName="staleText", wordWrap=True)
         self.banner_text.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         self.run_again = QPushButton("Run again", objectName="runAgainButton")
+        self.run_again.setToolTip("Run the measures again with the current options on the "
+                                  "current database (the numbers shown are from before)")
         self.run_again.clicked.connect(lambda: self.start_run())
         hb.addWidget(self.banner_text, 1)
         hb.addWidget(self.run_again)
@@ -409,6 +411,7 @@ class ResultsView(QWidget):
                                         "Evaluate → Open report to read one back.")
         v.addWidget(self.system_empty)
         self.system_view, self.system_model, self.system_proxy = table_view("systemTable", dense=True)
+        f.setToolTip("Show only the systems whose name contains this text")
         f.textChanged.connect(self.system_proxy.set_text_filter)
         v.addWidget(self.system_view)
         self.tabs.addTab(page, "Systems")
@@ -425,6 +428,8 @@ class ResultsView(QWidget):
                                      "the measure chosen on the right (signs adjusted)")
         row.addWidget(self.disagree_box)
         self.disagree_measure = QComboBox(objectName="disagreeMeasure")
+        self.disagree_measure.setToolTip("The measure column the disagreement filter and the "
+                                         "largest-difference list use")
         row.addWidget(self.disagree_measure)
         self.diff_a = QComboBox(objectName="diffSystemA")
         self.diff_b = QComboBox(objectName="diffSystemB")
@@ -457,6 +462,8 @@ class ResultsView(QWidget):
         row = QHBoxLayout()
         row.addWidget(QLabel("Measure:"))
         self.plot_measure = QComboBox(objectName="plotMeasureSelector")
+        self.plot_measure.setToolTip("The measure plotted against the human score (x axis); "
+                                     "the table below lists every measure")
         self.plot_measure.currentIndexChanged.connect(lambda *_: self._update_scatter())
         row.addWidget(self.plot_measure)
         from evaltrans_qt.engine.metaeval import conventions
@@ -508,6 +515,9 @@ class ResultsView(QWidget):
         row = QHBoxLayout()
         self.comb_a = QComboBox(objectName="combinationA")
         self.comb_b = QComboBox(objectName="combinationB")
+        for box in (self.comb_a, self.comb_b):
+            box.setToolTip("A measure column of the combination (1−w)·A + w·B; error "
+                           "measures enter negated")
         go = QPushButton("Combine", objectName="combinationButton")
         go.setToolTip("Correlation of (1−w)·A + w·B with the human score for w from 0 to 1, "
                       "the best weight and 10-fold cross-validated weights (thesis eq. 6.9, "
@@ -530,6 +540,7 @@ class ResultsView(QWidget):
         v = QVBoxLayout(page)
         row = QHBoxLayout()
         self.sig_measure = QComboBox(objectName="significanceMeasure")
+        self.sig_measure.setToolTip("The measure whose system scores are compared pairwise")
         self.sig_method = QComboBox(objectName="significanceMethod")
         self.sig_method.addItems(["bootstrap", "randomization"])
         self.sig_samples = QSpinBox(objectName="significanceSamples")
@@ -560,6 +571,8 @@ class ResultsView(QWidget):
         v = QVBoxLayout(page)
         row = QHBoxLayout()
         self.hist_measure = QComboBox(objectName="histogramMeasure")
+        self.hist_measure.setToolTip("The measure column whose sentence scores are counted, one "
+                                     "curve per system")
         self.hist_measure.currentIndexChanged.connect(lambda *_: self._update_histogram())
         row.addWidget(QLabel("Sentence scores of:"))
         row.addWidget(self.hist_measure)
