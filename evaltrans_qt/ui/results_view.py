@@ -234,6 +234,7 @@ class ResultsView(QWidget):
         self._side_runner = LatestRunner(self)
         self._ci_runner = LatestRunner(self)
         self.intervals: SystemIntervals | None = None
+        self._intervals_run: RunResult | None = None     # the run they are of
         self._refresh_timer = QTimer(self, singleShot=True, interval=400)
         self._refresh_timer.timeout.connect(self.refresh_analysis)
         self._build()
@@ -915,7 +916,8 @@ class ResultsView(QWidget):
             text = f"{self._report_note} — {text}"       # the report's own date and signatures
         self.status.setText(text)
         self.comb_text.setText("") if not self.combination.has_data else None
-        if self.intervals is None or self.intervals.measure != self.interval_measure.currentText():
+        if self.intervals is None or self._intervals_run is not self.run \
+                or self.intervals.measure != self.interval_measure.currentText():
             self.compute_intervals()
         self.analysisReady.emit(a)
 
@@ -952,7 +954,7 @@ class ResultsView(QWidget):
         if a is None:
             return
         frame = human_first(self._with_report_humans(a.tables.systems))
-        iv = self.intervals
+        iv = self.intervals if self._intervals_run is self.run else None   # never another run's
         if iv is not None and "system" in frame.columns:
             names = frame["system"]
             at = list(frame.columns).index(iv.column) + 1 if iv.column in frame.columns \
@@ -1021,6 +1023,7 @@ class ResultsView(QWidget):
         if run is not self.run:          # another run meanwhile
             return
         self.intervals = iv
+        self._intervals_run = run
         self._show_system_table()
 
     def _fill_combos(self, t: ResultTables) -> None:

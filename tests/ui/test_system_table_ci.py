@@ -60,3 +60,25 @@ def test_intervals_and_clusters_equal_evaltrans_significance(qtbot, main_window,
     f = view.system_model.frame.set_index("system")
     best = f["WER"].idxmin()
     assert f.loc[best, "cluster"] == 1
+
+
+def test_a_new_run_never_shows_the_previous_runs_intervals(qtbot, main_window, demo_copy):
+    from evaltrans_qt.ui.results_view import system_intervals
+    open_db(qtbot, main_window, demo_copy)
+    view = main_window.results.results_view
+    run_to_end(qtbot, view, options=EvalOptions(), measures=["bleu"])
+    qtbot.waitUntil(lambda: view._intervals_run is view.run, timeout=60_000)
+    first = view.run
+    run_to_end(qtbot, view, options=EvalOptions(case="ignore", bleu_pad_rule="both"),
+               measures=["bleu"])
+    assert view.run is not first
+    # until the new run's intervals arrive, the table has none (not the old run's)
+    frame = view.system_model.frame
+    assert "cluster" not in frame.columns or view._intervals_run is view.run
+    qtbot.waitUntil(lambda: view._intervals_run is view.run
+                    and "BLEU 95% low" in view.system_model.frame.columns, timeout=60_000)
+    expect = system_intervals(view.run, "bleu")
+    got = view.system_model.frame.set_index("system")
+    for s, (lo, hi) in expect.bounds.items():
+        assert got.loc[s, "BLEU 95% low"] == pytest.approx(lo, rel=1e-12)
+        assert got.loc[s, "BLEU 95% high"] == pytest.approx(hi, rel=1e-12)
