@@ -820,7 +820,7 @@ class ResultsView(QWidget):
         self._partial[item.system] = item
         rows = [{"system": s, **{c: v for sc in sr.scores.values() for c, v in sc.columns.items()}}
                 for s, sr in self._partial.items()]
-        self.system_model.set_frame(pd.DataFrame(rows), None, self._formats())
+        self.system_model.set_frame(pd.DataFrame(rows), None, self._formats(self._partial))
         self._show_empty_notes()
         self.status.setText(f"{len(self._partial)} system(s) done")
 
@@ -929,8 +929,9 @@ class ResultsView(QWidget):
     def _percent(self) -> set[str]:
         return percent_columns(self.run.systems if self.run is not None else self._partial)
 
-    def _formats(self) -> dict:
-        cols = set(self._percent())
+    def _formats(self, systems=None) -> dict:
+        """Column formats of the display scale (``systems``: partial results of a run)."""
+        cols = set(percent_columns(systems)) if systems is not None else set(self._percent())
         if self.intervals is not None and self.intervals.column in cols:
             cols.add(self.intervals.column)
         return scale_formats(cols, self.scale_factor())
