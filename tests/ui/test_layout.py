@@ -35,6 +35,7 @@ def laptop(qtbot, tmp_path, monkeypatch):
     settings = QSettings(str(tmp_path / "settings" / "laptop.ini"), QSettings.IniFormat)
     w = MainWindow(settings=settings, autosave_ms=60_000, persist_settings=False)
     w.files.ask_unsaved = lambda: QMessageBox.Discard
+    w.window_layout.assume_unframed()      # as --screenshot: the picture is the whole screen
     w.show()
     yield w
     w.end_session()
