@@ -84,3 +84,18 @@ def test_skipped_measures_stay_listed_through_the_run(qtbot, main_window, demo_c
     assert "INVWER needs allow-transpositions" in view.skipped_label.text()
     assert "INVWER" not in view.status.text()      # progress/status lines are other labels
     assert list(view.run.measures) == ["wer"]
+
+
+def test_restore_defaults_and_presets_keep_the_ticks_the_runs(qtbot):
+    dlg = OptionsDialog(EvalOptions(case="ignore"), ["cer", "wer"])
+    qtbot.addWidget(dlg)
+    assert dlg.measures() == ["cer", "wer"]
+    dlg.buttons.button(QDialogButtonBox.RestoreDefaults).click()
+    assert dlg.options() == EvalOptions() and dlg.measures() is None
+    assert {n for n, b in dlg._measure_boxes.items() if b.isChecked()} == \
+        set(default_measures(EvalOptions()))
+    # a preset while the defaults are chosen: the ticks follow what it enables
+    dlg.preset.setCurrentText("thesis default")
+    dlg._apply_preset(dlg.preset.currentIndex())
+    assert {n for n, b in dlg._measure_boxes.items() if b.isChecked()} == \
+        set(default_measures(dlg.options()))
