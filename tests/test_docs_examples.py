@@ -124,6 +124,8 @@ def stand_ins(tmp_path, monkeypatch):
            "<refset><doc docid=d sysid=ref-X><seg id=1>one</seg></doc></refset>")
     _write(tmp_path / "sys.sgm", "<tstset><doc docid=d sysid=mt><seg id=1>won</seg></doc>"
                                  "</tstset>")
+    _write(tmp_path / "crowd.tsv", "system\tline\tclass\tvalue\tjudge\nRuleMT\t2\tfluency\t2\tzoe\n"
+                                   "WebTrans\t2\tadequacy\t4\tzoe\n")
     shutil.copy(demo_database_path(), tmp_path / "db.etdb.xml")
     shutil.copy(demo_database_path(), tmp_path / "theirs.etdb.xml")
     monkeypatch.chdir(tmp_path)
