@@ -42,11 +42,12 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from evaltrans_qt.engine.data.database import Database, Source, Target
-from evaltrans_qt.errors import InputFormatError, SaveError, ScoreError
+from evaltrans_qt.errors import EvalTransError, InputFormatError, SaveError, ScoreError
 from evaltrans_qt.io import protocol_changes
-from evaltrans_qt.io.journal import Journal, ScoreChange, apply_entry, journal_path
+from evaltrans_qt.io.journal import Change, Journal, ScoreChange, apply_entry, journal_path
 from evaltrans_qt.io.limits import load_json, parse_number
 from evaltrans_qt.io.plaintext import read_text, split_lines
 from evaltrans_qt.io.store import (
@@ -277,18 +278,31 @@ def commit_judgements(path: PathLike, build: Callable[[Database], Sequence[Score
     store them (module doc: journalled one by one, or with ``journal=False`` all or
     nothing); returns the changes as stored. Nothing is written if ``build`` raises, a
     change is refused or another program holds the file (``DatabaseLockedError``)."""
+    return cast(list[ScoreChange], commit_changes(path, build, journal=journal))
+
+
+def commit_changes(path: PathLike, build: Callable[[Database], Sequence[Change]], *,
+                   journal: bool = True, program: str = PROGRAM,
+                   what: str = "judgement") -> list[Change]:
+    """The command line's one commit path for changes of any kind (judgements here, error
+    spans in :mod:`evaltrans_qt.io.span_store`): take the database's lock as ``program``,
+    open it with its journal, ``build`` the changes, then journal each (fsync) before
+    applying it with :func:`~evaltrans_qt.io.journal.apply_entry`, write the database
+    atomically and drop the entries it now holds. A refused change takes every entry of
+    this call out of the journal again: nothing is written (``what`` names the changes in
+    the messages)."""
     if not Path(path).is_file():
         raise InputFormatError("file not found" if not Path(path).exists()
                                else "not a file", path)
     try:
-        lock = acquire_lock(path, PROGRAM)
+        lock = acquire_lock(path, program)
     except DatabaseLockedError as exc:
-        raise DatabaseLockedError(f"{exc.problem}: no judgement written (close it there "
-                                  "first: judgements of two programs would mix in one "
+        raise DatabaseLockedError(f"{exc.problem}: no {what} written (close it there "
+                                  f"first: changes of two programs would mix in one "
                                   "journal)", exc.path, holder=exc.holder) from None
     except OSError as exc:
         raise SaveError(f"cannot take the database's lock ({exc.strerror or exc}); no "
-                        "judgement written", path) from None
+                        f"{what} written", path) from None
     try:
         opened = open_database(path)
         db = opened.database
@@ -299,16 +313,15 @@ def commit_judgements(path: PathLike, build: Callable[[Database], Sequence[Score
             write_database(opened, path, lock=lock)
             return changes
         jr = Journal(journal_path(Path(path)))
-        done: list[ScoreChange] = []
+        done: list[Change] = []
         try:
             for ch in changes:
                 entry = jr.append(ch)            # journal first (fsync), then apply
                 try:
                     apply_entry(db, entry)
-                except (LookupError, ScoreError):
-                    jr.drop([entry])             # refused: never replay what did not happen
+                except (LookupError, EvalTransError):
+                    jr.drop([entry, *done])      # refused: nothing of this call counts
                     raise
-                assert isinstance(entry, ScoreChange)
                 done.append(entry)
             write_database(opened, path, lock=lock)
             jr.drop(done)                        # the file has them now
@@ -329,4 +342,4 @@ def judgement_record(ch: ScoreChange, db: Database) -> dict[str, object]:
 
 
 __all__ = ["REQUIRED", "OPTIONAL", "PROGRAM", "Where", "judgement_change", "read_judgements",
-           "commit_judgements", "judgement_record"]
+           "commit_judgements", "commit_changes", "judgement_record"]

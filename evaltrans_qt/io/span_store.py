@@ -13,19 +13,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from pathlib import Path
+from typing import cast
 
 from evaltrans_qt.engine.data.database import Database
-from evaltrans_qt.errors import ScoreError
-from evaltrans_qt.io.journal import Journal, apply_entry, journal_path
+from evaltrans_qt.io.judgements import commit_changes
 from evaltrans_qt.io.protocol_changes import SpansChange
-from evaltrans_qt.io.store import (
-    DatabaseLockedError,
-    acquire_lock,
-    open_database,
-    release_lock,
-    write_database,
-)
 
 #: Who holds the lock while a command writes (shown to the application).
 PROGRAM = "evaltrans spans"
@@ -33,33 +25,7 @@ PROGRAM = "evaltrans spans"
 
 def commit_span_changes(path: str | os.PathLike[str],
                         build: Callable[[Database], Sequence[SpansChange]]) -> list[SpansChange]:
-    """Build the changes against the database at ``path`` and store them (module doc);
+    """Build the changes against the database at ``path`` and store them through the
+    command line's one commit path (:func:`evaltrans_qt.io.judgements.commit_changes`);
     returns them as journaled."""
-    try:
-        lock = acquire_lock(path, PROGRAM)
-    except DatabaseLockedError as exc:
-        raise DatabaseLockedError(f"{exc.problem}: no span written (close it there first)",
-                                  exc.path, holder=exc.holder) from None
-    try:
-        opened = open_database(path)
-        db = opened.database
-        changes = list(build(db))
-        jr = Journal(journal_path(Path(path)))
-        done: list[SpansChange] = []
-        try:
-            for ch in changes:
-                entry = jr.append(ch)                # journal first (fsync), then apply
-                try:
-                    apply_entry(db, entry)
-                except (LookupError, ScoreError):
-                    jr.drop([entry, *done])          # refused: nothing of this command counts
-                    raise
-                assert isinstance(entry, SpansChange)
-                done.append(entry)
-            write_database(opened, path, lock=lock)
-            jr.drop(done)
-        finally:
-            jr.close()
-        return done
-    finally:
-        release_lock(lock)
+    return cast(list[SpansChange], commit_changes(path, build, program=PROGRAM, what="span"))
