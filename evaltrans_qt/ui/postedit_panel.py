@@ -33,6 +33,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from evaltrans_qt.engine.measures.alignment_spans import token_offsets
+
 POSTEDIT, REFERENCE = "postedit", "reference"
 #: Highlight colours: substituted, inserted, shifted words.
 COLOURS = {"sub": QColor(255, 200, 90), "ins": QColor(255, 150, 150), "shift": QColor(150, 200, 255)}
@@ -50,18 +52,9 @@ class LiveEdits:
 
 def token_spans(text: str, tokens) -> list[tuple[int, int] | None]:
     """Character span of each token in ``text`` (searched in order, case-insensitively;
-    None for a token the tokeniser rewrote)."""
-    low = text.lower()
-    out: list[tuple[int, int] | None] = []
-    pos = 0
-    for tok in tokens:
-        i = low.find(str(tok).lower(), pos)
-        if i < 0:
-            out.append(None)
-            continue
-        out.append((i, i + len(tok)))
-        pos = i + len(tok)
-    return out
+    None for a token the tokeniser rewrote): the engine's
+    :func:`~evaltrans_qt.engine.measures.alignment_spans.token_offsets`."""
+    return token_offsets(text, [str(t) for t in tokens])
 
 
 def live_edits(mode: str, original: str, text: str, references, options=None) -> LiveEdits:
