@@ -17,7 +17,8 @@ first and the others only up to its distance.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from evaltrans_qt.engine.measures import get as get_measure
@@ -175,6 +176,37 @@ def chunk_size(total: int, workers: int) -> int:
 
 #: :class:`TimeLeft`: weight of the cost model's own pace, as a share of the pair phase's work.
 PRIOR_SHARE = 0.2
+#: :class:`TimeLeft`: the pair phase's estimate is at most this many times the cost model's
+#: seconds left on the cores available -- the model's own error across machines (a machine 2x
+#: slower than the model is still estimated within 2x, ``tests/engine/run/test_time_left.py``).
+MODEL_SLACK = 2.0
+
+
+def _load_average() -> float:
+    """The machine's one-minute load average (runnable processes), 0 where unknown."""
+    try:
+        return float(os.getloadavg()[0])
+    except (AttributeError, OSError):        # not on Windows
+        return 0.0
+
+
+def _cpu_count() -> int:
+    """CPUs this process may run on (its affinity where the system has one)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
+def available_cores(workers: int, load: float, cpus: int) -> float:
+    """Cores a run of ``workers`` busy workers gets on ``cpus`` CPUs with a load average of
+    ``load`` (runnable processes, the run's own included): at most one CPU per worker and
+    ``cpus`` in all, and on a machine loaded beyond its CPUs each runnable process's fair
+    share ``cpus / load`` of one (the kernel's fair scheduling; ``load`` lags by about a
+    minute, hence never below the run's own workers)."""
+    own = float(max(1, min(workers, cpus)))
+    runnable = max(float(load), own)
+    return own * min(1.0, cpus / runnable)
 
 
 class TimeLeft:
@@ -184,21 +216,32 @@ class TimeLeft:
     * Pair phase (``cost_total > 0``): the cost model's seconds left
       (:meth:`Measure.pair_cost`) at the pace seen so far -- model-seconds of the finished
       batches per second since the phase began, with a prior of :data:`PRIOR_SHARE` of
-      the work done at the model's own pace (``workers`` model-seconds per second). Pairs
+      the work done at the model's own pace on the cores available
+      (:func:`available_cores`: the workers, fewer on a busy machine). Pairs
       run most expensive first, so a count of pairs would call a run almost over after
       its longest pairs; the cost does not. The prior damps the first minutes, when a few
       long pairs set the pace: pairs of one length differ up to 50x in time (INVWER on
       WMT21 en-de, ``benchmarks/bench_scale.py``). Before any batch finishes, it is the
-      model's own ``cost_total / workers`` (growing while nothing finishes).
+      model's own ``cost_total / cores``. The measured pace alone grows without bound
+      while nothing finishes (long pairs, a busy machine), so the estimate is capped at
+      :data:`MODEL_SLACK` times the model's seconds left on the cores available now.
     * Row phase: linear in the rows done since the phase began.
 
-    ``None`` while there is nothing to go by.
+    ``None`` while there is nothing to go by. ``load`` (the one-minute load average) and
+    ``cpus`` (CPUs this process may use) are read from the machine unless given.
     """
 
-    def __init__(self, workers: int = 1) -> None:
+    def __init__(self, workers: int = 1, *, load: Callable[[], float] = _load_average,
+                 cpus: int | None = None) -> None:
         self.workers = max(1, int(workers))
+        self.load = load
+        self.cpus = max(1, int(cpus)) if cpus is not None else _cpu_count()
         self._pairs_from: float | None = None            # when the pair phase began
         self._rows_from: tuple[float, int] | None = None  # (time, rows done) the row phase began
+
+    def cores(self) -> float:
+        """Cores the run gets now (:func:`available_cores` at the current load)."""
+        return available_cores(self.workers, self.load(), self.cpus)
 
     def update(self, elapsed: float, done: int, total: int, cost_done: float = 0.0,
                cost_total: float = 0.0) -> float | None:
@@ -211,13 +254,16 @@ class TimeLeft:
             if cost_done >= cost_total:                      # its last event: rows follow
                 self._rows_from = (elapsed, done)
                 return None
+            cores = self.cores()
+            model_left = (cost_total - cost_done) / cores
             # throughput in model-seconds per second: what was done, plus a prior of
-            # PRIOR_SHARE of the work at the model's own pace (W model-seconds per second)
+            # PRIOR_SHARE of the work at the model's own pace (`cores` model-seconds a second)
             prior = PRIOR_SHARE * cost_total
-            spent = elapsed - self._pairs_from + prior / self.workers
+            spent = elapsed - self._pairs_from + prior / cores
             if cost_done + prior <= 0 or spent <= 0:
-                return cost_total / self.workers
-            return (cost_total - cost_done) * spent / (cost_done + prior)
+                return model_left
+            paced = (cost_total - cost_done) * spent / (cost_done + prior)
+            return min(paced, MODEL_SLACK * model_left)
         if self._rows_from is None:
             self._rows_from = (elapsed, done)
         t0, d0 = self._rows_from
