@@ -44,6 +44,22 @@ def preload_sacrebleu() -> None:
 #: The results view's tables whose first column (system, measure) stays in view.
 WIDE_TABLES = ("systemTable", "sentenceTable", "correlationTable")
 
+#: The warm-up's worker, once :func:`start_warmup` started it (one per process).
+_warmup_worker: Any = None
+
+
+def start_warmup() -> Any:
+    """Compile the numba kernels in the background (:func:`engine.warmup.ensure_warm` on a
+    worker thread), so that the first run or alignment is quick; once per process, and not
+    when they are warm already. The worker, or None when nothing was started."""
+    global _warmup_worker
+    from evaltrans_qt.engine import warmup
+    from evaltrans_qt.ui.workers import start_worker
+    if _warmup_worker is not None or warmup.is_warm():
+        return None
+    _warmup_worker = start_worker(warmup.ensure_warm)
+    return _warmup_worker
+
 
 class ResultsController(QObject):
     """Results and live-correlation panels, Evaluate actions (module doc)."""
@@ -71,11 +87,7 @@ class ResultsController(QObject):
         view.analysisReady.connect(live.show_analysis)
         view.runFinished.connect(lambda _run: freeze_long_lived())
         view.runFinished.connect(lambda _run: window.session is not None and self.live_dock.show())
-        # compile the numba kernels in the background so the first run/alignment is quick
-        from evaltrans_qt.engine import warmup
-        from evaltrans_qt.ui.workers import start_worker
-        if not warmup.is_warm():
-            start_worker(warmup.ensure_warm)
+        start_warmup()
 
     def _build_actions(self, menu) -> None:
         view = self.results_view
