@@ -43,6 +43,7 @@ from evaltrans_qt.engine.human.spans.model import (
     canonical_severity,
     check_error,
 )
+from evaltrans_qt.engine.human.spans.prefill import overlaps
 from evaltrans_qt.engine.human.spans.scores import ESA_CLASS, annotation_by, ensure_esa_class
 from evaltrans_qt.engine.human.spans.text import snap as snap_words
 from evaltrans_qt.errors import ScoreError
@@ -109,6 +110,8 @@ class SpanSessionModel:
         self._clock = clock
         self.index = 0
         self._since = clock()
+        #: suggestions the judge rejected (:meth:`reject_suggestion`), by item
+        self._rejected: set[tuple[Item, ErrorSpan]] = set()
         if protocol == "esa" and not db.has_class(ESA_CLASS):
             ensure_esa_class(db)
             if workspace.path is not None:
@@ -287,6 +290,48 @@ class SpanSessionModel:
         ch = change_for(self.database, si, ti, ESA_CLASS, float(value), self.judge,
                         time.strftime("%Y-%m-%dT%H:%M:%S"))
         self._step(ch, f"ESA score {value:g}")
+
+    # ------------------------------------------------------------ pre-filled spans
+    #: The judge whose annotation is shown as suggestions (pre-filled spans, e.g. an
+    #: imported ``xcomet``; :mod:`evaltrans_qt.engine.human.spans.prefill`); None: none.
+    machine_judge: str | None = None
+
+    def use_suggestions(self, machine_judge: str | None) -> None:
+        """Show ``machine_judge``'s spans as suggestions (None: none)."""
+        self.machine_judge = machine_judge
+        self._rejected.clear()
+        self.changed.emit(self.index)
+
+    def suggestions(self, i: int | None = None) -> list[ErrorSpan]:
+        """The machine judge's spans of item ``i`` the judge has neither taken (a span of
+        theirs overlaps it: accepted or edited) nor rejected."""
+        if self.machine_judge is None or self.machine_judge == self.judge:
+            return []
+        machine = annotation_by(self.target(i), self.machine_judge)
+        if machine is None:
+            return []
+        mine = self.errors(i)
+        item = self.items[self.index if i is None else i]
+        return [e for e in machine.errors if (item, e) not in self._rejected
+                and not any(overlaps(e, f) for f in mine)]
+
+    def accept_suggestion(self, k: int) -> ErrorSpan:
+        """Take suggestion ``k`` (of :meth:`suggestions`) into the judge's annotation
+        as it is (it can then be relabelled or moved like any error)."""
+        sugg = self.suggestions()
+        self._check_n(k, sugg)
+        e = replace(sugg[k], seconds=None)
+        check_error(e, self.target().text, self.source_text(), self.typology)
+        self._commit([*self.errors(), e], f"accept suggestion {k + 1}")
+        return e
+
+    def reject_suggestion(self, k: int) -> None:
+        """Hide suggestion ``k``: the final annotation does not have it (prefill counts it
+        as removed)."""
+        sugg = self.suggestions()
+        self._check_n(k, sugg)
+        self._rejected.add((self.current, sugg[k]))
+        self.changed.emit(self.index)
 
     def undo(self) -> bool:
         return self.workspace.history.undo() is not None

@@ -52,6 +52,7 @@ from evaltrans_qt.ui.controllers.layout import WindowLayout
 from evaltrans_qt.ui.controllers.ranking import RankingController
 from evaltrans_qt.ui.controllers.results import ResultsController
 from evaltrans_qt.ui.controllers.session import SessionController
+from evaltrans_qt.ui.controllers.spans import SpansController
 from evaltrans_qt.ui.protocol_modes import ProtocolModes
 from evaltrans_qt.ui.scoring import ScoringSession
 from evaltrans_qt.ui.workers import Worker
@@ -91,6 +92,7 @@ class MainWindow(QMainWindow):
         self._fill_menus()
         self.results = ResultsController(self)
         self.protocol_modes = ProtocolModes(self)   # references, post-edits, items
+        self.spans = SpansController(self)          # MQM / ESA annotation screen
         ws = self.workspace
         ws.database_changed.connect(self._database_shown)
         ws.path_changed.connect(self._path_changed)
