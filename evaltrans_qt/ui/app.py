@@ -10,8 +10,11 @@ measures, waits for them, and shows the results view with its correlation plot),
 on the first candidate with items; nothing is stored).
 ``--view ranking`` shows the short-segment ranking screen (Macháček §2.2) instead of the
 main window (whole sentences when the database has no extracted segments), some
-candidates placed, nothing submitted. ``--view metrics`` and ``--view unseen`` run the
-measures and show the results view's Metrics or Unseen systems tab.
+candidates placed, nothing submitted; ``--view ranking-sentences`` the whole-sentence
+ranking screen. ``--view metrics`` and ``--view unseen`` run the
+measures and show the results view's Metrics or Unseen systems tab; ``--tab TITLE`` with
+``--view results`` shows the results tab whose title begins with TITLE (``systems``,
+``significance`` -- computed for the first measure --, ``ranking``, ``histogram`` ...).
 ``--size WxH`` (default 1366x768, a laptop screen) is the window size of the
 screenshot; under ``QT_QPA_PLATFORM=offscreen`` the virtual screen gets that size
 too, so the window lays itself out as on such a screen.
@@ -32,8 +35,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                                 "compare, score, and study measures against human judgements.")
     p.add_argument("file", nargs="?", help="EvalTrans database (.etdb.xml); default: the demo database")
     p.add_argument("--screenshot", metavar="OUT.png", help="render the main window to a PNG and exit")
-    p.add_argument("--view", choices=("browse", "compare", "scoring", "results", "ranking", "postedit", "items", "metrics", "unseen"), default="browse",
-                   help="what to show for --screenshot (default: browse)")
+    p.add_argument("--view", choices=("browse", "compare", "scoring", "results", "ranking",
+                                      "ranking-sentences", "postedit", "items", "metrics", "unseen"),
+                   default="browse", help="what to show for --screenshot (default: browse)")
+    p.add_argument("--tab", default=None, metavar="TITLE",
+                   help="with --view results: the results tab shown (its title's beginning, "
+                        "e.g. systems, significance, histogram; default: correlation)")
     p.add_argument("--measure", default=None, help="measure shown in the compare view (e.g. cder)")
     p.add_argument("--size", default="1366x768", type=_size,
                    help="window (and, offscreen, screen) size for --screenshot, WxH (default 1366x768)")
@@ -121,6 +128,8 @@ def _prepare_view(window, args) -> None:
             s.score(4, s.classes[0])  # one class scored, the next one current
     elif args.view == "results":
         _prepare_results(window, args)
+        if args.tab:
+            _show_results_tab(window, args.tab)
     elif args.view in ("metrics", "unseen"):     # results tabs
         _prepare_results(window, args)
         view = window.results.results_view
@@ -129,7 +138,7 @@ def _prepare_view(window, args) -> None:
                                        if view.tabs.tabText(i) == title))
         if args.view == "unseen":
             view.unseen_view.compute()
-    elif args.view == "ranking":
+    elif args.view in ("ranking", "ranking-sentences"):
         _prepare_ranking(window, args)
     elif args.view in ("postedit", "items"):
         _prepare_protocol_mode(window, args)
@@ -172,12 +181,13 @@ def _prepare_ranking(window, args) -> None:
     from evaltrans_qt.ui.ranking_screen import SEGMENTS, SENTENCES
     db = window.database
     segs = [len(d.segments) if (d := sentence_segments(s)) is not None else 0 for s in db.sources]
-    screen = window.ranking.open_screen(SEGMENTS if any(segs) else SENTENCES, judge="judge")
+    segments = any(segs) and args.view == "ranking"
+    screen = window.ranking.open_screen(SEGMENTS if segments else SENTENCES, judge="judge")
     if screen is None:
         return
     w, _x, h = args.size.partition("x")
     screen.resize(int(w), int(h))
-    if any(segs):
+    if segments:
         screen.go_to_source(max(range(len(segs)), key=lambda i: (segs[i], -i)))
     for k, task in enumerate(screen.tasks_):
         m = task.model         # the first board complete (best .. unusable), the others not
@@ -187,6 +197,20 @@ def _prepare_ranking(window, args) -> None:
     todo = screen.missing()
     if todo:
         screen.set_cursor(*todo[0])
+
+
+def _show_results_tab(window, title: str) -> None:
+    """Show the results tab whose title begins with ``title`` (case ignored); the
+    Significance tab computes its p-values (the first measure, its default method)."""
+    view = window.results.results_view
+    titles = [view.tabs.tabText(i) for i in range(view.tabs.count())]
+    found = [i for i, t in enumerate(titles) if t.lower().startswith(title.lower())]
+    if not found:
+        raise SystemExit(f"evaltrans-qt: --tab {title!r}: no such results tab "
+                         f"(one of: {', '.join(titles)})")
+    view.tabs.setCurrentIndex(found[0])
+    if titles[found[0]] == "Significance":
+        view.compute_significance()
 
 
 def _prepare_results(window, args) -> None:
@@ -224,7 +248,7 @@ def _screenshot(window, app, args) -> None:
     w, _x, h = args.size.partition("x")
     window.resize(int(w), int(h))
     app.processEvents()
-    shown = window.ranking.ranking_screen if args.view == "ranking" else None
+    shown = window.ranking.ranking_screen if args.view.startswith("ranking") else None
     target = shown or window                     # the ranking screen has its own window
     target.show()
     for _ in range(5):       # deferred layout (rank rows fit their chips one tick after a resize)
