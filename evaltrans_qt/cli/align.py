@@ -30,6 +30,7 @@ from evaltrans_qt.cli._common import (
     options_from_args,
     refuse_unused_options,
 )
+from evaltrans_qt.cli.progress import ProgressBar
 from evaltrans_qt.engine.measures.alignment import Alignment, OpKind, explain_segment
 from evaltrans_qt.errors import OptionError
 
@@ -177,6 +178,9 @@ def run(args: argparse.Namespace) -> int:
     measure = get_measure(args.measure).name
     refuse_unused_options(args, [measure], f"align shows {measure} only")
     options = options_from_args(args)
+    # the alignments run compiled kernels: the first run after an installation compiles them
+    # (about a minute), said on stderr; no --progress, one sentence pair takes no time
+    ProgressBar().announce_compilation()
     a = compute(args.measure, args.candidate, list(args.references), options)
     if a.notes.get("approximated"):
         print(f"evaltrans: warning: {a.measure}: the pair is approximated ({APPROXIMATED})",

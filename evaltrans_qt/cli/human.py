@@ -34,6 +34,7 @@ from evaltrans_qt.cli._common import (
     refuse_unused_options,
     write_database,
 )
+from evaltrans_qt.cli.progress import add_progress_argument, progress_for
 from evaltrans_qt.errors import OptionError, ScoreError
 
 #: The measures behind the human protocols (HTER, aWER, SER): the evaluation options they use.
@@ -210,7 +211,10 @@ def run_extrapolate(args: argparse.Namespace) -> int:
     db = open_database(args.database)
     classes = human_classes(db, comma_list(args.human))
     scope = "system" if args.leave_one_system_out else "candidate"
-    reports = [similar.leave_one_out(db, c, distance=args.distance, scope=scope) for c in classes]
+    bar = progress_for(args, kernels=False)      # edit distances by rapidfuzz, no kernels
+    reports = [similar.leave_one_out(db, c, distance=args.distance, scope=scope,
+                                     progress=bar.counter(f"'{c}' leave-one-out: sources"))
+               for c in classes]
     changed = {}
     if args.output:
         for c in classes:
@@ -219,7 +223,9 @@ def run_extrapolate(args: argparse.Namespace) -> int:
             else:
                 changed[c] = similar.extrapolate(db, c, judge=args.judge,
                                                  max_distance=args.max_distance,
-                                                 distance=args.distance)
+                                                 distance=args.distance,
+                                                 progress=bar.counter(f"'{c}' extrapolated: "
+                                                                      "sources"))
         write_database(db, args.output, force=args.force)
     if args.json:
         json.dump({"leave_one_out": [r.to_dict() for r in reports], "extrapolated": changed},
@@ -270,4 +276,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "other systems only, as for a new system)")
     p.add_argument("--judge", help="judge name stored with extrapolated scores")
     add_json_argument(p)
+    add_progress_argument(p)
     p.set_defaults(func=run_extrapolate)

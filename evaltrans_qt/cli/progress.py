@@ -30,12 +30,15 @@ PROGRESS_MODES = ("auto", "always", "never")
 LOG_INTERVAL = 10.0
 
 
-def add_progress_argument(p: argparse.ArgumentParser) -> None:
-    """``--progress auto|always|never`` of a command that computes for long."""
-    p.add_argument("--progress", choices=PROGRESS_MODES, default="auto",
+def add_progress_argument(p: argparse.ArgumentParser | argparse._ArgumentGroup,
+                          default: str | None = "auto",
+                          default_text: str = "auto") -> None:
+    """``--progress auto|always|never`` of a command that computes for long (``default``
+    None: the command decides, ``default_text`` says how)."""
+    p.add_argument("--progress", choices=PROGRESS_MODES, default=default,
                    help="progress on stderr: auto = a bar on a terminal, otherwise a line "
                         f"every {LOG_INTERVAL:.0f} s (for logs); always = the bar; never = "
-                        "none (default auto)")
+                        f"none (default {default_text})")
 
 
 def format_seconds(seconds: float) -> str:
@@ -54,11 +57,13 @@ class ProgressBar:
     (:class:`~evaltrans_qt.engine.run.schedule.TimeLeft`, from the cost model in the pair
     phase). ``mode`` as ``--progress`` (module doc): a bar redrawn at most every
     ``interval`` seconds, or log lines every ``log_interval`` seconds. Warnings carried by
-    the events are printed in every mode."""
+    the events are printed in every mode. ``delay``: under ``auto`` the bar appears only once
+    the run has lasted that many seconds (a short run prints nothing, as ``evaltrans score``
+    must to stay sacreBLEU's output)."""
 
     def __init__(self, stream: TextIO | None = None, workers: int = 1, interval: float = 0.2,
                  clock: Callable[[], float] = time.monotonic, mode: str = "auto",
-                 log_interval: float = LOG_INTERVAL) -> None:
+                 log_interval: float = LOG_INTERVAL, delay: float = 0.0) -> None:
         if mode not in PROGRESS_MODES:
             raise ValueError(f"progress mode {mode!r} is not one of {PROGRESS_MODES}")
         self.stream = stream or sys.stderr
@@ -71,6 +76,7 @@ class ProgressBar:
         self.clock = clock
         self.interval = interval
         self.log_interval = log_interval
+        self.delay = delay if mode == "auto" else 0.0
         self._t0 = clock()
         self._shown = -math.inf
         self._logged = clock()
@@ -129,6 +135,8 @@ class ProgressBar:
             return
         if not final and now - self._shown < self.interval:
             return
+        if now - self._t0 < self.delay:
+            return
         self._shown = now
         self.stream.write(f"\r{self.line(p, left):<100}")
         if final:
@@ -136,12 +144,26 @@ class ProgressBar:
         self.stream.flush()
 
 
-def progress_for(args: argparse.Namespace, workers: int = 1) -> ProgressBar:
+    def step(self, done: int, total: int, message: str = "") -> None:
+        """A progress event of a command that counts its own units (sources, systems...)."""
+        from evaltrans_qt.engine.run.driver import Progress
+        self(Progress(done, total, message))
+
+    def counter(self, what: str) -> Callable[[int, int], None]:
+        """A ``progress(done, total)`` callback for an engine loop, shown as
+        ``WHAT: DONE of TOTAL``."""
+        return lambda done, total: self.step(done, total, f"{what}: {done} of {total}")
+
+
+def progress_for(args: argparse.Namespace, workers: int = 1, *, kernels: bool = True,
+                 delay: float = 0.0) -> ProgressBar:
     """The progress reporter of a command's ``--progress`` (``auto`` without the option),
-    the compilation announced if it is due."""
+    the compilation announced if it is due (``kernels``: the command runs compiled
+    kernels; ``delay`` as :class:`ProgressBar`)."""
     bar = ProgressBar(workers=workers, mode=getattr(args, "progress", None) or "auto",
-                      log_interval=LOG_INTERVAL)
-    bar.announce_compilation()
+                      log_interval=LOG_INTERVAL, delay=delay)
+    if kernels:
+        bar.announce_compilation()
     return bar
 
 

@@ -44,9 +44,14 @@ from evaltrans_qt.cli._common import (
     refuse_unused_options,
     sentences_path,
 )
+from evaltrans_qt.cli.progress import ProgressBar, add_progress_argument, progress_for
 
 if TYPE_CHECKING:
     from evaltrans_qt.engine.options import EvalOptions
+
+#: Seconds before ``score``'s bar appears under ``--progress auto`` (a short run prints
+#: nothing beyond what sacreBLEU prints).
+SHOW_AFTER = 5.0
 
 #: What ``evaltrans score --help`` says (plain text for users).
 DESCRIPTION = """\
@@ -199,6 +204,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     r.add_argument("--format", "-f", default="json", choices=OUTPUT_FORMATS,
                    help="json or text (one system), text or latex (several); the "
                         "SACREBLEU_FORMAT environment variable overrides it (default: json)")
+    add_progress_argument(r, default=None, default_text=f"auto, which shows nothing in the "
+                          f"first {SHOW_AFTER:.0f} s; never with --quiet")
     _add_our_options(p)
 
 
@@ -625,6 +632,15 @@ def _confidence(scorer, name: str, stats, n: int) -> tuple[float, float]:
     return mean, ci
 
 
+def _progress(args: argparse.Namespace) -> ProgressBar:
+    """``--progress`` of ``score``: stdout stays sacreBLEU's, the bar is on stderr; without
+    the option ``auto`` (``never`` with ``--quiet``), and a run shorter than
+    :data:`SHOW_AFTER` seconds prints nothing."""
+    if args.progress is None:
+        args.progress = "never" if args.quiet else "auto"
+    return progress_for(args, delay=SHOW_AFTER)
+
+
 def run(args: argparse.Namespace) -> int:
     from evaltrans_qt.engine.measures import get as get_measure
     from evaltrans_qt.engine.run.scoring import Scorer
@@ -661,7 +677,14 @@ def run(args: argparse.Namespace) -> int:
     options = {n: metric_options(args, n) for n in names}
     order = list(dict.fromkeys(names))
     scorer = Scorer(refs, order, options)
-    all_stats = [scorer.stats(s) for s in systems]
+    bar = _progress(args)
+    units = num_sys * len(order) + (len(order) if paired else 0)
+    all_stats = []
+    for k, (sys_name, system) in enumerate(zip(sys_names, systems)):
+        def step(measure: str, k: int = k, sys_name: str = sys_name) -> None:
+            bar.step(k * len(order) + order.index(measure) + 1, units,
+                     f"{measure} of {sys_name}")
+        all_stats.append(scorer.stats(system, progress=step))
     if getattr(args, "sentences", None):
         write_sentences(args, scorer, order, sys_names, all_stats)
 
@@ -732,6 +755,8 @@ def run(args: argparse.Namespace) -> int:
                                                 n_samples=n_used, seed="env",
                                                 higher_is_better=hib)
         display = scorer.score_stats(name, all_stats[0][name].sum(axis=0)).name
+        bar.step(num_sys * len(order) + order.index(name) + 1, units,
+                 f"paired {test.upper()} test of {name}")
         table[display] = list(res.rows)
         sigs[display] = scorer.signature(name, seed=_seed_text(),
                                          **{test: n_used}).format(args.short)

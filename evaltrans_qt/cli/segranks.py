@@ -35,6 +35,7 @@ from evaltrans_qt.cli._common import (
     open_database,
     write_database,
 )
+from evaltrans_qt.cli.progress import add_progress_argument, progress_for
 from evaltrans_qt.errors import InputFormatError, OptionError
 
 
@@ -61,17 +62,20 @@ def run_extract(args: argparse.Namespace) -> int:
     if args.save_alignments:
         check_output_folder(args.save_alignments, "--save-alignments")
     db = open_database(args.database)
+    bar = progress_for(args, kernels=False)    # trees, eflomal and projection: no kernels
     inputs = gather_inputs(db, trees=args.trees, conllu=args.conllu,
                            alignment=_alignment_args(args.alignment),
                            alignments_dir=args.alignments_dir,
                            systems=[s.strip() for s in args.systems.split(",")]
                            if args.systems else None,
                            tokenize=args.tokenize, symmetrize=args.symmetrize,
-                           save_alignments=args.save_alignments)
+                           save_alignments=args.save_alignments,
+                           progress=lambda text: bar.step(0, 1, text))
     tree_list, tree_path, alignments = inputs.trees, inputs.trees_path, inputs.alignments
     summary = extract_database(db, tree_list, alignments, min_length=args.min,
                                max_length=args.max, tokenization=args.tokenize,
-                               trees_path=tree_path)
+                               trees_path=tree_path,
+                               progress=bar.counter("segments extracted: sources"))
     tsv = formats.segments_tsv(db, systems=args.systems_column)
     # the database checked first: nothing is written unless both files can be
     write_database(db, out_db, also=[(args.output, tsv.encode("utf-8"))], force=args.force)
@@ -207,6 +211,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "(default: --database, in place)")
     add_force_argument(p)
     p.add_argument("--json", action="store_true")
+    add_progress_argument(p)
     p.set_defaults(func=run_extract)
 
     p = sub.add_parser("import", help="import a .segments TSV or a SegRanks .json export")

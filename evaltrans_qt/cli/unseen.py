@@ -18,6 +18,7 @@ import json
 import sys
 
 from evaltrans_qt.cli._common import number, open_database
+from evaltrans_qt.cli.progress import add_progress_argument, progress_for
 
 
 def _print_result(r, examples: int) -> None:
@@ -55,13 +56,17 @@ def run(args: argparse.Namespace) -> int:
     from evaltrans_qt.errors import OptionError
     db = open_database(args.database)
     systems = [s for v in args.system or [] for s in v.split(",") if s]
+    bar = progress_for(args, kernels=False)        # edit distances by rapidfuzz, no kernels
     if args.leave_one_out:
-        results = matching.leave_one_system_out(db, args.method, systems or None)
+        results = matching.leave_one_system_out(db, args.method, systems or None,
+                                                progress=bar.counter("systems left out"))
     else:
         if len(systems) != 1:
             raise OptionError("give one --system NAME (or --leave-one-out for every annotated "
                               "system)")
+        bar.step(0, 1, f"{systems[0]} as unseen")
         results = [matching.evaluate_unseen(db, systems[0], args.method)]
+        bar.step(1, 1, f"{systems[0]} as unseen")
     if args.json:
         out = {"method": args.method, "results": [r.to_dict(args.examples) for r in results],
                "warning": matching.OVERESTIMATE_WARNING}
@@ -99,4 +104,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--examples", type=int, default=10, metavar="N",
                    help="example misses with their closest segment (Table 3.6; default 10)")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    add_progress_argument(p)
     p.set_defaults(func=run)

@@ -406,7 +406,7 @@ TABLE: dict[str, dict[str, object]] = {
 # --progress of the long commands (cli/progress.py): with "always" the bar is on stderr (a run
 # this short logs nothing under "auto" when stderr is not a terminal)
 for _command in ("batch", "export mtme", "correlate", "significance", "combine",
-                 "wmt14-tables"):
+                 "wmt14-tables", "extrapolate", "unseen", "segranks extract", "score"):
     TABLE[_command]["--progress"] = C("--progress", "always")
 
 #: Commands whose numbers depend on the evaluation options, with an option none of the

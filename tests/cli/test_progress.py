@@ -16,6 +16,7 @@ from evaltrans_qt.cli import progress
 from evaltrans_qt.cli.main import build_parser, main
 from evaltrans_qt.cli.progress import ProgressBar
 from evaltrans_qt.engine.run.driver import Progress
+from evaltrans_qt.io.etdb.reader import load_database
 
 
 class Tty(io.StringIO):
@@ -99,11 +100,119 @@ def test_an_empty_numba_cache_is_seen(tmp_path):
     ["combine", "x"],
     ["export", "mtme", "x", "-o", "y"],
     ["wmt14-tables", "en-de=x"],
+    ["extrapolate", "x"],
+    ["unseen", "x", "--leave-one-out"],
+    ["segranks", "extract", "--database", "x", "--trees", "t", "-o", "y"],
+    ["score", "r.txt"],
 ])
 def test_every_long_command_has_the_option(argv):
     parser = build_parser(argv[0])
     assert parser.parse_args([*argv, "--progress", "never"]).progress == "never"
-    assert parser.parse_args(argv).progress == "auto"
+    # score decides its default at run time (auto, never with --quiet): sacreBLEU's stderr
+    assert parser.parse_args(argv).progress == (None if argv[0] == "score" else "auto")
+
+
+def test_the_bar_waits_for_its_delay_under_auto_only():
+    now = [0.0]
+    short = Tty()
+    _events(ProgressBar(short, clock=lambda: now[0], interval=0.0, delay=2.0), now,
+            [0.5, 1.0, 1.9])
+    assert short.getvalue() == ""                      # over before the delay: nothing
+    now[0] = 0.0
+    long_run = Tty()
+    _events(ProgressBar(long_run, clock=lambda: now[0], interval=0.0, delay=2.0), now,
+            [1.0, 2.5, 4.0])
+    assert long_run.getvalue().count("\r[") == 2 and "100%" in long_run.getvalue()
+    now[0] = 0.0
+    forced = io.StringIO()
+    _events(ProgressBar(forced, clock=lambda: now[0], interval=0.0, delay=2.0,
+                        mode="always"), now, [0.1, 0.2])
+    assert forced.getvalue().count("\r[") == 2
+
+
+def _score_files(tmp_path):
+    ref = tmp_path / "r.txt"
+    hyp = tmp_path / "h.txt"
+    ref.write_text("the cat sat on the mat .\nit rained all day .\n", encoding="utf-8")
+    hyp.write_text("the cat sat on a mat .\nit was raining all day .\n", encoding="utf-8")
+    return str(ref), str(hyp)
+
+
+def test_score_without_the_option_prints_what_sacrebleu_prints(tmp_path, monkeypatch, capsys):
+    """No --progress: stdout equal to --progress never, nothing on stderr for a short run,
+    on a terminal too (the bar waits SHOW_AFTER seconds); always: the bar on stderr only."""
+    import evaltrans_qt.engine.warmup as warmup
+    from evaltrans_qt.cli import score
+    monkeypatch.setattr(warmup, "kernels_cached", lambda: True)
+    # "short" by the clock: this run may take seconds on a loaded test machine
+    monkeypatch.setattr(score, "SHOW_AFTER", 3600.0)
+    ref, hyp = _score_files(tmp_path)
+    base = ["score", ref, "-i", hyp, "-m", "bleu", "chrf", "ter"]
+    seen = {}
+    for extra in ([], ["--progress", "never"], ["--progress", "always"]):
+        tty = Tty()
+        monkeypatch.setattr(sys, "stderr", tty)
+        assert main([*base, *extra]) == 0
+        seen[tuple(extra)] = (capsys.readouterr().out, tty.getvalue())
+    assert seen[()][0] == seen[("--progress", "never")][0] and '"name": "BLEU"' in seen[()][0]
+    assert seen[()][1] == "" == seen[("--progress", "never")][1]
+    out, err = seen[("--progress", "always")]
+    assert out == seen[()][0]
+    assert "\r[" in err and "100% ter of " in err
+
+
+def test_score_quiet_means_no_progress(tmp_path, monkeypatch):
+    from evaltrans_qt.cli import score
+    parser = build_parser("score")
+    args = parser.parse_args(["score", "r.txt", "-q"])
+    monkeypatch.setattr(progress.ProgressBar, "announce_compilation", lambda self: False)
+    assert score._progress(args).mode == "never"
+    args = parser.parse_args(["score", "r.txt", "-q", "--progress", "always"])
+    assert score._progress(args).mode == "always"
+
+
+def test_extrapolate_progress_in_a_log(demo, tmp_path, monkeypatch, capsys):
+    """Per source sentence, for the leave-one-out report and for the filling with -o; the
+    report is the same in every mode."""
+    monkeypatch.setattr(progress, "LOG_INTERVAL", 0.0)
+    base = ["extrapolate", str(demo), "--human", "fluency", "-o", str(tmp_path / "o.etdb.xml"),
+            "--json"]
+    outs, errs = {}, {}
+    for mode in progress.PROGRESS_MODES:
+        assert main([*base, "--progress", mode]) == 0
+        captured = capsys.readouterr()
+        outs[mode], errs[mode] = captured.out, captured.err
+    n = len(load_database(demo).sources)
+    assert f"evaltrans: 100% 'fluency' leave-one-out: sources: {n} of {n}" in errs["auto"]
+    assert f"evaltrans: 100% 'fluency' extrapolated: sources: {n} of {n}" in errs["auto"]
+    assert "evaltrans: 50% 'fluency' leave-one-out" in errs["auto"]
+    assert "\r[" in errs["always"] and "%" not in errs["never"]
+    assert outs["auto"] == outs["always"] == outs["never"]
+
+
+def test_the_engine_loops_report_every_unit(demo):
+    from evaltrans_qt.engine.human import similar
+    db = load_database(demo)
+    n = len(db.sources)
+    seen: list[tuple[int, int]] = []
+    similar.leave_one_out(db, "fluency", progress=lambda d, t: seen.append((d, t)))
+    assert seen == [(k, n) for k in range(1, n + 1)]
+    seen.clear()
+    similar.extrapolate(db, "fluency", progress=lambda d, t: seen.append((d, t)))
+    assert seen == [(k, n) for k in range(1, n + 1)]
+
+
+def test_align_says_when_it_compiles_the_kernels(monkeypatch, capsys):
+    import evaltrans_qt.engine.warmup as warmup
+    argv = ["align", "--measure", "wer", "a b c d", "a c b d"]
+    monkeypatch.setattr(warmup, "kernels_cached", lambda: False)
+    assert main(argv) == 0
+    cold = capsys.readouterr()
+    assert "compiling kernels (first run only" in cold.err
+    monkeypatch.setattr(warmup, "kernels_cached", lambda: True)
+    assert main(argv) == 0
+    warm = capsys.readouterr()
+    assert warm.err == "" and warm.out == cold.out
 
 
 def test_batch_progress_in_a_log(demo, tmp_path, monkeypatch, capsys):

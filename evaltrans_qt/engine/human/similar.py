@@ -29,7 +29,7 @@ leave-one-out accuracy report is optimistic in the same way.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -174,17 +174,19 @@ def reuse_identical(db: Database, cls: str, judge: str | None = None) -> int:
 
 
 def extrapolate(db: Database, cls: str, judge: str | None = None,
-                max_distance: int | None = None, distance: str = "words") -> int:
+                max_distance: int | None = None, distance: str = "words",
+                progress: Callable[[int, int], None] | None = None) -> int:
     """Estimate every unscored candidate from its nearest scored translations of the same
     source sentence (ties averaged; ``distance`` in words or characters, at most
     ``max_distance``), marked extrapolated; returns the number set. Earlier
-    extrapolated scores are refreshed; person-given scores are never touched."""
+    extrapolated scores are refreshed; person-given scores are never touched.
+    ``progress(sources done, sources)`` after each source sentence."""
     check_class(db, cls)
     if len(split_class(cls)) != 1:
         from evaltrans_qt.errors import ScoreError
         raise ScoreError("extrapolate one score class at a time, not a combination")
     n = 0
-    for src in db.sources:
+    for k, src in enumerate(db.sources, 1):
         for t in db.candidates(src):
             if not _is_unscored(t, cls):
                 continue
@@ -192,6 +194,8 @@ def extrapolate(db: Database, cls: str, judge: str | None = None,
             if est is not None and (max_distance is None or est[1] <= max_distance):
                 _set_extrapolated(t, cls, storable(db, cls, est[0]), judge)
                 n += 1
+        if progress is not None:
+            progress(k, len(db.sources))
     return n
 
 
@@ -271,11 +275,13 @@ class ExtrapolationReport:
 
 
 def leave_one_out(db: Database, cls: str, *, distance: str = "words",
-                  scope: str = "candidate") -> ExtrapolationReport:
+                  scope: str = "candidate",
+                  progress: Callable[[int, int], None] | None = None) -> ExtrapolationReport:
     """Hide each scored candidate's own score (``scope="system"``: every score of its
     system) and estimate it from the other scored translations of its source sentence
     (nearest in ``distance`` units, ties averaged, rounded to a level as
-    :func:`extrapolate` would store it). Reads ``db`` only."""
+    :func:`extrapolate` would store it). Reads ``db`` only. ``progress(sources done,
+    sources)`` after each source sentence."""
     check_class(db, cls)
     check_distance(distance)
     if scope not in SCOPES:
@@ -284,7 +290,9 @@ def leave_one_out(db: Database, cls: str, *, distance: str = "words",
     single = len(split_class(cls)) == 1
     diffs, dists, ident, systems = [], [], [], []
     missing = 0
-    for src in db.sources:
+    for k, src in enumerate(db.sources, 1):
+        if progress is not None and k > 1:
+            progress(k - 1, len(db.sources))
         for t in db.candidates(src):
             true = scored_value(t, cls)
             if not math.isfinite(true):
@@ -299,6 +307,8 @@ def leave_one_out(db: Database, cls: str, *, distance: str = "words",
             dists.append(est[1])
             ident.append(ns[0].identical)
             systems.append(t.system or "")
+    if progress is not None:
+        progress(len(db.sources), len(db.sources))
     if not diffs:
         return ExtrapolationReport(cls, 0, missing, math.nan, math.nan, math.nan,
                                    math.nan, math.nan, distance=distance, scope=scope)

@@ -24,7 +24,7 @@ against one test set without repeating that work (sacreBLEU's reference cache).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -259,11 +259,17 @@ class Scorer:
             return [Segment(_EMPTY, r, h, t) for h, r, t in zip(hypotheses, refs, self.ref_texts)]
         return [Segment(tok(h), r, h, t) for h, r, t in zip(hypotheses, refs, self.ref_texts)]
 
-    def stats(self, hypotheses: Sequence[str]) -> dict[str, np.ndarray]:
-        """Sufficient statistics of every segment, per measure: ``(n, k)`` arrays."""
+    def stats(self, hypotheses: Sequence[str],
+              progress: Callable[[str], None] | None = None) -> dict[str, np.ndarray]:
+        """Sufficient statistics of every segment, per measure: ``(n, k)`` arrays;
+        ``progress(measure)`` after each measure."""
         self._check(hypotheses)
-        return {name: np.asarray(m.corpus_stats(self.segments(name, hypotheses)), np.float64)
-                for name, m in self.measures.items()}
+        out = {}
+        for name, m in self.measures.items():
+            out[name] = np.asarray(m.corpus_stats(self.segments(name, hypotheses)), np.float64)
+            if progress is not None:
+                progress(name)
+        return out
 
     # ------------------------------------------------------------------ scores
     def signature(self, measure: str, **extra: Any) -> Signature:

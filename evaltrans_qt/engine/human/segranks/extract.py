@@ -5,7 +5,7 @@ onto each system's candidate (projection.py), merging of identical candidate seg
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from evaltrans_qt.engine.data.database import Database
@@ -80,7 +80,8 @@ def check_links(links: Sequence[Link], n_source: int, n_target: int) -> str | No
 
 def extract_database(db: Database, trees: Sequence[Node], alignments: AlignmentSet, *,
                      min_length: int = DEFAULT_MIN_LENGTH, max_length: int = DEFAULT_MAX_LENGTH,
-                     tokenization: str = "none", trees_path: str | None = None) -> ExtractionSummary:
+                     tokenization: str = "none", trees_path: str | None = None,
+                     progress: Callable[[int, int], None] | None = None) -> ExtractionSummary:
     """Extract, project and merge the segments of every source of ``db`` and store them
     on the sources (replacing earlier segments *and their rankings*).
 
@@ -88,6 +89,7 @@ def extract_database(db: Database, trees: Sequence[Node], alignments: AlignmentS
     (``tokenization``); ``alignments`` = {system: (links per source, file name)}. Every
     link is checked against the sentence lengths first: :class:`InputFormatError` naming
     the file and line (= source number), and ``db`` is left unchanged.
+    ``progress(trees done, trees)`` after each tree.
     """
     check_lengths(min_length, max_length)
     n = len(db.sources)
@@ -138,6 +140,8 @@ def extract_database(db: Database, trees: Sequence[Node], alignments: AlignmentS
             segs.append(SourceSegment(tuple(leaves), " ".join(words[i] for i in leaves), cands))
         n_seg += len(segs)
         result.append(SentenceSegments(segs, [], min_length, max_length, tokenization))
+        if progress is not None:
+            progress(k + 1, n)
     for src, data in zip(db.sources, result):
         set_sentence_segments(src, data)
     return ExtractionSummary(n, n_seg, projected, merged, tuple(systems))

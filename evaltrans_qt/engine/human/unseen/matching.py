@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from rapidfuzz.distance import Levenshtein
@@ -327,9 +327,12 @@ def evaluate_unseen(db: Database, system: str, method: str = "exact",
 
 
 def leave_one_system_out(db: Database, method: str = "exact",
-                         systems: Sequence[str] | None = None) -> list[UnseenResult]:
+                         systems: Sequence[str] | None = None,
+                         progress: Callable[[int, int], None] | None = None
+                         ) -> list[UnseenResult]:
     """Tables 3.3 / 3.4 / 3.5 in one call: every annotated system (or ``systems``) left
-    out in turn and evaluated as unseen. Works on copies; ``db`` is unchanged."""
+    out in turn and evaluated as unseen. Works on copies; ``db`` is unchanged.
+    ``progress(systems done, systems)`` after each system."""
     segs = annotated_segments(db)
     known = annotated_systems(segs)
     if not segs:
@@ -339,7 +342,12 @@ def leave_one_system_out(db: Database, method: str = "exact",
         if s not in known:
             raise OptionError(f"system {s!r} has no annotated candidate segments to leave out "
                               f"(annotated: {', '.join(known)})")
-    return [evaluate_unseen(db, s, method, segs) for s in todo]
+    out = []
+    for s in todo:
+        out.append(evaluate_unseen(db, s, method, segs))
+        if progress is not None:
+            progress(len(out), len(todo))
+    return out
 
 
 def total_outcomes(results: Iterable[UnseenResult]) -> dict[str, int]:
