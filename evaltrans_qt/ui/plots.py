@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont, QImage
+from PySide6.QtGui import QColor, QFont, QImage, QTextOption
 
 from evaltrans_qt.engine.metaeval.statistics.regression import least_squares_line, orthogonal_line
 from evaltrans_qt.errors import SaveError
@@ -46,7 +46,13 @@ def _base(widget: pg.PlotWidget, name: str) -> None:
         widget.getAxis(ax).enableAutoSIPrefix(False)
     widget._hint = pg.TextItem("", anchor=(0.5, 0.5), color="#666")
     widget._hint.setFont(QFont("Sans", 10))
+    # a long hint wraps within the plot, its lines centred (never cut off at the sides)
+    widget._hint.textItem.document().setDefaultTextOption(
+        QTextOption(Qt.AlignmentFlag.AlignHCenter))
     widget.addItem(widget._hint, ignoreBounds=True)
+    vb = widget.getPlotItem().getViewBox()
+    vb.sigResized.connect(lambda *_: _place_hint(widget))
+    vb.sigTransformChanged.connect(lambda *_: _place_hint(widget))
 
 
 #: Rows of PlotItem's layout below the bottom axis (0 title, 1 top axis, 2 plot, 3 axis).
@@ -65,11 +71,19 @@ def _legend_below(widget: pg.PlotWidget, columns: int = 4) -> pg.LegendItem:
 def show_hint(widget: pg.PlotWidget, text: str) -> None:
     """Centre ``text`` in an empty plot (what it is waiting for); '' removes it."""
     widget._hint.setText(text)
-    if text:
-        vb = widget.getPlotItem().getViewBox()
-        (x0, x1), (y0, y1) = vb.viewRange()
-        widget._hint.setPos((x0 + x1) / 2, (y0 + y1) / 2)
+    _place_hint(widget)
     widget._hint.setVisible(bool(text))
+
+
+def _place_hint(widget: pg.PlotWidget) -> None:
+    """The hint in the middle of the plot, wrapped to nine tenths of its width."""
+    hint = widget._hint
+    if not hint.textItem.toPlainText():
+        return
+    vb = widget.getPlotItem().getViewBox()
+    hint.setTextWidth(max(80.0, 0.9 * float(vb.width())))
+    (x0, x1), (y0, y1) = vb.viewRange()
+    hint.setPos((x0 + x1) / 2, (y0 + y1) / 2)
 
 
 def fit_range(widget: pg.PlotWidget, x: np.ndarray, y: np.ndarray, pad: float = 0.05) -> None:
