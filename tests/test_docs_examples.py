@@ -5,8 +5,11 @@
   aside.
 * The README's command-line tour and SegRanks walk-through run as written, in order, on
   small stand-ins for the files they name (the WMT21 folder ``$D`` becomes a two-segment
-  WMT folder with MQM scores; ``$E`` is the bundled campaign): exit code 0 each, except
-  lines that need data the repository cannot hold (listed in ``NEEDS_DATA`` with why).
+  WMT folder with MQM scores; ``$E`` is the bundled campaign; ``wmt13-judgements.csv`` a
+  WMT13 judgement CSV over a WMT13-named test set in ``wmt.etdb.xml``): exit code 0 each.
+  The ``wmt14-tables`` example runs on two WMT14-style language pairs (a WMT folder each,
+  ranked by a WMT14 judgement CSV), the cluster example against a Dask ``LocalCluster``
+  started in the test (its address for ``tcp://HOST:8786``; the ``[cluster]`` extra).
 * The ``python`` blocks import only what a plain install has (the dependencies of
   pyproject.toml and the standard library) unless the text before the block names the
   extra that brings the module, and docs/api.md's and the README's blocks run in a
@@ -31,12 +34,6 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BLOCK = re.compile(r"```(\w*)\n(.*?)```", re.S)
 
-#: Command lines that need data the repository cannot hold, and why.
-NEEDS_DATA = {
-    "evaltrans ranking import-wmt wmt13-judgements.csv": "WMT13's judgement CSV",
-    "evaltrans wmt14-tables de-en=deen.etdb.xml": "two WMT14 language pairs' databases",
-    "--executor dask --scheduler tcp://HOST:8786": "a running Dask scheduler",
-}
 
 
 def _blocks(kind: str) -> list[tuple[Path, str, int]]:
@@ -129,7 +126,53 @@ def stand_ins(tmp_path, monkeypatch):
     shutil.copy(demo_database_path(), tmp_path / "db.etdb.xml")
     shutil.copy(demo_database_path(), tmp_path / "theirs.etdb.xml")
     monkeypatch.chdir(tmp_path)
+    # ranking import-wmt wmt13-judgements.csv --database wmt.etdb.xml: a WMT13 test set
+    # (files named as WMT13's) and two screens of its judgement CSV naming the systems by
+    # their WMT file ids
+    _wmt_folder(tmp_path / "wmt13", "newstest2013", "cs", "en", 2)
+    assert main(["import", "wmt", str(tmp_path / "wmt13"), "-o", "wmt.etdb.xml"]) == 0
+    _judgement_csv(tmp_path / "wmt13-judgements.csv", "newstest2013", "cs", "en",
+                   [(1, "j1", [1, 2, 2, 3]), (2, "j2", [2, 1, 3, -1])])
     return {"D": str(d), "E": str(ROOT / "resources" / "segranks_example")}
+
+
+#: Systems of the WMT13/WMT14 stand-ins (WMT names: ``testset.pair.NAME.number`` ids).
+WMT_SYSTEMS = ("uedin", "cu-zeman", "online-B", "rbmt-1")
+_LANGUAGE = {"cs": "Czech", "de": "German", "en": "English", "fr": "French"}
+_SENTENCES = ("the house is big .", "we met at noon .", "it rained all day .",
+              "the cat sat on the mat .")
+_VARIANTS = {"uedin": lambda w: w, "cu-zeman": lambda w: w[1:] + w[:1],
+             "online-B": lambda w: [x for x in w if x != "the"] or w,
+             "rbmt-1": lambda w: w[::-1]}
+
+
+def _wmt_folder(d: Path, testset: str, src: str, trg: str, n: int) -> None:
+    """A WMT folder as ``import wmt`` reads it: TESTSET.SRC-TRG.src.SRC, .ref.A.TRG and
+    .hyp.SYSTEM.TRG, ``n`` sentences."""
+    pair = f"{src}-{trg}"
+    sents = _SENTENCES[:n]
+    _write(d / f"{testset}.{pair}.src.{src}", "".join(f"{src} {s}\n" for s in sents))
+    _write(d / f"{testset}.{pair}.ref.A.{trg}", "".join(f"{s}\n" for s in sents))
+    for system in WMT_SYSTEMS:
+        _write(d / f"{testset}.{pair}.hyp.{system}.{trg}",
+               "".join(" ".join(_VARIANTS[system](s.split())) + "\n" for s in sents))
+
+
+def _judgement_csv(path: Path, testset: str, src: str, trg: str,
+                   screens: list[tuple[int, str, list[int]]]) -> None:
+    """A WMT13-16 judgement CSV (``io/segranks/wmt_csv.py``): per screen the source line,
+    the judge and the ranks of the systems in ``WMT_SYSTEMS`` order (-1: not ranked)."""
+    slots = range(1, len(WMT_SYSTEMS) + 1)
+    header = ["srclang", "trglang", "srcIndex", "documentId", "segmentId", "judgeId",
+              *[f"system{k}{c}" for k in slots for c in ("Number", "Id")],
+              *[f"system{k}rank" for k in slots]]
+    rows = [",".join(header)]
+    for line, judge, ranks in screens:
+        ids = [x for k, system in enumerate(WMT_SYSTEMS, 1)
+               for x in (str(1000 + k), f"{testset}.{src}-{trg}.{system}.{1000 + k}")]
+        rows.append(",".join([_LANGUAGE[src], _LANGUAGE[trg], str(line), "", "", judge, *ids,
+                              *map(str, ranks)]))
+    _write(path, "\n".join(rows) + "\n")
 
 
 def _section_lines(start: str, end: str = "\n## ") -> list[str]:
@@ -149,8 +192,6 @@ def _run_all(lines: list[str], env: dict[str, str], capsys) -> int:
             continue                                # D=..., E=...: given by the fixture
         if not line.startswith("evaltrans "):
             continue
-        if any(key in line for key in NEEDS_DATA):
-            continue
         for name, value in env.items():
             line = line.replace(f"${name}", value)
         argv = _without_metasyntax(shlex.split(line)[1:])
@@ -164,6 +205,53 @@ def _run_all(lines: list[str], env: dict[str, str], capsys) -> int:
 def test_the_command_line_tour_runs_as_written(stand_ins, capsys):
     lines = _section_lines("## Command line")
     assert _run_all(lines, stand_ins, capsys) >= 15
+
+
+def test_the_wmt14_tables_example_runs_as_written(tmp_path, monkeypatch, capsys):
+    """The WMT14 tables example of the meta-evaluation section (inline code), on two
+    WMT14-style language pairs: a WMT folder each, imported, then ranked by a WMT14
+    judgement CSV (whole-sentence rankings, the ``rank`` class it names)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    found = re.findall(r"`(evaltrans wmt14-tables [^`]+)`", text)
+    assert len(found) == 1
+    monkeypatch.chdir(tmp_path)
+    argv = shlex.split(found[0])[1:]
+    screens = [(1, "j1", [1, 2, 3, 4]), (2, "j1", [2, 1, 3, 4]), (3, "j2", [1, 3, 2, 4]),
+               (4, "j2", [1, 2, 4, 3]), (1, "j2", [2, 1, 4, 3]), (3, "j1", [1, 2, 2, 4])]
+    pairs = [a.split("=", 1) for a in argv if "=" in a]
+    assert [p for p, _ in pairs] == ["de-en", "fr-en"]
+    for pair, db in pairs:
+        src, trg = pair.split("-")
+        _wmt_folder(tmp_path / pair, "newstest2014", src, trg, 4)
+        assert main(["import", "wmt", str(tmp_path / pair), "-o", "plain.etdb.xml",
+                     "--force"]) == 0
+        _judgement_csv(tmp_path / f"{pair}.csv", "newstest2014", src, trg, screens)
+        assert main(["ranking", "import-wmt", f"{pair}.csv", "--database", "plain.etdb.xml",
+                     "-o", db]) == 0
+    capsys.readouterr()
+    assert main(argv) == 0, capsys.readouterr().err
+    table = (tmp_path / "t.tex").read_text(encoding="utf-8")
+    assert "de-en" in table and "fr-en" in table
+
+
+def test_the_cluster_example_runs_on_a_local_cluster(stand_ins, capsys):
+    """The README's cluster example with the ``[cluster]`` extra it installs: the scheduler
+    and worker it starts are a ``LocalCluster`` here (its address for tcp://HOST:8786), the
+    database the tour's ``import wmt`` line builds."""
+    distributed = pytest.importorskip("distributed")
+    lines = [x for x in _section_lines("## Running on a cluster") if x.startswith("evaltrans ")]
+    assert len(lines) == 1 and "tcp://HOST:8786" in lines[0]
+    tour = _section_lines("## Command line")
+    assert _run_all([x for x in tour if x.startswith("evaltrans import wmt ")], stand_ins,
+                    capsys) == 1
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  protocol="tcp", dashboard_address=":0") as cluster:
+        assert cluster.scheduler_address.startswith("tcp://")
+        line = lines[0].replace("tcp://HOST:8786", cluster.scheduler_address)
+        assert _run_all([line], stand_ins, capsys) == 1
+    reports = sorted(Path().glob("run*.xml"))          # one report per system
+    assert len(reports) == 3
+    assert all("invwer" in p.read_text(encoding="utf-8").lower() for p in reports)
 
 
 def test_the_segranks_walk_through_runs_as_written(stand_ins, capsys):
