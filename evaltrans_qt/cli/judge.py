@@ -30,6 +30,12 @@ from evaltrans_qt.io.judgements import (
 )
 
 
+def note_on_stderr(text: str) -> None:
+    """What a command says of the journal's judgements it included (``PATH: N unsaved
+    judgements from the journal included``), as ``_common.open_database`` says it."""
+    print(text, file=sys.stderr)
+
+
 def _now() -> str:
     """When a judgement is given: ISO 8601 with the local offset, as the scoring screen."""
     return datetime.now().astimezone().isoformat(timespec="seconds")
@@ -51,7 +57,7 @@ def run_judge(args: argparse.Namespace) -> int:
         records.append(judgement_record(ch, db))
         return [ch]
 
-    commit_judgements(args.database, build)
+    commit_judgements(args.database, build, note=note_on_stderr)
     rec = records[0]
     who = f" by {args.judge}" if args.judge else ""
     what = "removed" if args.remove else f"= {args.value:g}"
@@ -70,7 +76,7 @@ def run_import_judgements(args: argparse.Namespace) -> int:
         records.extend(judgement_record(ch, db) for ch in changes)
         return changes
 
-    commit_judgements(args.database, build, journal=False)
+    commit_judgements(args.database, build, journal=False, note=note_on_stderr)
     print(f"{args.database}: {len(records)} judgement{'' if len(records) == 1 else 's'} "
           f"imported from {args.file}", file=sys.stderr)
     if args.json:

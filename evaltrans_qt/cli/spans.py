@@ -33,6 +33,7 @@ import json
 import sys
 from typing import Any
 
+from evaltrans_qt.cli.judge import note_on_stderr
 from evaltrans_qt.errors import OptionError, ScoreError
 
 
@@ -141,7 +142,8 @@ def run_spans(args: argparse.Namespace) -> int:
         from evaltrans_qt.io.etdb.spans import database_typology
         from evaltrans_qt.io.spans_jsonl import read_spans_jsonl
         got = commit_span_changes(args.database, lambda db: read_spans_jsonl(
-            args.import_json, db, args.judge, database_typology(db, args.database)))
+            args.import_json, db, args.judge, database_typology(db, args.database)),
+            note=note_on_stderr)
         print(f"{args.database}: {len(got)} annotation(s) imported from {args.import_json}",
               file=sys.stderr)
         return 0
@@ -180,7 +182,7 @@ def run_spans(args: argparse.Namespace) -> int:
             said.append("no error")
         return [spans_change(db, si - 1, ti, args.judge, errors, seconds)]
 
-    commit_span_changes(args.database, build)
+    commit_span_changes(args.database, build, note=note_on_stderr)
     who = f" by {args.judge}" if args.judge else ""
     print(f"{args.database}: source {args.source}, {args.system}{who}: {said[0]}",
           file=sys.stderr)
@@ -237,7 +239,7 @@ def _suggest(args: argparse.Namespace) -> int:
             raise ScoreError("no candidate has a reference to align to", args.database)
         return changes
 
-    got = commit_span_changes(args.database, build)
+    got = commit_span_changes(args.database, build, note=note_on_stderr)
     n = sum(len(c.errors or ()) for c in got)
     print(f"{args.database}: {n} suggested span(s) on {len(got)} translation(s) as judge "
           f"{judge!r} ({args.suggest.upper()} alignment to the references)", file=sys.stderr)

@@ -273,24 +273,27 @@ def read_judgements(path: PathLike, db: Database) -> list[ScoreChange]:
 
 # --------------------------------------------------------------------------- writing
 def commit_judgements(path: PathLike, build: Callable[[Database], Sequence[ScoreChange]], *,
-                      journal: bool = True) -> list[ScoreChange]:
+                      journal: bool = True,
+                      note: Callable[[str], None] | None = None) -> list[ScoreChange]:
     """Open the database at ``path`` under its lock, ``build`` the changes against it and
     store them (module doc: journalled one by one, or with ``journal=False`` all or
     nothing); returns the changes as stored. Nothing is written if ``build`` raises, a
     change is refused or another program holds the file (``DatabaseLockedError``)."""
-    return cast(list[ScoreChange], commit_changes(path, build, journal=journal))
+    return cast(list[ScoreChange], commit_changes(path, build, journal=journal, note=note))
 
 
 def commit_changes(path: PathLike, build: Callable[[Database], Sequence[Change]], *,
                    journal: bool = True, program: str = PROGRAM,
-                   what: str = "judgement") -> list[Change]:
+                   what: str = "judgement",
+                   note: Callable[[str], None] | None = None) -> list[Change]:
     """The command line's one commit path for changes of any kind (judgements here, error
     spans in :mod:`evaltrans_qt.io.span_store`): take the database's lock as ``program``,
     open it with its journal, ``build`` the changes, then journal each (fsync) before
     applying it with :func:`~evaltrans_qt.io.journal.apply_entry`, write the database
     atomically and drop the entries it now holds. A refused change takes every entry of
     this call out of the journal again: nothing is written (``what`` names the changes in
-    the messages)."""
+    the messages). ``note`` is given ``PATH: N unsaved judgements from the journal
+    included`` when the journal beside the file held some (what every command says)."""
     if not Path(path).is_file():
         raise InputFormatError("file not found" if not Path(path).exists()
                                else "not a file", path)
@@ -306,6 +309,8 @@ def commit_changes(path: PathLike, build: Callable[[Database], Sequence[Change]]
     try:
         opened = open_database(path)
         db = opened.database
+        if opened.note and note is not None:
+            note(f"{path}: {opened.note}")
         changes = list(build(db))
         if not journal:
             for ch in changes:            # checked by build: refusals here are programming

@@ -24,8 +24,10 @@ PROGRAM = "evaltrans spans"
 
 
 def commit_span_changes(path: str | os.PathLike[str],
-                        build: Callable[[Database], Sequence[SpansChange]]) -> list[SpansChange]:
+                        build: Callable[[Database], Sequence[SpansChange]],
+                        note: Callable[[str], None] | None = None) -> list[SpansChange]:
     """Build the changes against the database at ``path`` and store them through the
     command line's one commit path (:func:`evaltrans_qt.io.judgements.commit_changes`);
-    returns them as journaled."""
-    return cast(list[SpansChange], commit_changes(path, build, program=PROGRAM, what="span"))
+    returns them as journaled (``note`` as there)."""
+    return cast(list[SpansChange], commit_changes(path, build, program=PROGRAM, what="span",
+                                                  note=note))

@@ -147,6 +147,8 @@ def _inputs(d: Path) -> None:
         "system2Number,system2Id,system3Number,system3Id,system1rank,system2rank,system3rank\n"
         "en,de,3,-1,3,zoe,1,sysA,2,sysB,3,sysC,2,1,3\n"
         "en,de,4,-1,4,zoe,1,sysA,2,sysB,3,sysC,1,1,2\n", encoding="utf-8")
+    (d / "jd.tsv").write_text("system\tline\tclass\tvalue\tjudge\nsysB\t2\tfluency\t3\tlee\n"
+                              "sysC\t4\tfluency\t5\tlee\n", encoding="utf-8")
     other = _campaign(judged=False)             # another judge's copy of the campaign
     other.sources[3].targets[2].set_score("fluency", 3, "zoe")
     other.sources[4].targets[1].set_score("fluency", 2, "zoe")
@@ -401,6 +403,16 @@ WRITERS = {
                                   DB)),
 }
 IN_PLACE = [n for n, w in WRITERS.items() if w.in_place]
+#: Writers of single judgements that commit through the journal under the lock, as the
+#: application does (io.judgements.commit_changes): in place only, and deliberately without
+#: --force (two programs' changes would mix in one journal).
+JOURNALLED = {
+    "judge": Writer(("judge", DB, "--source", "3", "--system", "sysA", "--class", "fluency",
+                     "--value", "4", "--judge", "lee")),
+    "import judgements": Writer(("import", "judgements", "jd.tsv", "--database", DB)),
+    "spans": Writer(("spans", DB, "--source", "2", "--system", "sysB", "--judge", "lee",
+                     "--add", "0:3", "--severity", "major")),
+}
 
 
 def _canonical(db: Database) -> bytes:
@@ -421,9 +433,9 @@ def _kept(path: Path, entries: list[Change]) -> None:
     assert _canonical(db) == before
 
 
-@pytest.mark.parametrize("name", list(WRITERS))
+@pytest.mark.parametrize("name", [*WRITERS, *JOURNALLED])
 def test_every_writer_keeps_the_journalled_judgements(name, world, monkeypatch, capsys):
-    writer = WRITERS[name]
+    writer = WRITERS.get(name) or JOURNALLED[name]
     jp = journal_path(world.journal / DB)
     before, journal_before = (world.journal / DB).read_bytes(), jp.read_bytes()
     for w in ("journal", "app"):
@@ -505,6 +517,23 @@ def test_a_writer_refuses_a_locked_file_and_force_writes(name, world, live_pid, 
     assert code == 0, err
     _kept(path, [e for e in world.entries if not isinstance(e, writer.replaces)])
     assert not jp.exists() and lock_path(path).exists()      # their lock is theirs
+
+
+@pytest.mark.parametrize("name", list(JOURNALLED))
+def test_a_journalled_writer_refuses_a_locked_file(name, world, live_pid, monkeypatch, capsys):
+    """``judge``, ``import judgements``, ``spans``: refused while another live process holds
+    the lock, the file and its journal untouched (they have no --force)."""
+    writer = JOURNALLED[name]
+    path, jp = world.journal / DB, journal_path(world.journal / DB)
+    _lock(path, live_pid)
+    before, journal_before = path.read_bytes(), jp.read_bytes()
+    code, _, err = cli(monkeypatch, capsys, world.journal, list(writer.argv))
+    assert code == 2
+    assert f"evaltrans: error: {DB}: open in evaltrans-qt, pid {live_pid}" in err, err
+    assert "written" in err and err.count("\n") == 1, err
+    assert path.read_bytes() == before and jp.read_bytes() == journal_before
+    code, _, err = cli(monkeypatch, capsys, world.journal, [*writer.argv, "--force"])
+    assert code == 2 and "--force" in err                     # no --force to override it
 
 
 @pytest.mark.parametrize("name", ["classes --add-template", "merge X DB -o DB",
