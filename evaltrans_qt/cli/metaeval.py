@@ -388,6 +388,10 @@ def run_significance(args: argparse.Namespace) -> int:
         hs = human_scores_of(db, args.human, args, options_from_args(args).extrapolate)
         what, label = f"human '{args.human}'", args.human
     else:
+        if args.baseline is None:
+            # refuse an all-pairs matrix too large before evaluating (engine check again later)
+            sig.check_pairs(len(systems if systems is not None else db.systems()),
+                            sig.sample_count(args.method, args.samples))
         run = _run(db, args, [args.measure or "bleu"])
         what, label = f"measure '{run.measures[0]}'", run.measures[0]
     res: sig.SignificanceResult | sig.BaselineComparison

@@ -39,7 +39,12 @@ from evaltrans_qt.engine.metaeval.statistics.coefficients import (
     weighted_pearson,
     weighted_spearman,
 )
-from evaltrans_qt.engine.metaeval.statistics.wmt import WMT_VARIANTS, pairwise_relations, wmt_tau
+from evaltrans_qt.engine.metaeval.statistics.wmt import (
+    WMT_VARIANTS,
+    relation_counts,
+    wmt_tau,
+    wmt_tau_of_counts,
+)
 
 LEVELS = ("sentence", "system")
 
@@ -114,8 +119,8 @@ def correlate_sentences(x: npt.ArrayLike, y: npt.ArrayLike, groups: npt.ArrayLik
                     tau_bar=float(taus.mean()) if taus.size else math.nan)
     c.pearson_fisher_ci = fisher_interval(c.pearson, c.n)
     if wmt:
-        h, m, _ = pairwise_relations(y, x, groups)
-        c.wmt = {v: wmt_tau(h, m, v) for v in WMT_VARIANTS}
+        table = relation_counts(y, x, groups)
+        c.wmt = {v: wmt_tau_of_counts(table, v) for v in WMT_VARIANTS}
     if n_boot and len(x) > 2:
         w = cluster_weights(groups, n_boot, seed)
         c.pearson_ci = percentile_interval(weighted_pearson(x, y, w))

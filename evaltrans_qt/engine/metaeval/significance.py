@@ -156,6 +156,12 @@ def _samples(method: str, samples: int | None) -> int:
     return n
 
 
+def sample_count(method: str, samples: int | None) -> int:
+    """The samples ``method`` (:data:`METHODS`; ``bs``/``ar`` accepted) draws for an option
+    value ``samples`` (None or 0: the method's default)."""
+    return _samples(method_name(method), samples)
+
+
 def swap_masks(rng: np.random.Generator, n: int, samples: int) -> np.ndarray:
     """(samples x n) bool: True keeps the first system's sentence in pseudo-system A
     (sacreBLEU ``_paired_ar_test``: ``rng.integers(2, size=(samples, n), dtype=bool)``)."""
@@ -386,6 +392,37 @@ def _check(stats: Mapping[str, np.ndarray]) -> tuple[list[str], list[np.ndarray]
     return names, arrs, n
 
 
+#: Environment variable that raises (or lowers) :data:`MAX_PAIR_SAMPLES`.
+PAIR_LIMIT_ENV = "EVALTRANS_MAX_PAIR_SAMPLES"
+#: Largest pairs x samples of an all-pairs matrix (about a minute of p-values on one core:
+#: 600 systems at 1000 resamples, 200 systems at 10000 trials); the baseline view is linear
+#: in the systems and has no such limit.
+MAX_PAIR_SAMPLES = 200_000_000
+
+
+def max_pair_samples() -> int:
+    """:data:`MAX_PAIR_SAMPLES`, or ``EVALTRANS_MAX_PAIR_SAMPLES`` if set to a whole number."""
+    from evaltrans_qt.io.limits import parse_int
+    raw = os.environ.get(PAIR_LIMIT_ENV, "")
+    try:
+        return parse_int(raw.strip(), PAIR_LIMIT_ENV, 1)
+    except ValueError:
+        return MAX_PAIR_SAMPLES
+
+
+def check_pairs(systems: int, samples: int) -> None:
+    """Refuse an all-pairs matrix of ``systems`` systems whose pairs x ``samples`` exceed
+    :func:`max_pair_samples`, before anything is resampled, saying how to go on."""
+    pairs = systems * (systems - 1) // 2
+    limit = max_pair_samples()
+    if pairs * samples > limit:
+        raise EvalTransError(
+            f"significance: the all-pairs matrix of {systems} systems has {pairs} pairs x "
+            f"{samples} samples = {pairs * samples}, above the limit of {limit} (set "
+            f"{PAIR_LIMIT_ENV} to raise it); compare every system with one baseline "
+            "(--baseline, linear in the systems) or choose fewer with --systems")
+
+
 def _baseline_index(names: Sequence[str], baseline: str | None) -> int:
     if baseline is None:
         return 0
@@ -422,11 +459,8 @@ def paired_bootstrap(stats: Mapping[str, np.ndarray], score: BatchScore, *,
     names, arrs, n = _check(stats)
     method = "bootstrap-centred" if centred else "bootstrap"
     B = _samples(method, samples)
-    used = resolve_seed(seed)
-    ent = _entropy(used)
-    counts = bootstrap_counts(n, B, ent)
-    obs = _observed(arrs, score)
-    boot = _boot_scores(arrs, score, counts)
+    check_pairs(len(names), B)
+    used, ent, obs, boot = _bootstrap_parts(arrs, score, n, B, seed)
     k = len(names)
     p = np.ones((k, k))
     for i in range(k):
@@ -436,6 +470,15 @@ def paired_bootstrap(stats: Mapping[str, np.ndarray], score: BatchScore, *,
     meta = {} if used is not None else {"entropy": ent}
     return SignificanceResult(names, method, B, used, obs, p, higher_is_better, n, bounds, meta,
                               means, ci)
+
+
+def _bootstrap_parts(arrs: Sequence[np.ndarray], score: BatchScore, n: int, samples: int,
+                     seed: Seed) -> tuple:
+    """(seed used, entropy, observed scores, B x N resampled scores) of the paired bootstrap."""
+    used = resolve_seed(seed)
+    ent = _entropy(used)
+    counts = bootstrap_counts(n, samples, ent)
+    return used, ent, _observed(arrs, score), _boot_scores(arrs, score, counts)
 
 
 def _ar_parts(arrs: Sequence[np.ndarray], pos: np.ndarray) -> tuple[list, list]:
@@ -449,11 +492,19 @@ def _ar_setup(arrs: Sequence[np.ndarray], score: BatchScore, n: int, samples: in
               seed: Seed) -> tuple:
     """The draws of sacreBLEU's ``_paired_ar_test`` in its order: (seed used, entropy,
     the generator after the swap masks, observed scores, :func:`_ar_parts`)."""
+    used, ent, rng, obs, pos = _ar_draws(arrs, score, n, samples, seed)
+    return used, ent, rng, obs, *_ar_parts(arrs, pos)
+
+
+def _ar_draws(arrs: Sequence[np.ndarray], score: BatchScore, n: int, samples: int,
+              seed: Seed) -> tuple:
+    """(seed used, entropy, the generator after the swap masks, observed scores, the
+    swap masks) of sacreBLEU's ``_paired_ar_test``."""
     used = resolve_seed(seed)
     ent = _entropy(used)
     rng = np.random.default_rng(ent)
     pos = swap_masks(rng, n, samples)
-    return used, ent, rng, _observed(arrs, score), *_ar_parts(arrs, pos)
+    return used, ent, rng, _observed(arrs, score), pos
 
 
 def approximate_randomization(stats: Mapping[str, np.ndarray], score: BatchScore, *,
@@ -468,6 +519,7 @@ def approximate_randomization(stats: Mapping[str, np.ndarray], score: BatchScore
     """
     names, arrs, n = _check(stats)
     R = _samples("randomization", samples)
+    check_pairs(len(names), R)
     used, ent, rng, obs, P, N = _ar_setup(arrs, score, n, R, seed)
     k = len(names)
     p = np.ones((k, k))
@@ -501,10 +553,26 @@ def paired_bs_vs_baseline(stats_by_system: Mapping[str, np.ndarray], score: Batc
     baseline) p-value. ``score`` maps (B x k) sums to B values in the units to report
     (e.g. ``100 * measure.score_values``, or :func:`measure_batch_score`).
     """
-    names, arrs, n = _ordered(stats_by_system, baseline)
-    res = paired_bootstrap(dict(zip(names, arrs)), score, samples=n_samples, seed=seed,
-                           higher_is_better=higher_is_better)
-    return res.vs_baseline(names[0])
+    return _bs_vs_baseline(stats_by_system, score, baseline, n_samples, seed,
+                           higher_is_better, centred=False)
+
+
+def _bs_vs_baseline(stats: Mapping[str, np.ndarray], score: BatchScore, baseline: str | None,
+                    samples: int | None, seed: Seed, higher_is_better: bool, *,
+                    centred: bool) -> BaselineComparison:
+    """The baseline row of :func:`paired_bootstrap`'s matrix (the same draws and p-values)
+    without the other pairs: time and memory linear in the systems."""
+    names, arrs, n = _ordered(stats, baseline)
+    method = "bootstrap-centred" if centred else "bootstrap"
+    B = _samples(method, samples)
+    used, ent, obs, boot = _bootstrap_parts(arrs, score, n, B, seed)
+    means, ci, _ = _cis(boot)
+    rows = [SystemTest(name, float(obs[i]),
+                       None if i == 0 else _bs_p(boot[:, 0], boot[:, i], obs[0] - obs[i],
+                                                 centred),
+                       float(means[i]), float(ci[i])) for i, name in enumerate(names)]
+    return BaselineComparison(names[0], method, B, used, n, higher_is_better, rows,
+                              {} if used is not None else {"entropy": ent})
 
 
 def paired_ar_vs_baseline(stats_by_system: Mapping[str, np.ndarray], score: BatchScore, *,
@@ -520,7 +588,8 @@ def paired_ar_vs_baseline(stats_by_system: Mapping[str, np.ndarray], score: Batc
     names, arrs, n = _ordered(stats_by_system, baseline)
     R = _samples("randomization", n_samples)
     conf = 1000 if n_confidence == 0 else n_confidence
-    used, ent, rng, obs, P, N = _ar_setup(arrs, score, n, R, seed)
+    used, ent, rng, obs, pos = _ar_draws(arrs, score, n, R, seed)
+    P0, N0 = pos @ arrs[0], ~pos @ arrs[0]
     rows = []
     sys_counts = bootstrap_counts(n, conf, rng) if conf > 0 else None
     for i, name in enumerate(names):
@@ -529,7 +598,9 @@ def paired_ar_vs_baseline(stats_by_system: Mapping[str, np.ndarray], score: Batc
             counts = (bootstrap_counts(n, conf, ent) if i == 0
                       else sys_counts)
             mean, ci = estimate_ci(score(counts @ arrs[i]))[:2]
-        p = None if i == 0 else _ar_p(score(P[0] + N[i]), score(N[0] + P[i]), obs[0] - obs[i])
+        # system i's pseudo-system products formed when needed: memory O(R) a system
+        p = None if i == 0 else _ar_p(score(P0 + ~pos @ arrs[i]), score(N0 + pos @ arrs[i]),
+                                      obs[0] - obs[i])
         rows.append(SystemTest(name, float(obs[i]), p, mean, ci))
     meta = {} if used is not None else {"entropy": ent}
     if conf > 0:
@@ -560,9 +631,7 @@ def compare_vs_baseline(stats: Mapping[str, np.ndarray], score: BatchScore,
     if m == "randomization":
         return paired_ar_vs_baseline(stats, score, baseline=baseline, n_samples=n, seed=seed,
                                      higher_is_better=higher_is_better)
-    names, arrs, _ = _ordered(stats, baseline)
-    return paired_bootstrap(dict(zip(names, arrs)), score, samples=n, seed=seed,
-                            higher_is_better=higher_is_better, centred=True).vs_baseline()
+    return _bs_vs_baseline(stats, score, baseline, n, seed, higher_is_better, centred=True)
 
 
 def common_rows(run, systems: Sequence[str] | None = None,
@@ -622,9 +691,13 @@ def human_stats(hs, systems: Sequence[str] | None = None, *, weighted: bool = Tr
     """:func:`mean_stats` rows of human scores (:class:`~evaltrans_qt.engine.human.scores.HumanScores`)
     per system, on the sentences every system has scored (length-weighted by default)."""
     names = list(systems) if systems is not None else hs.systems()
+    scored: dict[str, set[tuple]] = {s: set() for s in names}
+    for (i, sy, k) in hs.values:          # one pass over the scores (not one per system)
+        if sy in scored:
+            scored[sy].add((i, k))
     shared = None
     for s in names:
-        segs = {(i, k) for (i, sy, k) in hs.values if sy == s}
+        segs = scored[s]
         shared = segs if shared is None else shared & segs
     order = sorted(shared or ())
     stats = {}

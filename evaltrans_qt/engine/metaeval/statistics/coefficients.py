@@ -203,6 +203,8 @@ def tau_per_group(x: np.ndarray, y: np.ndarray, groups: np.ndarray) -> tuple[np.
     if ids.size == 0:
         return ids, np.zeros(0)
     k = int(counts.max())
+    if ids.size * k * k > _PADDED_CELLS:
+        return _tau_per_group_by_kernel(x, y, inv, ids, counts)
     order = np.argsort(inv, kind="stable")
     pos = np.arange(len(order)) - np.repeat(np.cumsum(counts) - counts, counts)
     X = np.full((ids.size, k), np.nan)
@@ -218,6 +220,36 @@ def tau_per_group(x: np.ndarray, y: np.ndarray, groups: np.ndarray) -> tuple[np.
     return ids[keep], s[keep] / pairs[keep]
 
 
+#: Largest groups x k x k padded sign tensor :func:`tau_per_group` forms (8 bytes a cell).
+_PADDED_CELLS = 1 << 22
+
+
+def _tau_per_group_by_kernel(x: np.ndarray, y: np.ndarray, inv: np.ndarray, ids: np.ndarray,
+                             counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`tau_per_group` one group at a time through the concordance kernel (the same
+    C - D, an exact integer; O(k log k) per group instead of a padded k x k tensor). A
+    non-finite item counts in the group's pairs but in neither C nor D, as there."""
+    order = np.argsort(inv, kind="stable")
+    ends = np.cumsum(counts)
+    s = np.zeros(ids.size)
+    for g in range(ids.size):
+        if counts[g] < 2:
+            continue
+        idx = order[ends[g] - counts[g]:ends[g]]
+        xg, yg = x[idx], y[idx]
+        ok = np.isfinite(xg) & np.isfinite(yg)
+        xg, yg = xg[ok], yg[ok]
+        if xg.size < 2:
+            continue
+        o = np.lexsort((yg, xg)).astype(np.int64)
+        _, yr = np.unique(yg[o], return_inverse=True)
+        s[g] = concordance_kernel(np.ascontiguousarray(xg[o]), yr.astype(np.int64),
+                                  int(yr.max()) + 1, np.ones((1, xg.size)), o)[0]
+    pairs = counts * (counts - 1) / 2.0
+    keep = counts >= 2
+    return ids[keep], s[keep] / pairs[keep]
+
+
 def tau_bar(x: npt.ArrayLike, y: npt.ArrayLike, groups: npt.ArrayLike) -> float:
     """Local rank correlation (thesis eq. 6.24, section 6.3.2): mean over source sentences
     of tau over that sentence's candidates from the different systems."""
@@ -225,33 +257,31 @@ def tau_bar(x: npt.ArrayLike, y: npt.ArrayLike, groups: npt.ArrayLike) -> float:
     return float(taus.mean()) if taus.size else math.nan
 
 
+#: Largest number of items per row for which :func:`rowwise_correlations` forms the
+#: B x n x n sign tensors (the same numbers are computed row by row above it).
+PAIRWISE_MAX_ITEMS = 64
+
+
 def rowwise_correlations(X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, ...]:
-    """(r, rho, tau_a, tau_b) between row i of X and row i of Y (B x n, small n).
+    """(r, rho, tau_a, tau_b) between row i of X and row i of Y (B x n).
 
     Used for system-level bootstrap replicates, where every replicate has its
-    own system scores.
+    own system scores. Up to :data:`PAIRWISE_MAX_ITEMS` items the pairwise sign tensors
+    give all three at once; above it each row goes through the O(n log n) rank and
+    concordance kernels (:func:`midranks`, :func:`weighted_kendall`), whose mid-ranks,
+    C - D and tie counts are the same exact integers (or halves), so the numbers are
+    identical and memory stays O(B n) -- 10,000 systems would need B x 10^8 cells.
     """
     X = np.asarray(X, float)
     Y = np.asarray(Y, float)
-
-    def rows_r(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        da = a - a.mean(axis=1, keepdims=True)
-        db = b - b.mean(axis=1, keepdims=True)
-        sab = (da * db).sum(axis=1)
-        saa = (da * da).sum(axis=1)
-        sbb = (db * db).sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            r = sab / np.sqrt(saa * sbb)
-        r[(saa <= 1e-20 * (a * a).sum(axis=1) + 1e-300)
-          | (sbb <= 1e-20 * (b * b).sum(axis=1) + 1e-300)] = np.nan
-        return np.clip(r, -1, 1)
-
     n = X.shape[1]
+    if n > PAIRWISE_MAX_ITEMS:
+        return _rowwise_by_ranks(X, Y)
     sx = np.sign(X[:, :, None] - X[:, None, :])
     sy = np.sign(Y[:, :, None] - Y[:, None, :])
     # mid-ranks: 1 + #smaller + (#equal - 1) / 2 = (n + 1 + sum_j sign(x_i - x_j)) / 2
-    r = rows_r(X, Y)
-    rho = rows_r((n + 1 + sx.sum(axis=2)) / 2.0, (n + 1 + sy.sum(axis=2)) / 2.0)
+    r = _rows_r(X, Y)
+    rho = _rows_r((n + 1 + sx.sum(axis=2)) / 2.0, (n + 1 + sy.sum(axis=2)) / 2.0)
     s = (sx * sy).sum(axis=(1, 2)) / 2.0
     m = n * (n - 1) / 2.0
     tx = (sx == 0).sum(axis=(1, 2)) - n
@@ -259,3 +289,34 @@ def rowwise_correlations(X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, ...]
     with np.errstate(invalid="ignore", divide="ignore"):
         tau_b = s / np.sqrt((m - tx / 2.0) * (m - ty / 2.0))
     return r, rho, s / m, tau_b
+
+
+def _rows_r(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Pearson's r between row i of ``a`` and row i of ``b``; NaN where a side is constant."""
+    da = a - a.mean(axis=1, keepdims=True)
+    db = b - b.mean(axis=1, keepdims=True)
+    sab = (da * db).sum(axis=1)
+    saa = (da * da).sum(axis=1)
+    sbb = (db * db).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = sab / np.sqrt(saa * sbb)
+    r[(saa <= 1e-20 * (a * a).sum(axis=1) + 1e-300)
+      | (sbb <= 1e-20 * (b * b).sum(axis=1) + 1e-300)] = np.nan
+    return np.clip(r, -1, 1)
+
+
+def _rowwise_by_ranks(X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, ...]:
+    """:func:`rowwise_correlations` one row at a time (O(B n log n) time, O(B n) memory);
+    a row with a non-finite value has NaN rho and taus, as the sign tensors give."""
+    B, n = X.shape
+    rx = np.full((B, n), np.nan)
+    ry = np.full((B, n), np.nan)
+    tau_a = np.full(B, np.nan)
+    tau_b = np.full(B, np.nan)
+    ones = np.ones((1, n))
+    for b in np.flatnonzero(np.isfinite(X).all(axis=1) & np.isfinite(Y).all(axis=1)):
+        rx[b] = midranks(X[b])
+        ry[b] = midranks(Y[b])
+        ta, tb = weighted_kendall(X[b], Y[b], ones)
+        tau_a[b], tau_b[b] = ta[0], tb[0]
+    return _rows_r(X, Y), _rows_r(rx, ry), tau_a, tau_b

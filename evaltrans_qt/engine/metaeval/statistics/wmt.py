@@ -29,11 +29,17 @@ def wmt_tau(human: npt.ArrayLike, metric: npt.ArrayLike, variant: str = "wmt14")
     -1 = first is better ("<"), 0 = tie, +1 = second is better (">").
     tau = sum C[h,m] |S[h,m]| / sum |S[h,m]| over the cells that are not X.
     """
-    table = WMT_VARIANTS[variant.lower()]
     h = np.asarray(human, int) + 1
     m = np.asarray(metric, int) + 1
     counts = np.zeros((3, 3))
     np.add.at(counts, (h, m), 1)
+    return wmt_tau_of_counts(counts, variant)
+
+
+def wmt_tau_of_counts(counts: np.ndarray, variant: str = "wmt14") -> float:
+    """:func:`wmt_tau` from the 3 x 3 table of (human, metric) outcomes (rows human
+    <,=,>; columns metric <,=,>), e.g. :func:`relation_counts`."""
+    table = WMT_VARIANTS[variant.lower()]
     num = den = 0.0
     for i in range(3):
         for j in range(3):
@@ -71,3 +77,37 @@ def pairwise_relations(better_h: np.ndarray, better_m: np.ndarray,
         e = np.zeros(0, int)
         return e, e, e
     return (np.concatenate(hs).astype(int), np.concatenate(ms).astype(int), np.concatenate(gs))
+
+
+#: Pairs compared at once by :func:`relation_counts` (bounds its memory).
+_PAIR_CHUNK = 1 << 22
+
+
+def relation_counts(better_h: np.ndarray, better_m: np.ndarray,
+                    groups: np.ndarray) -> np.ndarray:
+    """The 3 x 3 table of (human, metric) outcomes over all within-group pairs -- what
+    :func:`wmt_tau` counts from :func:`pairwise_relations` -- without listing the pairs:
+    a group of k items is compared in blocks of rows, so memory stays O(k) blocks while
+    k(k-1)/2 pairs are counted (10,000 systems: 5 x 10^7 pairs a source sentence).
+    Inputs are finite scores where higher is better."""
+    h = np.asarray(better_h, float)
+    m = np.asarray(better_m, float)
+    groups = np.asarray(groups)
+    counts = np.zeros(9, np.int64)
+    if groups.size == 0:
+        return counts.reshape(3, 3).astype(float)
+    order = np.argsort(groups, kind="stable")
+    g_sorted = groups[order]
+    starts = np.flatnonzero(np.r_[True, g_sorted[1:] != g_sorted[:-1]])
+    ends = np.r_[starts[1:], len(order)]
+    for a, b in zip(starts, ends):
+        hg, mg = h[order[a:b]], m[order[a:b]]
+        k = len(hg)
+        rows = max(1, _PAIR_CHUNK // max(k, 1))
+        for i0 in range(0, k - 1, rows):
+            i1 = min(k - 1, i0 + rows)
+            upper = np.arange(k)[None, :] > np.arange(i0, i1)[:, None]
+            hs = -np.sign(hg[i0:i1, None] - hg[None, :])[upper].astype(np.int64)
+            ms = -np.sign(mg[i0:i1, None] - mg[None, :])[upper].astype(np.int64)
+            counts += np.bincount((hs + 1) * 3 + ms + 1, minlength=9)
+    return counts.reshape(3, 3).astype(float)
