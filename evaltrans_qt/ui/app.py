@@ -29,6 +29,9 @@ from pathlib import Path
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
+#: How long ``main`` waits at exit for background workers to end (milliseconds).
+SHUTDOWN_WAIT_MS = 300_000
+
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="evaltrans-qt", description="Evaluate machine translation: browse, "
@@ -297,7 +300,12 @@ def main(argv: list[str] | None = None) -> int:
             app.exit(2)
         worker.signals.errored.connect(errored)
         window.databaseChanged.connect(lambda: QTimer.singleShot(0, lambda: _screenshot(window, app, args)))
-    return app.exec()
+    code = app.exec()
+    # background work still going (the kernels' warm-up, a minute on a first start) ends
+    # before the interpreter does: Python torn down under a running worker crashes
+    from evaltrans_qt.ui.workers import wait_for_all
+    wait_for_all(SHUTDOWN_WAIT_MS)
+    return code
 
 
 if __name__ == "__main__":

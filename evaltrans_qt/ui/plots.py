@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
+import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QImage, QTextOption
 
@@ -50,9 +51,7 @@ def _base(widget: pg.PlotWidget, name: str) -> None:
     widget._hint.textItem.document().setDefaultTextOption(
         QTextOption(Qt.AlignmentFlag.AlignHCenter))
     widget.addItem(widget._hint, ignoreBounds=True)
-    vb = widget.getPlotItem().getViewBox()
-    vb.sigResized.connect(lambda *_: _place_hint(widget))
-    vb.sigTransformChanged.connect(lambda *_: _place_hint(widget))
+    widget.getPlotItem().getViewBox().sigResized.connect(lambda *_: _place_hint(widget))
 
 
 #: Rows of PlotItem's layout below the bottom axis (0 title, 1 top axis, 2 plot, 3 axis).
@@ -78,8 +77,8 @@ def show_hint(widget: pg.PlotWidget, text: str) -> None:
 def _place_hint(widget: pg.PlotWidget) -> None:
     """The hint in the middle of the plot, wrapped to nine tenths of its width."""
     hint = widget._hint
-    if not hint.textItem.toPlainText():
-        return
+    if not shiboken6.isValid(widget) or not hint.textItem.toPlainText():
+        return                                   # (a resize while the plot is torn down)
     vb = widget.getPlotItem().getViewBox()
     hint.setTextWidth(max(80.0, 0.9 * float(vb.width())))
     (x0, x1), (y0, y1) = vb.viewRange()
