@@ -8,7 +8,7 @@ selection, and follows the table's rows, column width and vertical scrolling.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 
@@ -90,6 +90,9 @@ class FrozenColumn(QTableView):
         if obj is self.main and ev.type() in (QEvent.Type.Resize, QEvent.Type.Show,
                                               QEvent.Type.LayoutRequest):
             self.refresh()
+            if ev.type() == QEvent.Type.Resize:
+                # the table's viewport takes its new size after this event: place again then
+                QTimer.singleShot(0, self, self._place)
         return False
 
 
