@@ -81,6 +81,7 @@ class ProgressBar:
         self._shown = -math.inf
         self._logged = clock()
         self._lines = 0
+        self._open = False          # a bar line drawn and not finished
         from evaltrans_qt.engine.run.schedule import TimeLeft
         self._left = TimeLeft(workers)
 
@@ -139,9 +140,18 @@ class ProgressBar:
             return
         self._shown = now
         self.stream.write(f"\r{self.line(p, left):<100}")
+        self._open = not final
         if final:
             self.stream.write("\n")
         self.stream.flush()
+
+    def break_line(self) -> None:
+        """End the bar's line if one is drawn and unfinished, so that a message printed
+        next on the stream starts a line of its own."""
+        if self._open:
+            self.stream.write("\n")
+            self.stream.flush()
+            self._open = False
 
 
     def step(self, done: int, total: int, message: str = "") -> None:

@@ -722,6 +722,7 @@ def run(args: argparse.Namespace) -> int:
             print("No subset information found. Consider using --origlang argument.")
         return 0
 
+    bar.break_line()
     _log(args, f"found {num_sys} systems")
     if not paired:
         sigs: dict[str, str] = {}

@@ -232,3 +232,40 @@ def test_batch_progress_in_a_log(demo, tmp_path, monkeypatch, capsys):
     assert "%" not in errs["never"]
     systems = [json.loads(outs[m])["systems"] for m in progress.PROGRESS_MODES]
     assert systems[0] == systems[1] == systems[2] and len(systems[0]) == 4
+
+
+def test_a_message_after_an_unfinished_bar_starts_its_own_line():
+    now = [0.0]
+    out = Tty()
+    bar = ProgressBar(out, clock=lambda: now[0], interval=0.0)
+    bar.break_line()
+    assert out.getvalue() == ""                        # nothing drawn: nothing to end
+    bar.step(1, 3, "bleu of A")
+    bar.break_line()
+    text = out.getvalue()
+    assert text.endswith("\n") and text.rstrip().endswith("bleu of A") and text.count("\n") == 1
+    bar.step(3, 3, "done")
+    bar.break_line()                                   # the finished bar ended its line
+    text = out.getvalue()
+    assert text.rstrip().endswith("done") and text.count("\n") == 2
+
+
+def test_segranks_extract_progress_per_source(tmp_path, monkeypatch, capsys):
+    """``segranks extract`` reports its stages and each source's extraction; the numbers it
+    prints do not depend on --progress."""
+    from pathlib import Path
+    example = Path(__file__).resolve().parents[2] / "resources" / "segranks_example"
+    monkeypatch.setattr(progress, "LOG_INTERVAL", 0.0)
+    outs, errs = {}, {}
+    for mode in progress.PROGRESS_MODES:
+        assert main(["segranks", "extract", "--database", str(example / "campaign.etdb.xml"),
+                     "--trees", str(example / "sources.ptb"), "--alignments-dir", str(example),
+                     "-o", str(tmp_path / f"{mode}.segments"), "--output-database",
+                     str(tmp_path / f"{mode}.etdb.xml"), "--json", "--progress", mode]) == 0
+        captured = capsys.readouterr()
+        outs[mode], errs[mode] = captured.out, captured.err
+    n = len(load_database(example / "campaign.etdb.xml").sources)
+    assert f"evaltrans: 100% segments extracted: sources: {n} of {n}" in errs["auto"]
+    assert "evaltrans: 0% reading the parse trees" in errs["auto"]
+    assert "\r[" in errs["always"] and "%" not in errs["never"]
+    assert outs["auto"] == outs["always"] == outs["never"] and json.loads(outs["auto"])
