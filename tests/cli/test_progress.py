@@ -269,3 +269,26 @@ def test_segranks_extract_progress_per_source(tmp_path, monkeypatch, capsys):
     assert "evaltrans: 0% reading the parse trees" in errs["auto"]
     assert "\r[" in errs["always"] and "%" not in errs["never"]
     assert outs["auto"] == outs["always"] == outs["never"] and json.loads(outs["auto"])
+
+
+def test_unseen_leave_one_out_progress_per_system(tmp_path, monkeypatch, capsys):
+    """``unseen --leave-one-out`` reports each system left out; its report does not depend
+    on --progress."""
+    from evaltrans_qt.engine.human.unseen import matching
+    from evaltrans_qt.io.etdb import save_database
+    from tests.engine.human.unseen_db import make_db
+    db = make_db()
+    save_database(db, tmp_path / "u.etdb.xml")
+    seen: list[tuple[int, int]] = []
+    n = len(matching.leave_one_system_out(db, progress=lambda d, t: seen.append((d, t))))
+    assert n >= 2 and seen == [(k, n) for k in range(1, n + 1)]
+    monkeypatch.setattr(progress, "LOG_INTERVAL", 0.0)
+    outs, errs = {}, {}
+    for mode in progress.PROGRESS_MODES:
+        assert main(["unseen", str(tmp_path / "u.etdb.xml"), "--leave-one-out", "--json",
+                     "--progress", mode]) == 0
+        captured = capsys.readouterr()
+        outs[mode], errs[mode] = captured.out, captured.err
+    assert f"evaltrans: 100% systems left out: {n} of {n}" in errs["auto"]
+    assert "\r[" in errs["always"] and "%" not in errs["never"]
+    assert outs["auto"] == outs["always"] == outs["never"]
