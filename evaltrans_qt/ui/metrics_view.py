@@ -146,7 +146,7 @@ class MetricsView(QWidget):
             resize=QHeaderView.ResizeToContents, stretch=False)
         self.table.verticalHeader().hide()
         split.addWidget(self.table)
-        self.heatmap = plots.SignificanceMatrix(name="metricsSignificance")
+        self.heatmap = plots.SignificanceMatrix(name="metricsSignificance", what="measure")
         self.heatmap.clear_data("p-values between metrics appear after a run with human scores")
         split.addWidget(self.heatmap)
         split.setSizes([520, 480])

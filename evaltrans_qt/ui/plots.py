@@ -293,13 +293,15 @@ P_STOPS = ([0.0, 0.05, 0.1, 1.0], ["#08306b", "#4292c6", "#deebf7", "#ffffff"])
 
 
 class SignificanceMatrix(pg.PlotWidget):
-    """N×N p-values between systems as a heat map with a colour bar, values written in."""
+    """N×N p-values between systems (or, ``what="measure"``, measures) as a heat map with a
+    colour bar, values written in."""
 
     hint = "Choose a measure and press Compute"
 
-    def __init__(self, parent=None, name: str = "significanceMatrix") -> None:
+    def __init__(self, parent=None, name: str = "significanceMatrix", what: str = "system") -> None:
         super().__init__(parent)
         _base(self, name)
+        self.what = what
         self.showGrid(x=False, y=False)
         # cells as wide as the panel allows: square ones in a laptop's short dock were too
         # narrow for their p-values
@@ -357,7 +359,7 @@ class SignificanceMatrix(pg.PlotWidget):
         self.ticks = [(i + 0.5, f"{s}  {i + 1}") for i, s in enumerate(systems)]
         self.getAxis("left").setTicks([self.ticks])
         self.getAxis("bottom").setTicks([[(i + 0.5, str(i + 1)) for i in range(n)]])
-        self.setLabel("bottom", "system (numbered as on the left)")
+        self.setLabel("bottom", f"{self.what} (numbered as on the left)")
         self.setTitle(title, size="9pt")
         self.has_data = n > 0
         self.setXRange(0, max(n, 1), padding=0.02)

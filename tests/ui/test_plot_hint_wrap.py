@@ -31,3 +31,13 @@ def test_long_hint_wraps_inside_the_plot(qtbot):
     qtbot.waitUntil(centred, timeout=3000)
     p.clear_data("")
     assert not hint.isVisible()
+
+
+def test_matrix_axis_names_what_it_compares(qtbot):
+    systems = plots.SignificanceMatrix()
+    measures = plots.SignificanceMatrix(name="metricsSignificance", what="measure")
+    for m in (systems, measures):
+        qtbot.addWidget(m)
+        m.set_data(["a", "b"], [[float("nan"), 0.2], [0.8, float("nan")]], title="t")
+    assert systems.getAxis("bottom").labelText == "system (numbered as on the left)"
+    assert measures.getAxis("bottom").labelText == "measure (numbered as on the left)"
