@@ -24,8 +24,8 @@ def test_report_correlation_section_matches_scipy(tmp_path):
     assert rc == 0
     back = read_report(tmp_path / "rep.WebTrans.xml")
     rows = back.meta["correlation"]
-    # 2 measures x 3 human classes (fluency, adequacy, sser) x 2 levels (4 systems >= 3)
-    assert len(rows) == 12
+    # 2 measures x 4 human classes (fluency, adequacy, sser, esa) x 2 levels (4 systems >= 3)
+    assert len(rows) == 16
     got = {(a["measure"], a["human"], a["level"]): d for a, d in rows}
     # independent recomputation of sentence-level r, rho, tau_b for WER vs fluency
     db = load_database(db_path)

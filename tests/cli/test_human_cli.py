@@ -36,7 +36,7 @@ def _ranked(demo, tmp_path):
 def test_judge_agreement_of_the_score_classes(demo, capsys):
     rc, out, _ = _run(capsys, "judge-agreement", demo, "--json")
     data = json.loads(out)
-    assert rc == 0 and {d["class"] for d in data} == {"fluency", "adequacy", "sser"}
+    assert rc == 0 and {d["class"] for d in data} == {"fluency", "adequacy", "sser", "esa"}
     assert data[0]["correlation_normalized"]["inter_pairs"] > 0
     rc, out, _ = _run(capsys, "judge-agreement", demo, "--human", "fluency")
     assert rc == 0 and out.splitlines()[2].split()[:2] == ["fluency", "0.864"]

@@ -61,7 +61,7 @@ def test_correlate_table_and_csv(demo, capsys):
     rc, out, _ = _run(capsys, "correlate", demo, "--measures", "per", "--level", "system",
                       "--bootstrap", "0", "--csv", "--tokenization", "none", "--case", "ignore")
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert {r["human"] for r in rows} == {"fluency", "adequacy", "sser"}   # the demo's classes
+    assert {r["human"] for r in rows} == {"fluency", "adequacy", "sser", "esa"}   # the demo's classes
     assert all(r["level"] == "system" for r in rows)
 
 

@@ -23,6 +23,19 @@ TSV = HEADER + (
 
 
 @pytest.fixture
+def demo(demo):
+    """The demo without its error spans and ESA class: these tests start from none."""
+    from evaltrans_qt.engine.data.schemes import remove_class
+    from evaltrans_qt.io.etdb import save_database
+    db = load_database(demo)
+    for _s, t in db.iter_candidates():
+        t.span_annotations.clear()
+    remove_class(db, "esa", force=True)
+    save_database(db, demo)
+    return demo
+
+
+@pytest.fixture
 def mq(tmp_path) -> Path:
     p = tmp_path / "m.tsv"
     p.write_text(TSV, encoding="utf-8")

@@ -131,7 +131,7 @@ def test_edit_menu_opens_the_dialog_and_remove_asks(qtbot, main_window, demo_cop
     open_db(qtbot, w, demo_copy)
     assert w.scoring.act_classes in w.edit_menu.actions()
     dlg = w.classes_dialog()
-    assert dlg.isVisible() and dlg.model.rowCount() == 4     # fluency, adequacy, sser, isReference
+    assert dlg.isVisible() and dlg.model.rowCount() == 5     # fluency, adequacy, sser, esa, isReference
     n_flu = schemes.score_count(w.database, "fluency")
     assert n_flu > 0
     dlg.select("fluency")
@@ -144,11 +144,11 @@ def test_edit_menu_opens_the_dialog_and_remove_asks(qtbot, main_window, demo_cop
     assert not w.database.has_class("fluency") and schemes.score_count(w.database, "fluency") == 0
     assert "fluency" not in etdb.load_database(demo_copy).human_classes       # saved at once
     assert [dlg.model.index(r, 0).data() for r in range(dlg.model.rowCount())] == ["adequacy",
-                                                                                    "sser", "isReference"]
+                                                                                    "sser", "esa", "isReference"]
     # Ctrl+Z brings class and scores back (and saves), Ctrl+Shift+Z removes them again
     w.workspace.history.undo()
     assert schemes.score_count(w.database, "fluency") == n_flu
-    assert w.database.human_classes == ["fluency", "adequacy", "sser"]
+    assert w.database.human_classes == ["fluency", "adequacy", "sser", "esa"]
     assert schemes.score_count(etdb.load_database(demo_copy), "fluency") == n_flu
     w.workspace.history.redo()
     assert not w.database.has_class("fluency")
@@ -244,7 +244,7 @@ def test_removing_the_only_session_class_ends_the_session(qtbot, main_window, de
     dlg.select("adequacy")
     assert dlg.remove_selected()
     qtbot.waitUntil(lambda: w.session is None)
-    assert w.scoring.score_panel.session is None and w.database.human_classes == ["fluency", "sser"]
+    assert w.scoring.score_panel.session is None and w.database.human_classes == ["fluency", "sser", "esa"]
     dlg.close()
 
 

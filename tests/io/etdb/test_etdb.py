@@ -295,19 +295,25 @@ def test_demo_database_content():
     c = db.counts()
     assert c["sources"] == 20
     assert db.levels[-1].name == REFERENCE_CLASS
-    assert db.human_classes == ["fluency", "adequacy", "sser"]
+    assert db.human_classes == ["fluency", "adequacy", "sser", "esa"]
     # every human-evaluation protocol at once: SSER scores, items with marks, post-edits, an
-    # added reference
+    # added reference, MQM spans by two judges, ESA spans and scores by a third
     assert db.level("sser").count == 11 and schemes.score_count(db, "sser") == 20
     assert sum(bool(s.items) for s in db.sources) == 2
     assert sum(len(t.item_marks) for _, t in db.iter_candidates()) == 4
     assert sum(len(t.postedits) for _, t in db.iter_candidates()) == 3
     assert [t.added_by for _, t in db.iter_targets() if t.added] == ["anna"]
+    spans = [(si, a) for si, s in enumerate(db.sources) for t in db.candidates(s)
+             for a in t.span_annotations]
+    assert {a.judge for si, a in spans if si < 3} == {"anna", "ben"}
+    assert {a.judge for si, a in spans if si >= 3} == {"eva"}
+    assert sum(len(a.errors) for _, a in spans) > 20
+    assert schemes.score_count(db, "esa") == 8
     for name in ("fluency", "adequacy"):
         lv = db.level(name)
         assert (lv.count, lv.gray, lv.green, lv.perfect, lv.firstvalid) == (6, 2, 5, 5, 1)
         assert 0 < c["unscored"][name] < c["candidates"]
-    assert len(c["systems"]) == 4 and sorted(c["judges"]) == ["anna", "ben"]
+    assert len(c["systems"]) == 4 and sorted(c["judges"]) == ["anna", "ben", "eva"]
     assert all(2 <= len(db.references(s)) <= 3 for s in db.sources)
     # the judges disagree somewhere, and some candidate text is shared by two systems
     assert any(len({x.value for x in t.scores_of("fluency")}) > 1 for _, t in db.iter_candidates())
