@@ -11,7 +11,8 @@ on the first candidate with items; nothing is stored).
 ``--view ranking`` shows the short-segment ranking screen (Macháček §2.2) instead of the
 main window (whole sentences when the database has no extracted segments), some
 candidates placed, nothing submitted; ``--view ranking-sentences`` the whole-sentence
-ranking screen. ``--view metrics`` and ``--view unseen`` run the
+ranking screen. ``--view mqm`` / ``--view esa`` the error-span annotation screen on a
+candidate of the demo's judgements (nothing stored). ``--view metrics`` and ``--view unseen`` run the
 measures and show the results view's Metrics or Unseen systems tab; ``--tab TITLE`` with
 ``--view results`` shows the results tab whose title begins with TITLE (``systems``,
 ``significance`` -- computed for the first measure --, ``ranking``, ``histogram`` ...).
@@ -39,7 +40,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("file", nargs="?", help="EvalTrans database (.etdb.xml); default: the demo database")
     p.add_argument("--screenshot", metavar="OUT.png", help="render the main window to a PNG and exit")
     p.add_argument("--view", choices=("browse", "compare", "scoring", "results", "ranking",
-                                      "ranking-sentences", "postedit", "items", "metrics", "unseen"),
+                                      "ranking-sentences", "postedit", "items", "metrics", "unseen",
+                                      "mqm", "esa"),
                    default="browse", help="what to show for --screenshot (default: browse)")
     p.add_argument("--tab", default=None, metavar="TITLE",
                    help="with --view results: the results tab shown (its title's beginning, "
@@ -145,6 +147,8 @@ def _prepare_view(window, args) -> None:
         _prepare_ranking(window, args)
     elif args.view in ("postedit", "items"):
         _prepare_protocol_mode(window, args)
+    elif args.view in ("mqm", "esa"):
+        window.spans.screenshot_view(args.view, args.size)
     else:
         if args.measure:
             window.compare_view.set_measure(args.measure)
@@ -251,7 +255,8 @@ def _screenshot(window, app, args) -> None:
     w, _x, h = args.size.partition("x")
     window.resize(int(w), int(h))
     app.processEvents()
-    shown = window.ranking.ranking_screen if args.view.startswith("ranking") else None
+    shown = window.ranking.ranking_screen if args.view.startswith("ranking") else \
+        window.spans.screen if args.view in ("mqm", "esa") else None
     target = shown or window                     # the ranking screen has its own window
     target.show()
     for _ in range(5):       # deferred layout (rank rows fit their chips one tick after a resize)

@@ -189,7 +189,8 @@ class SpanScreen(QWidget):
         lay.addWidget(self.before)
         self.source = SpanText("source", self)
         self.target = SpanText("target", self)
-        self.source.setMaximumHeight(110)
+        self.source.setMaximumHeight(80)
+        self.target.setMaximumHeight(150)
         lay.addWidget(QLabel("Source:"))
         lay.addWidget(self.source)
         lay.addWidget(QLabel("Translation (select the error, then its severity):"))
@@ -197,13 +198,17 @@ class SpanScreen(QWidget):
         mid.addWidget(self.target, 3)
         self.categories = named(QListWidget(), "spanCategories")
         self.categories.setMaximumWidth(300)
+        self.categories.setMaximumHeight(150)
+        self.categories.setToolTip("The category of the marked error: its key (a digit in a "
+                                   "sub-list; 0 or Enter the category itself), or double-click")
         mid.addWidget(self.categories, 1)
-        lay.addLayout(mid, 2)
+        lay.addLayout(mid)
         self.after = named(QLabel(), "contextAfter", wrap=True)
         self.after.setStyleSheet(dim)
         lay.addWidget(self.after)
+        self.errors_label = QLabel()
+        lay.addWidget(self.errors_label)
         self.error_list = named(QListWidget(), "spanErrors")
-        self.error_list.setMaximumHeight(130)
         lay.addWidget(self.error_list, 1)
         row = QHBoxLayout()
         self.score = named(QLineEdit(), "esaScore")
@@ -215,7 +220,10 @@ class SpanScreen(QWidget):
         row.addWidget(self.score)
         self.score_label.setVisible(self.esa)
         self.score.setVisible(self.esa)
-        sev = "1 minor · 2 major" + ("" if self.esa else " · 3 critical · 0 neutral")
+        names = ["Minor", "Major"] + ([] if self.esa else ["Critical", "Neutral"])
+        key = {v: k for k, v in {"1": "Minor", "2": "Major", "3": "Critical", "0": "Neutral"}.items()}
+        sev = " ".join(f"<span style='background:{COLOURS[n]}; color:black'>&nbsp;{key[n]} "
+                       f"{n.lower()}&nbsp;</span>" for n in names)
         self.keys = named(QLabel(f"Keys: {sev} · O omission here · Del delete · "
                            f"{'' if self.esa else 'C category · '}A/R accept/reject suggestion · "
                            "N/P next/previous · Enter commit · Ctrl+Z undo · Alt+drag: no snapping"), "spanKeys", wrap=True)
@@ -272,6 +280,12 @@ class SpanScreen(QWidget):
     def _refresh(self) -> None:
         rows = self.rows()
         t, s = self.model.target().text, self.model.source_text()
+        n = len(self.model.errors())
+        self.errors_label.setText(
+            f"Errors marked by {self.model.judge or 'you'}: {n}"
+            + (f", suggestions: {len(rows) - n}" if len(rows) > n else "")
+            + " — click one to relabel (severity key" + ("" if self.esa else ", C category")
+            + ") or delete it (Del)")
         self.error_list.blockSignals(True)
         self.error_list.clear()
         for n, (e, sugg) in enumerate(rows):
@@ -291,7 +305,7 @@ class SpanScreen(QWidget):
         self.categories.clear()
         ty = self.model.typology
         if self.esa:
-            self.categories.addItem("ESA: no categories")
+            self.categories.hide()              # ESA marks severities only
             return
         if parent:
             it = QListWidgetItem(f"0  {parent} (itself)")
