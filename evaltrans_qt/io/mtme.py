@@ -182,7 +182,8 @@ def import_mtme(directory: PathLike, lp: str, db: Database | None = None) -> Dat
             try:
                 lv.validate(v)
             except ScoreError as exc:
-                raise ScoreError(exc.problem, human_files[cls]) from None
+                f = human_files[cls]
+                raise ScoreError(exc.problem, f, _line_of_value(f, v)) from None
         if not db.has_class(cls):
             db.add_class(lv)
         for system, vals in blocks.items():
@@ -206,6 +207,14 @@ def import_mtme(directory: PathLike, lp: str, db: Database | None = None) -> Dat
         old_names = db.extra_attrs.get(REFS_AS_SYSTEMS, "").split()
         db.extra_attrs[REFS_AS_SYSTEMS] = " ".join(dict.fromkeys(old_names + refs_as_systems))
     return db
+
+
+def _line_of_value(path: Path, value: float) -> int | None:
+    """The first line of mt-metrics-eval score file ``path`` whose score is ``value``."""
+    for no, _system, text in read_mtme_lines(path):
+        if text != "None" and score_number(text, path, no) == value:
+            return no
+    return None
 
 
 def _seg_blocks(path: Path, n: int, known: set[str], allow_none: bool) -> dict[str, list[float]]:

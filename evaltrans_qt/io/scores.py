@@ -394,7 +394,8 @@ def _restore_metric(db: Database, el, by_id, path) -> None:
                 idx = by_id.get((parts[0], parts[1]))
                 if idx is None:
                     raise InputFormatError(f"<external-metrics> metric '{name}': no source "
-                                           f"doc={parts[0]!r} seg={parts[1]!r}", path)
+                                           f"doc={parts[0]!r} seg={parts[1]!r}", path,
+                                           child.sourceline)
                 vals[idx] = _restored_number(parts[2], name, path)
         elif child.tag == "system":
             m.systems[child.get("id", "")] = _restored_number(child.get("score", ""), name, path)

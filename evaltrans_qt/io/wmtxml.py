@@ -79,6 +79,7 @@ def _plan(data: bytes, path: PathLike) -> list:
                                    path, doc.sourceline)
         ids: dict[str, int] = {}
         texts: list[str] = []
+        at: list[int] = []                 # the <seg> lines, for errors about them
         for seg in _segs(srcs[0]):
             sid = seg.get("id") or str(len(texts) + 1)
             if sid in ids:
@@ -86,6 +87,7 @@ def _plan(data: bytes, path: PathLike) -> list:
                                        seg.sourceline)
             ids[sid] = len(texts)
             texts.append(_text(seg, path))
+            at.append(seg.sourceline)
         targets: dict[str, dict[int, tuple[str, int]]] = {}
         refs = set()
         for tag, attr, prefix in (("ref", "translator", "ref-"), ("hyp", "system", "")):
@@ -108,7 +110,7 @@ def _plan(data: bytes, path: PathLike) -> list:
                     got[ids[sid]] = (_text(seg, path), seg.sourceline)
                 if tag == "ref":
                     refs.add(name)
-        plan.append((did, texts, targets, refs))
+        plan.append((did, texts, targets, refs, at))
     if not plan:
         raise InputFormatError("no <doc> in the test set", path)
     return plan
@@ -118,14 +120,15 @@ def _build(plan: list, path: PathLike, db: Database | None) -> Database:
     """The database of a checked plan (:func:`_plan`): everything checked first."""
     db = db if db is not None else Database()
     line = 0
-    for did, texts, targets, refs in plan:        # check everything before db changes
+    for did, texts, targets, refs, src_lines in plan:   # check everything before db changes
         for k, text in enumerate(texts, line + 1):
             old = db.source_by_key(did, str(k))
             if old is None:
                 continue
             if old.text != text:
                 raise InputFormatError(f"document {did} segment {k} is {old.text[:50]!r} in "
-                                       f"the database, not {text[:50]!r}", path)
+                                       f"the database, not {text[:50]!r}", path,
+                                       src_lines[k - line - 1])
             for name, segs in targets.items():
                 if k - line - 1 in segs:
                     text_k, at = segs[k - line - 1]
@@ -133,7 +136,7 @@ def _build(plan: list, path: PathLike, db: Database | None) -> Database:
         line += len(texts)
     mark = None
     line = 0
-    for did, texts, targets, refs in plan:
+    for did, texts, targets, refs, _ in plan:
         sources = []
         for text in texts:
             line += 1

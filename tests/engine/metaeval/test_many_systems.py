@@ -72,7 +72,7 @@ def test_relation_counts_give_the_wmt_taus_of_the_pair_lists(monkeypatch):
 
 def _stats(k: int, n: int, seed: int = 0) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seed)
-    return {f"s{i}": sig.mean_stats(rng.integers(1, 6, n).astype(float)) for i in range(k)}
+    return {f"s{i}": sig.mean_stats(rng.integers(1, 6, n).astype(float).tolist()) for i in range(k)}
 
 
 @pytest.mark.parametrize("method", ["bootstrap", "bootstrap-centred", "randomization"])
