@@ -638,7 +638,7 @@ def _progress(args: argparse.Namespace) -> ProgressBar:
     :data:`SHOW_AFTER` seconds prints nothing."""
     if args.progress is None:
         args.progress = "never" if args.quiet else "auto"
-    return progress_for(args, delay=SHOW_AFTER)
+    return progress_for(args, kernels=False, delay=SHOW_AFTER)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -678,6 +678,10 @@ def run(args: argparse.Namespace) -> int:
     order = list(dict.fromkeys(names))
     scorer = Scorer(refs, order, options)
     bar = _progress(args)
+    if "numba" in sys.modules:
+        # the measures loaded their compiled kernels (BLEU of a small input counts its
+        # n-grams in Python and loads none): say so if numba is about to compile them
+        bar.announce_compilation()
     units = num_sys * len(order) + (len(order) if paired else 0)
     all_stats = []
     for k, (sys_name, system) in enumerate(zip(sys_names, systems)):

@@ -116,7 +116,8 @@ def test_score_bleu_loads_no_heavy_library(tmp_path):
     ref.write_text("the cat sat on the mat\nhello world\n", encoding="utf-8")
     loaded = _loaded(["score", str(ref), "-i", str(ref), "-m", "bleu"], tmp_path)
     assert {m for m in loaded if m.startswith("evaltrans_qt.cli.")} == {
-        "evaltrans_qt.cli.main", "evaltrans_qt.cli.score", "evaltrans_qt.cli._common"}
+        "evaltrans_qt.cli.main", "evaltrans_qt.cli.score", "evaltrans_qt.cli._common",
+        "evaltrans_qt.cli.progress"}
     assert not {m.split(".")[0] for m in loaded} & (set(HEAVY) - {"lxml"}), loaded
 
 

@@ -292,3 +292,20 @@ def test_unseen_leave_one_out_progress_per_system(tmp_path, monkeypatch, capsys)
     assert f"evaltrans: 100% systems left out: {n} of {n}" in errs["auto"]
     assert "\r[" in errs["always"] and "%" not in errs["never"]
     assert outs["auto"] == outs["always"] == outs["never"]
+
+
+def test_score_says_when_it_compiles_the_kernels(tmp_path, monkeypatch, capsys):
+    """TER runs compiled kernels: with their cache missing score says so on stderr (stdout
+    unchanged), not with --progress never or --quiet. (BLEU of a small input loads no
+    kernels and says nothing: test_main_startup.)"""
+    import evaltrans_qt.engine.warmup as warmup
+    ref, hyp = _score_files(tmp_path)
+    base = ["score", ref, "-i", hyp, "-m", "ter"]
+    monkeypatch.setattr(warmup, "kernels_cached", lambda: False)
+    got = {}
+    for extra in ([], ["--progress", "never"], ["-q"]):
+        assert main([*base, *extra]) == 0
+        got[tuple(extra)] = capsys.readouterr()
+    assert got[()].err.startswith("evaltrans: compiling kernels (first run only")
+    assert "compiling" not in got[("--progress", "never")].err + got[("-q",)].err
+    assert got[()].out == got[("--progress", "never")].out
