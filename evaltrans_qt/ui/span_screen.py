@@ -82,6 +82,7 @@ class SpanText(QPlainTextEdit):
 
     keyPressed = Signal(QKeyEvent)
     clicked = Signal(int)            # a click without a selection, at this position
+    spanSelected = Signal()          # words selected (mouse or Shift+arrows): a new error
 
     def __init__(self, side: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -115,6 +116,8 @@ class SpanText(QPlainTextEdit):
             keep = bool(mods & Qt.KeyboardModifier.ShiftModifier)
             c.setPosition(new, QTextCursor.MoveMode.KeepAnchor if keep else QTextCursor.MoveMode.MoveAnchor)
             self.setTextCursor(c)
+            if keep:
+                self.spanSelected.emit()
             return
         self.keyPressed.emit(e)
 
@@ -123,9 +126,11 @@ class SpanText(QPlainTextEdit):
         start, end = self.selection()
         if start == end:
             self.clicked.emit(self.cursorForPosition(e.position().toPoint()).position())
-        elif not e.modifiers() & Qt.KeyboardModifier.AltModifier:
-            a, b = snap(self.toPlainText(), start, end)
-            self.select(a, b)
+        else:
+            if not e.modifiers() & Qt.KeyboardModifier.AltModifier:
+                a, b = snap(self.toPlainText(), start, end)
+                self.select(a, b)
+            self.spanSelected.emit()
 
     def paint_spans(self, errors: list[tuple[ErrorSpan, bool]], selected: int | None) -> None:
         """Colour ``errors`` (``(error, is_suggestion)``) of this side; ``selected`` (an
@@ -234,6 +239,7 @@ class SpanScreen(QWidget):
         for t in (self.source, self.target):
             t.keyPressed.connect(self.handle_key)
             t.clicked.connect(lambda pos, side=t.side: self._click(side, pos))
+            t.spanSelected.connect(self._span_selected)
         self.error_list.currentRowChanged.connect(self._select_row)
         self.categories.itemActivated.connect(
             lambda it: self._pick_category(it.data(Qt.ItemDataRole.UserRole)))
@@ -333,6 +339,12 @@ class SpanScreen(QWidget):
                 return
         self.select_error(None)
 
+    def _span_selected(self) -> None:
+        """New words selected: the next severity key marks them (no error selected)."""
+        if self.selected is not None:
+            self.selected = None
+            self._refresh()
+
     def _select_row(self, row: int) -> None:
         self.select_error(row if row >= 0 else None)
 
@@ -406,8 +418,13 @@ class SpanScreen(QWidget):
 
     def _category_key(self, k: int, text: str) -> bool:
         ty = self.model.typology
-        if k in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.cat_parent:
-            self._pick_category(self.cat_parent)
+        if k in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            item = self.categories.currentItem()
+            path = self.cat_parent or (item.data(Qt.ItemDataRole.UserRole) if item else None)
+            if path:
+                self._pick_category(path)
+            else:
+                self._message("the category first: its key (Esc to cancel)")
             return True
         if not self.cat_parent:
             path = next((p for p in ty.children("") if ty.key_of(p) == text), None) if text else None

@@ -87,6 +87,13 @@ def test_mark_by_keyboard_relabel_delete_undo_redo(qtbot, ws):
     qtbot.keyClick(s.target, Qt.Key.Key_F)
     qtbot.keyClick(s.target, Qt.Key.Key_2)        # Fluency/Spelling
     assert m.errors()[0].category == "Fluency/Spelling"
+    select_keys(qtbot, s, 10)                     # new words selected: a severity marks them
+    assert s.selected is None
+    qtbot.keyClick(s.target, Qt.Key.Key_1)
+    qtbot.keyClick(s.target, Qt.Key.Key_Return)   # Enter before the category: asked for it
+    assert len(m.errors()) == 1 and "category" in s.status.text()
+    qtbot.keyClick(s.target, Qt.Key.Key_Escape)
+    assert s.pending is None and len(m.errors()) == 1 and m.index == 0
     s.error_list.setCurrentRow(0)
     qtbot.keyClick(s.target, Qt.Key.Key_Delete)
     assert m.errors() == [] and s.error_list.count() == 0
