@@ -203,6 +203,16 @@ def test_menu_opens_the_screen(qtbot, main_window, demo_copy):
     screen = w.spans.open_screen("mqm", judge="kim")
     assert screen is not None and screen.isVisible() and screen.model.judge == "kim"
     screen.close()
+    # --screenshot --view mqm|esa: the demo's most-marked candidate of each protocol
+    w.spans.screenshot_view("mqm", "1366x740")
+    sc = w.spans.screen
+    assert sc is not None and sc.model.judge == "anna" and sc.model.target().system == "RuleMT"
+    assert len(sc.model.errors()) == 4 and sc.selected == 0 and sc.width() == 1366
+    w.spans.screenshot_view("esa", "1366x740")
+    sc = w.spans.screen
+    assert sc.esa and sc.model.judge == "eva" and sc.score.text() == "47"
+    assert sc.categories.isHidden()
+    sc.close()
 
 
 def test_sigkill_loses_no_span_marked_on_the_screen(path):
