@@ -355,9 +355,11 @@ def elements(db: Database) -> list[str]:
     return ["\n  ".join(out)]
 
 
-def restore(db: Database, path: PathLike | None = None) -> None:
+def restore(db: Database, path: PathLike | None = None,
+            first_lines: list[int] | None = None) -> None:
     """Move an ``<external-metrics>`` element of ``db.extra_children`` (as read by
-    ``io/etdb/``) into the database's external metrics and human tables."""
+    ``io/etdb/``) into the database's external metrics and human tables; ``first_lines``
+    are the file lines the elements start on (errors name the file's lines)."""
     keep: list[str] = []
     found: list[str] = []
     for x in db.extra_children:
@@ -367,17 +369,18 @@ def restore(db: Database, path: PathLike | None = None) -> None:
     from lxml import etree
     db.extra_children[:] = keep
     by_id: dict[tuple[str, str], int] = {k: i for i, k in enumerate(_source_ids(db))}
-    for text in found:
+    for k, text in enumerate(found):
         root = etree.fromstring(text)
+        offset = first_lines[k] - 1 if first_lines and k < len(first_lines) else 0
         for el in root:
             if el.tag == "metric":
-                _restore_metric(db, el, by_id, path)
+                _restore_metric(db, el, by_id, path, offset)
             elif el.tag == "human-table":
                 human_tables(db)[(el.get("name", ""), el.get("level", ""))] = \
                     (el.text or "").split("\n") if el.text else []
 
 
-def _restore_metric(db: Database, el, by_id, path) -> None:
+def _restore_metric(db: Database, el, by_id, path, offset: int = 0) -> None:
     name = el.get("name") or ""
     m = ExternalMetric(name, el.get("direction", "higher") != "lower", file=el.get("file", ""),
                        fmt=el.get("format", ""), reference=el.get("reference", ""))
@@ -390,12 +393,12 @@ def _restore_metric(db: Database, el, by_id, path) -> None:
                 parts = line.split("\t")
                 if len(parts) != 3:
                     raise InputFormatError(f"<external-metrics> metric '{name}': bad segment "
-                                           f"line {line!r}", path, child.sourceline)
+                                           f"line {line!r}", path, child.sourceline + offset)
                 idx = by_id.get((parts[0], parts[1]))
                 if idx is None:
                     raise InputFormatError(f"<external-metrics> metric '{name}': no source "
                                            f"doc={parts[0]!r} seg={parts[1]!r}", path,
-                                           child.sourceline)
+                                           child.sourceline + offset)
                 vals[idx] = _restored_number(parts[2], name, path)
         elif child.tag == "system":
             m.systems[child.get("id", "")] = _restored_number(child.get("score", ""), name, path)

@@ -122,6 +122,20 @@ def _mtme_append_out_of_range(d: Path) -> tuple[list[str], str, int]:
     return ["import", "mtme", root, "--lp", "en-de", "-o", out, "--append"], f, 2
 
 
+def _external_metrics(d: Path) -> tuple[list[str], str, int]:
+    """A database whose stored external-metric scores name a source it lacks: the line of
+    their <segments> element."""
+    db = _text_db(d)
+    f = str(d / "ext.etdb.xml")
+    assert main(["import", "scores", "--database", db, "--format", "tsv", "--name", "M",
+                 _w(d / "m.tsv", "A\t1\t0.5\nA\t2\t0.25\n"), "-o", f]) == 0
+    text = Path(f).read_text(encoding="utf-8")
+    assert "\t2\t0.25" in text
+    Path(f).write_text(text.replace("\t2\t0.25", "\t9\t0.25"), encoding="utf-8")
+    line = next(no for no, row in enumerate(text.splitlines(), 1) if "<segments" in row)
+    return ["info", f], f, line
+
+
 def _segranks_tsv(d: Path) -> tuple[list[str], str, int]:
     db = _text_db(d)
     f = _w(d / "x.segments", "1\tone\teins\tone\tein\t0\n1\tzz\tqq\n")
@@ -132,7 +146,7 @@ CASES: dict[str, Callable[[Path], tuple[list[str], str, int]]] = {
     "etdb": _etdb, "aachen": _aachen, "wmt-scores": _wmt_scores, "scores-tsv": _scores_tsv,
     "scores-jsonl": _scores_jsonl, "judgements": _judgements, "mqm": _mqm, "sgml": _sgml,
     "wmtxml": _wmtxml, "wmtxml-append": _wmtxml_append, "mtme": _mtme_unknown_system,
-    "mtme-append": _mtme_append_out_of_range,
+    "mtme-append": _mtme_append_out_of_range, "external-metrics": _external_metrics,
     "segranks-tsv": _segranks_tsv,
 }
 

@@ -300,6 +300,7 @@ def loads(data: bytes, path: str | os.PathLike[str] | None = None) -> Database:
             db.levels.append(lv)
     have_version = False
     lines: dict[int, int] = {}
+    ext_lines: list[int] = []
     for el in root:
         tag = el.tag
         if tag == "source":
@@ -311,7 +312,10 @@ def loads(data: bytes, path: str | os.PathLike[str] | None = None) -> Database:
             have_version = True
         elif isinstance(tag, str):
             db.extra_children.append(_serialize(el))
-    external_scores.restore(db, where)     # <external-metrics> extension (io/scores.py)
+            if tag == external_scores.ELEMENT:
+                ext_lines.append(el.sourceline)
+    # <external-metrics> extension (io/scores.py)
+    external_scores.restore(db, where, ext_lines)
     return db
 
 
