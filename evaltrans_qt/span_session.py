@@ -2,7 +2,7 @@
 judge's errors of the current one, document context, marking, relabelling, deleting,
 omissions, the ESA score, undo.
 
-The annotation screen (to come, in ``ui/``) only shows this model and turns mouse and keys
+The annotation screen (:mod:`evaltrans_qt.ui.span_screen`) only shows this model and turns mouse and keys
 into calls. Every edit is one step: the judge's whole annotation of the candidate, as it
 is after the edit, committed as a :class:`~evaltrans_qt.io.protocol_changes.SpansChange`
 through :meth:`Workspace.commit` (journal first, fsync, then the database), recorded in the
@@ -21,6 +21,11 @@ shown are added to the annotation's time with each edit.
 * ESA (``protocol="esa"``): severities Minor/Major only, and :meth:`set_score` gives the
   0-100 score (class ``esa``, declared -- and the file saved -- when the session starts,
   so a journaled score always finds its class on replay).
+* Pre-filled spans: :meth:`SpanSessionModel.use_suggestions` shows another judge's spans
+  (e.g. imported machine spans) as :meth:`~SpanSessionModel.suggestions`, which the judge
+  accepts (a commit like any mark) or rejects (hidden for this session; the final
+  annotation lacks it, which :mod:`~evaltrans_qt.engine.human.spans.prefill` counts as
+  removed).
 
 Signals (psygnal): ``shown(i)`` -- item ``i`` is the current one; ``changed(i)`` -- item
 ``i``'s annotation or score changed (an edit, an undo or a redo).
