@@ -38,3 +38,24 @@ def test_tab_by_title_beginning(qtbot):
     with pytest.raises(SystemExit, match="no such results tab.*Histogram"):
         _show_results_tab(win, "bogus")
     assert tabs.currentIndex() == 2
+
+
+def test_screenshot_of_a_results_tab_exits_cleanly(tmp_path):
+    """The whole mode on the demo: a PNG of the screen's size and exit status 0 (the process
+    waits for the kernels' warm-up instead of crashing under it at exit)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from PySide6.QtGui import QImage
+    out = tmp_path / "histogram.png"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", EVALTRANS_QT_DATA_DIR=str(tmp_path / "data"),
+               XDG_CONFIG_HOME=str(tmp_path / "cfg"), HOME=str(tmp_path))
+    p = subprocess.run([sys.executable, "-m", "evaltrans_qt.ui.app", "--screenshot", str(out),
+                        "--view", "results", "--tab", "histogram", "--size", "1366x768"],
+                       env=env, cwd=Path(__file__).resolve().parents[2], capture_output=True,
+                       text=True, timeout=400)
+    assert p.returncode == 0, p.stderr[-2000:]
+    img = QImage(str(out))
+    assert not img.isNull() and (img.width(), img.height()) == (1366, 768)
