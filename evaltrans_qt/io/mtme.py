@@ -220,6 +220,7 @@ def _line_of_value(path: Path, value: float) -> int | None:
 def _seg_blocks(path: Path, n: int, known: set[str], allow_none: bool) -> dict[str, list[float]]:
     """{system: n scores in segment order} of a seg-level file (NaN for ``None``)."""
     out: dict[str, list[float]] = {}
+    last: dict[str, int] = {}          # each system's last line, for a count that is short
     for no, system, text in read_mtme_lines(path):
         if system not in known:
             raise InputFormatError(f"unknown system '{system}' (no system output or reference "
@@ -230,10 +231,11 @@ def _seg_blocks(path: Path, n: int, known: set[str], allow_none: bool) -> dict[s
         if len(vals) >= n:
             raise InputFormatError(f"more than {n} segment scores for {system}", path, no)
         vals.append(score_number(text, path, no))
+        last[system] = no
     for system, vals in out.items():
         if len(vals) != n:
-            raise InputFormatError(f"{system} has {len(vals)} segment scores, the source "
-                                   f"{n} segments", path)
+            raise InputFormatError(f"{system} has {len(vals)} segment scores (the last on this "
+                                   f"line), the source {n} segments", path, last[system])
     return out
 
 

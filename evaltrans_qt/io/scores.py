@@ -228,6 +228,7 @@ def _read_mtme(path: PathLike, db: Database) -> ExternalMetric:
     known = _known_systems(db)
     n = len(db.sources)
     counts: dict[str, int] = {}
+    last: dict[str, int] = {}          # each system's last line, for a count that is short
     for no, system, text in read_mtme_lines(path):
         if system not in known:
             raise InputFormatError(f"unknown system {system[:40]!r} (not in the database)", path, no)
@@ -242,12 +243,13 @@ def _read_mtme(path: PathLike, db: Database) -> ExternalMetric:
         if k >= n:
             raise InputFormatError(f"more than {n} segment scores for {system}", path, no)
         counts[system] = k + 1
+        last[system] = no
         if math.isfinite(value):
             metric.segments.setdefault(system, {})[k] = value
     for system, k in counts.items():
         if k != n:
-            raise InputFormatError(f"{system} has {k} segment scores, the test set {n} segments",
-                                   path)
+            raise InputFormatError(f"{system} has {k} segment scores (the last on this line), "
+                                   f"the test set {n} segments", path, last[system])
     return metric
 
 

@@ -136,6 +136,19 @@ def _external_metrics(d: Path) -> tuple[list[str], str, int]:
     return ["info", f], f, line
 
 
+def _mtme_short(d: Path) -> tuple[list[str], str, int]:
+    """Too few segment scores for a system: the line of its last one."""
+    root = _mtme_dir(d / "mtme", "-2")
+    f = _w(d / "mtme" / "human-scores" / "en-de.mqm.seg.score", "S\t-1\n")
+    return ["import", "mtme", root, "--lp", "en-de", "-o", str(d / "o.etdb.xml")], f, 1
+
+
+def _scores_mtme_short(d: Path) -> tuple[list[str], str, int]:
+    db = _text_db(d)
+    f = _w(d / "M-refA.seg.score", "A\t0.5\nA\t0.25\n")
+    return ["import", "scores", "--database", db, "--format", "mtme", f], f, 2
+
+
 def _segranks_tsv(d: Path) -> tuple[list[str], str, int]:
     db = _text_db(d)
     f = _w(d / "x.segments", "1\tone\teins\tone\tein\t0\n1\tzz\tqq\n")
@@ -147,6 +160,7 @@ CASES: dict[str, Callable[[Path], tuple[list[str], str, int]]] = {
     "scores-jsonl": _scores_jsonl, "judgements": _judgements, "mqm": _mqm, "sgml": _sgml,
     "wmtxml": _wmtxml, "wmtxml-append": _wmtxml_append, "mtme": _mtme_unknown_system,
     "mtme-append": _mtme_append_out_of_range, "external-metrics": _external_metrics,
+    "mtme-short": _mtme_short, "scores-mtme-short": _scores_mtme_short,
     "segranks-tsv": _segranks_tsv,
 }
 
