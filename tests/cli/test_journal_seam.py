@@ -280,6 +280,11 @@ READERS = {
     "judge-agreement": Reader(("judge-agreement", DB, "--json")),
     "extrapolate": Reader(("extrapolate", DB, "--json")),
     "items (list)": Reader(("items", DB, "--source", "2", "--json")),
+    # the journal holds no error spans: the same as the application's, not asked to differ
+    "spans --list": Reader(("spans", DB, "--source", "2", "--system", "sysB", "--list",
+                            "--json"), changes=False),
+    "spans --export-json": Reader(("spans", DB, "--export-json", "spans.jsonl"),
+                                  files=("spans.jsonl",), changes=False),
     "correlate": Reader(("correlate", DB, "--human", "fluency", *MEASURES, "--level", "both",
                          "--bootstrap", "50", "--json")),
     "significance": Reader(("significance", DB, "--measure", "bleu", "--samples", "50",
