@@ -47,6 +47,22 @@ from evaltrans_qt.engine.metaeval.statistics.wmt import (
 )
 
 LEVELS = ("sentence", "system")
+#: Bytes per (bootstrap sample, item) cell alive at once: sentence level the weight matrix
+#: and one working copy; system level the replicates of both sides, their signed copies and
+#: mid-ranks (``statistics/coefficients.py`` ``rowwise_correlations``).
+SENTENCE_CELL_BYTES = 16
+SYSTEM_CELL_BYTES = 48
+
+
+def check_bootstrap_budget(what: str, n_boot: int, items: int, unit: str,
+                           cell_bytes: int) -> None:
+    """Refuse ``n_boot`` bootstrap samples of ``items`` items whose matrices exceed the
+    memory budget (``engine/kernels/budget.py``) before any is allocated, saying how to
+    need less."""
+    from evaltrans_qt.engine.kernels.budget import check_table
+    check_table(what, n_boot * items, cell_bytes,
+                f"{n_boot} bootstrap samples x {items} {unit} (fewer --bootstrap samples, or 0, "
+                "need less)")
 
 
 @dataclass
@@ -122,6 +138,8 @@ def correlate_sentences(x: npt.ArrayLike, y: npt.ArrayLike, groups: npt.ArrayLik
         table = relation_counts(y, x, groups)
         c.wmt = {v: wmt_tau_of_counts(table, v) for v in WMT_VARIANTS}
     if n_boot and len(x) > 2:
+        check_bootstrap_budget("sentence-level correlation", n_boot, len(x), "scored candidates",
+                               SENTENCE_CELL_BYTES)
         w = cluster_weights(groups, n_boot, seed)
         c.pearson_ci = percentile_interval(weighted_pearson(x, y, w))
         brho, btx, bty = spearman_with_ties(x, y, w)
@@ -266,6 +284,9 @@ def correlate_run(db, run, human: str, *, measures: Sequence[str] | None = None,
     every = convention == "mtme" and subset == "all"
     all_src = np.unique(np.concatenate([np.asarray(run.systems[s].segments) if every else src
                                         for s, _, src in rows]))
+    if n_boot:
+        check_bootstrap_budget("system-level correlation", n_boot, len(rows), "systems",
+                               SYSTEM_CELL_BYTES)
     counts = bootstrap_counts(len(all_src), n_boot, seed) if n_boot else None
     y_sys = np.zeros(len(rows))
     boot_y = np.zeros((n_boot, len(rows)))

@@ -227,3 +227,29 @@ def test_cli_system_level_correlation_of_10000_systems(big_db, capsys):
     assert row["n"] == SYSTEMS and row["level"] == "system"
     assert row["kendall_ci"][0] is not None
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss < 3 * 1024 * 1024   # KiB: 3 GiB
+
+
+def test_bootstrap_matrices_over_the_memory_budget_are_refused_before_allocating(monkeypatch):
+    from evaltrans_qt.engine.kernels import budget
+    from evaltrans_qt.engine.metaeval.correlation import SYSTEM_CELL_BYTES, check_bootstrap_budget
+    from evaltrans_qt.errors import InputFormatError
+    monkeypatch.setattr(budget, "auto_budget", lambda: 64 * MiB)
+    rng = np.random.default_rng(7)
+    x, y = rng.normal(size=SYSTEMS), rng.normal(size=SYSTEMS)
+    groups = np.arange(SYSTEMS) // 10
+    tracemalloc.start()
+    try:
+        with pytest.raises(InputFormatError, match=r"sentence-level correlation: 5000 bootstrap "
+                           r"samples x 10000 scored candidates \(fewer --bootstrap.*needs 763 "
+                           r"MiB, above the memory budget of 64 MiB"):
+            correlate_sentences(x, y, groups, n_boot=5000, wmt=False)
+        # refused before allocating (the first call compiles the rank kernels: ~35 MiB)
+        assert tracemalloc.get_traced_memory()[1] < 200 * MiB
+    finally:
+        tracemalloc.stop()
+    with pytest.raises(InputFormatError, match=r"system-level correlation: 200 bootstrap "
+                       r"samples x 10000 systems .*needs 92 MiB"):
+        check_bootstrap_budget("system-level correlation", 200, SYSTEMS, "systems",
+                               SYSTEM_CELL_BYTES)
+    # under the budget it runs
+    assert correlate_sentences(x[:300], y[:300], groups[:300], n_boot=1000, wmt=False).n == 300
