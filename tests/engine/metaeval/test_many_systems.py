@@ -253,3 +253,25 @@ def test_bootstrap_matrices_over_the_memory_budget_are_refused_before_allocating
                                SYSTEM_CELL_BYTES)
     # under the budget it runs
     assert correlate_sentences(x[:300], y[:300], groups[:300], n_boot=1000, wmt=False).n == 300
+
+
+def test_pair_statistics_of_10000_systems_refused_before_allocating():
+    """Soft pairwise accuracy's permuted differences (samples x 5 x 10^7 pairs) and the
+    all-pairs Kendall lists of one item's 10,000 candidates exceed the default budget."""
+    from evaltrans_qt.engine.metaeval.statistics.grouped import pairwise_p_values
+    from evaltrans_qt.engine.metaeval.statistics.kendall import within_pairs
+    from evaltrans_qt.errors import InputFormatError
+    tracemalloc.start()
+    try:
+        with pytest.raises(InputFormatError, match=r"soft pairwise accuracy: 1000 samples x "
+                           r"49995000 pairs of 10000 systems .*above the memory budget"):
+            pairwise_p_values(np.zeros((SYSTEMS, 3)))
+        with pytest.raises(InputFormatError, match=r"Kendall tau over pairs: 149985000 pairs "
+                           r"of items in 3 groups \(largest 10000.*above the memory budget"):
+            within_pairs(np.repeat(np.arange(3), SYSTEMS))
+        assert tracemalloc.get_traced_memory()[1] < 64 * MiB
+    finally:
+        tracemalloc.stop()
+    # sampled pairs stay allowed
+    i, j, g = within_pairs(np.repeat(np.arange(3), 3 * SYSTEMS), max_pairs=1000)
+    assert len(i) == 1000 and (i != j).all()

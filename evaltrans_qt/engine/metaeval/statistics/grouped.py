@@ -299,8 +299,14 @@ def pairwise_p_values(seg_scores: np.ndarray, samples: int = 1000, seed: int = 4
     scores and sums are single precision."""
     # C order as mt-metrics-eval's reshaped vectors: BLAS sums single precision in an
     # order that depends on the memory layout
+    s, n = np.shape(seg_scores)
+    from evaltrans_qt.engine.kernels.budget import check_table
+    # the permuted differences (samples x pairs, single precision, and their comparison)
+    # and the p-value matrix, before any is allocated
+    check_table("soft pairwise accuracy", samples * (s * (s - 1) // 2) + s * s, 8,
+                f"{samples} samples x {s * (s - 1) // 2} pairs of {s} systems (fewer systems "
+                "need less)")
     x = np.ascontiguousarray(np.asarray(seg_scores, float).astype(np.float32))
-    s, n = x.shape
     rng = np.random.default_rng(seed)
     signs = rng.random(size=(samples, n), dtype=np.float32)
     np.rint(signs, out=signs, casting="same_kind")

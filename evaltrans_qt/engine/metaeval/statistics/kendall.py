@@ -133,6 +133,13 @@ def within_pairs(groups: np.ndarray, max_pairs: int | None = None,
     total = int((counts * (counts - 1) // 2).sum())
     order = np.argsort(inv, kind="stable")
     starts = np.r_[0, np.cumsum(counts)[:-1]]
+    if max_pairs is None or total <= max_pairs:
+        from evaltrans_qt.engine.kernels.budget import check_table
+        # (i, j, group) of every pair, 8 bytes each, before any is listed
+        check_table("Kendall tau over pairs", total, 24,
+                    f"{total} pairs of items in {len(counts)} groups (largest "
+                    f"{int(counts.max()) if counts.size else 0}; "
+                    "a coarser grouping or sampled pairs need less)")
     if max_pairs is not None and total > max_pairs:
         rng = np.random.default_rng(seed)
         g = rng.choice(len(counts), size=max_pairs, p=(counts * (counts - 1) / 2) / total)
