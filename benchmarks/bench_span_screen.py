@@ -11,6 +11,10 @@ Rows (offscreen Qt, one process, the database journalled as in the application):
 * next: N, the next candidate shown with its document context -- budget 50 ms median.
 
     QT_QPA_PLATFORM=offscreen python benchmarks/bench_span_screen.py [WMT_DIR] [--steps N]
+
+Measured once (2 cores shared with other work, load average about 5; ``--steps 60
+--opens 10``; system BUPT_rush, 1002 candidates): open cold 74.6 ms, median 47.6 ms;
+mark 12.5 ms median (max 25.3); next 14.0 ms median (max 17.5).
 """
 
 from __future__ import annotations
