@@ -29,8 +29,16 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QKeyEvent, QKeySequence, QMouseEvent, QTextCharFormat, QTextCursor
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import (
+    QColor,
+    QHelpEvent,
+    QKeyEvent,
+    QKeySequence,
+    QMouseEvent,
+    QTextCharFormat,
+    QTextCursor,
+)
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -39,6 +47,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPlainTextEdit,
     QTextEdit,
+    QToolTip,
     QVBoxLayout,
     QWidget,
 )
@@ -89,6 +98,7 @@ class SpanText(QPlainTextEdit):
         self.side = side
         self.setObjectName(f"spanText_{side}")
         self.setReadOnly(True)
+        self._painted: list[tuple[ErrorSpan, bool]] = []
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
                                      | Qt.TextInteractionFlag.TextSelectableByKeyboard)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
@@ -132,10 +142,27 @@ class SpanText(QPlainTextEdit):
                 self.select(a, b)
             self.spanSelected.emit()
 
+    def event(self, e: QEvent) -> bool:
+        """A tooltip over a marked span: its number and label."""
+        if e.type() == QEvent.Type.ToolTip and isinstance(e, QHelpEvent):
+            pos = self.cursorForPosition(self.viewport().mapFromGlobal(e.globalPos())).position()
+            text = self.toPlainText()
+            tips = [f"{n + 1}. {'suggested: ' if sugg else ''}{label(x, text)}"
+                    for n, (x, sugg) in enumerate(self._painted)
+                    if x.side == self.side and x.start is not None and x.end is not None
+                    and (x.start <= pos < x.end or x.start == x.end == pos)]
+            if tips:
+                QToolTip.showText(e.globalPos(), "\n".join(tips), self)
+            else:
+                QToolTip.hideText()
+            return True
+        return super().event(e)
+
     def paint_spans(self, errors: list[tuple[ErrorSpan, bool]], selected: int | None) -> None:
         """Colour ``errors`` (``(error, is_suggestion)``) of this side; ``selected`` (an
         index into ``errors``) gets a frame."""
         sels = []
+        self._painted = list(errors)
         n = len(self.toPlainText())
         for i, (e, suggestion) in enumerate(errors):
             if e.side != self.side or e.start is None or e.end is None:

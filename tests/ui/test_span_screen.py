@@ -79,6 +79,15 @@ def test_mark_by_keyboard_relabel_delete_undo_redo(qtbot, ws):
     assert [(e.start, e.end, e.severity, e.category) for e in m.errors()] == \
         [(4, 9, "Major", "Accuracy/Mistranslation")]
     assert s.error_list.count() == 1 and "«trian»" in s.error_list.item(0).text()
+    c = s.target.textCursor()
+    c.setPosition(6)
+    at = s.target.cursorRect(c).center()
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtWidgets import QApplication, QToolTip
+    QApplication.sendEvent(s.target, QHelpEvent(QEvent.Type.ToolTip, at,
+                                                 s.target.viewport().mapToGlobal(at)))
+    assert "1. Major · Accuracy/Mistranslation · «trian»" in QToolTip.text()
     assert len(s.target.extraSelections()) == 1
     s.error_list.setCurrentRow(0)                 # select it: relabel
     qtbot.keyClick(s.target, Qt.Key.Key_1)
