@@ -448,7 +448,10 @@ def test_every_writer_keeps_the_journalled_judgements(name, world, monkeypatch, 
         assert code == 0, (w, err)
         assert (NOTE in err) == (w == "journal"), err
     written = world.journal / writer.output
-    assert written.read_bytes() == (world.app / writer.output).read_bytes()
+    # judge, import judgements and spans stamp their judgements with the time of the
+    # command: the two runs may fall in different seconds
+    same = _no_dates if name in JOURNALLED else _as_is
+    assert same(written.read_bytes()) == same((world.app / writer.output).read_bytes())
     _kept(written, [e for e in world.entries if not isinstance(e, writer.replaces)])
     if writer.in_place:
         assert not jp.exists()                           # folded: its entries are in the file
