@@ -137,7 +137,9 @@ def test_cancel_stops_the_cluster_tasks(client):
     finally:
         cancel.set()
         watcher.join()
-    assert t_cancel is not None and time.monotonic() - t_cancel < 8
+    # promptly: no pair finished (checked above) and far sooner than the run (dozens of
+    # 8-s pairs); restarting the workers takes seconds more on a loaded 2-core machine
+    assert t_cancel is not None and time.monotonic() - t_cancel < 20
     ours = client.run_on_scheduler(
         lambda dask_scheduler: [str(k) for k in dask_scheduler.tasks if "evaltrans" in str(k)])
     assert ours == []
