@@ -402,12 +402,11 @@ MAX_PAIR_SAMPLES = 200_000_000
 
 def max_pair_samples() -> int:
     """:data:`MAX_PAIR_SAMPLES`, or ``EVALTRANS_MAX_PAIR_SAMPLES`` if set to a whole number."""
-    from evaltrans_qt.io.limits import parse_int
-    raw = os.environ.get(PAIR_LIMIT_ENV, "")
-    try:
-        return parse_int(raw.strip(), PAIR_LIMIT_ENV, 1)
-    except ValueError:
-        return MAX_PAIR_SAMPLES
+    raw = os.environ.get(PAIR_LIMIT_ENV, "").strip()
+    # plain ASCII digits, bounded before int() (the engine does not import io's parsers)
+    if raw.isascii() and raw.isdigit() and len(raw) <= 18 and int(raw) >= 1:
+        return int(raw)
+    return MAX_PAIR_SAMPLES
 
 
 def check_pairs(systems: int, samples: int) -> None:
