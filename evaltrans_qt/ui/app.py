@@ -133,7 +133,7 @@ def _prepare_view(window, args) -> None:
             s.score(4, s.classes[0])  # one class scored, the next one current
     elif args.view == "results":
         _prepare_results(window, args)
-        if args.tab:
+        if getattr(args, "tab", None):   # also for callers that build their own Namespace
             _show_results_tab(window, args.tab)
     elif args.view in ("metrics", "unseen"):     # results tabs
         _prepare_results(window, args)
