@@ -129,6 +129,21 @@ def _copy_mode(tmp: Path, target: Path) -> None:
             os.chmod(tmp, 0o666 & ~umask)
 
 
+def _temp_beside(target: Path) -> tuple[int, Path]:
+    """A new temp file beside ``target`` (``.NAME.PID.XXXXXXXX.tmp``; stale ones of dead
+    processes removed first): its descriptor and path. :class:`SaveError` if the folder
+    does not take one."""
+    directory = target.parent if str(target.parent) else Path(".")
+    clean_stale_temps(target)
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp",
+                                        dir=directory)
+    except OSError as exc:
+        raise SaveError(f"cannot create a file in {directory}: {exc.strerror or exc}",
+                        target) from exc
+    return fd, Path(tmp_name)
+
+
 @contextlib.contextmanager
 def atomic_writer(path: str | os.PathLike[str], mode: str = "wb", *,
                   encoding: str | None = None, newline: str | None = None) -> Iterator[IO[Any]]:
@@ -140,14 +155,7 @@ def atomic_writer(path: str | os.PathLike[str], mode: str = "wb", *,
     if mode not in ("w", "wb", "wt"):
         raise ValueError(f"atomic_writer mode must be 'w' or 'wb', not {mode!r}")
     target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    clean_stale_temps(target)
-    try:
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp",
-                                        dir=directory)
-    except OSError as exc:
-        raise SaveError(f"cannot create a file in {directory}: {exc.strerror or exc}", target) from exc
-    tmp = Path(tmp_name)
+    fd, tmp = _temp_beside(target)
     with _active_lock:
         _active.add(str(tmp))
     try:
@@ -167,7 +175,7 @@ def atomic_writer(path: str | os.PathLike[str], mode: str = "wb", *,
     finally:
         with _active_lock:
             _active.discard(str(tmp))
-    fsync_dir(directory)
+    fsync_dir(tmp.parent)
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
@@ -196,15 +204,7 @@ def stage_bytes(path: str | os.PathLike[str], data: bytes) -> Staged:
     renames it, :func:`discard_staged` removes it); :class:`SaveError` on failure, with
     nothing left behind."""
     target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    clean_stale_temps(target)
-    try:
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp",
-                                        dir=directory)
-    except OSError as exc:
-        raise SaveError(f"cannot create a file in {directory}: {exc.strerror or exc}",
-                        target) from exc
-    tmp = Path(tmp_name)
+    fd, tmp = _temp_beside(target)
     with _active_lock:
         _active.add(str(tmp))
     try:
