@@ -36,7 +36,7 @@ from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.engine.run.driver import Progress, evaluate
 from evaltrans_qt.engine.run.executors.base import CancelFlag, Executor
 from evaltrans_qt.engine.run.results import RunResult, SystemResult
-from evaltrans_qt.engine.run.schedule import TimeLeft
+from evaltrans_qt.engine.run.schedule import TimeLeft, format_seconds
 from evaltrans_qt.errors import EvalTransError
 from evaltrans_qt.workspace import KEEP, Workspace
 
@@ -50,16 +50,6 @@ POOL_CHUNK_ROWS = 128
 
 class RunError(EvalTransError):
     """A run that cannot start (no database, a run already going)."""
-
-
-def format_seconds(seconds: float) -> str:
-    """``42 s``, ``17 min``, ``2.5 h``: the units of ``evaltrans batch``'s progress line
-    (``cli/batch.py``, which the application may not import; a test keeps the two alike)."""
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 2 * 3600:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 @dataclass(frozen=True)

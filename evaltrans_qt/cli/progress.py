@@ -22,6 +22,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
+from evaltrans_qt.engine.run.schedule import format_seconds
+
 if TYPE_CHECKING:       # light at import: commands register --progress without the engine
     from evaltrans_qt.engine.run.driver import Progress
 
@@ -39,15 +41,6 @@ def add_progress_argument(p: argparse.ArgumentParser | argparse._ArgumentGroup,
                    help="progress on stderr: auto = a bar on a terminal, otherwise a line "
                         f"every {LOG_INTERVAL:.0f} s (for logs); always = the bar; never = "
                         f"none (default {default_text})")
-
-
-def format_seconds(seconds: float) -> str:
-    """``42 s``, ``17 min``, ``2.5 h`` (what a progress line shows)."""
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 2 * 3600:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 class ProgressBar:

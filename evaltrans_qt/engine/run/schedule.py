@@ -209,6 +209,16 @@ def available_cores(workers: int, load: float, cpus: int) -> float:
     return own * min(1.0, cpus / runnable)
 
 
+def format_seconds(seconds: float) -> str:
+    """``42 s``, ``17 min``, ``2.5 h``: a time left or spent as a progress line shows it (the
+    command line's and the application's)."""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 class TimeLeft:
     """Seconds left of a run, from its :class:`~evaltrans_qt.engine.run.driver.Progress` events
     (the one estimate of the command line's progress bar and the application).
