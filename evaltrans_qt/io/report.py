@@ -69,7 +69,7 @@ import math
 import os
 import re
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -299,7 +299,7 @@ def build_report(run: RunResult, system: str, *, author: str | None = None,
     w = _Writer()
     w.parts.append(f'<?xml version="1.0" encoding="{encoding}"?>\n{DOCTYPE}\n<report>\n')
     w.leaf(1, "author", author if author is not None else _user())
-    w.leaf(1, "date", date or datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    w.leaf(1, "date", date or datetime.now(UTC).isoformat(timespec="seconds"))
     w.leaf(1, "comment", comment)
     w.leaf(1, "software", SOFTWARE)
     w.open(1, "files")

@@ -533,7 +533,7 @@ def _process_start(pid: int) -> float | None:
 
 
 def _iso(t: float) -> str:
-    return _dt.datetime.fromtimestamp(t, _dt.timezone.utc).isoformat(timespec="milliseconds") \
+    return _dt.datetime.fromtimestamp(t, _dt.UTC).isoformat(timespec="milliseconds") \
         .replace("+00:00", "Z")
 
 

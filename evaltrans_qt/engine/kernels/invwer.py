@@ -106,6 +106,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -949,6 +950,7 @@ def inv_search(cand: np.ndarray, ref: np.ndarray, c_sub: int = 1, c_del: int = 1
             raise OverBudget(fixed, max_bytes)
         dyn = max(1, max_bytes - fixed)
     nb = I * (I + 1) * L * (L + 1) // 2   # two entries per bispan
+    dt: type[np.signedinteger[Any]]
     if ub < 120:  # g and h fit in int8 (values > ub are never queued): half the memory traffic
         dt, none = np.int8, 127
     else:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 import uuid
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from itertools import combinations
 
 from evaltrans_qt.engine.data.database import Database
@@ -29,7 +29,7 @@ from evaltrans_qt.errors import ScoreError
 
 def now() -> str:
     """The current time as stored with a ranking (ISO 8601, UTC, seconds)."""
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def new_task_id() -> str:
