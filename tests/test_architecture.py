@@ -325,6 +325,10 @@ ENGINE_ALLOWED = {
     "run": {"data", "text", "kernels", "measures", "human", "options"},
     "metaeval": {"data", "text", "kernels", "measures", "human", "run", "options"},
     "warmup": {"data", "text", "kernels", "measures", "human", "run", "metaeval", "options"},
+    # inspecting outputs (compare-mt-style analysis, error classes): reads data, runs measures
+    "analysis": {"data", "text", "kernels", "measures", "human", "run", "metaeval", "options"},
+    # several annotators: assignment, QC, agreement, budget (reads judgements, correlates)
+    "campaign": {"data", "text", "kernels", "measures", "human", "run", "metaeval", "options"},
     "": set(),
 }
 
