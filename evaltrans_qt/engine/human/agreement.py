@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Sequence
+from collections.abc import Collection, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -89,8 +89,10 @@ class Judgement:
     value: float
 
 
-def judgements(db: Database, cls: str, normalize: bool = False) -> list[Judgement]:
-    """All non-extrapolated judgements of ``cls`` on candidates."""
+def judgements(db: Database, cls: str, normalize: bool = False,
+               exclude: Collection[str] = ()) -> list[Judgement]:
+    """All non-extrapolated judgements of ``cls`` on candidates (but those of the judges
+    in ``exclude``; an anonymous judge is ``""``)."""
     check_class(db, cls)
     norm = normalizer(db, cls) if normalize else None
     out = []
@@ -99,7 +101,7 @@ def judgements(db: Database, cls: str, normalize: bool = False) -> list[Judgemen
             if db.is_reference(t):
                 continue
             for s in t.scores:
-                if s.cls == cls and not s.extrapolated:
+                if s.cls == cls and not s.extrapolated and (s.judge or "") not in exclude:
                     out.append(Judgement((i, ti), s.judge, norm(s) if norm else s.value))
     return out
 
@@ -207,11 +209,12 @@ def _kappa_report(cls: str, all_labels: list,
     return KappaReport(cls, p_e, ki, ni, ka, na, per, fleiss)
 
 
-def score_kappa(db: Database, cls: str) -> KappaReport:
+def score_kappa(db: Database, cls: str, exclude: Collection[str] = ()) -> KappaReport:
     """Cohen's kappa on absolute scores: two judgements of the same candidate agree
     when their values are equal. P(E) pooled over every judgement of ``cls``.
-    Fleiss' kappa over candidates with the most common number of judgements."""
-    js = judgements(db, cls)
+    Fleiss' kappa over candidates with the most common number of judgements.
+    ``exclude``: judges left out."""
+    js = judgements(db, cls, exclude=exclude)
     by_item: dict[tuple[int, int], list[Judgement]] = defaultdict(list)
     for j in js:
         by_item[j.item].append(j)
@@ -219,31 +222,37 @@ def score_kappa(db: Database, cls: str) -> KappaReport:
     for items in by_item.values():
         for a, b in combinations(items, 2):
             pairs.append((a.judge, b.judge, a.value, b.value))
-    # Fleiss over items with the modal number (>= 2) of judgements
-    fleiss = math.nan
-    sizes = Counter(len(v) for v in by_item.values() if len(v) >= 2)
-    if sizes:
-        m = sizes.most_common(1)[0][0]
-        cats = sorted({j.value for j in js})
-        idx = {c: k for k, c in enumerate(cats)}
-        rows = [v for v in by_item.values() if len(v) == m]
-        table = np.zeros((len(rows), len(cats)))
-        for r, v in enumerate(rows):
-            for j in v:
-                table[r, idx[j.value]] += 1
-        fleiss = fleiss_kappa(table)
+    fleiss = modal_fleiss([j.value for j in v] for v in by_item.values())
     return _kappa_report(cls, [j.value for j in js], pairs, fleiss)
 
 
-def ranking_kappa(db: Database, cls: str = RANK_CLASS) -> KappaReport:
+def modal_fleiss(units: Iterable[Sequence[Hashable]]) -> float:
+    """Fleiss' kappa over the units (each the labels its judges gave) with the most common
+    number (>= 2) of labels; NaN without such units."""
+    groups = [list(v) for v in units if len(v) >= 2]
+    sizes = Counter(len(v) for v in groups)
+    if not sizes:
+        return math.nan
+    m = sizes.most_common(1)[0][0]
+    rows = [v for v in groups if len(v) == m]
+    idx = {c: k for k, c in enumerate(dict.fromkeys(x for v in rows for x in v))}
+    table = np.zeros((len(rows), len(idx)))
+    for r, v in enumerate(rows):
+        for x in v:
+            table[r, idx[x]] += 1
+    return fleiss_kappa(table)
+
+
+def ranking_kappa(db: Database, cls: str = RANK_CLASS, exclude: Collection[str] = ()
+                  ) -> KappaReport:
     """Cohen's kappa of ranking tasks on pairwise comparisons (Macháček §2.2.1).
 
     Two annotations (tasks) of the same source are compared on every pair of
     systems both ranked; labels are <, =, >. Same judge = intra-annotator,
     different judges = inter-annotator. P(E) = P(<)^2 + P(=)^2 + P(>)^2 from
-    all comparisons of all tasks (Macháček §2.2.1).
+    all comparisons of all tasks (Macháček §2.2.1). ``exclude``: judges left out.
     """
-    rks = rankings(db, cls)
+    rks = [r for r in rankings(db, cls) if (r.judge or "") not in exclude]
     all_labels = []
     for r in rks:
         names = sorted(r.ranks)
@@ -260,6 +269,24 @@ def ranking_kappa(db: Database, cls: str = RANK_CLASS) -> KappaReport:
                 pairs.append((r1.judge, r2.judge, _rel(r1.ranks[a], r1.ranks[b]),
                               _rel(r2.ranks[a], r2.ranks[b])))
     return _kappa_report(cls, all_labels, pairs)
+
+
+def marks_kappa(db: Database, exclude: Collection[str] = ()) -> KappaReport:
+    """Cohen's and Fleiss' kappa of information-item marks (EuroMatrix survey §4.4.16):
+    the unit is one item of one candidate, the label its mark (OK, error, syntax, meaning,
+    other); two judges' marks of the same item are a pair. P(E) pooled over every mark
+    (Macháček §2.2.1); Fleiss over the items with the most common number of marks."""
+    by_unit: dict[tuple[int, int, int], list[tuple[str | None, str]]] = defaultdict(list)
+    for i, src in enumerate(db.sources):
+        for ti, t in enumerate(src.targets):
+            for m in t.item_marks:
+                if (m.judge or "") not in exclude:
+                    for k, mark in enumerate(m.marks):
+                        by_unit[(i, ti, k)].append((m.judge, mark))
+    pairs = [(a[0], b[0], a[1], b[1]) for v in by_unit.values() for a, b in combinations(v, 2)]
+    labels = [mark for v in by_unit.values() for _, mark in v]
+    fleiss = modal_fleiss([mark for _, mark in v] for v in by_unit.values())
+    return _kappa_report("items", labels, pairs, fleiss)
 
 
 def _rel(ra: float, rb: float) -> str:

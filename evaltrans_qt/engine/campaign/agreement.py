@@ -1,0 +1,508 @@
+"""Agreement between the annotators of a campaign (any database with several judges).
+
+* **Krippendorff's alpha** (Krippendorff 2011, "Computing Krippendorff's Alpha-
+  Reliability"; computed by the ``krippendorff`` package) over a judges x units
+  reliability matrix (:class:`Reliability`), one per kind of judgement:
+
+  - every score class: interval (scales, DA, ESA scores), the unit a candidate;
+  - the rank class of relative ranking (engine/human/ranking.py): ordinal, the unit a
+    candidate, the value its rank (the mean rank when one judge ranked it on two screens);
+  - ``mqm``: interval, the unit a candidate, the value a judge's MQM penalty (the sum of
+    the weights of their errors, engine/human/spans/scores.py; 0 without errors);
+  - ``items``: nominal, the unit one information item of a candidate, the value its mark
+    (OK, error, syntax, meaning, other; EuroMatrix survey §4.4.16).
+
+  A judge who judged one unit more than once contributes the mean of the values
+  (nominal: the first). Units judged by fewer than two judges carry no information
+  (Krippendorff 2011, §A) and are left out.
+* **Cohen's and Fleiss' kappa** as engine/human/agreement.py computes them (pooled P(E),
+  Macháček §2.2.1): :func:`~evaltrans_qt.engine.human.agreement.score_kappa` for score
+  classes, :func:`~evaltrans_qt.engine.human.agreement.ranking_kappa` for ranks,
+  :func:`~evaltrans_qt.engine.human.agreement.marks_kappa` for item marks.
+* **Per pair of judges**: Pearson's r and Kendall's tau_b over the units both judged
+  (nominal: Cohen's kappa with the pair's own P(E)); with a *gold* judge, every other
+  judge against the gold one.
+* **Error spans** (MQM, ESA) of two judges on the candidates both annotated
+  (:func:`span_counts`), in the tradition of the span-level evaluation of WMT's
+  quality-estimation task and of Kocmi et al. 2024 ("Error Span Annotation", §4):
+
+  - *character level*: the characters (per side) each judge covered; precision =
+    |A ∩ B| / |A|, recall = |A ∩ B| / |B|; *with severity* a character matches only when
+    both gave it the same severity;
+  - *span level*: a span of A is matched when B has a span *exactly* equal (same side,
+    start and end) or *overlapping* it (engine/human/spans/prefill.py's overlap: an
+    omission overlaps a span containing its position), with severity also equal when
+    asked; precision = matched spans of A / spans of A, recall = matched spans of B /
+    spans of B. Unlocated errors take no part.
+
+  Counts are summed over the candidates of a pair (micro average), then precision,
+  recall and F1 = 2PR / (P + R) are averaged over the pairs (macro average). F1 of a
+  pair does not depend on its order. Against a gold judge the gold spans are B.
+
+The judge :data:`ADJUDICATED` (engine/campaign/adjudication.py) records final judgements,
+not an annotator's: it is left out unless named as the gold judge.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any, Literal
+
+import numpy as np
+
+from evaltrans_qt.engine.data.database import ITEM_MARKS, Database
+from evaltrans_qt.engine.human import agreement as human_agreement
+from evaltrans_qt.engine.human.ranking import RANK_CLASS
+from evaltrans_qt.engine.human.spans.model import ErrorSpan, canonical_severity
+from evaltrans_qt.engine.human.spans.prefill import overlaps
+from evaltrans_qt.engine.human.spans.scores import database_weights, judge_penalty
+from evaltrans_qt.engine.metaeval.statistics.coefficients import kendall_tau_b, pearson
+from evaltrans_qt.errors import ScoreError
+
+#: The judge of adjudicated (final) judgements.
+ADJUDICATED = "adjudicated"
+#: Krippendorff's levels of measurement used here.
+Level = Literal["interval", "ordinal", "nominal"]
+#: Pseudo-classes of the reliability matrices that are not score classes.
+MQM = "mqm"
+ITEMS = "items"
+#: The ways two judges' spans are matched (module doc).
+SPAN_MODES = ("characters", "characters+severity", "exact", "exact+severity", "overlap",
+              "overlap+severity")
+
+
+def judge_name(judge: str | None) -> str:
+    """A judge as reports name it (an anonymous judge is ``""``)."""
+    return judge or ""
+
+
+# ------------------------------------------------------------------ reliability data
+@dataclass(frozen=True)
+class Reliability:
+    """Krippendorff's reliability data: ``values[j, u]`` is judge ``judges[j]``'s value of
+    unit ``units[u]`` (NaN when not judged). Nominal values are codes into
+    ``categories``."""
+
+    name: str
+    level: Level
+    judges: tuple[str, ...]
+    units: tuple[Hashable, ...]
+    values: np.ndarray
+    categories: tuple[str, ...] = ()
+
+    def pairable(self) -> Reliability:
+        """Only the units judged by at least two judges."""
+        keep = (~np.isnan(self.values)).sum(axis=0) >= 2
+        return Reliability(self.name, self.level, self.judges,
+                           tuple(u for u, k in zip(self.units, keep) if k),
+                           self.values[:, keep], self.categories)
+
+    @property
+    def judgements(self) -> int:
+        return int((~np.isnan(self.values)).sum())
+
+
+def _matrix(name: str, level: Level, cells: dict[tuple[str, Hashable], list[float]],
+            categories: tuple[str, ...] = ()) -> Reliability:
+    judges = tuple(sorted({j for j, _ in cells}))
+    units = tuple(dict.fromkeys(u for _, u in cells))
+    ji = {j: k for k, j in enumerate(judges)}
+    ui = {u: k for k, u in enumerate(units)}
+    values = np.full((len(judges), len(units)), np.nan)
+    for (j, u), vs in cells.items():
+        values[ji[j], ui[u]] = vs[0] if level == "nominal" else sum(vs) / len(vs)
+    return Reliability(name, level, judges, units, values, categories)
+
+
+def _keep(judge: str | None, exclude: Iterable[str]) -> bool:
+    return judge_name(judge) not in exclude
+
+
+def class_reliability(db: Database, cls: str, *, exclude: Iterable[str] = (ADJUDICATED,)
+                      ) -> Reliability:
+    """The matrix of score class ``cls`` (module doc): ordinal for the rank class,
+    interval otherwise; extrapolated scores are not judgements."""
+    if not db.has_class(cls):
+        raise ScoreError(f"no score class {cls!r} in the database "
+                         f"(classes: {', '.join(db.human_classes) or 'none'})")
+    ex = set(exclude)
+    cells: dict[tuple[str, Hashable], list[float]] = defaultdict(list)
+    for i, src in enumerate(db.sources):
+        for ti, t in enumerate(src.targets):
+            if db.is_reference(t):
+                continue
+            for s in t.scores:
+                if s.cls == cls and not s.extrapolated and _keep(s.judge, ex):
+                    cells[(judge_name(s.judge), (i, ti))].append(s.value)
+    return _matrix(cls, "ordinal" if cls == RANK_CLASS else "interval", cells)
+
+
+def mqm_reliability(db: Database, *, exclude: Iterable[str] = (ADJUDICATED,)) -> Reliability:
+    """The matrix of MQM penalties (module doc) with the database's weights."""
+    weights = database_weights(db)
+    ex = set(exclude)
+    cells: dict[tuple[str, Hashable], list[float]] = defaultdict(list)
+    for i, src in enumerate(db.sources):
+        for ti, t in enumerate(src.targets):
+            for a in t.span_annotations:
+                if _keep(a.judge, ex):
+                    cells[(judge_name(a.judge), (i, ti))].append(judge_penalty(a, weights))
+    return _matrix(MQM, "interval", cells)
+
+
+def items_reliability(db: Database, *, exclude: Iterable[str] = (ADJUDICATED,)) -> Reliability:
+    """The nominal matrix of information-item marks (module doc): the unit is
+    (source, target, item)."""
+    code = {m: k for k, m in enumerate(ITEM_MARKS)}
+    ex = set(exclude)
+    cells: dict[tuple[str, Hashable], list[float]] = defaultdict(list)
+    for i, src in enumerate(db.sources):
+        for ti, t in enumerate(src.targets):
+            for m in t.item_marks:
+                if _keep(m.judge, ex):
+                    for k, mark in enumerate(m.marks):
+                        cells[(judge_name(m.judge), (i, ti, k))].append(float(code[mark]))
+    return _matrix(ITEMS, "nominal", cells, tuple(ITEM_MARKS))
+
+
+def alpha(rel: Reliability) -> float:
+    """Krippendorff's alpha of ``rel`` at its level of measurement, by the ``krippendorff``
+    package; NaN when no unit has two judgements or only one value occurs (alpha is
+    undefined then: no disagreement is expected)."""
+    import krippendorff
+    r = rel.pairable()
+    if not r.units:
+        return math.nan
+    present = r.values[~np.isnan(r.values)]
+    if np.unique(present).size < 2:
+        return math.nan
+    return float(krippendorff.alpha(reliability_data=r.values, level_of_measurement=r.level))
+
+
+# ------------------------------------------------------------------ pairs of judges
+@dataclass(frozen=True)
+class PairAgreement:
+    """Two judges on the units both judged: Pearson's r and Kendall's tau_b (nominal:
+    Cohen's kappa with the pair's own P(E) instead)."""
+
+    a: str
+    b: str
+    n: int
+    pearson: float = math.nan
+    kendall: float = math.nan
+    kappa: float = math.nan
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"a": self.a, "b": self.b, "n": self.n, "pearson": _num(self.pearson),
+                "kendall": _num(self.kendall), "kappa": _num(self.kappa)}
+
+
+def _pair(rel: Reliability, ja: int, jb: int) -> PairAgreement:
+    x, y = rel.values[ja], rel.values[jb]
+    both = ~np.isnan(x) & ~np.isnan(y)
+    xs, ys = x[both], y[both]
+    a, b = rel.judges[ja], rel.judges[jb]
+    n = int(both.sum())
+    if rel.level == "nominal":
+        kap = human_agreement.cohen_kappa(list(xs), list(ys), chance="cohen") if n else math.nan
+        return PairAgreement(a, b, n, kappa=kap)
+    if n < 2:
+        return PairAgreement(a, b, n)
+    return PairAgreement(a, b, n, _finite(pearson(xs, ys)), _finite(kendall_tau_b(xs, ys)))
+
+
+def pair_agreements(rel: Reliability) -> list[PairAgreement]:
+    """:class:`PairAgreement` of every pair of judges with at least one common unit."""
+    out = []
+    for ja, jb in combinations(range(len(rel.judges)), 2):
+        p = _pair(rel, ja, jb)
+        if p.n:
+            out.append(p)
+    return out
+
+
+def gold_agreements(rel: Reliability, gold: str) -> list[PairAgreement]:
+    """Every other judge (``a``) against ``gold`` (``b``)."""
+    if gold not in rel.judges:
+        return []
+    g = rel.judges.index(gold)
+    return [_pair(rel, j, g) for j in range(len(rel.judges)) if j != g]
+
+
+# ------------------------------------------------------------------ per class
+@dataclass
+class ClassAgreement:
+    """Agreement on one kind of judgement (module doc)."""
+
+    name: str
+    level: Level
+    alpha: float
+    units: int
+    judgements: int
+    judges: tuple[str, ...]
+    pairs: list[PairAgreement] = field(default_factory=list)
+    kappa: human_agreement.KappaReport | None = None
+    gold: list[PairAgreement] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"name": self.name, "level": self.level, "alpha": _num(self.alpha),
+                             "units": self.units, "judgements": self.judgements,
+                             "judges": list(self.judges),
+                             "pairs": [p.to_dict() for p in self.pairs]}
+        if self.kappa is not None:
+            d["cohen"] = _num(self.kappa.inter)
+            d["fleiss"] = _num(self.kappa.fleiss)
+        if self.gold:
+            d["gold"] = [p.to_dict() for p in self.gold]
+        return d
+
+
+def class_agreement(rel: Reliability, kappa: human_agreement.KappaReport | None = None,
+                    gold: str | None = None) -> ClassAgreement:
+    """Alpha, pairs (and gold comparisons) of one reliability matrix; ``gold`` takes no part
+    in alpha and the pairs."""
+    others = rel
+    if gold is not None and gold in rel.judges:
+        keep = [k for k, j in enumerate(rel.judges) if j != gold]
+        others = Reliability(rel.name, rel.level, tuple(rel.judges[k] for k in keep),
+                             rel.units, rel.values[keep], rel.categories)
+    pr = others.pairable()
+    return ClassAgreement(rel.name, rel.level, alpha(others), len(pr.units), others.judgements,
+                          others.judges, pair_agreements(pr), kappa,
+                          gold_agreements(rel, gold) if gold is not None else [])
+
+
+# ------------------------------------------------------------------ spans
+@dataclass(frozen=True)
+class MatchCounts:
+    """One matching mode of A against B: matched units of A of all of A's, and of B."""
+
+    matched_a: int = 0
+    total_a: int = 0
+    matched_b: int = 0
+    total_b: int = 0
+
+    def __add__(self, o: MatchCounts) -> MatchCounts:
+        return MatchCounts(self.matched_a + o.matched_a, self.total_a + o.total_a,
+                           self.matched_b + o.matched_b, self.total_b + o.total_b)
+
+    @property
+    def precision(self) -> float:
+        return self.matched_a / self.total_a if self.total_a else math.nan
+
+    @property
+    def recall(self) -> float:
+        return self.matched_b / self.total_b if self.total_b else math.nan
+
+    @property
+    def f1(self) -> float:
+        return f1(self.precision, self.recall)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"precision": _num(self.precision), "recall": _num(self.recall),
+                "f1": _num(self.f1), "matched_a": self.matched_a, "total_a": self.total_a,
+                "matched_b": self.matched_b, "total_b": self.total_b}
+
+
+def f1(p: float, r: float) -> float:
+    """2PR / (P + R); 0 when both are 0, NaN when either is undefined."""
+    if math.isnan(p) or math.isnan(r):
+        return math.nan
+    return 2 * p * r / (p + r) if p + r > 0 else 0.0
+
+
+def _sev(e: ErrorSpan) -> str:
+    try:
+        return canonical_severity(e.severity)
+    except ScoreError:
+        return e.severity.strip().lower()
+
+
+def _chars(errors: Sequence[ErrorSpan], severity: bool) -> set[tuple[str, int, str]]:
+    out: set[tuple[str, int, str]] = set()
+    for e in errors:
+        if e.start is not None and e.end is not None:
+            s = _sev(e) if severity else ""
+            out.update((e.side, i, s) for i in range(e.start, e.end))
+    return out
+
+
+def _span_match(a: ErrorSpan, b: ErrorSpan, how: str, severity: bool) -> bool:
+    if severity and _sev(a) != _sev(b):
+        return False
+    if how == "exact":
+        return (a.side, a.start, a.end) == (b.side, b.start, b.end)
+    return overlaps(a, b)
+
+
+def span_counts(a: Sequence[ErrorSpan], b: Sequence[ErrorSpan]) -> dict[str, MatchCounts]:
+    """Every mode of :data:`SPAN_MODES` for judge A's errors ``a`` against B's ``b`` on one
+    candidate (module doc). Unlocated errors are left out."""
+    la = [e for e in a if e.located]
+    lb = [e for e in b if e.located]
+    out: dict[str, MatchCounts] = {}
+    for severity in (False, True):
+        suffix = "+severity" if severity else ""
+        ca, cb = _chars(la, severity), _chars(lb, severity)
+        common = len(ca & cb)
+        out["characters" + suffix] = MatchCounts(common, len(ca), common, len(cb))
+        for how in ("exact", "overlap"):
+            ma = sum(1 for x in la if any(_span_match(x, y, how, severity) for y in lb))
+            mb = sum(1 for y in lb if any(_span_match(x, y, how, severity) for x in la))
+            out[how + suffix] = MatchCounts(ma, len(la), mb, len(lb))
+    return {m: out[m] for m in SPAN_MODES}
+
+
+@dataclass
+class SpanPair:
+    """Judge ``a`` against judge ``b`` over the ``candidates`` both annotated."""
+
+    a: str
+    b: str
+    candidates: int
+    counts: dict[str, MatchCounts]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"a": self.a, "b": self.b, "candidates": self.candidates,
+                "scores": {m: c.to_dict() for m, c in self.counts.items()}}
+
+
+def _annotations(db: Database, exclude: set[str]
+                 ) -> list[dict[str, Sequence[ErrorSpan]]]:
+    out = []
+    for _, t in db.iter_candidates():
+        by: dict[str, Sequence[ErrorSpan]] = {judge_name(a.judge): a.errors for a in t.span_annotations
+              if _keep(a.judge, exclude)}
+        if len(by) >= 2:
+            out.append(by)
+    return out
+
+
+def span_pair(annotations: Sequence[dict[str, Sequence[ErrorSpan]]], a: str, b: str) -> SpanPair:
+    """:class:`SpanPair` of ``a`` against ``b`` summed over the candidates both annotated."""
+    total = {m: MatchCounts() for m in SPAN_MODES}
+    n = 0
+    for by in annotations:
+        if a in by and b in by:
+            n += 1
+            for m, c in span_counts(by[a], by[b]).items():
+                total[m] = total[m] + c
+    return SpanPair(a, b, n, total)
+
+
+@dataclass
+class SpanAgreement:
+    """Span agreement of every pair of judges, its macro average, and against gold."""
+
+    candidates: int
+    pairs: list[SpanPair]
+    gold: list[SpanPair] = field(default_factory=list)
+
+    def average(self, pairs: Sequence[SpanPair] | None = None) -> dict[str, dict[str, float]]:
+        """Mean precision, recall and F1 over ``pairs`` (default: all), NaNs left out."""
+        use = self.pairs if pairs is None else pairs
+        out = {}
+        for m in SPAN_MODES:
+            row = {}
+            for what in ("precision", "recall", "f1"):
+                vals = [getattr(p.counts[m], what) for p in use]
+                vals = [v for v in vals if not math.isnan(v)]
+                row[what] = sum(vals) / len(vals) if vals else math.nan
+            out[m] = row
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "candidates": self.candidates, "pairs": [p.to_dict() for p in self.pairs],
+            "average": {m: {k: _num(v) for k, v in row.items()}
+                        for m, row in self.average().items()}}
+        if self.gold:
+            d["gold"] = [p.to_dict() for p in self.gold]
+            d["gold_average"] = {m: {k: _num(v) for k, v in row.items()}
+                                 for m, row in self.average(self.gold).items()}
+        return d
+
+
+def span_agreement(db: Database, gold: str | None = None, *,
+                   exclude: Iterable[str] = (ADJUDICATED,)) -> SpanAgreement | None:
+    """:class:`SpanAgreement` of the error-span annotations; None when no candidate has two
+    annotations."""
+    ex = set(exclude) - ({gold} if gold is not None else set())
+    anns = _annotations(db, ex)
+    if not anns:
+        return None
+    judges = sorted({j for by in anns for j in by} - ({gold} if gold else set()))
+    pairs = [p for a, b in combinations(judges, 2) if (p := span_pair(anns, a, b)).candidates]
+    golds = []
+    if gold is not None:
+        golds = [p for j in judges if (p := span_pair(anns, j, gold)).candidates]
+    n = sum(1 for by in anns if len(set(by) - ({gold} if gold else set())) >= 2)
+    return SpanAgreement(n, pairs, golds)
+
+
+# ------------------------------------------------------------------ the whole report
+@dataclass
+class CampaignAgreement:
+    """Everything :func:`campaign_agreement` measures."""
+
+    judges: tuple[str, ...]
+    classes: list[ClassAgreement]
+    spans: SpanAgreement | None
+    gold: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"judges": len(self.judges), "judge_names": list(self.judges),
+                "gold": self.gold,
+                "units": sum(c.units for c in self.classes),
+                "classes": [c.to_dict() for c in self.classes],
+                "spans": self.spans.to_dict() if self.spans is not None else None}
+
+
+def campaign_agreement(db: Database, gold: str | None = None,
+                       classes: Sequence[str] | None = None) -> CampaignAgreement:
+    """Agreement of every kind of judgement in ``db`` that at least two judges gave
+    (``classes``: only these score classes, plus ``mqm``/``items`` when named).
+    ``gold``: a judge to compare every other one with; a ScoreError if it judged nothing."""
+    out: list[ClassAgreement] = []
+    exclude = {ADJUDICATED} - ({gold} if gold is not None else set())
+    names = list(db.human_classes) if classes is None else list(classes)
+    seen_judges: set[str] = set()
+    for cls in names:
+        if cls in (MQM, ITEMS) and not db.has_class(cls):
+            continue
+        rel = class_reliability(db, cls, exclude=exclude)
+        seen_judges.update(rel.judges)
+        if len(rel.judges) < 2:
+            continue
+        kappa = (human_agreement.ranking_kappa(db, cls, exclude) if cls == RANK_CLASS
+                 else human_agreement.score_kappa(db, cls, exclude))
+        out.append(class_agreement(rel, kappa, gold))
+    extra = [(MQM, mqm_reliability), (ITEMS, items_reliability)]
+    for name, build in extra:
+        if classes is not None and name not in classes:
+            continue
+        rel = build(db, exclude=exclude)
+        seen_judges.update(rel.judges)
+        if len(rel.judges) < 2:
+            continue
+        kap: human_agreement.KappaReport | None = (
+            human_agreement.marks_kappa(db, exclude) if name == ITEMS else None)
+        out.append(class_agreement(rel, kap, gold))
+    spans = span_agreement(db, gold, exclude=exclude)
+    if gold is not None and gold not in seen_judges:
+        raise ScoreError(f"gold judge {gold!r} judged nothing in the database (judges: "
+                         f"{', '.join(sorted(seen_judges)) or 'none'})")
+    return CampaignAgreement(tuple(sorted(seen_judges)), out, spans, gold)
+
+
+# ------------------------------------------------------------------ helpers
+def _finite(v: float) -> float:
+    return float(v) if v is not None and math.isfinite(v) else math.nan
+
+
+def _num(v: float | None) -> float | None:
+    return None if v is None or not math.isfinite(v) else float(v)
