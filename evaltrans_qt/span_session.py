@@ -18,14 +18,19 @@ shown are added to the annotation's time with each edit.
   (Alt held), see :mod:`evaltrans_qt.engine.human.spans.text`.
 * :meth:`SpanSessionModel.context` -- the previous and next segments of the same
   document (source and the same system's candidate), shown dimmed around the current one.
+* The judge's annotations carry the session's protocol (``mqm`` or ``esa``,
+  engine/human/spans/model.py): an ESA session edits the judge's ESA annotation, never
+  their MQM one, and its spans do not count towards MQM.
 * ESA (``protocol="esa"``): severities Minor/Major only, and :meth:`set_score` gives the
   0-100 score (class ``esa``, declared -- and the file saved -- when the session starts,
   so a journaled score always finds its class on replay).
 * Pre-filled spans: :meth:`SpanSessionModel.use_suggestions` shows another judge's spans
   (e.g. imported machine spans) as :meth:`~SpanSessionModel.suggestions`, which the judge
-  accepts (a commit like any mark) or rejects (hidden for this session; the final
-  annotation lacks it, which :mod:`~evaltrans_qt.engine.human.spans.prefill` counts as
-  removed).
+  accepts (a commit like any mark) or rejects (a commit too: the rejection is recorded in
+  the judge's annotation, :class:`~evaltrans_qt.engine.human.spans.model.Rejection`, which
+  :mod:`~evaltrans_qt.engine.human.spans.prefill` counts as *rejected*, apart from spans
+  left alone; undo brings the suggestion back). A rejection is a step of the judgement:
+  in MQM the candidate then has an annotation (without errors until the judge marks one).
 
 Signals (psygnal): ``shown(i)`` -- item ``i`` is the current one; ``changed(i)`` -- item
 ``i``'s annotation or score changed (an edit, an undo or a redo).
@@ -42,11 +47,14 @@ from evaltrans_qt.engine.data.database import Database, Target
 from evaltrans_qt.engine.human.spans.model import (
     ESA_SEVERITIES,
     MQM_CORE,
+    PROTOCOLS,
     ErrorSpan,
+    Rejection,
     SpanAnnotation,
     Typology,
     canonical_severity,
     check_error,
+    check_protocol,
 )
 from evaltrans_qt.engine.human.spans.prefill import overlaps
 from evaltrans_qt.engine.human.spans.scores import ESA_CLASS, annotation_by, ensure_esa_class
@@ -57,8 +65,8 @@ from evaltrans_qt.io.etdb.spans import database_typology
 from evaltrans_qt.io.journal import Change, change_for
 from evaltrans_qt.workspace import Workspace
 
-PROTOCOLS = ("mqm", "esa")
 Item = tuple[int, int]
+__all__ = ["PROTOCOLS", "ContextLine", "SpanSessionModel", "all_candidates", "document_order"]
 
 
 def all_candidates(db: Database) -> list[Item]:
@@ -99,8 +107,7 @@ class SpanSessionModel:
     def __init__(self, workspace: Workspace, judge: str | None, *, protocol: str = "mqm",
                  typology: Typology | None = None, items: list[Item] | None = None,
                  clock=time.monotonic) -> None:
-        if protocol not in PROTOCOLS:
-            raise ScoreError(f"protocol {protocol!r} is not one of {', '.join(PROTOCOLS)}")
+        check_protocol(protocol)
         db = workspace.database
         if db is None:
             raise LookupError("no database is open")
@@ -115,8 +122,6 @@ class SpanSessionModel:
         self._clock = clock
         self.index = 0
         self._since = clock()
-        #: suggestions the judge rejected (:meth:`reject_suggestion`), by item
-        self._rejected: set[tuple[Item, ErrorSpan]] = set()
         if protocol == "esa" and not db.has_class(ESA_CLASS):
             ensure_esa_class(db)
             if workspace.path is not None:
@@ -141,8 +146,9 @@ class SpanSessionModel:
         return self.database.sources[self.items[self.index if i is None else i][0]].text
 
     def annotation(self, i: int | None = None) -> SpanAnnotation | None:
-        """The judge's annotation of item ``i`` (default: the current one), if any."""
-        return annotation_by(self.target(i), self.judge)
+        """The judge's annotation under the session's protocol of item ``i`` (default: the
+        current one), if any."""
+        return annotation_by(self.target(i), self.judge, self.protocol)
 
     def errors(self, i: int | None = None) -> list[ErrorSpan]:
         a = self.annotation(i)
@@ -203,7 +209,10 @@ class SpanSessionModel:
             raise ScoreError(f"ESA marks {' or '.join(ESA_SEVERITIES)} errors, not {sev}")
         return sev
 
-    def _commit(self, errors: list[ErrorSpan], text: str) -> None:
+    def _commit(self, errors: list[ErrorSpan], text: str,
+                rejected: list[Rejection] | None = None) -> None:
+        """Commit the judge's annotation as ``errors`` (and ``rejected``; default: the
+        rejections it has)."""
         si, ti = self.current
         now = self._clock()
         spent, self._since = max(0.0, now - self._since), now
@@ -212,7 +221,10 @@ class SpanSessionModel:
         src, t = self.database.sources[si], self.target()
         for e in errors:
             check_error(e, t.text, src.text, self.typology)
-        ch = protocol_changes.spans_change(self.database, si, ti, self.judge, errors, seconds)
+        if rejected is None:
+            rejected = list(old.rejected) if old is not None else []
+        ch = protocol_changes.spans_change(self.database, si, ti, self.judge, errors, seconds,
+                                           self.protocol, rejected)
         self._step(ch, text)
 
     def _step(self, ch: Change, text: str) -> None:
@@ -304,20 +316,24 @@ class SpanSessionModel:
     def use_suggestions(self, machine_judge: str | None) -> None:
         """Show ``machine_judge``'s spans as suggestions (None: none)."""
         self.machine_judge = machine_judge
-        self._rejected.clear()
         self.changed.emit(self.index)
+
+    def rejected(self, i: int | None = None) -> list[ErrorSpan]:
+        """The machine judge's spans of item ``i`` the judge rejected explicitly."""
+        a = self.annotation(i)
+        return [] if a is None else [r.error for r in a.rejected
+                                     if r.machine == self.machine_judge]
 
     def suggestions(self, i: int | None = None) -> list[ErrorSpan]:
         """The machine judge's spans of item ``i`` the judge has neither taken (a span of
-        theirs overlaps it: accepted or edited) nor rejected."""
+        theirs overlaps it: accepted or edited) nor rejected (:meth:`rejected`)."""
         if self.machine_judge is None or self.machine_judge == self.judge:
             return []
         machine = annotation_by(self.target(i), self.machine_judge)
         if machine is None:
             return []
-        mine = self.errors(i)
-        item = self.items[self.index if i is None else i]
-        return [e for e in machine.errors if (item, e) not in self._rejected
+        mine, no = self.errors(i), self.rejected(i)
+        return [e for e in machine.errors if e not in no
                 and not any(overlaps(e, f) for f in mine)]
 
     def accept_suggestion(self, k: int) -> ErrorSpan:
@@ -331,12 +347,14 @@ class SpanSessionModel:
         return e
 
     def reject_suggestion(self, k: int) -> None:
-        """Hide suggestion ``k``: the final annotation does not have it (prefill counts it
-        as removed)."""
+        """Reject suggestion ``k``: recorded in the judge's annotation (module doc; prefill
+        counts it as rejected), one undoable step."""
         sugg = self.suggestions()
         self._check_n(k, sugg)
-        self._rejected.add((self.current, sugg[k]))
-        self.changed.emit(self.index)
+        a = self.annotation()
+        rejected = [*(a.rejected if a is not None else ()),
+                    Rejection(self.machine_judge, sugg[k])]
+        self._commit(self.errors(), f"reject suggestion {k + 1}", rejected)
 
     def undo(self) -> bool:
         return self.workspace.history.undo() is not None

@@ -6,13 +6,15 @@
   application lists it); ``START:END`` are character offsets into the candidate (or the
   source), ``5:5`` an omission at 5. ``--remove N`` removes J's N-th error (as ``--list``
   numbers them), ``--no-error`` records that J found no error, ``--list [--json]`` shows
-  the annotations of the candidate (of every judge unless ``--judge``).
+  the annotations of the candidate (of every judge unless ``--judge``). ``--protocol esa``
+  edits (or lists) J's ESA annotation instead of the MQM one (default ``mqm``; ESA marks
+  Minor and Major errors only).
 * ``evaltrans spans DB --import-json FILE [--judge J]``: spans from JSON Lines
   (io/spans_jsonl.py; J for objects without ``judge``), e.g. machine spans to pre-fill;
   ``--export-json FILE`` writes every annotation in the same shape.
 * ``evaltrans spans DB --compare MACHINE [--judge J] [--json]``: what the judges (or J)
-  kept, changed, removed and added of judge MACHINE's pre-filled spans, with character
-  precision and recall (engine/human/spans/prefill.py).
+  kept, changed, rejected (explicitly), removed and added of judge MACHINE's pre-filled
+  spans, with character precision and recall (engine/human/spans/prefill.py).
 * ``evaltrans spans DB --suggest ter [--system S] [--judge NAME]`` pre-fills spans from
   TER's (or WER's...) alignment of each candidate to its references
   (engine/measures/alignment_spans.py), as suggestions for the judges.
@@ -84,6 +86,8 @@ def _action(args: argparse.Namespace) -> str:
         raise OptionError(f"--source is not used with {action}")
     if not needs_candidate and action != "--suggest" and args.system is not None:
         raise OptionError(f"--system is not used with {action}")
+    if args.protocol is not None and not needs_candidate:
+        raise OptionError(f"--protocol is not used with {action}")
     if action != "--add":
         for opt, v in (("--severity", args.severity), ("--category", args.category),
                        ("--side", args.side), ("--comment", args.comment),
@@ -92,6 +96,9 @@ def _action(args: argparse.Namespace) -> str:
                 raise OptionError(f"{opt} is only used with --add")
     elif args.severity is None:
         raise OptionError("--add needs --severity (neutral, minor, major, critical)")
+    elif args.protocol == "esa" and args.severity.strip().lower() not in ("minor", "major"):
+        raise OptionError(f"--protocol esa marks minor or major errors, not --severity "
+                          f"{args.severity}")
     return action
 
 
@@ -120,10 +127,15 @@ def run_spans(args: argparse.Namespace) -> int:
         db = open_database(args.database)
         src = source_at(db, args.source)
         t = target_of(db, src, args.system, candidate=True)
-        anns = [a for a in t.span_annotations if args.judge is None or a.judge == args.judge]
-        recs: list[dict[str, Any]] = [{"judge": a.judge, "seconds": a.seconds,
+        anns = [a for a in t.span_annotations if (args.judge is None or a.judge == args.judge)
+                and (args.protocol is None or a.protocol == args.protocol)]
+        recs: list[dict[str, Any]] = [{"judge": a.judge, "protocol": a.protocol,
+                 "seconds": a.seconds,
                  "errors": [_error_record(n, e, t.text, src.text)
-                            for n, e in enumerate(a.errors, 1)]} for a in anns]
+                            for n, e in enumerate(a.errors, 1)],
+                 "rejected": [{"machine": r.machine, **_error_record(n, r.error, t.text,
+                                                                     src.text)}
+                              for n, r in enumerate(a.rejected, 1)]} for a in anns]
         if args.json:
             print(json.dumps({"source": args.source, "system": args.system, "target": t.text,
                               "annotations": recs}, ensure_ascii=False))
@@ -131,8 +143,10 @@ def run_spans(args: argparse.Namespace) -> int:
             print(f"source {args.source}, {args.system}: {t.text}")
             for r in recs:
                 errs = r["errors"]
-                print(f"  judge {r['judge'] or '(none)'}: "
-                      f"{len(errs) if errs else 'no'} error{'' if len(errs) == 1 else 's'}")
+                print(f"  judge {r['judge'] or '(none)'} ({r['protocol'].upper()}): "
+                      f"{len(errs) if errs else 'no'} error{'' if len(errs) == 1 else 's'}"
+                      + (f", {len(r['rejected'])} suggestion(s) rejected"
+                         if r["rejected"] else ""))
                 for e in errs:
                     where = "-" if e["start"] is None else f"{e['start']}:{e['end']}"
                     print(f"    {e['n']}. {e['side']} {where} {e['severity']} {e['category']}"
@@ -154,9 +168,11 @@ def run_spans(args: argparse.Namespace) -> int:
         src = source_at(db, si)
         t = target_of(db, src, args.system, candidate=True)
         ti = next(i for i, x in enumerate(src.targets) if x is t)
-        old = annotation_by(t, args.judge)
+        protocol = args.protocol or "mqm"
+        old = annotation_by(t, args.judge, protocol)
         errors = list(old.errors) if old is not None else []
         seconds = old.seconds if old is not None else None
+        rejected = list(old.rejected) if old is not None else []
         if action == "--add":
             start, end = args.add
             e = ErrorSpan(canonical_severity(args.severity), args.category or "Other", start,
@@ -180,7 +196,7 @@ def run_spans(args: argparse.Namespace) -> int:
                 raise ScoreError(f"judge {args.judge!r} has marked {len(errors)} error(s) on "
                                  "this candidate; remove them first", args.database)
             said.append("no error")
-        return [spans_change(db, si - 1, ti, args.judge, errors, seconds)]
+        return [spans_change(db, si - 1, ti, args.judge, errors, seconds, protocol, rejected)]
 
     commit_span_changes(args.database, build, note=note_on_stderr)
     who = f" by {args.judge}" if args.judge else ""
@@ -207,10 +223,10 @@ def _compare(args: argparse.Namespace) -> int:
                           for k, v in d.items()}, ensure_ascii=False))
         return 0
     print(f"spans of {args.compare} on {st.candidates} annotated translation(s): "
-          f"{st.machine_spans} -- kept {st.kept}, changed {st.changed}, removed {st.removed}; "
-          f"{st.added} added by the judges")
-    print("kept share {:.3f}, character precision {:.3f}, recall {:.3f}".format(
-        d["kept_share"], d["precision"], d["recall"]))
+          f"{st.machine_spans} -- kept {st.kept}, changed {st.changed}, rejected "
+          f"{st.rejected}, removed (left alone) {st.removed}; {st.added} added by the judges")
+    print("kept share {:.3f}, rejected share {:.3f}, character precision {:.3f}, recall "
+          "{:.3f}".format(d["kept_share"], d["rejected_share"], d["precision"], d["recall"]))
     return 0
 
 
@@ -330,6 +346,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--severity", help="neutral, minor, major or critical")
     p.add_argument("--category", help="category path, e.g. Accuracy/Mistranslation "
                                       "(default Other)")
+    p.add_argument("--protocol", choices=("mqm", "esa"),
+                   help="the judge's annotation under this protocol (default mqm; with --list "
+                        "every protocol unless given)")
     p.add_argument("--side", choices=("target", "source"),
                    help="mark the source instead of the translation (default target)")
     p.add_argument("--comment", help="a comment on the error")
@@ -342,8 +361,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="set annotations from a JSON Lines file (one object per translation)")
     p.add_argument("--export-json", metavar="FILE", help="write every annotation as JSON Lines")
     p.add_argument("--compare", metavar="MACHINE",
-                   help="what the judges (or --judge) kept, changed, removed and added of "
-                        "the spans judge MACHINE proposed (pre-filled spans)")
+                   help="what the judges (or --judge) kept, changed, rejected, removed and "
+                        "added of the spans judge MACHINE proposed (pre-filled spans)")
     p.add_argument("--typology", metavar="FILE.json",
                    help="store the campaign's error typology in the database: "
                         '{"name": …, "closed": true, "categories": [paths], "keys": {path: key}}'

@@ -23,7 +23,8 @@ is open). A malformed row (wrong number of fields, a ``<v>`` without ``</v>``, m
 both texts, an unknown severity, a text differing from the candidate's) stops the
 import naming the file and row; ``lenient=True`` skips such rows and lists them.
 
-**Export** (:func:`write_mqm_tsv`) writes the same columns (the imported header, with
+**Export** (:func:`write_mqm_tsv`) writes the MQM annotations (protocol ``mqm``; an ESA
+judge's spans are not MQM ratings) in the same columns (the imported header, with
 ``comment`` if it had one); rows are grouped by candidate and, within a candidate, by
 rater in order of first appearance, errors in annotation order. Candidates come in the
 order the import found (by system, or by segment: ``<database mqm-order>``), so an
@@ -294,13 +295,14 @@ def mqm_rows(db: Database) -> Iterator[list[str]]:
     """The rows of the export (module doc), header first."""
     header = db.extra_attrs.get(COLUMNS_ATTR, " ".join(COLUMNS)).split(" ")
     if "comment" not in header and any(e.comment for _, t in db.iter_candidates()
-                                       for a in t.span_annotations for e in a.errors):
+                                       for a in t.span_annotations for e in a.errors
+                                       if a.protocol == "mqm"):
         header.append("comment")
     yield header
     blocks: list[tuple[int, Source, Target]] = []
     for i, src in enumerate(db.sources):
         for t in db.candidates(src):
-            if t.span_annotations:
+            if any(a.protocol == "mqm" for a in t.span_annotations):
                 blocks.append((i, src, t))
     if db.extra_attrs.get(ORDER_ATTR) != "segment":
         order = {s: n for n, s in enumerate(db.systems())}
@@ -311,6 +313,8 @@ def mqm_rows(db: Database) -> Iterator[list[str]]:
                 "seg_id": src.extra_attrs.get(SEG_ID_ATTR, str(i + 1))}
         stext, ttext = _clean(src.text, "source"), _clean(t.text, "candidate")
         for a in t.span_annotations:
+            if a.protocol != "mqm":
+                continue
             rater = _clean(a.judge or "", "rater")
             if not a.errors:
                 yield [{**base, "rater": rater, "source": stext, "target": ttext,

@@ -249,7 +249,7 @@ def mqm_tables(db: Database, systems: list[str], n: int) -> dict[str, list[str]]
     ``score_mqm.py`` values: ``None`` where a segment was not annotated; a system's score
     the mean over its annotated segments); empty without spans."""
     from evaltrans_qt.engine.human.spans.scores import has_spans, mqm_scores, mqm_system_scores
-    if not has_spans(db):
+    if not has_spans(db, "mqm"):
         return {}
     seg = mqm_scores(db)
     sys_scores = mqm_system_scores(db)

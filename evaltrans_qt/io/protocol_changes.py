@@ -30,7 +30,14 @@ from typing import Any, ClassVar, TypedDict
 
 from evaltrans_qt.engine.data import protocols
 from evaltrans_qt.engine.data.database import Database, Source, Target
-from evaltrans_qt.engine.human.spans.model import ErrorSpan, SpanAnnotation, check_error
+from evaltrans_qt.engine.human.spans.model import (
+    ErrorSpan,
+    Rejection,
+    SpanAnnotation,
+    check_error,
+    check_protocol,
+    find_annotation,
+)
 
 
 @dataclass(frozen=True)
@@ -104,8 +111,11 @@ class ReferenceChange(SourceChange):
 @dataclass(frozen=True)
 class SpansChange(SourceChange):
     """Set (``errors``, possibly empty: "no error") or remove (``errors is None``)
-    ``judge``'s error-span annotation of a candidate (engine/human/spans/model.py); the
-    whole annotation at once, so applying it is idempotent and its inverse is the old one."""
+    ``judge``'s error-span annotation of a candidate under ``protocol`` (``mqm`` or
+    ``esa``; engine/human/spans/model.py), with the suggestions the judge rejected
+    (``rejected``); the whole annotation at once, so applying it is idempotent and its
+    inverse is the old one. Entries written before ``protocol`` and ``rejected`` existed
+    read as ``mqm`` without rejections."""
 
     kind: ClassVar[str] = "spans"
     target: str
@@ -115,6 +125,8 @@ class SpansChange(SourceChange):
     seconds: float | None = None
     target_index: int | None = None
     seq: int = 0
+    protocol: str = "mqm"
+    rejected: tuple[Rejection, ...] = ()
 
 
 ProtocolChange = PostEditChange | MarksChange | ItemsChange | ReferenceChange | SpansChange
@@ -136,6 +148,9 @@ def from_dict(d: dict[str, Any]) -> ProtocolChange:
     if cls is SpansChange:
         if kw.get("errors") is not None:
             kw["errors"] = tuple(_error_from_json(e) for e in kw["errors"])
+        kw["rejected"] = tuple(_rejection_from_json(r) for r in kw.get("rejected") or ())
+        if "protocol" in kw:
+            kw["protocol"] = check_protocol(str(kw["protocol"]))
         if kw.get("seconds") is not None:
             kw["seconds"] = float(kw["seconds"])
     if cls is ReferenceChange and kw.get("action") not in ACTIONS:
@@ -158,6 +173,14 @@ def _error_from_json(e: Any) -> ErrorSpan:
             raise ValueError(f"'{k}' of an error must be a string")
     sec = e.get("seconds")
     return ErrorSpan(**{**e, "seconds": None if sec is None else float(sec)})
+
+
+def _rejection_from_json(r: Any) -> Rejection:
+    """A :class:`Rejection` from its journal object ``{"machine": …, "error": {…}}``."""
+    if not isinstance(r, dict) or not isinstance(r.get("machine", ""), (str, type(None))):
+        raise ValueError(f"a rejection of a 'spans' entry must be an object with 'machine' "
+                         f"and 'error', not {r!r}"[:200])
+    return Rejection(r.get("machine"), _error_from_json(r.get("error")))
 
 
 def with_seq(change: ProtocolChange, seq: int) -> ProtocolChange:
@@ -222,12 +245,14 @@ def items_change(db: Database, source_index: int, items) -> ItemsChange:
 
 def spans_change(db: Database, source_index: int, target_index: int, judge: str | None,
                  errors: tuple[ErrorSpan, ...] | list[ErrorSpan] | None,
-                 seconds: float | None = None) -> SpansChange:
-    """A change setting (``errors=None``: removing) ``judge``'s error annotation of the
-    target at (source_index, target_index)."""
+                 seconds: float | None = None, protocol: str = "mqm",
+                 rejected: tuple[Rejection, ...] | list[Rejection] = ()) -> SpansChange:
+    """A change setting (``errors=None``: removing) ``judge``'s error annotation under
+    ``protocol`` of the target at (source_index, target_index)."""
     return SpansChange(**source_fields(db, source_index), **_tgt(db, source_index, target_index),
                        judge=judge, errors=None if errors is None else tuple(errors),
-                       seconds=seconds)
+                       seconds=seconds, protocol=check_protocol(protocol),
+                       rejected=tuple(rejected))
 
 
 def reference_change(db: Database, source_index: int, target_index: int | None, action: str,
@@ -350,18 +375,24 @@ def apply_protocol_change(db: Database, ch: ProtocolChange) -> list[ProtocolChan
 
 
 def _apply_spans(src: Source, t: Target, ch: SpansChange, where: _Where) -> SpansChange:
-    """Set or remove the judge's annotation of ``t`` (checked first); the inverse change."""
-    for e in ch.errors or ():
+    """Set or remove the judge's annotation of ``t`` under the change's protocol (checked
+    first); the inverse change."""
+    for e in [*(ch.errors or ()), *(r.error for r in ch.rejected)]:
         check_error(e, t.text, src.text)
-    old = next((a for a in t.span_annotations if a.judge == ch.judge), None)
+    old = find_annotation(t.span_annotations, ch.judge, ch.protocol)
     inverse = SpansChange(**where, judge=ch.judge,
                           errors=None if old is None else tuple(old.errors),
-                          seconds=None if old is None else old.seconds)
+                          seconds=None if old is None else old.seconds,
+                          protocol=ch.protocol,
+                          rejected=() if old is None else tuple(old.rejected))
     if ch.errors is None:
-        t.span_annotations = [a for a in t.span_annotations if a.judge != ch.judge]
+        t.span_annotations = [a for a in t.span_annotations if a is not old]
     elif old is not None:
         old.errors = list(ch.errors)
         old.seconds = ch.seconds
+        old.rejected = list(ch.rejected)
     else:
-        t.span_annotations.append(SpanAnnotation(ch.judge, list(ch.errors), ch.seconds))
+        t.span_annotations.append(SpanAnnotation(ch.judge, list(ch.errors), ch.seconds,
+                                                 protocol=ch.protocol,
+                                                 rejected=list(ch.rejected)))
     return inverse

@@ -1,18 +1,22 @@
 """Error spans as JSON Lines: one object per candidate and judge -- the shape xCOMET's and
 GEMBA-MQM's outputs are converted to, plus judge, comment and time::
 
-    {"system": "sysA", "doc": "d1", "seg": "3", "judge": "xcomet",
+    {"system": "sysA", "doc": "d1", "seg": "3", "judge": "xcomet", "protocol": "mqm",
      "spans": [{"start": 4, "end": 9, "severity": "major",
                 "category": "Accuracy/Mistranslation", "side": "target",
                 "comment": "…", "seconds": 2.5}],
-     "seconds": 40}
+     "seconds": 40,
+     "rejected": [{"machine": "ter", "start": 0, "end": 3, "severity": "Minor",
+                   "category": "Other"}]}
 
 The candidate is named by ``system`` and its source by ``doc`` + ``seg`` (a positional
 source) or ``line`` (1-based position in the source list, as ``evaltrans spans
 --source``). ``start``/``end`` are character offsets into the candidate (``side:
 "source"``: into the source), ``start == end`` an omission there; ``category`` defaults
-to ``Other``, ``side`` to ``target``; ``judge`` to the importer's default. ``"spans": []``
-says the judge found no error. Reading checks every object first (errors name file,
+to ``Other``, ``side`` to ``target``; ``judge`` to the importer's default; ``protocol``
+(``mqm`` or ``esa``) to ``mqm``. ``"spans": []`` says the judge found no error.
+``rejected`` (optional) lists the suggested spans the judge rejected explicitly, each a
+span with the ``machine`` (judge) that suggested it (engine/human/spans/model.py). Reading checks every object first (errors name file,
 line and problem); the changes set each judge's whole annotation of the candidate
 (:class:`~evaltrans_qt.io.protocol_changes.SpansChange`). :func:`spans_records` writes
 what :func:`read_spans_jsonl` reads.
@@ -28,7 +32,13 @@ from typing import Any
 
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.engine.data.protocols import source_at, target_of
-from evaltrans_qt.engine.human.spans.model import ErrorSpan, Typology, check_error
+from evaltrans_qt.engine.human.spans.model import (
+    PROTOCOLS,
+    ErrorSpan,
+    Rejection,
+    Typology,
+    check_error,
+)
 from evaltrans_qt.errors import EvalTransError, InputFormatError
 from evaltrans_qt.io.atomic import atomic_write_bytes
 from evaltrans_qt.io.plaintext import read_input_bytes
@@ -50,10 +60,10 @@ def _number(v: Any, what: str, *, whole: bool = False) -> float | int | None:
     return float(v)
 
 
-def _span(d: Any) -> ErrorSpan:
+def _span(d: Any, extra: tuple[str, ...] = ()) -> ErrorSpan:
     if not isinstance(d, dict):
         raise ValueError(f"a span must be an object, not {d!r}"[:120])
-    unknown = [k for k in d if k not in _SPAN_KEYS]
+    unknown = [k for k in d if k not in _SPAN_KEYS + extra]
     if unknown:
         raise ValueError(f"unknown field {unknown[0]!r} of a span")
     if "severity" not in d or not isinstance(d["severity"], str):
@@ -80,7 +90,7 @@ def read_spans_jsonl(path: str | os.PathLike[str], db: Database, judge: str | No
         raise InputFormatError("the file is not valid UTF-8", path,
                                data[:exc.start].count(b"\n") + 1) from None
     changes: list[SpansChange] = []
-    seen: dict[tuple[str | None, str | None, str, int | None, str | None], int] = {}
+    seen: dict[tuple[str | None, str | None, str, int | None, str | None, str], int] = {}
     for no, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
@@ -92,10 +102,10 @@ def read_spans_jsonl(path: str | os.PathLike[str], db: Database, judge: str | No
         except (ValueError, EvalTransError) as exc:
             problem = exc.problem if isinstance(exc, EvalTransError) else str(exc)
             raise InputFormatError(problem, path, no) from None
-        where = (ch.doc, ch.seg, ch.source, ch.target_index, ch.judge)
+        where = (ch.doc, ch.seg, ch.source, ch.target_index, ch.judge, ch.protocol)
         if where in seen:
-            raise InputFormatError(f"a second object for this candidate and judge (first at "
-                                   f"line {seen[where]})", path, no)
+            raise InputFormatError(f"a second object for this candidate, judge and protocol "
+                                   f"(first at line {seen[where]})", path, no)
         seen[where] = no
         changes.append(ch)
     return changes
@@ -135,8 +145,26 @@ def _change(db: Database, obj: dict, judge: str | None, typology: Typology | Non
         except (ValueError, EvalTransError) as exc:
             problem = exc.problem if isinstance(exc, EvalTransError) else str(exc)
             raise ValueError(f"span {n}: {problem}") from None
+    rejected = []
+    rej = obj.get("rejected", [])
+    if not isinstance(rej, list):
+        raise ValueError("'rejected' must be a list of spans")
+    for n, d in enumerate(rej, 1):
+        try:
+            machine = d.get("machine") if isinstance(d, dict) else None
+            if machine is not None and not isinstance(machine, str):
+                raise ValueError("'machine' must be a string")
+            rejected.append(Rejection(machine, check_error(_span(d, ("machine",)), t.text,
+                                                           src.text)))
+        except (ValueError, EvalTransError) as exc:
+            problem = exc.problem if isinstance(exc, EvalTransError) else str(exc)
+            raise ValueError(f"rejected span {n}: {problem}") from None
+    protocol = obj.get("protocol", "mqm")
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"'protocol' must be one of {', '.join(PROTOCOLS)}, not {protocol!r}")
     seconds = _number(obj.get("seconds"), "seconds")
-    return spans_change(db, si, ti, who, errors, None if seconds is None else float(seconds))
+    return spans_change(db, si, ti, who, errors, None if seconds is None else float(seconds),
+                        protocol, rejected)
 
 
 def spans_records(db: Database) -> list[dict[str, Any]]:
@@ -151,9 +179,13 @@ def spans_records(db: Database) -> list[dict[str, Any]]:
                 else:
                     rec["line"] = i + 1
                 rec["judge"] = a.judge
+                rec["protocol"] = a.protocol
                 rec["spans"] = [_span_record(e) for e in a.errors]
                 if a.seconds is not None:
                     rec["seconds"] = a.seconds
+                if a.rejected:
+                    rec["rejected"] = [{"machine": r.machine, **_span_record(r.error)}
+                                       for r in a.rejected]
                 out.append(rec)
     return out
 

@@ -221,6 +221,7 @@ TABLE: dict[str, dict[str, object]] = {
     "spans": {"--source": N, "--system": N, "--add": N, "--severity": N,
               "--judge": C("--judge", "zed"), "--category": C("--category", "Style"),
               "--side": C("--side", "source"), "--comment": C("--comment", "x"),
+              "--protocol": C("--protocol", "esa"),
               "--seconds": C("--seconds", "3"),
               "--remove": R("--remove", "1", needle="exactly one"),
               "--no-error": R("--no-error", needle="exactly one"),

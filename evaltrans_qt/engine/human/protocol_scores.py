@@ -247,14 +247,15 @@ def mqm(db: Database, judge: str | None = None) -> ProtocolResult:
 
 
 def mqm_category(db: Database, category: str, judge: str | None = None) -> ProtocolResult:
-    """``mqm:<category>``: per annotated candidate ``(errors of the category, 1)`` (module
-    doc); ScoreError if no error of the database has that category."""
+    """``mqm:<category>``: per candidate with MQM annotations ``(errors of the category, 1)``
+    (module doc); ScoreError if no error of the database has that category."""
     cat = category.strip()
     stats: dict[Key, tuple[float, float]] = {}
     lengths: dict[Key, int] = {}
     seen = False
     for key, _src, t in db.keyed_candidates():
-        anns = [a for a in t.span_annotations if judge is None or a.judge == judge]
+        anns = [a for a in t.span_annotations
+                if a.protocol == "mqm" and (judge is None or a.judge == judge)]
         if not anns:
             continue
         counts = [sum(1 for e in a.errors if e.category == cat
@@ -278,7 +279,7 @@ def protocol_names(db: Database, *, only_with_data: bool = False) -> list[str]:
     from evaltrans_qt.engine.data.protocols import has_protocol_data
     names = [f"sser:{c}" for c in sser_classes(db)]
     from evaltrans_qt.engine.human.spans.scores import has_spans
-    mqm_name = ["mqm"] if has_spans(db) else []    # MQM needs error spans to be defined
+    mqm_name = ["mqm"] if has_spans(db, "mqm") else []    # MQM needs error spans to be defined
     if not only_with_data:
         return names + ["ier", "hter", "awer", "ser", *mqm_name]
     have = has_protocol_data(db)

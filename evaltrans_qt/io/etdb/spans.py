@@ -11,12 +11,21 @@
         <error severity="Minor" category="Style/Awkward"/>   no span (not located)
       </errors>
       <errors judge="rater2"/>                         rater2 found no error
+      <errors judge="eva" protocol="esa" seconds="20">   an ESA judge's spans
+        <error start="0" end="3" severity="Minor" category="Other">Der</error>
+        <rejected machine="xcomet" start="12" end="22" severity="Major"
+                  category="Other">Verspätung</rejected>   a suggestion rejected
+      </errors>
     </tgt>
 
-``side`` is ``target`` when absent; the element text is the marked characters (empty for
+``protocol`` is ``mqm`` when absent (so files written before it are read, and written
+again, unchanged), else ``esa``; there is one ``<errors>`` per judge and protocol.
+``<rejected>`` records a suggested span (of judge ``machine``'s annotation, e.g. imported
+machine spans) that the judge rejected explicitly; its attributes are those of
+``<error>`` plus ``machine``. ``side`` is ``target`` when absent; the element text is the marked characters (empty for
 omissions and unlocated errors) and is checked on load against the sentence; a severity
 must be one of Neutral, Minor, Major, Critical (any case, kept as written). One
-``<errors>`` per judge; ``judge`` may be absent (an anonymous judge). Unknown attributes
+``<errors>`` per judge and protocol; ``judge`` may be absent (an anonymous judge). Unknown attributes
 of ``<errors>`` are kept; an unknown attribute of ``<error>`` is refused (naming the line),
 so nothing in an annotation is silently dropped. The writer emits exactly what the reader
 accepts: load → save → load is equal, and a file without ``<errors>`` is written as
@@ -40,7 +49,9 @@ from lxml import etree
 
 from evaltrans_qt.engine.data.database import Database, Source, Target
 from evaltrans_qt.engine.human.spans.model import (
+    PROTOCOLS,
     ErrorSpan,
+    Rejection,
     SpanAnnotation,
     Typology,
     check_error,
@@ -57,6 +68,7 @@ from evaltrans_qt.io.xmlsafe import (
 
 TAG = "errors"
 _ERROR_ATTRS = ("side", "start", "end", "severity", "category", "comment", "seconds")
+_CHILDREN = ("error", "rejected")
 #: Line of each <error> element while a file is read (checked once the source is known).
 _LINES: dict[int, int] = {}
 
@@ -75,41 +87,56 @@ def read_target_child(tgt: Target, el, path) -> None:
     checked against the texts by :func:`check_source` once the source is read)."""
     a = dict(attr_items(el))
     judge = a.pop("judge", None)
-    if any(x.judge == judge for x in tgt.span_annotations):
-        raise InputFormatError(f"two <errors> of judge {judge!r} in one <tgt>", path,
-                               el.sourceline)
+    protocol = a.pop("protocol", "mqm")
+    if protocol not in PROTOCOLS:
+        raise InputFormatError(f"protocol {protocol!r} of <errors> is not one of "
+                               f"{', '.join(PROTOCOLS)}", path, el.sourceline)
+    if any(x.judge == judge and x.protocol == protocol for x in tgt.span_annotations):
+        raise InputFormatError(f"two <errors> of judge {judge!r} and protocol {protocol} in "
+                               "one <tgt>", path, el.sourceline)
     sec = a.pop("seconds", None)
     seconds = None if sec is None else parse_xml_number(sec, "seconds of <errors>", path, el)
-    ann = SpanAnnotation(judge, [], seconds, a)
+    ann = SpanAnnotation(judge, [], seconds, a, protocol)
     for child in el:
-        if child.tag != "error":
+        if child.tag not in _CHILDREN:
             if isinstance(child.tag, str):
-                raise InputFormatError(f"<{child.tag}> inside <errors> (only <error>)", path,
-                                       child.sourceline)
+                raise InputFormatError(f"<{child.tag}> inside <errors> (only <error> and "
+                                       "<rejected>)", path, child.sourceline)
             continue
-        ea = dict(attr_items(child))
-        unknown = [k for k in ea if k not in _ERROR_ATTRS]
-        if unknown:
-            raise InputFormatError(f"unknown attribute {unknown[0]!r} of <error>", path,
-                                   child.sourceline)
-        if "severity" not in ea or "category" not in ea:
-            raise InputFormatError("<error> needs severity and category attributes", path,
-                                   child.sourceline)
-        es = ea.get("seconds")
-        e = ErrorSpan(ea["severity"], ea["category"],
-                      _int(ea.get("start"), "start", path, child),
-                      _int(ea.get("end"), "end", path, child), ea.get("side", "target"),
-                      ea.get("comment"),
-                      None if es is None else parse_xml_number(es, "seconds of <error>",
-                                                               path, child))
-        ann.errors.append(e)
-        shown = child.text or ""
-        if shown and not e.located:
-            raise InputFormatError("<error> without start/end has text", path,
-                                   child.sourceline)
-        _LINES[id(e)] = child.sourceline
-        _TEXTS[id(e)] = shown
+        e, machine = _error(child, path)
+        if child.tag == "error":
+            ann.errors.append(e)
+        else:
+            ann.rejected.append(Rejection(machine, e))
     tgt.span_annotations.append(ann)
+
+
+def _error(child, path) -> tuple[ErrorSpan, str | None]:
+    """The span of an ``<error>`` or ``<rejected>`` (and the latter's ``machine``)."""
+    tag = child.tag
+    ea = dict(attr_items(child))
+    machine = ea.pop("machine", None) if tag == "rejected" else None
+    unknown = [k for k in ea if k not in _ERROR_ATTRS]
+    if unknown:
+        raise InputFormatError(f"unknown attribute {unknown[0]!r} of <{tag}>", path,
+                               child.sourceline)
+    if "severity" not in ea or "category" not in ea:
+        raise InputFormatError(f"<{tag}> needs severity and category attributes", path,
+                               child.sourceline)
+    es = ea.get("seconds")
+    e = ErrorSpan(ea["severity"], ea["category"],
+                  _int(ea.get("start"), "start", path, child),
+                  _int(ea.get("end"), "end", path, child), ea.get("side", "target"),
+                  ea.get("comment"),
+                  None if es is None else parse_xml_number(es, f"seconds of <{tag}>",
+                                                           path, child))
+    shown = child.text or ""
+    if shown and not e.located:
+        raise InputFormatError(f"<{tag}> without start/end has text", path,
+                               child.sourceline)
+    _LINES[id(e)] = child.sourceline
+    _TEXTS[id(e)] = shown
+    return e, machine
 
 
 _TEXTS: dict[int, str] = {}
@@ -121,7 +148,7 @@ def check_source(src: Source, path) -> None:
     try:
         for t in src.targets:
             for ann in t.span_annotations:
-                for e in ann.errors:
+                for e in _spans(ann):
                     if id(e) not in _TEXTS:       # checked with an earlier <source>
                         continue
                     line = _LINES.get(id(e))
@@ -138,9 +165,13 @@ def check_source(src: Source, path) -> None:
     finally:
         for t in src.targets:
             for ann in t.span_annotations:
-                for e in ann.errors:
+                for e in _spans(ann):
                     _LINES.pop(id(e), None)
                     _TEXTS.pop(id(e), None)
+
+
+def _spans(ann: SpanAnnotation) -> list[ErrorSpan]:
+    return [*ann.errors, *(r.error for r in ann.rejected)]
 
 
 def target_xml(tgt: Target, src: Source) -> list[str]:
@@ -148,22 +179,27 @@ def target_xml(tgt: Target, src: Source) -> list[str]:
     out = []
     for ann in tgt.span_annotations:
         head = (f"        <errors{attrs([('judge', ann.judge)])}"
+                f"{attrs([('protocol', None if ann.protocol == 'mqm' else ann.protocol)])}"
                 f"{attrs([('seconds', None if ann.seconds is None else format_number(ann.seconds))])}"
                 f"{attrs(ann.extra_attrs.items())}")
-        if not ann.errors:
+        if not ann.errors and not ann.rejected:
             out.append(head + "/>\n")
             continue
         out.append(head + ">\n")
-        for e in ann.errors:
-            pairs = [("side", None if e.side == "target" else e.side),
+        items: list[tuple[str, str | None, ErrorSpan]] = [("error", None, e)
+                                                           for e in ann.errors]
+        items += [("rejected", r.machine, r.error) for r in ann.rejected]
+        for tag, machine, e in items:
+            pairs = [("machine", machine),
+                     ("side", None if e.side == "target" else e.side),
                      ("start", None if e.start is None else str(e.start)),
                      ("end", None if e.end is None else str(e.end)),
                      ("severity", e.severity), ("category", e.category),
                      ("comment", e.comment),
                      ("seconds", None if e.seconds is None else format_number(e.seconds))]
             text = e.text_of(tgt.text if e.side == "target" else src.text)
-            out.append(f"          <error{attrs(pairs)}" +
-                       (f">{escape_text(text)}</error>\n" if text else "/>\n"))
+            out.append(f"          <{tag}{attrs(pairs)}" +
+                       (f">{escape_text(text)}</{tag}>\n" if text else "/>\n"))
         out.append("        </errors>\n")
     return out
 

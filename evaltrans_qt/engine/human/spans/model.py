@@ -11,9 +11,17 @@ not locate (Google's released files have such rows). It has a category path such
 optional comment and the seconds spent on it.
 
 A judge's work on one candidate is a :class:`SpanAnnotation`: all their errors, in the
-order they were marked, and the time spent. An annotation without errors is a judgement
+order they were marked, the time spent and its **protocol** (:data:`PROTOCOLS`): ``mqm``
+(errors weighted into the MQM score) or ``esa`` (the spans an ESA judge marks before the
+0-100 score, which do not count towards MQM). An annotation without errors is a judgement
 too ("no error", Google's ``no-error`` rows): it counts as a score of 0 for MQM.
-A candidate holds at most one annotation per judge (``Target.span_annotations``).
+A candidate holds at most one annotation per judge and protocol
+(``Target.span_annotations``; :func:`find_annotation`).
+
+When a judge was shown another judge's spans as suggestions (pre-filled spans, e.g. a
+machine's; engine/human/spans/prefill.py), the suggestions they turned down explicitly
+are recorded in their annotation as :class:`Rejection` (the span as suggested and whose
+it was), so that an explicit "no" is told apart from a suggestion left alone.
 
 A :class:`Typology` is data: category paths (nesting by ``/``), an optional key for each
 and whether it is *closed* (annotation may use only its categories) or open (any
@@ -34,6 +42,15 @@ from evaltrans_qt.errors import ScoreError
 SEVERITIES = ("Neutral", "Minor", "Major", "Critical")
 ESA_SEVERITIES = ("Minor", "Major")
 SIDES = ("target", "source")
+#: The error-span protocols: MQM (Freitag et al. 2021) and ESA (Kocmi et al. 2024).
+PROTOCOLS = ("mqm", "esa")
+
+
+def check_protocol(protocol: str) -> str:
+    """``protocol`` if it is one of :data:`PROTOCOLS`; ScoreError naming it otherwise."""
+    if protocol not in PROTOCOLS:
+        raise ScoreError(f"protocol {protocol!r} is not one of {', '.join(PROTOCOLS)}")
+    return protocol
 
 
 def canonical_severity(text: str) -> str:
@@ -69,14 +86,33 @@ class ErrorSpan:
         return "" if self.start is None or self.end is None else text[self.start:self.end]
 
 
+@dataclass(frozen=True)
+class Rejection:
+    """A suggested span the judge rejected explicitly: ``error`` as ``machine`` (the judge
+    whose annotation was shown as suggestions) marked it (module doc)."""
+
+    machine: str | None
+    error: ErrorSpan
+
+
 @dataclass
 class SpanAnnotation:
-    """One judge's error annotation of one candidate (module doc)."""
+    """One judge's error annotation of one candidate under one protocol (module doc)."""
 
     judge: str | None
     errors: list[ErrorSpan] = field(default_factory=list)
     seconds: float | None = None
     extra_attrs: dict[str, str] = field(default_factory=dict)
+    protocol: str = "mqm"
+    rejected: list[Rejection] = field(default_factory=list)
+
+
+def find_annotation(annotations: Iterable[SpanAnnotation], judge: str | None,
+                    protocol: str | None = None) -> SpanAnnotation | None:
+    """``judge``'s annotation among ``annotations`` under ``protocol`` (None: the first of
+    any protocol)."""
+    return next((a for a in annotations if a.judge == judge
+                 and (protocol is None or a.protocol == protocol)), None)
 
 
 def check_error(e: ErrorSpan, target_text: str, source_text: str,

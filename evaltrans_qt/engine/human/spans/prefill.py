@@ -3,16 +3,22 @@ what the judges did with the spans a machine proposed.
 
 The machine's spans are stored as the annotation of a judge of their own (e.g. ``xcomet``,
 imported with ``evaltrans spans --import-json``); a human judge's annotation of the same
-candidate is the final one. :func:`compare` sorts the machine's spans into
+candidate is the final one, and it records the suggestions the judge rejected explicitly
+(:class:`~evaltrans_qt.engine.human.spans.model.Rejection`, the R key of the annotation
+screen). :func:`compare` sorts each of the machine's spans into exactly one of
 
 * **kept** -- a final span with the same side, start, end, severity and category;
-* **changed** -- not kept, but a final span overlaps it (same side; an empty span
-  overlaps a span that contains its position, or an empty span at the same position);
-* **removed** -- no final span overlaps it;
+* **rejected** -- not kept, and the judge rejected it explicitly;
+* **changed** -- neither, but a final span overlaps it (same side; an empty span
+  overlaps a span that contains its position, or an empty span at the same position):
+  accepted and then relabelled or moved, or marked anew over it;
+* **removed** -- none of these: no final span overlaps it and the judge did not reject
+  it (left alone, or accepted and deleted again);
 
-and counts as **added** the final spans that overlap no machine span. Character precision
-and recall of the machine spans against the final ones (per side, the characters covered;
-omissions cover none) measure the pre-filling: ``overlap / machine`` and ``overlap / final``.
+and counts as **added** the final spans that are neither the same as nor overlap a kept
+or changed machine span. Character precision and recall of the machine spans against
+the final ones (per side, the characters covered; omissions cover none) measure the
+pre-filling: ``overlap / machine`` and ``overlap / final``.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ class PrefillComparison:
     final_chars: int = 0
     overlap_chars: int = 0
     candidates: int = 0
+    rejected: int = 0
 
     def __add__(self, o: PrefillComparison) -> PrefillComparison:
         return PrefillComparison(*(a + b for a, b in zip(_fields(self), _fields(o),
@@ -43,12 +50,17 @@ class PrefillComparison:
 
     @property
     def machine_spans(self) -> int:
-        return self.kept + self.changed + self.removed
+        return self.kept + self.changed + self.rejected + self.removed
 
     @property
     def kept_share(self) -> float:
         """Share of the machine's spans kept unchanged (NaN without any)."""
         return self.kept / self.machine_spans if self.machine_spans else float("nan")
+
+    @property
+    def rejected_share(self) -> float:
+        """Share of the machine's spans the judges rejected explicitly (NaN without any)."""
+        return self.rejected / self.machine_spans if self.machine_spans else float("nan")
 
     @property
     def precision(self) -> float:
@@ -60,14 +72,15 @@ class PrefillComparison:
 
     def to_dict(self) -> dict[str, float | int]:
         return {"candidates": self.candidates, "machine_spans": self.machine_spans,
-                "kept": self.kept, "changed": self.changed, "removed": self.removed,
-                "added": self.added, "kept_share": self.kept_share,
+                "kept": self.kept, "changed": self.changed, "rejected": self.rejected,
+                "removed": self.removed, "added": self.added, "kept_share": self.kept_share,
+                "rejected_share": self.rejected_share,
                 "precision": self.precision, "recall": self.recall}
 
 
 def _fields(c: PrefillComparison) -> tuple[int, ...]:
     return (c.kept, c.changed, c.removed, c.added, c.machine_chars, c.final_chars,
-            c.overlap_chars, c.candidates)
+            c.overlap_chars, c.candidates, c.rejected)
 
 
 def _located(e: ErrorSpan) -> tuple[int, int] | None:
@@ -97,19 +110,27 @@ def _chars(errors: Iterable[ErrorSpan]) -> set[tuple[str, int]]:
     return out
 
 
-def compare(machine: Sequence[ErrorSpan], final: Sequence[ErrorSpan]) -> PrefillComparison:
-    """What happened to the ``machine`` spans in ``final`` (module doc), one candidate."""
-    kept = changed = removed = 0
+def compare(machine: Sequence[ErrorSpan], final: Sequence[ErrorSpan],
+            rejected: Sequence[ErrorSpan] = ()) -> PrefillComparison:
+    """What happened to the ``machine`` spans in ``final`` (module doc), one candidate;
+    ``rejected``: the machine spans the judge rejected explicitly."""
+    kept = changed = removed = n_rejected = 0
+    taken: list[ErrorSpan] = []                     # kept or changed machine spans
     for m in machine:
         if any(_same(m, f) for f in final):
             kept += 1
+            taken.append(m)
+        elif any(_same(m, r) for r in rejected):
+            n_rejected += 1
         elif any(overlaps(m, f) for f in final):
             changed += 1
+            taken.append(m)
         else:
             removed += 1
-    added = sum(1 for f in final if not any(overlaps(m, f) or _same(m, f) for m in machine))
+    added = sum(1 for f in final if not any(overlaps(m, f) or _same(m, f) for m in taken))
     mc, fc = _chars(machine), _chars(final)
-    return PrefillComparison(kept, changed, removed, added, len(mc), len(fc), len(mc & fc), 1)
+    return PrefillComparison(kept, changed, removed, added, len(mc), len(fc), len(mc & fc), 1,
+                             n_rejected)
 
 
 def prefill_statistics(db: Database, machine_judge: str | None,
@@ -126,5 +147,6 @@ def prefill_statistics(db: Database, machine_judge: str | None,
         for a in t.span_annotations:
             if a.judge == machine_judge or (want is not None and a.judge not in want):
                 continue
-            total = total + compare(m.errors, a.errors)
+            total = total + compare(m.errors, a.errors, [r.error for r in a.rejected
+                                                         if r.machine == machine_judge])
     return total

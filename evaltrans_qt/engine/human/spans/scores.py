@@ -3,7 +3,8 @@
 **MQM** (mt-metrics-eval ``converters/score_mqm.py``; Freitag et al. 2021, section 3.2):
 a judge's score of a candidate is minus the sum of the weights
 (:mod:`.weights`) of that judge's errors -- 0 for an annotation without errors --
-and the candidate's score the mean over the judges who annotated it. Here the candidate
+and the candidate's score the mean over the judges who annotated it. Only annotations of
+the protocol ``mqm`` count (an ESA judge's spans do not). Here the candidate
 statistic is the *penalty* ``Σ weights`` (averaged over judges), so that MQM fits the
 protocols' error-rate frame (engine/human/protocol_scores.py: ``(penalty, 1)`` per
 candidate, system value = mean penalty over the annotated candidates); the MQM score
@@ -14,7 +15,9 @@ and divided by the source words of the annotated candidates.
 **ESA** (Kocmi et al. 2024, section 2): spans of severity Minor/Major plus the judge's
 0-100 score of the candidate, stored as a score of the continuous class ``esa``
 (:func:`ensure_esa_class`); the system score is the mean of the candidates' scores (each
-the mean over judges), like every human class (engine/human/resolve.py).
+the mean over judges), like every human class (engine/human/resolve.py). The spans of ESA
+annotations (protocol ``esa``) are counted per category and severity apart from MQM's
+(:func:`summary`'s ``esa_categories``, ``esa_severities``).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping
 
 from evaltrans_qt.engine.data.database import Database, Levels, Target
-from evaltrans_qt.engine.human.spans.model import SpanAnnotation
+from evaltrans_qt.engine.human.spans.model import SpanAnnotation, find_annotation
 from evaltrans_qt.engine.human.spans.weights import DEFAULT_WEIGHTS, Weights, parse_weights
 
 Key = tuple[int, str, int]
@@ -39,9 +42,11 @@ def database_weights(db: Database) -> Weights:
     return DEFAULT_WEIGHTS if spec is None else parse_weights(spec)
 
 
-def annotation_by(t: Target, judge: str | None) -> SpanAnnotation | None:
-    """``judge``'s error annotation of candidate ``t``, if any."""
-    return next((a for a in t.span_annotations if a.judge == judge), None)
+def annotation_by(t: Target, judge: str | None, protocol: str | None = None
+                  ) -> SpanAnnotation | None:
+    """``judge``'s error annotation of candidate ``t`` under ``protocol`` (None: any), if
+    any."""
+    return find_annotation(t.span_annotations, judge, protocol)
 
 
 def judge_penalty(a: SpanAnnotation, weights: Weights) -> float:
@@ -51,9 +56,10 @@ def judge_penalty(a: SpanAnnotation, weights: Weights) -> float:
 
 def candidate_penalty(t: Target, weights: Weights, judge: str | None = None,
                       all_judges: bool = True) -> float | None:
-    """Mean over judges of :func:`judge_penalty` (only ``judge`` unless ``all_judges``);
-    None if nobody annotated ``t``."""
-    anns = [a for a in t.span_annotations if all_judges or a.judge == judge]
+    """Mean over judges of :func:`judge_penalty` of their MQM annotations (only ``judge``
+    unless ``all_judges``); None if nobody annotated ``t`` under MQM."""
+    anns = [a for a in t.span_annotations
+            if a.protocol == "mqm" and (all_judges or a.judge == judge)]
     if not anns:
         return None
     return sum(judge_penalty(a, weights) for a in anns) / len(anns)
@@ -96,14 +102,15 @@ def mqm_per_1000_words(db: Database, weights: Weights | None = None) -> dict[str
     return {s: (-1000.0 * num[s] / words[s]) if words[s] else float("nan") for s in num}
 
 
-def category_counts(db: Database, judge: str | None = None, all_judges: bool = True
-                    ) -> dict[str, dict[str, int]]:
+def category_counts(db: Database, judge: str | None = None, all_judges: bool = True,
+                    protocol: str = "mqm") -> dict[str, dict[str, int]]:
     """Per system the number of errors of each category (top level and full path, e.g.
-    ``Accuracy`` and ``Accuracy/Mistranslation``), summed over judges."""
+    ``Accuracy`` and ``Accuracy/Mistranslation``) in annotations of ``protocol``, summed
+    over judges."""
     out: dict[str, Counter[str]] = {}
     for key, _src, t in db.keyed_candidates():
         for a in t.span_annotations:
-            if not all_judges and a.judge != judge:
+            if a.protocol != protocol or (not all_judges and a.judge != judge):
                 continue
             c = out.setdefault(key[1], Counter())
             for e in a.errors:
@@ -113,18 +120,23 @@ def category_counts(db: Database, judge: str | None = None, all_judges: bool = T
     return {s: dict(sorted(c.items())) for s, c in out.items()}
 
 
-def severity_counts(db: Database) -> dict[str, dict[str, int]]:
-    """Per system the number of errors of each severity (as written), over judges."""
+def severity_counts(db: Database, protocol: str = "mqm") -> dict[str, dict[str, int]]:
+    """Per system the number of errors of each severity (as written) in annotations of
+    ``protocol``, over judges."""
     out: dict[str, Counter[str]] = {}
     for key, _src, t in db.keyed_candidates():
         for a in t.span_annotations:
+            if a.protocol != protocol:
+                continue
             out.setdefault(key[1], Counter()).update(e.severity for e in a.errors)
     return {s: dict(sorted(c.items())) for s, c in out.items()}
 
 
-def has_spans(db: Database) -> bool:
-    """Whether any candidate of ``db`` has an error annotation."""
-    return any(t.span_annotations for _, t in db.iter_candidates())
+def has_spans(db: Database, protocol: str | None = None) -> bool:
+    """Whether any candidate of ``db`` has an error annotation (of ``protocol``; None: of
+    any)."""
+    return any(protocol is None or a.protocol == protocol
+               for _, t in db.iter_candidates() for a in t.span_annotations)
 
 
 def ensure_esa_class(db: Database) -> Levels:
@@ -149,17 +161,26 @@ def esa_system_scores(db: Database) -> dict[str, float]:
 
 
 def summary(db: Database, weights: Weights | None = None) -> Mapping[str, dict[str, object]]:
-    """Per system: ``mqm`` (mean score), ``mqm_per_1000_words``, ``mqm_segments``,
-    ``esa`` and the per-category and per-severity error counts (``evaltrans human``)."""
+    """Per system: ``mqm`` (mean score), ``mqm_per_1000_words``, ``mqm_segments`` and the
+    per-category and per-severity counts of the MQM annotations' errors (``categories``,
+    ``severities``); ``esa``, ``esa_segments`` (candidates with an ESA annotation) and
+    the counts of the ESA annotations' spans (``esa_categories``, ``esa_severities``)
+    (``evaltrans human``)."""
     mqm = mqm_system_scores(db, weights)
     per_k = mqm_per_1000_words(db, weights)
     esa = esa_system_scores(db)
-    cats = category_counts(db)
-    sev = severity_counts(db)
+    cats, esa_cats = category_counts(db), category_counts(db, protocol="esa")
+    sev, esa_sev = severity_counts(db), severity_counts(db, "esa")
     nseg: Counter[str] = Counter(k[1] for k in mqm_penalties(db, weights))
+    nesa: Counter[str] = Counter(
+        key[1] for key, _src, t in db.keyed_candidates()
+        if any(a.protocol == "esa" for a in t.span_annotations))
     out: dict[str, dict[str, object]] = {}
     for s in db.systems():
         out[s] = {"mqm": mqm.get(s), "mqm_per_1000_words": per_k.get(s),
                   "mqm_segments": nseg.get(s, 0), "esa": esa.get(s),
-                  "categories": cats.get(s, {}), "severities": sev.get(s, {})}
+                  "esa_segments": nesa.get(s, 0),
+                  "categories": cats.get(s, {}), "severities": sev.get(s, {}),
+                  "esa_categories": esa_cats.get(s, {}),
+                  "esa_severities": esa_sev.get(s, {})}
     return out
