@@ -37,11 +37,11 @@ def _print_agreement(report: Any) -> None:
                 print(f"  {pair:<{width}} {p['n']:>6} {number(p['pearson'], '8.4f')} "
                       f"{number(p['kendall'], '8.4f')}")
         for g in c.get("gold", []):
-            print(f"  vs gold {g['judge']}: n {g['n']}, pearson {number(g['pearson'], '.4f')}, "
+            print(f"  {g['a']} vs gold {g['b']}: n {g['n']}, pearson {number(g['pearson'], '.4f')}, "
                   f"kendall {number(g['kendall'], '.4f')}")
-    sp = d.get("spans")
-    if sp:
-        print(f"spans: {sp['candidates']} candidates annotated by >= 2 judges")
+    for sp in d["spans"]:
+        print(f"{sp['protocol']} spans: {sp['candidates']} candidates annotated by >= 2 "
+              "judges (average over the pairs)")
         for key, row in sp["average"].items():
             print(f"  {key:<28} P {number(row['precision'], '.4f')} "
                   f"R {number(row['recall'], '.4f')} F1 {number(row['f1'], '.4f')}")

@@ -57,6 +57,7 @@ import numpy as np
 from evaltrans_qt.engine.data.database import ITEM_MARKS, Database
 from evaltrans_qt.engine.human import agreement as human_agreement
 from evaltrans_qt.engine.human.ranking import RANK_CLASS
+from evaltrans_qt.engine.human.spans.model import PROTOCOLS as SPAN_PROTOCOLS
 from evaltrans_qt.engine.human.spans.model import ErrorSpan, canonical_severity
 from evaltrans_qt.engine.human.spans.prefill import overlaps
 from evaltrans_qt.engine.human.spans.scores import database_weights, judge_penalty
@@ -142,14 +143,15 @@ def class_reliability(db: Database, cls: str, *, exclude: Iterable[str] = (ADJUD
 
 
 def mqm_reliability(db: Database, *, exclude: Iterable[str] = (ADJUDICATED,)) -> Reliability:
-    """The matrix of MQM penalties (module doc) with the database's weights."""
+    """The matrix of MQM penalties (module doc) with the database's weights; only the
+    annotations of protocol ``mqm`` (ESA's spans do not make an MQM score)."""
     weights = database_weights(db)
     ex = set(exclude)
     cells: dict[tuple[str, Hashable], list[float]] = defaultdict(list)
     for i, src in enumerate(db.sources):
         for ti, t in enumerate(src.targets):
             for a in t.span_annotations:
-                if _keep(a.judge, ex):
+                if a.protocol == MQM and _keep(a.judge, ex):
                     cells[(judge_name(a.judge), (i, ti))].append(judge_penalty(a, weights))
     return _matrix(MQM, "interval", cells)
 
@@ -315,7 +317,8 @@ def f1(p: float, r: float) -> float:
     return 2 * p * r / (p + r) if p + r > 0 else 0.0
 
 
-def _sev(e: ErrorSpan) -> str:
+def severity_key(e: ErrorSpan) -> str:
+    """The severity ``e`` names, for comparison (canonical, else as written in lower case)."""
     try:
         return canonical_severity(e.severity)
     except ScoreError:
@@ -326,13 +329,13 @@ def _chars(errors: Sequence[ErrorSpan], severity: bool) -> set[tuple[str, int, s
     out: set[tuple[str, int, str]] = set()
     for e in errors:
         if e.start is not None and e.end is not None:
-            s = _sev(e) if severity else ""
+            s = severity_key(e) if severity else ""
             out.update((e.side, i, s) for i in range(e.start, e.end))
     return out
 
 
 def _span_match(a: ErrorSpan, b: ErrorSpan, how: str, severity: bool) -> bool:
-    if severity and _sev(a) != _sev(b):
+    if severity and severity_key(a) != severity_key(b):
         return False
     if how == "exact":
         return (a.side, a.start, a.end) == (b.side, b.start, b.end)
@@ -371,12 +374,14 @@ class SpanPair:
                 "scores": {m: c.to_dict() for m, c in self.counts.items()}}
 
 
-def _annotations(db: Database, exclude: set[str]
+def _annotations(db: Database, protocol: str, exclude: set[str]
                  ) -> list[dict[str, Sequence[ErrorSpan]]]:
+    """Per candidate annotated under ``protocol`` by two or more judges: judge -> errors."""
     out = []
     for _, t in db.iter_candidates():
-        by: dict[str, Sequence[ErrorSpan]] = {judge_name(a.judge): a.errors for a in t.span_annotations
-              if _keep(a.judge, exclude)}
+        by: dict[str, Sequence[ErrorSpan]] = {
+            judge_name(a.judge): a.errors for a in t.span_annotations
+            if a.protocol == protocol and _keep(a.judge, exclude)}
         if len(by) >= 2:
             out.append(by)
     return out
@@ -396,8 +401,10 @@ def span_pair(annotations: Sequence[dict[str, Sequence[ErrorSpan]]], a: str, b: 
 
 @dataclass
 class SpanAgreement:
-    """Span agreement of every pair of judges, its macro average, and against gold."""
+    """Span agreement under one protocol (``mqm``, ``esa``) of every pair of judges, its
+    macro average, and against gold."""
 
+    protocol: str
     candidates: int
     pairs: list[SpanPair]
     gold: list[SpanPair] = field(default_factory=list)
@@ -417,7 +424,7 @@ class SpanAgreement:
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
-            "candidates": self.candidates, "pairs": [p.to_dict() for p in self.pairs],
+            "protocol": self.protocol, "candidates": self.candidates, "pairs": [p.to_dict() for p in self.pairs],
             "average": {m: {k: _num(v) for k, v in row.items()}
                         for m, row in self.average().items()}}
         if self.gold:
@@ -427,12 +434,13 @@ class SpanAgreement:
         return d
 
 
-def span_agreement(db: Database, gold: str | None = None, *,
+def span_agreement(db: Database, protocol: str = MQM, gold: str | None = None, *,
                    exclude: Iterable[str] = (ADJUDICATED,)) -> SpanAgreement | None:
-    """:class:`SpanAgreement` of the error-span annotations; None when no candidate has two
-    annotations."""
+    """:class:`SpanAgreement` of the error-span annotations under ``protocol``; None when no
+    candidate has two such annotations. Annotations of different protocols are never
+    compared."""
     ex = set(exclude) - ({gold} if gold is not None else set())
-    anns = _annotations(db, ex)
+    anns = _annotations(db, protocol, ex)
     if not anns:
         return None
     judges = sorted({j for by in anns for j in by} - ({gold} if gold else set()))
@@ -441,7 +449,7 @@ def span_agreement(db: Database, gold: str | None = None, *,
     if gold is not None:
         golds = [p for j in judges if (p := span_pair(anns, j, gold)).candidates]
     n = sum(1 for by in anns if len(set(by) - ({gold} if gold else set())) >= 2)
-    return SpanAgreement(n, pairs, golds)
+    return SpanAgreement(protocol, n, pairs, golds)
 
 
 # ------------------------------------------------------------------ the whole report
@@ -451,7 +459,7 @@ class CampaignAgreement:
 
     judges: tuple[str, ...]
     classes: list[ClassAgreement]
-    spans: SpanAgreement | None
+    spans: list[SpanAgreement]
     gold: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -459,7 +467,7 @@ class CampaignAgreement:
                 "gold": self.gold,
                 "units": sum(c.units for c in self.classes),
                 "classes": [c.to_dict() for c in self.classes],
-                "spans": self.spans.to_dict() if self.spans is not None else None}
+                "spans": [s.to_dict() for s in self.spans]}
 
 
 def campaign_agreement(db: Database, gold: str | None = None,
@@ -469,6 +477,7 @@ def campaign_agreement(db: Database, gold: str | None = None,
     ``gold``: a judge to compare every other one with; a ScoreError if it judged nothing."""
     out: list[ClassAgreement] = []
     exclude = {ADJUDICATED} - ({gold} if gold is not None else set())
+    not_gold = exclude | ({gold} if gold is not None else set())     # the kappas: annotators
     names = list(db.human_classes) if classes is None else list(classes)
     seen_judges: set[str] = set()
     for cls in names:
@@ -478,8 +487,8 @@ def campaign_agreement(db: Database, gold: str | None = None,
         seen_judges.update(rel.judges)
         if len(rel.judges) < 2:
             continue
-        kappa = (human_agreement.ranking_kappa(db, cls, exclude) if cls == RANK_CLASS
-                 else human_agreement.score_kappa(db, cls, exclude))
+        kappa = (human_agreement.ranking_kappa(db, cls, not_gold) if cls == RANK_CLASS
+                 else human_agreement.score_kappa(db, cls, not_gold))
         out.append(class_agreement(rel, kappa, gold))
     extra = [(MQM, mqm_reliability), (ITEMS, items_reliability)]
     for name, build in extra:
@@ -490,9 +499,11 @@ def campaign_agreement(db: Database, gold: str | None = None,
         if len(rel.judges) < 2:
             continue
         kap: human_agreement.KappaReport | None = (
-            human_agreement.marks_kappa(db, exclude) if name == ITEMS else None)
+            human_agreement.marks_kappa(db, not_gold) if name == ITEMS else None)
         out.append(class_agreement(rel, kap, gold))
-    spans = span_agreement(db, gold, exclude=exclude)
+    spans = [s for p in SPAN_PROTOCOLS
+             if (s := span_agreement(db, p, gold, exclude=exclude)) is not None]
+    seen_judges.update(j for s in spans for p in s.pairs + s.gold for j in (p.a, p.b))
     if gold is not None and gold not in seen_judges:
         raise ScoreError(f"gold judge {gold!r} judged nothing in the database (judges: "
                          f"{', '.join(sorted(seen_judges)) or 'none'})")
