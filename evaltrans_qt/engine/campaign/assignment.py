@@ -1,0 +1,181 @@
+"""Who judges what, in which order: the deterministic assignment of a campaign (Qt-free).
+
+Given a :class:`~evaltrans_qt.engine.campaign.definition.Definition` the plan is a pure
+function of it (its ``seed`` drives every random choice through :class:`random.Random`
+seeded with a string, which Python hashes with SHA-512 -- the same on every machine):
+
+* **units**: one item each, or with ``documents`` all items of one (document, system),
+  kept together and in document order;
+* **redundancy and balance**: units are visited in a seeded order and each goes to the r
+  annotators with the fewest items so far (ties: fewest items of that unit's system, then
+  a seeded draw). Choosing the r least loaded keeps the annotators' item counts within the
+  largest unit of each other (one item without documents; a document never exceeds one
+  batch unless it is longer than a batch) -- the invariant: the chosen ones had no more
+  than any other, so adding one unit cannot open a gap larger than that unit. Each unit
+  goes to r *distinct* annotators, so nobody gets an item twice except planned repeats;
+  the tie on systems makes each annotator see each system about equally often (WMT's
+  balanced HITs, Kocmi et al. 2021 §2);
+* **order**: each annotator's units are shuffled (documents stay whole and in order);
+* **quality control** (:class:`~evaltrans_qt.engine.campaign.definition.QCPlan`, shares of
+  the annotator's own real items): BAD-reference, injected-error and repeat copies of
+  seeded items are put among the real ones -- a repeat at least half the bundle away from
+  its original when the bundle is long enough, a BAD or injected copy at least two
+  positions away; with documents only between documents;
+* **opaque ids**: each annotator sees each system under its own id (``t`` + 8 hex digits of
+  SHA-256 of the seed, the campaign id, the annotator and the system), so bundles reveal no
+  system name and two annotators cannot compare ids.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass
+
+from evaltrans_qt.engine.campaign.definition import Definition
+
+#: Kinds of bundle positions: a real item, its BAD-reference copy, its copy with an
+#: injected error, its repeat.
+REAL, BAD, INJECTED, REPEAT = "real", "bad", "injected", "repeat"
+KINDS = (REAL, BAD, INJECTED, REPEAT)
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One position of an annotator's bundle: ``kind`` of :data:`KINDS` of item ``item``
+    (index into ``Definition.items``); ``unit`` numbers the unit (document) it belongs to
+    in this bundle; ``batch`` its batch (0-based)."""
+
+    kind: str
+    item: int
+    unit: int
+    batch: int = 0
+
+
+@dataclass(frozen=True)
+class AnnotatorPlan:
+    """One annotator's bundle: positions in order and the opaque id of every system."""
+
+    annotator: str
+    slots: tuple[Slot, ...]
+    opaque: dict[str, str]
+
+    @property
+    def real_items(self) -> list[int]:
+        return [s.item for s in self.slots if s.kind == REAL]
+
+    @property
+    def batches(self) -> int:
+        return 1 + max((s.batch for s in self.slots), default=-1)
+
+
+def units_of(d: Definition) -> list[tuple[int, ...]]:
+    """The units (module doc): tuples of item indices, in database order."""
+    if not d.documents:
+        return [(i,) for i in range(len(d.items))]
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, (_, system) in enumerate(d.items):
+        doc = d.item_docs[i] if d.item_docs else ""
+        groups.setdefault((doc, system), []).append(i)
+    return [tuple(v) for v in groups.values()]
+
+
+def opaque_id(d: Definition, annotator: str, system: str) -> str:
+    """The id annotator ``annotator`` sees for ``system`` (module doc)."""
+    h = hashlib.sha256(f"{d.seed}\x1f{d.campaign_id}\x1f{annotator}\x1f{system}"
+                       .encode()).hexdigest()
+    return "t" + h[:8]
+
+
+def distribute(d: Definition) -> dict[str, list[tuple[int, ...]]]:
+    """Annotator -> the units they get (module doc), in the order assigned."""
+    units = units_of(d)
+    rng = random.Random(f"assign\x1f{d.seed}")
+    order = list(range(len(units)))
+    rng.shuffle(order)
+    names = list(d.annotators)
+    load = dict.fromkeys(names, 0)
+    per_system: dict[str, dict[str, int]] = {a: {} for a in names}
+    out: dict[str, list[tuple[int, ...]]] = {a: [] for a in names}
+    for u in order:
+        unit = units[u]
+        system = d.items[unit[0]][1]
+        ranked = sorted(names, key=lambda a: (load[a], per_system[a].get(system, 0),
+                                              rng.random()))
+        for a in ranked[:d.redundancy]:
+            out[a].append(unit)
+            load[a] += len(unit)
+            per_system[a][system] = per_system[a].get(system, 0) + 1
+    return out
+
+
+def _qc_positions(n: int, originals: list[int], rng: random.Random, far: bool,
+                  boundaries: list[int]) -> list[int]:
+    """Insertion points (before real position q, 0..n) for copies of the real positions
+    ``originals``: at least half the bundle away when ``far``, else at least two; only at
+    ``boundaries`` (positions where a unit starts, and n)."""
+    out = []
+    for p in originals:
+        gap = max(2, n // 2) if far else 2
+        choices = [q for q in boundaries if abs(q - p) >= gap] or \
+                  [max(boundaries, key=lambda q: abs(q - p))]
+        out.append(rng.choice(choices))
+    return out
+
+
+def plan_annotator(d: Definition, annotator: str, units: list[tuple[int, ...]]) -> AnnotatorPlan:
+    """The bundle of ``annotator`` given its ``units`` (module doc: order, QC, batches)."""
+    rng = random.Random(f"order\x1f{d.seed}\x1f{annotator}")
+    units = list(units)
+    rng.shuffle(units)
+    reals: list[Slot] = []
+    starts: list[int] = []
+    for u, unit in enumerate(units):
+        starts.append(len(reals))
+        reals.extend(Slot(REAL, i, u) for i in unit)
+    n = len(reals)
+    boundaries = starts + [n]
+    qc = d.qc
+    extra: list[tuple[int, int, Slot]] = []      # (insert before real q, order, slot)
+    for order, (kind, share, far) in enumerate(((BAD, qc.bad_refs, False),
+                                                (INJECTED, qc.injected, False),
+                                                (REPEAT, qc.repeats, True))):
+        k = min(n, round(share * n))
+        if k <= 0:
+            continue
+        originals = sorted(rng.sample(range(n), k))
+        for p, q in zip(originals, _qc_positions(n, originals, rng, far, boundaries)):
+            extra.append((q, order, Slot(kind, reals[p].item, -1)))
+    extra.sort(key=lambda x: (x[0], x[1]))
+    slots: list[Slot] = []
+    e = 0
+    unit_no = len(units)
+    for q in range(n + 1):
+        while e < len(extra) and extra[e][0] == q:
+            slots.append(Slot(extra[e][2].kind, extra[e][2].item, unit_no))
+            unit_no += 1
+            e += 1
+        if q < n:
+            slots.append(reals[q])
+    # batches: close one when it holds >= batch items at the end of a unit
+    batched: list[Slot] = []
+    batch = size = 0
+    for i, s in enumerate(slots):
+        batched.append(Slot(s.kind, s.item, s.unit, batch))
+        size += 1
+        last_of_unit = i + 1 == len(slots) or slots[i + 1].unit != s.unit
+        if size >= d.batch and last_of_unit:
+            batch, size = batch + 1, 0
+    opaque = {s: opaque_id(d, annotator, s) for s in sorted({d.items[x.item][1]
+                                                             for x in batched})}
+    return AnnotatorPlan(annotator, tuple(batched), opaque)
+
+
+def assign(d: Definition) -> dict[str, AnnotatorPlan]:
+    """Every annotator's :class:`AnnotatorPlan` (deterministic given ``d``)."""
+    dist = distribute(d)
+    return {a: plan_annotator(d, a, dist[a]) for a in d.annotators}
+
+
+__all__ = ["REAL", "BAD", "INJECTED", "REPEAT", "KINDS", "Slot", "AnnotatorPlan", "units_of",
+           "opaque_id", "distribute", "plan_annotator", "assign"]
