@@ -54,6 +54,15 @@ TER_TOKENIZATIONS = ("run", "tercom")
 MAX_ORDER = 100
 #: Table A.8: word-dependent substitution costs.
 SUBSTITUTION_COST_RULES = ("none", "prefix", "levenshtein")
+#: METEOR's stem and synonym modules (NLTK's meteor_score).
+METEOR_STEMMERS = ("porter", "snowball")
+METEOR_SYNONYMS = ("off", "wordnet")
+#: Base forms of the error classification without base-form files.
+ERROR_CLASS_BASES = ("snowball", "prefix4")
+#: NLTK's Snowball stemmers (``SnowballStemmer.languages`` without its "porter").
+SNOWBALL_LANGUAGES = ("english", "arabic", "danish", "dutch", "finnish", "french", "german",
+                      "hungarian", "italian", "norwegian", "portuguese", "romanian", "russian",
+                      "spanish", "swedish")
 
 
 def _opt(default: Any, help: str, *, flag: str, section: str, group: str,
@@ -240,6 +249,39 @@ class EvalOptions:
                           flag="chrf-case", section="-", group="chrf", choices=MEASURE_CASES,
                           report="case")
 
+    # ---- METEOR (Banerjee & Lavie 2005; NLTK's meteor_score), error classes (Popović & Ney 2011)
+    meteor_alpha: float | None = _opt(None, "METEOR alpha, the weight of precision against "
+                                      "recall in Fmean, in [0, 1] (empty: NLTK's 0.9).",
+                                      flag="meteor-alpha", section="-", group="meteor",
+                                      kind="optfloat", report="alpha")
+    meteor_beta: float | None = _opt(None, "METEOR beta, the exponent of the fragmentation "
+                                     "penalty (empty: NLTK's 3).", flag="meteor-beta",
+                                     section="-", group="meteor", kind="optfloat",
+                                     report="beta")
+    meteor_gamma: float | None = _opt(None, "METEOR gamma, the weight of the fragmentation "
+                                      "penalty, in [0, 1] (empty: NLTK's 0.5).",
+                                      flag="meteor-gamma", section="-", group="meteor",
+                                      kind="optfloat", report="gamma")
+    meteor_stemmer: str = _opt("porter", "METEOR stem module: porter (NLTK's default) or "
+                               "snowball (the stem-language's Snowball stemmer).",
+                               flag="meteor-stemmer", section="-", group="meteor",
+                               choices=METEOR_STEMMERS, report="stemmer")
+    meteor_synonyms: str = _opt("off", "METEOR synonym module: off, or wordnet (NLTK's "
+                                "WordNet, which must be installed locally; it is never "
+                                "downloaded).", flag="meteor-synonyms", section="-",
+                                group="meteor", choices=METEOR_SYNONYMS, report="synonyms")
+    error_classes_base: str = _opt("snowball", "Base forms of the error classification when "
+                                   "no base-form files are given: snowball (the "
+                                   "stem-language's Snowball stemmer) or prefix4 (the first "
+                                   "four letters, Hjerson's fallback).",
+                                   flag="error-classes-base", section="-",
+                                   group="errorclasses", choices=ERROR_CLASS_BASES,
+                                   report="base")
+    stem_language: str = _opt("english", "Language of the Snowball stemmer (error classes' "
+                              "base forms, METEOR's snowball stem module).",
+                              flag="stem-language", section="-", group="stemming",
+                              choices=SNOWBALL_LANGUAGES, report="language")
+
     # ---- general
     leaving_one_out: tuple[str, ...] = _opt((), "Ignore a reference identical to the candidate "
                                             "for these measures (comma separated, e.g. BLEU,WER).",
@@ -276,6 +318,11 @@ class EvalOptions:
         if self.chrf_char_order + self.chrf_word_order < 1:
             raise OptionError("--chrf-char-order plus --chrf-word-order must be at least 1 "
                               "(chrF needs some n-grams)")
+        for name in ("meteor_alpha", "meteor_gamma"):
+            v = getattr(self, name)
+            if v is not None and v > 1:
+                flag = self.__dataclass_fields__[name].metadata["flag"]
+                raise OptionError(f"--{flag}: {v} is above 1 (a weight in [0, 1])")
         if len(self.transposition_costs) != 5 or self.transposition_costs[0] <= 0:
             raise OptionError("--transposition-costs: expected 5 integers "
                               "denominator,c_SUB,c_DEL,c_INS,c_INV with denominator > 0")
