@@ -42,6 +42,9 @@ from evaltrans_qt.cli.progress import add_progress_argument, progress_for
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.errors import ScoreError
 
+#: ``--kendall-variant`` choices (engine/metaeval/statistics/kendall.py VARIANTS).
+KENDALL_VARIANTS = ("a", "b", "c", "23", "acc23")
+
 if TYPE_CHECKING:
     from evaltrans_qt.engine.data.database import Database
     from evaltrans_qt.engine.run.results import RunResult
@@ -145,6 +148,7 @@ def _check_correlate_options(args: argparse.Namespace) -> None:
                           "add --stats")
     if args.kendall_variant is not None and "kendall" not in stats:
         raise OptionError("--kendall-variant applies to --stats kendall")
+    _check_mtme_options(args, stats, "--stats")
     if args.seed is not None and not (args.bootstrap or args.stats or args.task):
         raise OptionError("--seed draws the bootstrap samples (--bootstrap 0 draws none) or "
                           "the samples of --stats/--task: it changes nothing here")
@@ -153,6 +157,37 @@ def _check_correlate_options(args: argparse.Namespace) -> None:
                           "uses the human-scored sentences)")
     args.kendall_variant = args.kendall_variant or "b"
     args.seed = 0 if args.seed is None else args.seed
+
+
+def _check_mtme_options(args: argparse.Namespace, stats: list[str], flag: str) -> None:
+    """Refuse mt-metrics-eval's further options where the statistics chosen with ``flag``
+    do not use them (``--epsilon``, ``--gold-threshold``, ``--micro``, ``--nan-as-zero``,
+    ``--p-values``)."""
+    from evaltrans_qt.engine.metaeval.metrics_task import P_VALUE_STATISTICS
+    from evaltrans_qt.errors import OptionError
+    averaged = [s for s in stats if s not in ("acc-eq", "spa", "pdp")]
+    if args.epsilon is not None and not {"kendall", "acc-eq"} & set(stats):
+        raise OptionError(f"--epsilon is the metric tie threshold of {flag} kendall or acc-eq")
+    if args.epsilon is not None and args.epsilon < 0:
+        raise OptionError(f"--epsilon: {args.epsilon:g} is not a tie threshold >= 0")
+    if args.gold_threshold is not None and "kendall-like" not in stats:
+        raise OptionError(f"--gold-threshold applies to {flag} kendall-like")
+    if args.micro and not averaged:
+        raise OptionError(f"--micro weights the groups' {flag} values (not acc-eq, spa or "
+                          "pdp, which average their own way)")
+    if args.nan_as_zero and not averaged:
+        raise OptionError(f"--nan-as-zero counts undefined group values of {flag} as 0 "
+                          "(not acc-eq, spa or pdp)")
+    if getattr(args, "p_values", False) and not set(P_VALUE_STATISTICS) & set(stats):
+        raise OptionError("--p-values gives the p-values of --stats "
+                          + ", ".join(P_VALUE_STATISTICS))
+    args.gold_threshold = 25.0 if args.gold_threshold is None else args.gold_threshold
+
+
+def _mtme_kwargs(args: argparse.Namespace) -> dict:
+    """The mt-metrics-eval options of ``metrics_table``/``metric_significance``."""
+    return {"epsilon": args.epsilon, "gold_threshold": args.gold_threshold,
+            "micro": args.micro, "nan_as_zero": args.nan_as_zero}
 
 
 def _refuse_unused(args: argparse.Namespace, names: list[str] | None, command: str,
@@ -226,18 +261,29 @@ def _correlate_mtme(db: Database, run, classes: list[str], scores, args, t0: flo
             out.append(mt.metrics_table(data, [s for s in stats if lv == "sys" or s != "spa"],
                                         level=lv, grouping=group if lv == "seg" else "none",
                                         variant=args.kendall_variant, seed=args.seed,
-                                        spa_samples=args.bootstrap or 1000))
+                                        spa_samples=args.bootstrap or 1000,
+                                        p_values=args.p_values, **_mtme_kwargs(args)))
     if args.json:
         json.dump([r.to_dict() for rows in out for r in rows], sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
         for rows in out:
             sys.stdout.write(mt.format_metrics_table(rows) + "\n")
+        eps = ("the tie threshold epsilon that maximises it" if args.epsilon is None
+               else f"metric differences <= {args.epsilon:g} counted as ties")
         print(f"pdp = one Pearson over the score differences of the pairs the grouping "
-              f"forms; kendall = tau-{args.kendall_variant}; pairwise-accuracy = ties count as agreement "
-              "only when both sides tie (Kocmi et al. 2021); acc-eq = acc*_eq with the tie "
-              "threshold epsilon that maximises it (Deutsch et al. 2023); spa = soft pairwise "
-              "accuracy (Thompson et al. 2024)")
+              f"forms; kendall = tau-{args.kendall_variant}"
+              + (f" (metric ties within {args.epsilon:g})" if args.epsilon else "")
+              + "; pairwise-accuracy = ties count as agreement only when both sides tie "
+              f"(Kocmi et al. 2021); acc-eq = acc*_eq with {eps} (Deutsch et al. 2023); "
+              "spa = soft pairwise accuracy (Thompson et al. 2024); kendall-like = WMT20's, "
+              f"pairs with human difference >= {args.gold_threshold:g}")
+        print("averaging over groups: "
+              + ("micro (weighted by each group's cells)" if args.micro else "macro (plain mean)")
+              + ("; undefined group values count as 0" if args.nan_as_zero
+                 else "; undefined group values left out")
+              + ("; STAT-p = the averaged p-value of r (scipy's, per group)" if args.p_values
+                 else ""))
         if "sys" in levels:
             print(_convention_line(args))
     print(f"total {time.perf_counter() - t0:.1f} s", file=sys.stderr)
@@ -270,6 +316,7 @@ def _correlate_task(db: Database, run, classes: list[str], scores, args, t0: flo
 def _significance_between_metrics(args: argparse.Namespace) -> int:
     """``significance --between-metrics``: p-values between measures, clusters."""
     from evaltrans_qt.engine.metaeval import metrics_task as mt
+    from evaltrans_qt.engine.metaeval.statistics.metric_significance import EarlyStop
     from evaltrans_qt.engine.run.driver import evaluate
     from evaltrans_qt.errors import OptionError
     if args.unweighted and args.convention != "thesis":
@@ -280,6 +327,9 @@ def _significance_between_metrics(args: argparse.Namespace) -> int:
     for name, default in _BETWEEN_DEFAULTS.items():
         if getattr(args, name) is None:
             setattr(args, name, default)
+    _check_mtme_options(args, [args.statistic], "--statistic")
+    if args.early_stop and args.method == "williams":
+        raise OptionError("--early-stop stops a permutation test: not --method williams")
     db = open_database(args.database)
     cls = human_classes(db, comma_list(args.human))[0]
     opts = options_from_args(args)
@@ -298,7 +348,9 @@ def _significance_between_metrics(args: argparse.Namespace) -> int:
     seed = 12345 if args.seed in (None, "none") else int(args.seed)
     res = mt.metric_significance(data, args.statistic, level=args.level, grouping=args.group,
                                  method=method, samples=args.samples or 1000, seed=seed,
-                                 alpha=args.alpha, variant=args.kendall_variant)
+                                 alpha=args.alpha, variant=args.kendall_variant,
+                                 early_stop=EarlyStop() if args.early_stop else None,
+                                 **_mtme_kwargs(args))
     if args.json:
         json.dump(res.to_dict(), sys.stdout, indent=1)
         sys.stdout.write("\n")
@@ -363,6 +415,9 @@ def run_significance(args: argparse.Namespace) -> int:
     for flag, value in (("--measures", args.measures), ("--statistic", args.statistic),
                         ("--level", args.level), ("--group", args.group),
                         ("--kendall-variant", args.kendall_variant), ("--alpha", args.alpha),
+                        ("--epsilon", args.epsilon), ("--gold-threshold", args.gold_threshold),
+                        ("--micro", args.micro or None), ("--nan-as-zero", args.nan_as_zero or None),
+                        ("--early-stop", args.early_stop or None),
                         ("--convention", args.convention if args.convention != "mtme" else None),
                         ("--subset", args.subset if args.subset != "all" else None)):
         if value is not None:
@@ -513,6 +568,23 @@ def _add_convention_arguments(p: argparse.ArgumentParser) -> None:
                         f"{DEFAULT_SUBSET})")
 
 
+def _add_mtme_option_arguments(p: argparse.ArgumentParser, flag: str) -> None:
+    """mt-metrics-eval's further options of its statistics (``stats.py``)."""
+    p.add_argument("--epsilon", type=float, default=None, metavar="E",
+                   help=f"{flag} kendall / acc-eq: metric differences <= E count as ties "
+                        "(KendallVariants epsilon); acc-eq then uses E instead of the "
+                        "calibrated threshold")
+    p.add_argument("--gold-threshold", type=float, default=None, metavar="T",
+                   help=f"{flag} kendall-like: only pairs whose human scores differ by >= T "
+                        "(WMT20's Kendall-like tau; default 25)")
+    p.add_argument("--micro", action="store_true",
+                   help="average the groups' values weighted by their cells (mt-metrics-eval "
+                        "macro=False) instead of the plain mean")
+    p.add_argument("--nan-as-zero", action="store_true",
+                   help="an undefined group value (a constant side) counts as 0 in the average "
+                        "(mt-metrics-eval replace_nans_with_zeros) instead of being left out")
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("correlate", help="correlation of measures with human scores",
                               description="Pearson r, Spearman rho, Kendall tau (thesis tau_a "
@@ -529,14 +601,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "--stats: the permutations of spa)")
     p.add_argument("--stats", metavar="S[,S]",
                    help="mt-metrics-eval statistics instead of the thesis table: pearson, "
-                        "spearman, pdp (pairwise difference Pearson), kendall, pairwise-accuracy, "
-                        "acc-eq, spa (system level: 1 - pairwise confidence error)")
+                        "spearman, pdp (pairwise difference Pearson), kendall, kendall-like "
+                        "(WMT20), pairwise-accuracy, acc-eq, spa (system level: 1 - pairwise "
+                        "confidence error)")
     p.add_argument("--group", choices=("none", "item", "system"),
                    help="segment-level grouping as mt-metrics-eval's Correlation: none "
                         "(flatten), item (per segment across systems, averaged), system (per "
                         "system across segments, averaged); with --stats")
-    p.add_argument("--kendall-variant", choices=("a", "b", "c"), default=None,
-                   help="Kendall's tau of --stats kendall (default b, as mt-metrics-eval)")
+    p.add_argument("--kendall-variant", choices=KENDALL_VARIANTS, default=None,
+                   help="Kendall's tau of --stats kendall: a, b, c, 23 (tau_23) or acc23 "
+                        "(acc_23; Deutsch et al. 2023) (default b, as mt-metrics-eval)")
+    _add_mtme_option_arguments(p, "--stats")
+    p.add_argument("--p-values", action="store_true",
+                   help="--stats pearson/spearman/kendall: add the averaged p-value of r")
     p.add_argument("--task", choices=("wmt23", "wmt24", "wmt25"),
                    help="a WMT metrics task's statistics for this language pair and their "
                         "average, as mt-metrics-eval's task sets (wmt23: sys accuracy and "
@@ -576,14 +653,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--measures", metavar="M[,M]", help="--between-metrics: measures and "
                    "external metrics to compare (default: all)")
     p.add_argument("--statistic", choices=("pearson", "spearman", "pdp", "kendall",
-                                           "pairwise-accuracy", "acc-eq"),
+                                           "kendall-like", "pairwise-accuracy", "acc-eq"),
                    default=None, help="--between-metrics: the statistic compared")
     p.add_argument("--level", choices=("seg", "sys"), default=None,
                    help="--between-metrics: segment or system level (default sys)")
     p.add_argument("--group", choices=("none", "item", "system"), default=None,
                    help="--between-metrics at segment level: grouping (as correlate)")
-    p.add_argument("--kendall-variant", choices=("a", "b", "c"), default=None,
+    p.add_argument("--kendall-variant", choices=KENDALL_VARIANTS, default=None,
                    help="--between-metrics --statistic kendall: the variant (default b)")
+    _add_mtme_option_arguments(p, "--between-metrics --statistic")
+    p.add_argument("--early-stop", action="store_true",
+                   help="--between-metrics perm-both / perm-pairs: stop after a block of 1000 "
+                        "resamples when p < 0.02 or p > 0.5 (mt-metrics-eval "
+                        "PermutationSigDiffParams)")
     _add_convention_arguments(p)
     p.add_argument("--alpha", type=float, default=None,
                    help="--between-metrics: significance level of the clusters")

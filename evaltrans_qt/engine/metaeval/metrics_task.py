@@ -19,7 +19,9 @@ candidates).
   ``kendall`` (variant a/b/c, mt-metrics-eval ``Correlation.Pearson`` /
   ``KendallVariants``), ``pairwise-accuracy`` (Kocmi et al. 2021; ``stats.Agreement``),
   ``acc-eq`` (acc*_eq with tie calibration, Deutsch et al. 2023; the epsilon is
-  reported) and, at system level, ``spa`` (soft pairwise accuracy = 1 - pairwise
+  reported; or acc_23 at a given epsilon, ``KendallVariants(variant='acc23', epsilon)``),
+  ``kendall-like`` (WMT20's Kendall-like tau over the pairs whose human scores differ
+  by at least a threshold, ``Correlation.KendallLike``) and, at system level, ``spa`` (soft pairwise accuracy = 1 - pairwise
   confidence error, Thompson et al. 2024; mt-metrics-eval
   ``Correlation.PairwiseConfidenceError``: p-values from the segment scores of the items
   every system has, whatever the grouping).
@@ -47,13 +49,17 @@ from evaltrans_qt.engine.metaeval.statistics.grouped import (
     soft_pairwise_accuracy,
 )
 from evaltrans_qt.engine.metaeval.statistics.metric_significance import (
+    EarlyStop,
     assign_ranks,
     significance_matrix,
     williams_test,
 )
 from evaltrans_qt.errors import OptionError, ScoreError
 
-STATISTICS = ("pearson", "spearman", "pdp", "kendall", "pairwise-accuracy", "acc-eq", "spa")
+STATISTICS = ("pearson", "spearman", "pdp", "kendall", "kendall-like", "pairwise-accuracy",
+              "acc-eq", "spa")
+#: Statistics whose p-value of r ``metrics_table(p_values=True)`` gives (scipy's, per group).
+P_VALUE_STATISTICS = ("pearson", "spearman", "kendall")
 LEVELS = ("seg", "sys")
 METHODS = ("perm-both", "williams", "perm-pairs")
 
@@ -165,16 +171,32 @@ def _check(level: str, grouping: str, stats: Sequence[str]) -> None:
 
 def metrics_table(data: MetaEvalData, stats: Sequence[str] = ("pearson", "kendall"), *,
                   level: str = "seg", grouping: str = "none", variant: str = "b",
-                  spa_samples: int = 1000, seed: int = 0,
-                  spa_seed: int = 4) -> list[MetricStats]:
+                  spa_samples: int = 1000, seed: int = 0, spa_seed: int = 4,
+                  epsilon: float | None = None, gold_threshold: float = 25.0,
+                  micro: bool = False, nan_as_zero: bool = False,
+                  p_values: bool = False) -> list[MetricStats]:
     """Each measure's ``stats`` (module doc), in the order of ``data.metrics``; ``spa``
-    draws its permutations with ``spa_seed`` (mt-metrics-eval's fixed seed 4 by default)."""
+    draws its permutations with ``spa_seed`` (mt-metrics-eval's fixed seed 4 by default).
+
+    mt-metrics-eval's further options: ``epsilon`` -- a metric tie threshold for
+    ``kendall`` and, instead of the calibrated one, for ``acc-eq``
+    (``KendallVariants(epsilon=...)``); ``gold_threshold`` -- ``kendall-like``'s human
+    difference (``KendallLike(thresh=...)``, WMT20: 25); ``micro``/``nan_as_zero`` --
+    ``AverageCorrelation(macro=False)`` / ``replace_nans_with_zeros=True`` (see
+    :class:`Grouped`); ``p_values`` -- adds ``STAT-p``, the averaged p-value of r, for
+    the statistics of :data:`P_VALUE_STATISTICS`."""
     _check(level, grouping, stats)
+    if epsilon is not None and not epsilon >= 0:
+        raise OptionError(f"--epsilon: {epsilon} is not a tie threshold >= 0")
+    if epsilon and "kendall" in stats and variant == "c":
+        raise OptionError("--epsilon > 0 is not defined for tau_c (--kendall-variant c)")
+    if p_values and "kendall" in stats and variant not in ("b", "c"):
+        raise OptionError("--p-values of Kendall's tau are scipy's: --kendall-variant b or c")
     if level == "sys":
-        g = Grouped(data.sys_gold)
+        g = Grouped(data.sys_gold, micro=micro, nan_as_zero=nan_as_zero)
         n = int(np.isfinite(data.sys_gold).sum())
     else:
-        g = Grouped(data.gold, grouping)
+        g = Grouped(data.gold, grouping, micro=micro, nan_as_zero=nan_as_zero)
         n = int(np.isfinite(data.gold).sum())
     out = []
     for m, mat in data.metrics.items():
@@ -189,9 +211,13 @@ def metrics_table(data: MetaEvalData, stats: Sequence[str] = ("pearson", "kendal
             elif s == "spearman":
                 row.values[s] = g.spearman(vec)
             elif s == "kendall":
-                row.values[s] = g.kendall(vec, variant)
+                row.values[s] = g.kendall(vec, variant, epsilon=epsilon or 0.0)
+            elif s == "kendall-like":
+                row.values[s] = g.kendall_like(vec, gold_threshold)
             elif s == "pairwise-accuracy":
                 row.values[s] = g.pairwise_accuracy(vec)
+            elif s == "acc-eq" and epsilon is not None:
+                row.values[s], row.epsilon = g.kendall(vec, "acc23", epsilon=epsilon), epsilon
             elif s == "acc-eq":
                 tc = g.acc_eq(vec, seed=seed)
                 row.values[s], row.epsilon = tc.value, tc.epsilon
@@ -205,6 +231,10 @@ def metrics_table(data: MetaEvalData, stats: Sequence[str] = ("pearson", "kendal
                     row.values[s] = soft_pairwise_accuracy(data.gold[:, spa_items],
                                                            mat[:, spa_items], spa_samples,
                                                            spa_seed)
+        if p_values:
+            for s in stats:
+                if s in P_VALUE_STATISTICS:
+                    row.values[f"{s}-p"] = g.p_value(vec, s, variant)
         out.append(row)
     return out
 
@@ -242,13 +272,21 @@ class MetricSignificance:
 def metric_significance(data: MetaEvalData, statistic: str = "pearson", *, level: str = "sys",
                         grouping: str = "none", method: str = "perm-both", samples: int = 1000,
                         seed: int = 0, alpha: float = 0.05, variant: str = "b",
-                        measures: Sequence[str] | None = None) -> MetricSignificance:
+                        measures: Sequence[str] | None = None, epsilon: float | None = None,
+                        gold_threshold: float = 25.0, micro: bool = False,
+                        nan_as_zero: bool = False,
+                        early_stop: EarlyStop | None = None) -> MetricSignificance:
     """p-values between every two measures on ``statistic`` and the significance clusters.
 
     PERM-BOTH and Williams need every measure on the same cells: cells where some
     measure has no value are left out for all. Williams' test is defined for Pearson's r
-    (Graham & Baldwin 2014); its n is the number of cells (items x systems, or systems),
-    mt-metrics-eval uses the same r's with n = all cells including unscored ones.
+    (Graham & Baldwin 2014). Under the thesis convention both measures' r with the
+    humans, their r with each other and n are taken on the human-scored cells; under
+    mt-metrics-eval's convention as its ``WilliamsSigDiff`` takes them: r(A, B) over all
+    cells (its correlation function filters only the first vector's missing values, and
+    a metric has none) and n = all cells, the unscored ones included.
+    ``epsilon``, ``gold_threshold``, ``micro``, ``nan_as_zero``: as :func:`metrics_table`;
+    ``early_stop``: PERM-BOTH / perm-pairs stop early as mt-metrics-eval's tests do.
     """
     _check(level, grouping, [statistic])
     if statistic == "spa":
@@ -271,9 +309,12 @@ def metric_significance(data: MetaEvalData, statistic: str = "pearson", *, level
     else:
         gold = data.gold.copy()
         vecs = {m: data.metrics[m] for m in names}
+    complete = np.ones(np.shape(gold), bool)
     for v in vecs.values():
-        gold[~np.isfinite(v)] = np.nan
-    g = Grouped(gold, grouping if level == "seg" else "none")
+        complete &= np.isfinite(v)
+    gold[~complete] = np.nan
+    g = Grouped(gold, grouping if level == "seg" else "none", micro=micro,
+                nan_as_zero=nan_as_zero)
     cells = {m: g.cells(v) for m, v in vecs.items()}
 
     def stat(v: np.ndarray) -> float:
@@ -284,9 +325,13 @@ def metric_significance(data: MetaEvalData, statistic: str = "pearson", *, level
         if statistic == "spearman":
             return g.spearman(v, cells=True)
         if statistic == "kendall":
-            return g.kendall(v, variant, cells=True)
+            return g.kendall(v, variant, cells=True, epsilon=epsilon or 0.0)
+        if statistic == "kendall-like":
+            return g.kendall_like(v, gold_threshold, cells=True)
         if statistic == "pairwise-accuracy":
             return g.pairwise_accuracy(v, cells=True)
+        if epsilon is not None:
+            return g.kendall(v, "acc23", cells=True, epsilon=epsilon)
         return g.acc_eq(v, cells=True, seed=seed).value
 
     values = np.array([stat(cells[m]) for m in names])
@@ -295,20 +340,33 @@ def metric_significance(data: MetaEvalData, statistic: str = "pearson", *, level
     values = values[order]
     vs = [cells[m] for m in names]
     n = int(g.human.size)
+    mtme_williams = method == "williams" and data.convention.startswith("mtme")
+    if mtme_williams:
+        # mt-metrics-eval's WilliamsSigDiff: r(A, B) over every cell both metrics have
+        # (gold missing or not), n = all cells
+        every = Grouped(np.where(complete, 0.0, np.nan), grouping if level == "seg" else "none",
+                        micro=micro, nan_as_zero=nan_as_zero)
+        all_cells = [every.cells(vecs[m]) for m in names]
+        n = int(np.size(gold))
 
     def williams(i: int, j: int) -> float:
-        r_ab = _pairwise_pearson(g, vs[i], vs[j])
+        if mtme_williams:
+            r_ab = _pairwise_pearson(every, all_cells[i], all_cells[j])
+        else:
+            r_ab = _pairwise_pearson(g, vs[i], vs[j])
         return williams_test(values[i], values[j], r_ab, n)
 
     if method == "perm-pairs":
-        p = _pairs_matrix(g, vs, samples, seed)
+        p = _pairs_matrix(g, vs, samples, seed, early_stop)
     else:
-        p = significance_matrix(stat, vs, method, samples, seed, williams, mtme_order(g))
+        p = significance_matrix(stat, vs, method, samples, seed, williams, mtme_order(g),
+                                early_stop)
     return MetricSignificance(statistic, data.human, level, grouping, method, samples, alpha,
                               names, values, p, assign_ranks(p, alpha), n, data.convention)
 
 
-def _pairs_matrix(g: Grouped, vs: list[np.ndarray], samples: int, seed: int) -> np.ndarray:
+def _pairs_matrix(g: Grouped, vs: list[np.ndarray], samples: int, seed: int,
+                  early_stop: EarlyStop | None = None) -> np.ndarray:
     """p[i, j] by :func:`~.statistics.pair_permutation.perm_pairs` between every two of
     ``vs`` (cells of ``g``), each metric at its own acc*_eq epsilon."""
     from evaltrans_qt.engine.metaeval.statistics.pair_permutation import perm_pairs
@@ -318,7 +376,8 @@ def _pairs_matrix(g: Grouped, vs: list[np.ndarray], samples: int, seed: int) -> 
     for i in range(k):
         for j in range(i + 1, k):
             out[i, j], _, out[j, i] = perm_pairs(vs[i], vs[j], g.human, g.gid, eps[i], eps[j],
-                                                 samples=samples, seed=seed + i * k + j)
+                                                 samples=samples, seed=seed + i * k + j,
+                                                 early_stop=early_stop)
     return out
 
 
@@ -335,10 +394,7 @@ def mtme_order(g: Grouped) -> np.ndarray | None:
 
 def _pairwise_pearson(g: Grouped, a: np.ndarray, b: np.ndarray) -> float:
     """Pearson's r between two metrics on the kept cells, averaged like ``g``'s groups."""
-    h = Grouped.__new__(Grouped)
-    h.shape, h.grouping, h.keep, h.human, h.gid, h.n_groups, h._pairs = (
-        g.shape, g.grouping, g.keep, np.asarray(a, float), g.gid, g.n_groups, None)
-    return h.pearson(b, cells=True)
+    return g._clone(g.keep, np.asarray(a, float), g.gid).pearson(b, cells=True)
 
 
 def format_metrics_table(rows: Sequence[MetricStats], sig: MetricSignificance | None = None) -> str:
@@ -356,16 +412,17 @@ def format_metrics_table(rows: Sequence[MetricStats], sig: MetricSignificance | 
     lines = [head]
     cols = (["cluster"] if sig is not None else []) + stats + (
         ["epsilon"] if "acc-eq" in stats else [])
-    lines.append(f"{'measure':<{width}}" + "".join(f"{c:>19}" if c == "pairwise-accuracy"
-                                                   else f"{c:>10}" for c in cols))
+    def w(c: str) -> int:
+        return max(10, len(c) + 2)
+
+    lines.append(f"{'measure':<{width}}" + "".join(f"{c:>{w(c)}}" for c in cols))
     lines.append("-" * len(lines[-1]))
     for k, name in enumerate(names):
         r = by[name]
         cells = [f"{sig.ranks[k]:>10}"] if sig is not None else []
         for s in stats:
             v = r.values[s]
-            w = 19 if s == "pairwise-accuracy" else 10
-            cells.append(f"{v:>{w}.4f}" if math.isfinite(v) else f"{'-':>{w}}")
+            cells.append(f"{v:>{w(s)}.4f}" if math.isfinite(v) else f"{'-':>{w(s)}}")
         if "acc-eq" in stats:
             cells.append(f"{r.epsilon:>10.4g}" if math.isfinite(r.epsilon) else f"{'-':>10}")
         lines.append(f"{name + ('*' if r.negated else ''):<{width}}" + "".join(cells))
@@ -379,9 +436,9 @@ def format_significance(sig: MetricSignificance) -> str:
              f" grouping {sig.grouping}, convention {sig.convention or '-'}, {sig.n} cells"
              + (f", {sig.samples} resamples" if sig.method != "williams" else "")
              + f"); clusters at p < {sig.alpha:g}",
-             f"{'':4}{'measure':<{width}}{'cluster':>8}{sig.statistic:>12}"]
+             f"{'':4}{'measure':<{width}}{'cluster':>8}{sig.statistic:>14}"]
     for k, (m, v, r) in enumerate(zip(sig.measures, sig.values, sig.ranks)):
-        lines.append(f"{k + 1:>2}. {m:<{width}}{r:>8}{v:>12.4f}")
+        lines.append(f"{k + 1:>2}. {m:<{width}}{r:>8}{v:>14.4f}")
     lines.append("")
     lines.append("p-values (row better than column; * p < alpha):")
     lines.append(f"{'':<{width + 4}}" + "".join(f"{k + 1:>8}" for k in range(len(sig.measures))))

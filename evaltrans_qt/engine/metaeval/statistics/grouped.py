@@ -16,6 +16,14 @@ file without that segment) is left out too. Groups with fewer than two cells are
 skipped, and groups whose correlation is NaN (a constant side) are left out of the
 mean (``replace_nans_with_zeros=False``, the default).
 
+Averaging options of ``AverageCorrelation``: ``nan_as_zero`` counts a group whose
+correlation is NaN as 0 (``replace_nans_with_zeros=True``; groups with fewer than two
+cells stay out); ``micro`` weights each group by its number of kept cells instead of the
+plain mean (``macro=False``; for the WMT20 Kendall-like tau, by its number of compared
+pairs). :meth:`Grouped.p_value` averages the p-values of r with the same weights
+(``AverageCorrelation.Corr``'s second value: scipy ``pearsonr``, ``spearmanr``,
+``kendalltau`` per group).
+
 :class:`Grouped` precomputes everything that depends only on the human scores (the
 within-group pairs, their human order), so many metrics -- and the thousands of
 resampled metrics of a permutation test -- are cheap.
@@ -30,6 +38,7 @@ import numpy as np
 
 from evaltrans_qt.engine.metaeval.statistics.kendall import (
     VARIANTS,
+    TauStats,
     pair_categories,
     tau_stats,
     tie_calibration,
@@ -61,7 +70,10 @@ class Grouped:
     oriented so that higher is better.
     """
 
-    def __init__(self, human: np.ndarray, grouping: str = "none") -> None:
+    def __init__(self, human: np.ndarray, grouping: str = "none", *, micro: bool = False,
+                 nan_as_zero: bool = False) -> None:
+        self.micro = micro
+        self.nan_as_zero = nan_as_zero
         h = np.asarray(human, float)
         if h.ndim == 1:
             h = h[None, :]
@@ -86,11 +98,16 @@ class Grouped:
         ok = np.isfinite(m)
         if ok.all():
             return self
+        _, gid = np.unique(self.gid[ok], return_inverse=True)
+        return self._clone(self.keep[ok], self.human[ok], gid)
+
+    def _clone(self, keep: np.ndarray, human: np.ndarray, gid: np.ndarray) -> Grouped:
+        """A Grouped of the same shape, grouping and averaging on other cells/values."""
         g = Grouped.__new__(Grouped)
-        g.shape, g.grouping = self.shape, self.grouping
-        g.keep, g.human = self.keep[ok], self.human[ok]
-        _, g.gid = np.unique(self.gid[ok], return_inverse=True)
-        g.n_groups = int(g.gid.max()) + 1 if g.gid.size else 0
+        g.shape, g.grouping, g.micro, g.nan_as_zero = (self.shape, self.grouping, self.micro,
+                                                        self.nan_as_zero)
+        g.keep, g.human, g.gid = keep, human, gid
+        g.n_groups = int(gid.max()) + 1 if gid.size else 0
         g._pairs = None
         return g
 
@@ -103,11 +120,22 @@ class Grouped:
             self._pairs = within_pairs(self.gid)
         return self._pairs
 
-    @staticmethod
-    def _mean(values: np.ndarray) -> float:
+    def _mean(self, values: np.ndarray, weights: np.ndarray | None = None) -> float:
+        """The average of the groups' values as ``AverageCorrelation`` takes it: groups with
+        fewer than two cells left out; a NaN value left out, or counted as 0 with
+        ``nan_as_zero``; plain mean, or with ``micro`` weighted by the group's cells
+        (``weights`` when given)."""
         v = np.asarray(values, float)
-        v = v[np.isfinite(v)]
-        return float(v.mean()) if v.size else math.nan
+        size = np.bincount(self.gid, minlength=self.n_groups).astype(float)
+        w = (size if weights is None else np.asarray(weights, float)) if self.micro \
+            else np.ones(v.size)
+        use = size >= 2
+        if self.nan_as_zero:
+            v = np.where(np.isfinite(v), v, 0.0)
+        else:
+            use &= np.isfinite(v)
+        total = float(w[use].sum())
+        return float((w[use] * v[use]).sum() / total) if total > 0 else math.nan
 
     # -- statistics
     def pearson(self, metric: np.ndarray, *, cells: bool = False) -> float:
@@ -124,10 +152,7 @@ class Grouped:
         m = np.asarray(metric, float).reshape(-1) if cells else self.cells(metric)
         g = self._subset(m)
         m = m[np.isfinite(m)]
-        h = Grouped.__new__(Grouped)
-        h.shape, h.grouping, h.keep, h.gid, h.n_groups, h._pairs = (
-            g.shape, g.grouping, g.keep, g.gid, g.n_groups, None)
-        h.human = _group_ranks(g.gid, g.human)
+        h = g._clone(g.keep, _group_ranks(g.gid, g.human), g.gid)
         return h._mean(h._pearson_groups(_group_ranks(g.gid, m)))
 
     def pdp(self, metric: np.ndarray, *, cells: bool = False) -> float:
@@ -179,19 +204,107 @@ class Grouped:
         r[(n < 2) | tiny_x | tiny_y] = np.nan
         return np.clip(r, -1.0, 1.0)
 
-    def kendall(self, metric: np.ndarray, variant: str = "b", *, cells: bool = False) -> float:
+    def kendall(self, metric: np.ndarray, variant: str = "b", *, cells: bool = False,
+                epsilon: float = 0.0) -> float:
         """Mean over groups of Kendall's tau of one variant (mt-metrics-eval
-        ``Correlation.KendallVariants`` with epsilon 0; 'a' is the thesis' eq. 6.23)."""
+        ``Correlation.KendallVariants``; 'a' is the thesis' eq. 6.23). A metric difference
+        |m_i - m_j| <= ``epsilon`` counts as a metric tie (``_MatrixSufficientStatistics``;
+        not for tau_c, whose classes it leaves undefined)."""
         if variant not in VARIANTS:
             raise ValueError(f"unknown Kendall variant '{variant}' (one of {', '.join(VARIANTS)})")
+        if not epsilon >= 0:
+            raise ValueError("the tie threshold epsilon must be >= 0")
+        if epsilon > 0 and variant == "c":
+            raise ValueError("a tie threshold epsilon > 0 is not defined for tau_c")
         m = np.asarray(metric, float).reshape(-1) if cells else self.cells(metric)
         g = self._subset(m)
         m = m[np.isfinite(m)]
-        return g._mean(g._kendall_groups(m, variant))
+        return g._mean(g._kendall_groups(m, variant, epsilon))
 
-    def _kendall_groups(self, m: np.ndarray, variant: str) -> np.ndarray:
+    def kendall_like(self, metric: np.ndarray, threshold: float = 25.0, *,
+                     cells: bool = False) -> float:
+        """WMT20's Kendall-like tau (Mathur et al. 2020 §4; mt-metrics-eval
+        ``stats.KendallLike``, ``Correlation.KendallLike``): only pairs whose human scores
+        differ by at least ``threshold`` count; a pair is concordant when the metric orders
+        it strictly the same way, discordant otherwise (a metric tie included); per group
+        (con - dis) / pairs, averaged weighted by the pairs (``macro=False``, always).
+        NaN when no pair differs enough."""
+        m = np.asarray(metric, float).reshape(-1) if cells else self.cells(metric)
+        g = self._subset(m)
+        m = m[np.isfinite(m)]
+        con = dis = 0.0
+        for idx in g._group_members():
+            if idx.size < 2:
+                continue
+            a, b = np.triu_indices(idx.size, 1)
+            dh = g.human[idx[a]] - g.human[idx[b]]
+            dm = m[idx[a]] - m[idx[b]]
+            far = np.abs(dh) >= threshold
+            agree = ((dh > 0) & (dm > 0)) | ((dh < 0) & (dm < 0))
+            con += float((far & agree).sum())
+            dis += float((far & ~agree).sum())
+        return (con - dis) / (con + dis) if con + dis else math.nan
+
+    def _group_members(self) -> list[np.ndarray]:
+        """The kept-cell indices of each group, groups in order, cells in order."""
+        order = np.argsort(self.gid, kind="stable")
+        bounds = np.r_[0, np.cumsum(np.bincount(self.gid, minlength=self.n_groups))]
+        return [order[bounds[k]:bounds[k + 1]] for k in range(self.n_groups)]
+
+    def p_value(self, metric: np.ndarray, statistic: str = "pearson", variant: str = "b", *,
+                cells: bool = False) -> float:
+        """The averaged p-value of the groups' correlations (``AverageCorrelation.Corr``'s
+        second value): per group scipy's ``pearsonr``, ``spearmanr`` or ``kendalltau``
+        (variant b or c) two-sided p, averaged with the weights of :meth:`_mean` over the
+        groups whose correlation is defined (with ``nan_as_zero`` the undefined ones
+        count in the denominator, as there)."""
+        import warnings
+
+        import scipy.stats
+        if statistic not in ("pearson", "spearman", "kendall"):
+            raise ValueError("p-values are given for pearson, spearman and kendall")
+        if statistic == "kendall" and variant not in ("b", "c"):
+            raise ValueError("p-values of Kendall's tau are scipy's: variant b or c")
+        m = np.asarray(metric, float).reshape(-1) if cells else self.cells(metric)
+        g = self._subset(m)
+        m = m[np.isfinite(m)]
+        num = den = 0.0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for idx in g._group_members():
+                if idx.size < 2:
+                    continue
+                x, y = g.human[idx], m[idx]
+                w = float(idx.size) if self.micro else 1.0
+                if statistic != "kendall" and (np.all(x == x[0]) or np.all(y == y[0])):
+                    r, p = math.nan, math.nan
+                elif statistic == "pearson":
+                    r, p = scipy.stats.pearsonr(x, y)
+                elif statistic == "spearman":
+                    r, p = scipy.stats.spearmanr(x, y)
+                else:
+                    r, p = scipy.stats.kendalltau(x, y, variant=variant)
+                if math.isfinite(r):
+                    num += w * float(p)
+                    den += w
+                elif self.nan_as_zero:
+                    den += w
+        return num / den if den else math.nan
+
+    def _kendall_groups(self, m: np.ndarray, variant: str, epsilon: float = 0.0) -> np.ndarray:
         pairs = self.pairs()
         G = self.n_groups
+        if pairs is None and epsilon > 0:           # few large groups: pairs group by group
+            out = np.full(G, np.nan)
+            for k, idx in enumerate(self._group_members()):
+                if idx.size >= 2:
+                    a, b = np.triu_indices(idx.size, 1)
+                    c5 = np.bincount(pair_categories(m[idx], self.human[idx], a, b, epsilon),
+                                     minlength=5).astype(float)
+                    k5 = [float(x) for x in c5]
+                    out[k] = TauStats(k5[0], k5[1], k5[2], k5[3], k5[4],
+                                      int(idx.size)).tau(variant)
+            return out
         if pairs is None:                           # few large groups: O(n log n) each
             out = np.full(G, np.nan)
             order = np.argsort(self.gid, kind="stable")
@@ -202,7 +315,7 @@ class Grouped:
                     out[k] = tau_stats(m[idx], self.human[idx]).tau(variant)
             return out
         i, j, gid = pairs
-        cat = pair_categories(m, self.human, i, j)
+        cat = pair_categories(m, self.human, i, j, epsilon)
         c = np.bincount(gid * 5 + cat, minlength=G * 5).reshape(G, 5).astype(float)
         con, dis, tm_only, th_only, both = c.T
         p = c.sum(axis=1)

@@ -18,10 +18,29 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 Statistic = Callable[[np.ndarray], float]
+
+
+@dataclass(frozen=True)
+class EarlyStop:
+    """Early stopping of a permutation test (mt-metrics-eval ``PermutationSigDiffParams``):
+    after every ``block_size`` resamples, stop when the p-value so far is below
+    ``early_min`` or above ``early_max`` (clearly significant or clearly not)."""
+
+    block_size: int = 1000
+    early_min: float = 0.02
+    early_max: float = 0.5
+
+    def stop(self, hits: int, i: int) -> bool:
+        """Whether to stop after resample ``i`` (1-based) with ``hits`` so far."""
+        if i % self.block_size:
+            return False
+        p = hits / i
+        return p < self.early_min or p > self.early_max
 
 
 def zscore(v: np.ndarray) -> np.ndarray:
@@ -32,7 +51,8 @@ def zscore(v: np.ndarray) -> np.ndarray:
 
 
 def perm_both(stat: Statistic, a: np.ndarray, b: np.ndarray, samples: int = 1000,
-              seed: int = 0, order: np.ndarray | None = None) -> tuple[float, float, float]:
+              seed: int = 0, order: np.ndarray | None = None,
+              early_stop: EarlyStop | None = None) -> tuple[float, float, float]:
     """(p-value that metric ``a`` correlates better than ``b``, observed difference
     stat(a) - stat(b), p-value that ``b`` is better than ``a``) by PERM-BOTH
     (mt-metrics-eval ``PermutationSigDiff`` with ``corr1 = b``, ``corr2 = a``, no early
@@ -44,7 +64,9 @@ def perm_both(stat: Statistic, a: np.ndarray, b: np.ndarray, samples: int = 1000
     resample from numpy's legacy generator, here ``RandomState(seed)`` -- so with its
     global generator seeded with ``seed`` (``np.random.seed``) it gives the same p-value.
     mt-metrics-eval orders the cells group by group; ``order[k]`` is the position in that
-    order of our cell k (None: the same order)."""
+    order of our cell k (None: the same order). With ``early_stop`` the resampling stops
+    as ``PermutationSigDiff`` stops it (on the p-value that ``a`` is better); both
+    p-values are then shares of the resamples drawn."""
     za, zb = zscore(a), zscore(b)
 
     def f(v: np.ndarray) -> float:
@@ -53,17 +75,19 @@ def perm_both(stat: Statistic, a: np.ndarray, b: np.ndarray, samples: int = 1000
 
     delta = f(za) - f(zb)
     rng = np.random.RandomState(seed)
-    hits_a = hits_b = 0
-    for _ in range(samples):
+    hits_a = hits_b = used = 0
+    for used in range(1, samples + 1):
         w = rng.binomial(1, 0.5, za.size).astype(bool)
         if order is not None:
             w = w[order]
         d = f(np.where(w, za, zb)) - f(np.where(w, zb, za))
         hits_a += d >= delta
         hits_b += -d >= -delta
-    if not samples:
+        if early_stop is not None and early_stop.stop(hits_a, used):
+            break
+    if not used:
         return math.nan, delta, math.nan
-    return hits_a / samples, delta, hits_b / samples
+    return hits_a / used, delta, hits_b / used
 
 
 def williams_test(r12: float, r13: float, r23: float, n: int, one_sided: bool = True) -> float:
@@ -108,7 +132,8 @@ def assign_ranks(p: np.ndarray, alpha: float = 0.05) -> list[int]:
 def significance_matrix(stat: Statistic, metrics: Sequence[np.ndarray], method: str = "perm-both",
                         samples: int = 1000, seed: int = 0,
                         williams: Callable[[int, int], float] | None = None,
-                        order: np.ndarray | None = None) -> np.ndarray:
+                        order: np.ndarray | None = None,
+                        early_stop: EarlyStop | None = None) -> np.ndarray:
     """p[i, j] = p-value that metric i is better than metric j, for all i != j (NaN on
     the diagonal). ``perm-both`` runs :func:`perm_both` once per unordered pair (both
     directions from the same resamples); ``williams`` needs ``williams(i, j)``."""
@@ -123,7 +148,7 @@ def significance_matrix(stat: Statistic, metrics: Sequence[np.ndarray], method: 
                 out[j, i] = williams(j, i)
             elif method == "perm-both":
                 out[i, j], _, out[j, i] = perm_both(stat, metrics[i], metrics[j], samples,
-                                                    seed + i * k + j, order)
+                                                    seed + i * k + j, order, early_stop)
             else:
                 raise ValueError(f"unknown method '{method}' (perm-both or williams)")
     return out

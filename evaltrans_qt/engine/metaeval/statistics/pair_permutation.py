@@ -23,6 +23,7 @@ import math
 import numpy as np
 
 from evaltrans_qt.engine.metaeval.statistics.kendall import pair_categories, within_pairs
+from evaltrans_qt.engine.metaeval.statistics.metric_significance import EarlyStop
 
 #: Contribution of each pair category (con, dis, tie metric, tie human, tie both).
 WEIGHTS = {"acc23": np.array([1.0, 0.0, 0.0, 0.0, 1.0]),
@@ -31,11 +32,13 @@ WEIGHTS = {"acc23": np.array([1.0, 0.0, 0.0, 0.0, 1.0]),
 
 def perm_pairs(a: np.ndarray, b: np.ndarray, human: np.ndarray, gid: np.ndarray,
                eps_a: float, eps_b: float, *, variant: str = "acc23", samples: int = 1000,
-               seed: int = 0) -> tuple[float, float, float]:
+               seed: int = 0, early_stop: EarlyStop | None = None) -> tuple[float, float, float]:
     """(p-value that metric ``a`` is better than ``b``, observed difference, p-value that
     ``b`` is better) on the cells ``a``, ``b``, ``human`` (1-D, group ``gid`` each, cells
     of a group in mt-metrics-eval's order) with tie thresholds ``eps_a``/``eps_b``
-    (mt-metrics-eval ``PairwisePermutationSigDiff(corr1=b, corr2=a)``, no early stop)."""
+    (mt-metrics-eval ``PairwisePermutationSigDiff(corr1=b, corr2=a)``). With ``early_stop``
+    it stops as that function does: the check runs only after a resample that is a hit
+    for ``a`` (its check sits inside the hit branch), at a block boundary."""
     if variant not in WEIGHTS:
         raise ValueError("the pairwise permutation test needs variant 'acc23' or '23'")
     a, b, h = (np.asarray(v, float) for v in (a, b, human))
@@ -67,15 +70,18 @@ def perm_pairs(a: np.ndarray, b: np.ndarray, human: np.ndarray, gid: np.ndarray,
     where = block[pg] + lo * counts[pg] + hi
     total = int((counts.astype(np.int64) ** 2).sum())
     rng = np.random.RandomState(seed)
-    hits_a = hits_b = 0
-    for _ in range(samples):
+    hits_a = hits_b = drawn = 0
+    for drawn in range(1, samples + 1):
         take_a = rng.binomial(1, 0.5, total)[where].astype(bool)
         d = stat(np.where(take_a, va, vb)) - stat(np.where(take_a, vb, va))
-        hits_a += d >= delta
         hits_b += -d >= -delta
-    if not samples:
+        if d >= delta:
+            hits_a += 1
+            if early_stop is not None and early_stop.stop(hits_a, drawn):
+                break
+    if not drawn:
         return math.nan, delta, math.nan
-    return hits_a / samples, delta, hits_b / samples
+    return hits_a / drawn, delta, hits_b / drawn
 
 
-__all__ = ["perm_pairs", "WEIGHTS"]
+__all__ = ["perm_pairs", "WEIGHTS", "EarlyStop"]
