@@ -46,6 +46,7 @@ from evaltrans_qt.errors import InputFormatError, OptionError, ScoreError
 if TYPE_CHECKING:
     import pandas as pd
 
+    from evaltrans_qt.engine.analysis.pairwise import AnalysisResult
     from evaltrans_qt.engine.run.results import RunResult
     from evaltrans_qt.engine.run.scoring import Score, Scorer
 
@@ -831,6 +832,49 @@ def significance(run: Run, measure: str, *, method: str = "bootstrap",
     return frame
 
 
-__all__ = ["Database", "EvalOptions", "Metric", "Run", "available_measures", "correlate",
-           "evaluate", "import_judgements", "judge", "make_options", "measure",
+@_checked
+def analyze(db: _EngineDatabase, systems: Sequence[str], *, measure: str = "comparemt-bleu",
+            options: EvalOptions | None = None, reference: str | None = None,
+            train: PathLike | None = None, labels: Sequence[PathLike] | None = None,
+            top: int = 50, examples: int = 10, samples: int = 1000,
+            seed: int | str | None = "env", preset: str | None = None,
+            **option_values: Any) -> AnalysisResult:
+    """compare-mt-style analysis of ``systems`` (two or more) of ``db`` against one
+    reference (``evaltrans analyze``; docs/analysis.md): aggregate scores with paired
+    bootstrap significance, word accuracy by frequency (in ``train``, a training corpus, or
+    the test references), label-wise accuracy (``labels``: the reference's label file, then
+    optionally one per system, one line per source), sentence buckets by length, length
+    difference and score, the ``top`` characteristic n-grams and ``examples`` sentences of
+    every pair. ``measure``: ``comparemt-bleu`` (compare-mt's BLEU and sentence BLEU) or a
+    measure of the registry; ``reference``: the reference id to use (default the first
+    reference of each source); tokenisation and case from ``options``/``preset``
+    (default ``evaltrans default``). Returns an
+    :class:`~evaltrans_qt.engine.analysis.pairwise.AnalysisResult` of DataFrames."""
+    from evaltrans_qt.engine.analysis.corpus import corpus_from_database
+    from evaltrans_qt.engine.analysis.pairwise import AnalysisSettings, analyze_systems
+    from evaltrans_qt.io.analysis_inputs import read_labels, read_train_counts
+    if not isinstance(db, _EngineDatabase):
+        raise OptionError(f"analyze: expected a Database, got {type(db).__name__}")
+    names = _check_names(systems, "systems", optional=False) or []
+    for what, value in (("top", top), ("examples", examples), ("samples", samples)):
+        _check_count(value, what, zero=False)
+    opts = make_options(options, preset, **option_values)
+    corpus = corpus_from_database(db, names, opts, reference=reference)
+    counts = None
+    if train is not None:
+        _check_path(train, "train")
+        counts = read_train_counts(train, opts.tokenization, opts.case)
+    label_data = None
+    if labels is not None:
+        for f in labels:
+            _check_path(f, "labels")
+        label_data = read_labels(corpus, list(labels), len(db.sources))
+    settings = AnalysisSettings(measure=measure, top_ngrams=top, top_examples=examples,
+                                samples=samples, seed=seed)
+    return analyze_systems(corpus, measure=measure, options=opts, train_counts=counts,
+                           labels=label_data, settings=settings)
+
+
+__all__ = ["Database", "EvalOptions", "Metric", "Run", "analyze", "available_measures",
+           "correlate", "evaluate", "import_judgements", "judge", "make_options", "measure",
            "meta_evaluate", "score", "significance"]

@@ -82,6 +82,9 @@ def _calls(w) -> dict[str, tuple[Callable, tuple, dict]]:
         "significance": (et.significance, (run, "bleu"),
                          {"method": "bootstrap", "samples": 5, "seed": 1,
                           "systems": ["A", "B"]}),
+        "analyze": (et.analyze, (db, ["A", "B"]),
+                    {"measure": "bleu", "reference": None, "top": 5, "examples": 2,
+                     "samples": 5, "seed": 1}),
         "Run.write_sentences": (run.write_sentences, (str(w["dir"] / "s.tsv"),), {}),
         "Run.correlate": (run.correlate, ("fluency",), {"samples": 5}),
         "Run.significance": (run.significance, ("wer",), {"samples": 5}),
@@ -127,7 +130,7 @@ def _check(fn: Callable, args: tuple, kw: dict) -> None:
     "measure", "score", "Metric.corpus_score", "Metric.sentence_score", "Database.from_lists",
     "Database.load", "Database.save", "Database.to_frame", "Database.set_score", "evaluate",
     "correlate", "meta_evaluate", "significance", "Run.write_sentences", "Run.correlate",
-    "Run.significance", "make_options",
+    "Run.significance", "make_options", "analyze",
     "judge", "import_judgements"]))
 @settings(max_examples=25, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
