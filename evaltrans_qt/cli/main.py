@@ -37,6 +37,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "align": ("align", "show the alignment behind a measure (WER, CDER, TER, PER, INVWER, "
                        "LJWER)"),
     "batch": ("batch", "evaluate candidate files or database systems (EvalTransBatchEval)"),
+    "campaign": ("campaign", "human evaluation with several annotators: create, bundle, "
+                             "collect, quality control, agreement, plan"),
     "classes": ("classes", "list, add, edit or remove score classes (<levels>)"),
     "combine": ("metaeval", "correlation-optimal weights of measures (thesis eq. 6.15) with "
                             "k-fold cross-validation"),

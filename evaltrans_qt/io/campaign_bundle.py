@@ -288,14 +288,15 @@ class Progress:
 
 def candidate_judged(db: Database, info: BundleInfo, t: Target) -> bool:
     """True if the bundle's candidate ``t`` holds its annotator's judgement: a score of
-    every class of the protocol at or above its first valid level, an error annotation
-    (spans), a post-edit or item marks -- whatever the protocol asks for."""
+    every class of the protocol at or above its first valid level (ESA: its score; the
+    spans may be none), an error annotation (MQM), a post-edit or item marks -- whatever
+    the protocol asks for."""
     from evaltrans_qt.engine.campaign.definition import PROTOCOLS
     spec = PROTOCOLS.get(info.protocol)
     if spec is None:
         return False
-    if spec.spans and not t.span_annotations:
-        return False
+    if spec.spans and not info.classes and not t.span_annotations:
+        return False                    # MQM: the annotation is the judgement (ESA: score)
     if spec.postedit and not t.postedits:
         return False
     if spec.items and not t.item_marks:

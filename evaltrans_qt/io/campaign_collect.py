@@ -1,0 +1,323 @@
+"""Collecting the annotators' returned bundles into the campaign's result database
+(``evaltrans campaign collect``; ``docs/campaigns.md``).
+
+Every bundle is checked before anything is written: it must be a bundle of *this*
+campaign (its ``<campaign-bundle campaign>`` id), of one of its annotators, and hold
+exactly the positions the campaign gives that annotator -- the bundle is rebuilt from the
+definition and compared (levels, then position by position: ids, source, references,
+candidate), the first difference named; the stored checksum must match the positions too.
+A file given twice (the same bytes) is merged once with a warning naming it; two
+different files of one annotator are refused (which one counts is not ours to guess).
+Judgements by another judge than the bundle's annotator are refused, naming the position.
+
+The result database starts as a copy of the campaign's database (with the protocol's
+classes declared); an existing result of the same campaign is added to, so bundles can be
+collected as they come back, partial ones too (a later, fuller copy of a bundle replaces
+its annotator's judgements; an identical one is skipped with a warning). Real items'
+judgements become ordinary judgements of the annotator (score, error spans, post-edit,
+item marks) of the real candidates, stored through the command line's one commit path
+(:func:`evaltrans_qt.io.judgements.commit_changes`, all or nothing: one atomic write).
+Quality-control copies are never scores of candidates: every judged position -- its kind,
+campaign item, value, seconds and marked spans -- goes into the result's documented
+extension ``<campaign-result>`` (:mod:`evaltrans_qt.io.campaign_qc`), with the
+provenance of each annotator's bundle (file name, SHA-256 of its bytes, checksum).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evaltrans_qt.engine.campaign.assignment import INJECTED, REAL, assign
+from evaltrans_qt.engine.campaign.definition import CampaignError, Definition
+from evaltrans_qt.engine.campaign.qc import Judged
+from evaltrans_qt.engine.data.database import Database, Target
+from evaltrans_qt.engine.human.spans.scores import database_weights, judge_penalty
+from evaltrans_qt.io.campaign_bundle import (
+    BundleInfo,
+    bundle_database,
+    bundle_info,
+    items_checksum,
+    slot_texts,
+)
+from evaltrans_qt.io.campaign_file import class_levels, load_campaign_database, read_campaign
+from evaltrans_qt.io.campaign_qc import AnnotatorRecord, ResultData, read_result, set_result
+from evaltrans_qt.io.etdb import loads, save_database
+from evaltrans_qt.io.journal import Change, ScoreChange, seconds_of
+from evaltrans_qt.io.judgements import commit_changes
+from evaltrans_qt.io.plaintext import read_input_bytes
+from evaltrans_qt.io.protocol_changes import (
+    marks_change,
+    postedit_change,
+    source_fields,
+    spans_change,
+)
+from evaltrans_qt.io.store import same_file
+
+PathLike = str | os.PathLike[str]
+PROGRAM = "evaltrans campaign collect"
+
+
+@dataclass
+class Returned:
+    """One checked bundle: its file, annotator, judged positions and real judgements."""
+
+    path: Path
+    annotator: str
+    sha256: str
+    checksum: str
+    judged: list[Judged]
+    #: (campaign item index, the bundle's candidate) of each judged real position
+    real: list[tuple[int, Target]]
+    positions: int
+
+
+@dataclass
+class CollectReport:
+    """What a collection did: bundles merged, skipped (with why), judgements stored."""
+
+    merged: list[Returned] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    judgements: int = 0
+
+
+def _short(text: str) -> str:
+    return repr(text if len(text) <= 60 else text[:57] + "...")
+
+
+def first_difference(expected: Database, found: Database) -> str | None:
+    """The first way ``found`` (a returned bundle) differs from ``expected`` outside the
+    judgements, or None (module doc)."""
+    if [lv.name for lv in expected.levels] != [lv.name for lv in found.levels] or any(
+            (a.count, a.continuous, a.minimum, a.maximum, a.firstvalid)
+            != (b.count, b.continuous, b.minimum, b.maximum, b.firstvalid)
+            for a, b in zip(expected.levels, found.levels)):
+        return "its score classes (<levels>) were changed"
+    if len(expected.sources) != len(found.sources):
+        return (f"it has {len(found.sources)} positions, the campaign gave "
+                f"{len(expected.sources)}")
+    is_ref_e, is_ref_f = expected.reference_test(), found.reference_test()
+    for n, (a, b) in enumerate(zip(expected.sources, found.sources), 1):
+        if (a.doc, a.seg) != (b.doc, b.seg):
+            return f"position {n}: its ids changed (doc/seg {a.doc}/{a.seg} -> {b.doc}/{b.seg})"
+        if a.text != b.text:
+            return f"position {n}: the source changed: expected {_short(a.text)}, found " \
+                   f"{_short(b.text)}"
+        if a.items != b.items:
+            return f"position {n}: the information items changed"
+        ta = [(t.system, t.text, is_ref_e(t)) for t in a.targets]
+        tb = [(t.system, t.text, is_ref_f(t)) for t in b.targets]
+        if ta != tb:
+            if len(ta) != len(tb):
+                return f"position {n}: {len(tb)} translations, expected {len(ta)}"
+            for x, y in zip(ta, tb):
+                if x != y:
+                    what = "reference" if x[2] else "candidate"
+                    return f"position {n}: the {what} changed: expected {_short(x[1])}, " \
+                           f"found {_short(y[1])}"
+    return None
+
+
+def _check_judges(t: Target, annotator: str, n: int, path: Path) -> None:
+    for j in ([s.judge for s in t.scores] + [a.judge for a in t.span_annotations]
+              + [p.judge for p in t.postedits] + [m.judge for m in t.item_marks]):
+        if j is not None and j != annotator:
+            raise CampaignError(f"position {n}: a judgement by {j!r} in the bundle of "
+                                f"{annotator!r} (a bundle holds its annotator's work only)",
+                                path)
+
+
+def _value(d: Definition, db: Database, t: Target) -> tuple[float | None, float | None]:
+    """(the protocol's score, seconds) of a bundle candidate (QC's ``Judged.value``)."""
+    spec = d.spec
+    secs: float | None = None
+    value: float | None = None
+    if d.classes:
+        s = next((x for x in t.scores if x.cls == d.classes[0]), None)
+        if s is not None:
+            value, secs = s.value, seconds_of(s)
+    ann = t.span_annotations[0] if t.span_annotations else None
+    if ann is not None:
+        if secs is None:
+            secs = ann.seconds
+        if d.protocol == "mqm":
+            value = -judge_penalty(ann, database_weights(db))
+    if spec.postedit and t.postedits and secs is None:
+        secs = t.postedits[0].seconds
+    return value, secs
+
+
+def read_returned(d: Definition, db: Database, path: PathLike, data: bytes,
+                  plans: dict | None = None) -> Returned:
+    """Check one returned bundle against the campaign (module doc) and read its
+    judgements; :class:`CampaignError` naming the file and the first problem."""
+    p = Path(path)
+    bdb = loads(data, p)
+    info: BundleInfo | None = bundle_info(bdb, p)
+    if info is None:
+        raise CampaignError("not a bundle of a campaign (no <campaign-bundle> element)", p)
+    if info.campaign != d.campaign_id:
+        raise CampaignError(f"a bundle of campaign {info.campaign}, not of this campaign "
+                            f"({d.campaign_id})", p)
+    if info.annotator not in d.annotators:
+        raise CampaignError(f"annotator {info.annotator!r} is not in the campaign", p)
+    plan = (plans or assign(d))[info.annotator]
+    texts = slot_texts(d, db, plan)
+    expected = bundle_database(d, db, plan, texts)
+    diff = first_difference(expected, bdb)
+    if diff is not None:
+        raise CampaignError(f"edited outside its items: {diff}", p)
+    exp_info = bundle_info(expected)
+    assert exp_info is not None
+    if info.checksum != exp_info.checksum or items_checksum(bdb) != exp_info.checksum:
+        raise CampaignError("edited outside its items: its checksum does not match its "
+                            "positions", p)
+    if info != exp_info:
+        raise CampaignError("edited outside its items: its <campaign-bundle> element was "
+                            "changed", p)
+    from evaltrans_qt.io.campaign_bundle import candidate_judged
+    judged: list[Judged] = []
+    real: list[tuple[int, Target]] = []
+    is_ref = bdb.reference_test()
+    for n, (slot, st, src) in enumerate(zip(plan.slots, texts, bdb.sources), 1):
+        t = next(x for x in src.targets if not is_ref(x))
+        _check_judges(t, info.annotator, n, p)
+        if not candidate_judged(bdb, info, t):
+            continue
+        value, secs = _value(d, db, t)
+        spans = tuple((e.start, e.end) for a in t.span_annotations for e in a.errors
+                      if e.side == "target" and e.start is not None and e.end is not None)
+        judged.append(Judged(n, slot.kind, slot.item, value, secs, spans,
+                             st.injected if slot.kind == INJECTED else None))
+        if slot.kind == REAL:
+            real.append((slot.item, t))
+    return Returned(p, info.annotator, hashlib.sha256(data).hexdigest(), info.checksum,
+                    judged, real, len(plan.slots))
+
+
+def _changes(d: Definition, rdb: Database, r: Returned) -> list[Change]:
+    """The judgements of ``r``'s real positions as changes of the result database."""
+    out: list[Change] = []
+    index: dict[tuple[int, str], int] = {}
+    is_ref = rdb.reference_test()
+    for item, t in r.real:
+        si, system = d.items[item]
+        key = (si, system)
+        if key not in index:
+            targets = rdb.sources[si].targets
+            index[key] = next(k for k, x in enumerate(targets)
+                              if (x.system or "") == system and not is_ref(x))
+        ti = index[key]
+        real_t = rdb.sources[si].targets[ti]
+        for s in t.scores:
+            if s.cls in d.classes and not s.extrapolated:
+                out.append(ScoreChange(**source_fields(rdb, si), target=real_t.text,
+                                       system=real_t.system, cls=s.cls, value=s.value,
+                                       judge=r.annotator, time=s.time, target_index=ti,
+                                       seconds=seconds_of(s)))
+        for a in t.span_annotations:
+            out.append(spans_change(rdb, si, ti, r.annotator, a.errors, a.seconds))
+        for pe in t.postedits:
+            out.append(postedit_change(rdb, si, ti, r.annotator, pe.text, pe.seconds))
+        for m in t.item_marks:
+            out.append(marks_change(rdb, si, ti, r.annotator, m.marks))
+    return out
+
+
+def collect(campaign: PathLike, files: Sequence[PathLike], result: PathLike, *,
+            warn: Callable[[str], None] | None = None) -> CollectReport:
+    """Check every bundle in ``files`` and merge their judgements into ``result``
+    (module doc); nothing is written when one is refused (:class:`CampaignError` naming
+    it). ``warn`` is given each warning (a bundle given twice, already collected)."""
+    report = CollectReport()
+
+    def say(text: str) -> None:
+        report.warnings.append(text)
+        if warn is not None:
+            warn(text)
+
+    d = read_campaign(campaign)
+    db = load_campaign_database(d, campaign)
+    plans = assign(d)
+    by_sha: dict[str, Path] = {}
+    by_annotator: dict[str, Returned] = {}
+    returned: list[Returned] = []
+    for f in files:
+        data = read_input_bytes(f, "a returned bundle (.etdb.xml)")
+        sha = hashlib.sha256(data).hexdigest()
+        if sha in by_sha:
+            say(f"{f}: the same bundle as {by_sha[sha]} (given twice): merged once")
+            continue
+        r = read_returned(d, db, f, data, plans)
+        by_sha[sha] = Path(f)
+        if r.annotator in by_annotator:
+            raise CampaignError(f"a second, different bundle of annotator {r.annotator!r} "
+                                f"(the first: {by_annotator[r.annotator].path}); give one "
+                                "of them", f)
+        by_annotator[r.annotator] = r
+        returned.append(r)
+    out = Path(result)
+    if out.exists():
+        existing = read_result(loads(read_input_bytes(out, "a campaign result"), out), out)
+        if existing is None and not same_file(out, _db_path(d, campaign)):
+            raise CampaignError("exists and is not a result of a campaign; choose a new -o "
+                                "(nothing written)", out)
+        if existing is not None and existing.campaign != d.campaign_id:
+            raise CampaignError(f"is the result of campaign {existing.campaign}, not of "
+                                f"this one ({d.campaign_id}); nothing written", out)
+    else:
+        base = db
+        for c in d.classes:
+            if not base.has_class(c):
+                base.add_class(class_levels(db, c))
+        set_result(base, ResultData.empty(d, _scale(d, db)))
+        save_database(base, out)
+
+    def build(rdb: Database) -> list[Change]:
+        for c in d.classes:
+            if not rdb.has_class(c):
+                rdb.add_class(class_levels(db, c))
+        data = read_result(rdb, out) or ResultData.empty(d, _scale(d, db))
+        changes: list[Change] = []
+        for r in returned:
+            old = data.annotators.get(r.annotator)
+            if old is not None and old.sha256 == r.sha256:
+                say(f"{r.path}: already collected into {out} (the same file): skipped")
+                continue
+            changes.extend(_changes(d, rdb, r))
+            data.annotators[r.annotator] = AnnotatorRecord(
+                r.annotator, r.path.name, r.sha256, r.checksum, r.positions,
+                len(plans[r.annotator].real_items), tuple(r.judged))
+            report.merged.append(r)
+        set_result(rdb, data)
+        return changes
+
+    stored = commit_changes(out, build, journal=False, program=PROGRAM,
+                            what="campaign judgement")
+    report.judgements = len(stored)
+    return report
+
+
+def _db_path(d: Definition, campaign: PathLike) -> Path:
+    from evaltrans_qt.io.campaign_file import database_path
+    return database_path(d, campaign)
+
+
+def _scale(d: Definition, db: Database) -> float:
+    """The range of the protocol's score (repeat tolerance is a share of it): the first
+    class's (continuous: maximum - minimum; levels: last - first valid), MQM 25 points."""
+    if d.protocol == "mqm":
+        return 25.0
+    if not d.classes:
+        return 1.0
+    lv = class_levels(db, d.classes[0])
+    if lv.continuous and lv.minimum is not None and lv.maximum is not None:
+        return float(lv.maximum - lv.minimum) or 1.0
+    return float(max(1.0, lv.count - 1 - lv.firstvalid))
+
+
+__all__ = ["PROGRAM", "Returned", "CollectReport", "first_difference", "read_returned",
+           "collect"]
