@@ -106,7 +106,7 @@ class SpanSessionModel:
 
     def __init__(self, workspace: Workspace, judge: str | None, *, protocol: str = "mqm",
                  typology: Typology | None = None, items: list[Item] | None = None,
-                 clock=time.monotonic) -> None:
+                 clock=time.monotonic, stamp=None) -> None:
         check_protocol(protocol)
         db = workspace.database
         if db is None:
@@ -120,6 +120,8 @@ class SpanSessionModel:
         if not self.items:
             raise ScoreError("there is no candidate to annotate")
         self._clock = clock
+        #: the time stamp of an ESA score (``YYYY-MM-DDTHH:MM:SS``, local time by default)
+        self._stamp = stamp or (lambda: time.strftime("%Y-%m-%dT%H:%M:%S"))
         self.index = 0
         self._since = clock()
         if protocol == "esa" and not db.has_class(ESA_CLASS):
@@ -305,7 +307,7 @@ class SpanSessionModel:
         if self.annotation() is None:      # the spans (perhaps none) are part of the judgement
             self._commit([], "no error")
         ch = change_for(self.database, si, ti, ESA_CLASS, float(value), self.judge,
-                        time.strftime("%Y-%m-%dT%H:%M:%S"))
+                        self._stamp())
         self._step(ch, f"ESA score {value:g}")
 
     # ------------------------------------------------------------ pre-filled spans

@@ -1,11 +1,15 @@
 """The demo database's error-span judgements (MQM by anna and ben on sources 1-3, ESA by
 eva on sources 4-5), written through :class:`~evaltrans_qt.span_session.SpanSessionModel`
--- the code the annotation screen uses -- so that the file stays valid.
+-- the code the annotation screen uses -- so that the file stays valid: anna's and ben's
+annotations carry the protocol ``mqm``, eva's ``esa`` (her spans do not count towards MQM).
 
 These are the project's own judgements of the demo's invented translations, made for the
 demo; they follow the MQM guidelines' categories and severities (Freitag et al. 2021,
 Table 10) and ESA's Minor/Major spans and 0-100 score (Kocmi et al. 2024, section 2).
-Run once on a copy of the demo without spans: ``python -m resources.demo_spans DB``.
+Run once on a copy of the demo without spans (no ``<errors>``, no ``esa`` class or
+scores): ``python -m resources.demo_spans DB``. The output does not depend on when it is
+run: judging time comes from :class:`_Clock` and the ESA scores' time stamp is
+:data:`JUDGED`.
 """
 
 from __future__ import annotations
@@ -82,6 +86,10 @@ def _where(text: str, mark: str) -> tuple[int, int]:
     return (at, at) if mark.startswith("^") else (at, at + len(mark))
 
 
+#: The time stamp of eva's ESA scores (when the demo's judgements were first written).
+JUDGED = "2026-11-28T00:26:13"
+
+
 class _Clock:
     """Judging time for the demo: 12 s per step (an edit, or showing a candidate)."""
 
@@ -109,7 +117,7 @@ def write(path: Path) -> None:
                     m.add_error(a, b, sev, cat, snap=False)
                 if not errs:
                     m.no_error()
-        m = SpanSessionModel(ws, "eva", protocol="esa", clock=_Clock())
+        m = SpanSessionModel(ws, "eva", protocol="esa", clock=_Clock(), stamp=lambda: JUDGED)
         for (source, system), (spans, score) in ESA.items():
             text = _go(m, source, system)
             for mark, sev in spans:
