@@ -624,6 +624,43 @@ def import_judgements(database: PathLike, file: PathLike) -> int:
                                  journal=False))
 
 
+# --------------------------------------------------------------------------- campaigns
+@_checked
+def open_bundle(path: PathLike) -> tuple[_EngineDatabase, Any]:
+    """An annotator's bundle of a campaign (``evaltrans campaign bundle``; docs/campaigns.md):
+    (its database, its :class:`~evaltrans_qt.io.campaign_bundle.BundleInfo` -- campaign id,
+    annotator, protocol, classes, batch ends, instructions (Markdown), tutorial items).
+    Judge its items with :func:`judge` (``judge=`` the annotator); a file that is not a
+    bundle is a :class:`~evaltrans_qt.engine.campaign.definition.CampaignError` naming it."""
+    from evaltrans_qt.io import campaign_bundle
+    return campaign_bundle.open_bundle(path)
+
+
+@_checked
+def is_bundle(db: _EngineDatabase) -> bool:
+    """True if ``db`` is an annotator's bundle (the application opens it in annotator mode)."""
+    from evaltrans_qt.io import campaign_bundle
+    return campaign_bundle.is_bundle(db)
+
+
+@_checked
+def bundle_items(db: _EngineDatabase) -> list[Any]:
+    """The positions of the bundle ``db`` in the order the annotator judges them
+    (:class:`~evaltrans_qt.io.campaign_bundle.BundleItem`: ``n``, ``source_index``,
+    ``target_index``, texts, opaque ``system``, ``batch``, ``judged``)."""
+    from evaltrans_qt.io import campaign_bundle
+    return campaign_bundle.bundle_items(db)
+
+
+@_checked
+def bundle_progress(db: _EngineDatabase) -> Any:
+    """How far the annotator of bundle ``db`` is
+    (:class:`~evaltrans_qt.io.campaign_bundle.Progress`; ``.text``: "312 of 400, 2 batches
+    left")."""
+    from evaltrans_qt.io import campaign_bundle
+    return campaign_bundle.bundle_progress(db)
+
+
 # --------------------------------------------------------------------------- runs
 #: How :class:`Run` aggregates a human class's sentence scores into a system score.
 HUMAN_AGGREGATES = ("weighted", "mean")
