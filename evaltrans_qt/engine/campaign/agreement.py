@@ -228,11 +228,12 @@ def pair_agreements(rel: Reliability) -> list[PairAgreement]:
 
 
 def gold_agreements(rel: Reliability, gold: str) -> list[PairAgreement]:
-    """Every other judge (``a``) against ``gold`` (``b``)."""
+    """Every other judge (``a``) against ``gold`` (``b``), on the units both judged (judges
+    without such a unit are left out)."""
     if gold not in rel.judges:
         return []
     g = rel.judges.index(gold)
-    return [_pair(rel, j, g) for j in range(len(rel.judges)) if j != g]
+    return [p for j in range(len(rel.judges)) if j != g and (p := _pair(rel, j, g)).n]
 
 
 # ------------------------------------------------------------------ per class
@@ -465,7 +466,6 @@ class CampaignAgreement:
     def to_dict(self) -> dict[str, Any]:
         return {"judges": len(self.judges), "judge_names": list(self.judges),
                 "gold": self.gold,
-                "units": sum(c.units for c in self.classes),
                 "classes": [c.to_dict() for c in self.classes],
                 "spans": [s.to_dict() for s in self.spans]}
 
