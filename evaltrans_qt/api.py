@@ -844,12 +844,17 @@ def meta_evaluate(data: Run | _EngineDatabase, human: str, *,
 @_checked
 def significance(run: Run, measure: str, *, method: str = "bootstrap",
                  samples: int | None = None, seed: int | str | None = "env",
-                 systems: Sequence[str] | None = None) -> pd.DataFrame:
+                 systems: Sequence[str] | None = None, agreement: str = "auto") -> pd.DataFrame:
     """p-values between every pair of systems on ``measure`` (``evaltrans significance``;
     sacreBLEU's paired bootstrap or approximate randomisation, ``method`` =
     ``bootstrap``, ``randomization`` or ``bootstrap-centred``): a square DataFrame indexed
     by system; ``.attrs`` holds each system's ``scores`` (engine units), the ``method``,
-    ``samples`` and ``seed`` used."""
+    ``samples`` and ``seed`` used, and ``agreement`` -- the probability that humans agree
+    with the measure's order of each pair (Kocmi et al. 2024; ``agreement`` = auto,
+    published, fit (on the database's first human class) or none; engine
+    ``metaeval/thresholds.py``) as a DataFrame with its ``model`` in ``.attrs``, or None."""
+    import math
+
     import pandas as pd
 
     from evaltrans_qt.engine.metaeval.significance import run_significance
@@ -860,12 +865,30 @@ def significance(run: Run, measure: str, *, method: str = "bootstrap",
         raise OptionError(f"measure: expected a name, got {type(measure).__name__}")
     systems = _check_names(systems, "systems")
     _check_run_names(run, measure, systems)
+    from evaltrans_qt.engine.metaeval.thresholds import SOURCES
+    if agreement not in SOURCES:
+        raise OptionError(f"agreement: '{agreement}' is not one of {', '.join(SOURCES)}")
+    human, human_name = None, ""
+    if agreement in ("auto", "fit"):
+        classes = [c for c in run.database.human_classes if c != "rank"]
+        if classes:
+            from evaltrans_qt.engine.human.resolve import human_scores
+            hs = human_scores(run.database, classes[0])
+            human = {s: v for s, sr in run.result.systems.items()
+                     if math.isfinite(v := hs.system_score(s, False, sr.segments))}
+            human_name = classes[0]
     res = run_significance(run.result, measure, systems=systems, method=method,
-                           samples=samples, seed=seed)
+                           samples=samples, seed=seed, agreement=agreement, human=human,
+                           human_name=human_name)
     frame = pd.DataFrame(res.p_values, index=list(res.systems), columns=list(res.systems))
+    agree = None
+    if res.agreement is not None and res.agreement_model is not None:
+        agree = pd.DataFrame(res.agreement, index=list(res.systems), columns=list(res.systems))
+        agree.attrs["model"] = {**res.agreement_model.to_dict(),
+                                "description": res.agreement_model.describe()}
     frame.attrs.update(measure=measure, method=res.method, samples=res.samples, seed=res.seed,
                        scores=dict(zip(res.systems, (float(v) for v in res.scores))),
-                       signature=run.signatures.get(measure, ""))
+                       signature=run.signatures.get(measure, ""), agreement=agree)
     return frame
 
 

@@ -328,6 +328,9 @@ def _significance_between_metrics(args: argparse.Namespace) -> int:
         if getattr(args, name) is None:
             setattr(args, name, default)
     _check_mtme_options(args, [args.statistic], "--statistic")
+    if args.agreement is not None:
+        raise OptionError("--agreement applies between systems (a measure's difference of two "
+                          "systems), not --between-metrics")
     if args.early_stop and args.method == "williams":
         raise OptionError("--early-stop stops a permutation test: not --method williams")
     db = open_database(args.database)
@@ -428,6 +431,8 @@ def run_significance(args: argparse.Namespace) -> int:
                             ("--aggregate", args.aggregate), ("--unweighted", args.unweighted)):
             if value:
                 raise OptionError(f"{flag} combines human scores: it applies to --human")
+    if args.human and args.agreement is not None:
+        raise OptionError("--agreement is about a measure's difference: not with --human")
     args.aggregate = args.aggregate or "mean"
     if not args.human:
         _refuse_unused(args, [args.measure or "bleu"], "significance")
@@ -455,13 +460,22 @@ def run_significance(args: argparse.Namespace) -> int:
                                      method=args.method, samples=args.samples, seed=seed)
                if run is None else
                sig.run_vs_baseline(run, label, baseline=baseline, method=args.method,
-                                   samples=args.samples, seed=seed))
+                                   samples=args.samples, seed=seed,
+                                   agreement=args.agreement or "auto",
+                                   **_agreement_human(db, run, args)))
     else:
         res = (sig.human_significance(hs, systems, weighted=weighted, method=args.method,
                                       samples=args.samples, seed=seed)
                if run is None else
                sig.run_significance(run, label, method=args.method, samples=args.samples,
-                                    seed=seed))
+                                    seed=seed, agreement=args.agreement or "auto",
+                                    **_agreement_human(db, run, args)))
+    if args.agreement in ("published", "fit") and res.agreement_model is None:
+        raise ScoreError(f"--agreement {args.agreement}: "
+                         + (f"Kocmi et al. 2024 published no fit for '{label}'"
+                            if args.agreement == "published" else
+                            "no human system scores to fit on (the database's first human "
+                            "class, at least 3 pairs of systems with different scores)"))
     signature = _significance_signature(res, run, args.human, weighted)
     if args.json:
         json.dump({**res.to_dict(), **res.meta, "signature": signature}, sys.stdout, indent=1)
@@ -475,6 +489,10 @@ def run_significance(args: argparse.Namespace) -> int:
         print(sig.baseline_table({label: res}, width=4))
         print()
         print(sig.baseline_notes(res.method, res.samples, res.baseline))
+        if res.agreement is not None and res.agreement_model is not None:
+            print(f"\nP(humans agree with {label}'s order against {res.baseline}): "
+                  + ", ".join(f"{s} {p:.3f}" for s, p in res.agreement.items()))
+            print(res.agreement_model.describe())
         return 0
     names = res.systems
     width = max(8, max(len(s) for s in names))
@@ -497,7 +515,35 @@ def run_significance(args: argparse.Namespace) -> int:
             cells.append(f"{'-':>7} " if i == j
                          else f"{number(p, '7.4f', missing='nan')}{'*' if p < 0.05 else ' '}")
         print(f"{a + 1:>2}. {names[i]:<{width}}" + "".join(cells))
+    if res.agreement is not None and res.agreement_model is not None:
+        print(f"\nP(humans agree with the measure's order of row and column), "
+              f"{res.agreement_model.describe()}:")
+        print(f"{'':<{width + 4}}" + "".join(f"{k + 1:>8}" for k in range(len(order))))
+        for a, i in enumerate(order):
+            cells = [f"{'-':>7} " if i == j else
+                     f"{number(res.agreement[i, j], '7.3f', missing='nan')} " for j in order]
+            print(f"{a + 1:>2}. {names[i]:<{width}}" + "".join(cells))
     return 0
+
+
+def _agreement_human(db: Database, run, args: argparse.Namespace) -> dict:
+    """``human``/``human_name`` arguments to fit the agreement model on (``--agreement
+    auto|fit``): the plain mean of the database's first human class over each system's
+    scored sentences; none when the database has none or the model is not fitted."""
+    if args.agreement in ("published", "none"):
+        return {}
+    from evaltrans_qt.engine.human.resolve import human_scores
+    classes = [c for c in db.human_classes if c != "rank"
+               and (db.reference_levels is None or c != db.reference_levels.name)]
+    if not classes:
+        return {}
+    hs = human_scores(db, classes[0])
+    out = {}
+    for s, sr in run.systems.items():
+        v = hs.system_score(s, False, sr.segments)
+        if math.isfinite(v):
+            out[s] = v
+    return {"human": out, "human_name": classes[0]} if out else {}
 
 
 # ------------------------------------------------------------ combine
@@ -678,6 +724,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--baseline", nargs="?", const="", default=None, metavar="SYSTEM",
                    help="compare every system with SYSTEM (no value: the first system) and "
                         "print sacreBLEU's table: score (mean ± 95%% CI), p-value")
+    p.add_argument("--agreement", choices=("auto", "published", "fit", "none"), default=None,
+                   help="the probability that humans agree with the measure's order of two "
+                        "systems given its difference (Kocmi et al. 2024): published = their "
+                        "fit (bleu, chrf, COMET-22, ...), fit = the same model fitted on the "
+                        "database's first human class, none; auto (default) = published when "
+                        "there is one, else fit when possible")
     p.add_argument("--normalize-evaluators", action="store_true")
     p.add_argument("--aggregate", choices=("mean", "median"), default=None,
                    help="--human: how the judges' scores of a candidate combine (default mean)")

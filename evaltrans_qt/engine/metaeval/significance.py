@@ -74,11 +74,15 @@ import math
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from evaltrans_qt.engine.metaeval.statistics.bootstrap import bootstrap_counts
 from evaltrans_qt.errors import EvalTransError, OptionError
+
+if TYPE_CHECKING:
+    from evaltrans_qt.engine.metaeval.thresholds import AgreementModel
 
 #: score(B x k sums) -> B values
 BatchScore = Callable[[np.ndarray], np.ndarray]
@@ -243,6 +247,9 @@ class SignificanceResult:
     meta: dict = field(default_factory=dict)
     means: np.ndarray | None = None
     ci: np.ndarray | None = None
+    #: P(humans agree with the measure's order of systems i and j), :mod:`.thresholds`
+    agreement: np.ndarray | None = None
+    agreement_model: AgreementModel | None = None
 
     @property
     def better(self) -> np.ndarray:
@@ -258,8 +265,11 @@ class SignificanceResult:
                            None if i == b else float(self.p_values[b, i]),
                            None if self.means is None else float(self.means[i]),
                            None if self.ci is None else float(self.ci[i])) for i in order]
+        agree = None if self.agreement is None else {
+            self.systems[i]: float(self.agreement[b, i]) for i in order if i != b}
         return BaselineComparison(self.systems[b], self.method, self.samples, self.seed,
-                                  self.n_sentences, self.higher_is_better, rows, dict(self.meta))
+                                  self.n_sentences, self.higher_is_better, rows, dict(self.meta),
+                                  agree, self.agreement_model)
 
     def to_dict(self) -> dict:
         def clean(a):
@@ -273,7 +283,10 @@ class SignificanceResult:
                 "scores": [float(v) for v in self.scores],
                 "p_values": clean(self.p_values),
                 "means": flat(self.means), "ci": flat(self.ci),
-                "intervals": clean(self.intervals) if self.intervals is not None else None}
+                "intervals": clean(self.intervals) if self.intervals is not None else None,
+                "agreement": None if self.agreement is None or self.agreement_model is None
+                else {**self.agreement_model.to_dict(), "description":
+                      self.agreement_model.describe(), "matrix": clean(self.agreement)}}
 
 
 @dataclass(frozen=True)
@@ -306,12 +319,21 @@ class BaselineComparison:
     higher_is_better: bool
     rows: list[SystemTest]
     meta: dict = field(default_factory=dict)
+    #: system -> P(humans agree with the measure's order of it and the baseline)
+    agreement: dict[str, float] | None = None
+    agreement_model: AgreementModel | None = None
 
     def to_dict(self) -> dict:
+        agree = self.agreement or {}
         return {"baseline": self.baseline, "method": self.method, "samples": self.samples,
                 "seed": self.seed, "n_sentences": self.n_sentences,
                 "higher_is_better": self.higher_is_better,
-                "systems": [{"system": r.system, **r.result_dict()} for r in self.rows]}
+                "systems": [{"system": r.system, **r.result_dict(),
+                             **({"p_humans_agree": agree.get(r.system)} if self.agreement
+                                else {})} for r in self.rows],
+                **({"agreement": {**self.agreement_model.to_dict(),
+                                  "description": self.agreement_model.describe()}}
+                   if self.agreement_model is not None else {})}
 
 
 def _fmt_cell(r: SystemTest, width: int, scale: float, multiline: bool) -> str:
@@ -664,24 +686,61 @@ def run_stats(run, measure: str, systems: Sequence[str] | None = None
     return stats, measure_batch_score(m), m.higher_is_better
 
 
+def add_agreement(res: SignificanceResult, run, measure: str, *, source: str = "auto",
+                  human: Mapping[str, float] | None = None,
+                  human_name: str = "") -> SignificanceResult:
+    """Attach to ``res`` the probability that humans agree with ``measure``'s order of each
+    pair of systems (:mod:`~evaltrans_qt.engine.metaeval.thresholds`: Kocmi et al. 2024's
+    published fit, or the same model fitted on ``human`` system scores); unchanged when
+    ``source`` finds no model."""
+    from evaltrans_qt.engine.metaeval.thresholds import agreement_matrix, choose_model
+    ours = getattr(run.measure(measure), "metric", None) is None
+    scores = dict(zip(res.systems, (float(v) for v in res.scores)))
+    model = choose_model(measure, scores, human, ours=ours,
+                         higher_is_better=res.higher_is_better, source=source,
+                         human_name=human_name)
+    if model is not None:
+        res.agreement_model = model
+        res.agreement = agreement_matrix(res.scores, model)
+    return res
+
+
 def run_significance(run, measure: str, *, systems: Sequence[str] | None = None,
-                     method: str = "bootstrap", samples: int | None = None, seed: Seed = "env"
-                     ) -> SignificanceResult:
-    """Significance of automatic ``measure`` between the systems of ``run`` (all pairs)."""
+                     method: str = "bootstrap", samples: int | None = None, seed: Seed = "env",
+                     agreement: str = "auto", human: Mapping[str, float] | None = None,
+                     human_name: str = "") -> SignificanceResult:
+    """Significance of automatic ``measure`` between the systems of ``run`` (all pairs),
+    with the probability that humans agree with each pair's order (:func:`add_agreement`:
+    ``agreement`` auto, published, fit or none; ``human`` system scores for a fit, of the
+    human class ``human_name``)."""
     stats, score, hib = run_stats(run, measure, systems)
     res = compare(stats, score, method, samples=samples, seed=seed, higher_is_better=hib)
     res.meta["measure"] = measure
-    return res
+    return add_agreement(res, run, measure, source=agreement, human=human,
+                         human_name=human_name)
 
 
 def run_vs_baseline(run, measure: str, *, baseline: str | None = None,
                     systems: Sequence[str] | None = None, method: str = "bootstrap",
-                    samples: int | None = None, seed: Seed = "env") -> BaselineComparison:
-    """Every system of ``run`` against ``baseline`` (default the first) on ``measure``."""
+                    samples: int | None = None, seed: Seed = "env", agreement: str = "auto",
+                    human: Mapping[str, float] | None = None,
+                    human_name: str = "") -> BaselineComparison:
+    """Every system of ``run`` against ``baseline`` (default the first) on ``measure``, with
+    the probability that humans agree with the order of each system and the baseline."""
     stats, score, hib = run_stats(run, measure, systems)
     res = compare_vs_baseline(stats, score, method, baseline=baseline, samples=samples,
                               seed=seed, higher_is_better=hib)
     res.meta["measure"] = measure
+    from evaltrans_qt.engine.metaeval.thresholds import choose_model
+    ours = getattr(run.measure(measure), "metric", None) is None
+    scores = {r.system: r.score for r in res.rows}
+    model = choose_model(measure, scores, human, ours=ours, higher_is_better=hib,
+                         source=agreement, human_name=human_name)
+    if model is not None:
+        base = scores[res.baseline]
+        res.agreement_model = model
+        res.agreement = {r.system: float(model.probability(r.score - base))
+                         for r in res.rows[1:]}
     return res
 
 
