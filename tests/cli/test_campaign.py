@@ -1,0 +1,384 @@
+"""A whole campaign through the command line (``evaltrans campaign``, docs/campaigns.md):
+create, bundle, annotators scoring their bundles through the Python API, collect (shuffled
+order, one bundle missing, one partial), quality control, and the bad inputs."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+import evaltrans_qt.api as api
+from evaltrans_qt.cli.main import main
+from evaltrans_qt.engine.campaign.assignment import assign
+from evaltrans_qt.engine.data.database import Database
+from evaltrans_qt.engine.human.spans.model import ErrorSpan
+from evaltrans_qt.io.campaign_bundle import open_bundle
+from evaltrans_qt.io.campaign_file import read_campaign
+from evaltrans_qt.io.etdb import load_database, save_database
+from evaltrans_qt.io.protocol_changes import spans_change
+from evaltrans_qt.io.span_store import commit_span_changes
+
+WORDS = ("house tree river stone cloud bread window garden music letter street winter "
+         "candle bridge forest summer paper market island silver").split()
+#: true quality of each system (what a careful annotator perceives, 0..100)
+QUALITY = {"Alpha": 85.0, "Beta": 70.0, "Gamma": 50.0, "Delta": 30.0}
+ANNOTATORS = ("ann1", "ann2", "rand", "blind", "late")
+
+
+def _sentence(rng: random.Random) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 14)))
+
+
+def _database() -> Database:
+    rng = random.Random(0)
+    db = Database()
+    for i in range(24):
+        src = db.add_source(f"Quelle {i} " + _sentence(rng), doc=f"d{i // 6}", seg=str(i + 1))
+        db.add_target(src, _sentence(rng), "ref-A", reference=True)
+        for system in QUALITY:
+            t = db.add_target(src, _sentence(rng), system)
+            if i == 0:
+                t.set_score("isReference", 0, judge="oldjudge")   # another judge's score
+    return db
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory):
+    """The campaign folder: db, campaign file, bundles (in ``bundles/``)."""
+    d = tmp_path_factory.mktemp("campaign")
+    save_database(_database(), d / "db.etdb.xml")
+    (d / "howto.md").write_text("# Instructions\nMark every error, then score.\n")
+    assert main(["campaign", "create", str(d / "db.etdb.xml"), "--protocol", "esa",
+                 "--annotators", ",".join(ANNOTATORS), "--redundancy", "2", "--batch", "20",
+                 "--seed", "7", "--qc", "bad-refs=0.25,injected=0.2,repeats=0.15",
+                 "--instructions", str(d / "howto.md"),
+                 "-o", str(d / "c.etcampaign.json")]) == 0
+    assert main(["campaign", "bundle", str(d / "c.etcampaign.json"), "-o",
+                 str(d / "bundles")]) == 0
+    return d
+
+
+def _originals() -> dict[str, dict[str, str]]:
+    """source text -> {candidate text: system}: what the careful annotator 'knows'."""
+    db = _database()
+    return {s.text: {t.text: t.system or "" for t in db.candidates(s)} for s in db.sources}
+
+
+def _damage(text: str, originals: dict[str, str]) -> tuple[int, int] | None:
+    """The changed region of a QC copy (None: an unchanged candidate)."""
+    if text in originals:
+        return None
+    best = max(originals, key=lambda o: len(_common(o, text)) + len(_common(o[::-1],
+                                                                           text[::-1])))
+    pre = len(_common(best, text))
+    suf = len(_common(best[::-1][:len(best) - pre], text[::-1][:len(text) - pre]))
+    return pre, len(text) - suf
+
+
+def _common(a: str, b: str) -> str:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return a[:n]
+
+
+def _work(bundle: Path, style: str, share: float = 1.0) -> list[tuple]:
+    """The annotator scores their bundle through the API (scores as a judgements file,
+    error spans through the spans commit path); returns (source text, candidate, value,
+    seconds, spans) of each judged real candidate."""
+    db, info = open_bundle(bundle)
+    rng = random.Random(style + info.annotator)
+    originals = _originals()
+    rows, spans, done = ["seg\tsystem\tclass\tvalue\tjudge\tseconds"], [], []
+    items = api.bundle_items(db)
+    for it in items[:round(share * len(items))]:
+        orig = originals[it.source]
+        damage = _damage(it.candidate, orig)
+        system = orig.get(it.candidate) or "Gamma"
+        value = min(100.0, max(0.0, QUALITY[system] + rng.gauss(0, 4)))
+        if damage is not None:
+            value = max(0.0, value - 40)
+        if style == "random":
+            value = rng.uniform(0, 100)
+        value = round(value, 1)
+        seconds = round(rng.uniform(8, 40), 1)
+        rows.append(f"{it.n}\t{it.system}\tesa\t{value}\t{info.annotator}\t{seconds}")
+        marked: list[ErrorSpan] = []
+        if damage is not None and style == "careful":
+            marked = [ErrorSpan("Major", "Accuracy", damage[0], damage[1])]
+        spans.append((it.source_index, it.target_index, marked))
+        if damage is None:
+            done.append((it.source, it.candidate, value, seconds, tuple(marked)))
+    tsv = bundle.with_suffix(".tsv")
+    tsv.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    assert api.import_judgements(bundle, tsv) == len(rows) - 1
+    commit_span_changes(bundle, lambda b: [spans_change(b, si, ti, info.annotator, m)
+                                           for si, ti, m in spans])
+    return done
+
+
+@pytest.fixture(scope="module")
+def returned(campaign, tmp_path_factory):
+    """The annotators' returned bundles (``late`` never returns; ``ann2`` is partial)."""
+    out = tmp_path_factory.mktemp("returned")
+    styles = {"ann1": ("careful", 1.0), "ann2": ("careful", 0.8), "rand": ("random", 1.0),
+              "blind": ("blind", 1.0)}
+    for a, (style, share) in styles.items():
+        shutil.copy(campaign / "bundles" / f"{a}.etdb.xml", out / f"{a}.etdb.xml")
+        _work(out / f"{a}.etdb.xml", style, share)
+    return out
+
+
+def test_bundles_hold_only_their_items_no_system_names_no_references(campaign):
+    text = {a: (campaign / "bundles" / f"{a}.etdb.xml").read_text(encoding="utf-8")
+            for a in ANNOTATORS}
+    for a, t in text.items():
+        for system in QUALITY:
+            assert f'sys="{system}"' not in t and system not in t
+        assert "ref-A" not in t and "oldjudge" not in t and "<eval" not in t
+        db, info = open_bundle(campaign / "bundles" / f"{a}.etdb.xml")
+        assert info.annotator == a and info.instructions.startswith("# Instructions")
+        assert [lv.name for lv in db.levels] == ["esa"]
+        assert not api.bundle_progress(db).done
+        assert api.bundle_progress(db).text.startswith(f"0 of {len(db.sources)}, ")
+    # per-annotator ids: no opaque id is shared between two bundles
+    ids = [{t.system for s in load_database(campaign / "bundles" / f"{a}.etdb.xml").sources
+            for t in s.targets} for a in ANNOTATORS]
+    assert all(x.isdisjoint(y) for k, x in enumerate(ids) for y in ids[k + 1:])
+
+
+def test_same_definition_and_seed_give_byte_identical_files(campaign, tmp_path):
+    args = ["campaign", "create", str(campaign / "db.etdb.xml"), "--protocol", "esa",
+            "--annotators", ",".join(ANNOTATORS), "--redundancy", "2", "--batch", "20",
+            "--seed", "7", "--qc", "bad-refs=0.25,injected=0.2,repeats=0.15",
+            "--instructions", str(campaign / "howto.md")]
+    shutil.copy(campaign / "db.etdb.xml", tmp_path / "db.etdb.xml")
+    assert main([*args, "-o", str(campaign / "again.etcampaign.json")]) == 0
+    assert (campaign / "again.etcampaign.json").read_bytes() == \
+        (campaign / "c.etcampaign.json").read_bytes()
+    assert main(["campaign", "bundle", str(campaign / "again.etcampaign.json"), "-o",
+                 str(tmp_path / "b2")]) == 0
+    for a in ANNOTATORS:
+        assert (tmp_path / "b2" / f"{a}.etdb.xml").read_bytes() == \
+            (campaign / "bundles" / f"{a}.etdb.xml").read_bytes()
+    args[args.index("7")] = "8"
+    assert main([*args, "-o", str(tmp_path / "other.etcampaign.json")]) == 0
+    assert main(["campaign", "bundle", str(tmp_path / "other.etcampaign.json"), "-o",
+                 str(tmp_path / "b3")]) == 0
+    assert (tmp_path / "b3" / "ann1.etdb.xml").read_bytes() != \
+        (campaign / "bundles" / "ann1.etdb.xml").read_bytes()
+
+
+def _collect(campaign: Path, files: list[Path], out: Path, capsys) -> tuple[int, str, str]:
+    capsys.readouterr()
+    rc = main(["campaign", "collect", str(campaign / "c.etcampaign.json"),
+               *map(str, files), "-o", str(out)])
+    o, e = capsys.readouterr()
+    return rc, o, e
+
+
+def test_whole_campaign_qc_flags_exactly_the_careless(campaign, returned, tmp_path, capsys):
+    order = [returned / f"{a}.etdb.xml" for a in ("rand", "ann2", "blind", "ann1")]
+    rc, out, err = _collect(campaign, order, tmp_path / "result.etdb.xml", capsys)
+    assert rc == 0, err
+    assert "no bundle yet from late" in out
+    capsys.readouterr()
+    assert main(["campaign", "qc", str(tmp_path / "result.etdb.xml"), "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["missing"] == ["late"]
+    by = {a["annotator"]: a for a in rep["annotators"]}
+    assert {a for a, r in by.items() if not r["passed"]} == {"rand", "blind"}, by
+    assert [r.split(":")[0] for r in by["blind"]["reasons"]] == ["injected"]
+    assert any(r.startswith("bad-refs") for r in by["rand"]["reasons"])
+    assert by["ann2"]["done"] < by["ann2"]["assigned"]        # the partial bundle
+    assert by["ann1"]["done"] == by["ann1"]["assigned"]
+    assert 8 <= by["ann1"]["median_seconds"] <= 40
+    capsys.readouterr()
+    assert main(["campaign", "qc", str(tmp_path / "result.etdb.xml")]) == 0
+    text = capsys.readouterr().out
+    assert "blind: FAIL" in text and "ann1: PASS" in text and "late" in text
+
+
+def test_results_equal_scoring_the_same_judgements_in_one_database(campaign, returned,
+                                                                   tmp_path, capsys):
+    files = [returned / f"{a}.etdb.xml" for a in ("blind", "ann1", "rand", "ann2")]
+    rc, _, err = _collect(campaign, files, tmp_path / "r.etdb.xml", capsys)
+    assert rc == 0, err
+    result = load_database(tmp_path / "r.etdb.xml")
+    # the same judgements straight into one copy of the database
+    one = tmp_path / "one.etdb.xml"
+    shutil.copy(campaign / "db.etdb.xml", one)
+    db = load_database(one)
+    where = {(s.text, t.text): (i, k) for i, s in enumerate(db.sources)
+             for k, t in enumerate(s.targets)}
+    rows = ["doc\tseg\tsystem\tclass\tvalue\tjudge\tseconds"]
+    span_changes = []
+    plans = assign(read_campaign(campaign / "c.etcampaign.json"))
+    for a in ("ann1", "ann2", "rand", "blind"):
+        b = returned / f"{a}.etdb.xml"
+        bdb, info = open_bundle(b)
+        for it in api.bundle_items(bdb):
+            t = bdb.sources[it.source_index].targets[it.target_index]
+            key = (it.source, it.candidate)
+            if plans[a].slots[it.n - 1].kind != "real" or not t.scores:
+                continue                            # a QC copy (the coordinator knows), or
+            assert key in where                     # not judged
+            i, k = where[key]
+            s, real = db.sources[i], db.sources[i].targets[k]
+            sc = t.scores[0]
+            rows.append(f"{s.doc}\t{s.seg}\t{real.system}\tesa\t{sc.value:g}\t{a}\t"
+                        f"{sc.extra_attrs['seconds']}")
+            span_changes.append((key, a, i, k, t.span_annotations[0].errors))
+    (tmp_path / "one.tsv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    if not db.has_class("esa"):
+        assert main(["classes", str(one), "--add-template", "esa"]) == 0
+    api.import_judgements(one, tmp_path / "one.tsv")
+    commit_span_changes(one, lambda d: [spans_change(d, i, k, a, e)
+                                        for _, a, i, k, e in span_changes])
+    direct = load_database(one)
+
+    def judgements(d: Database) -> list:
+        return sorted((i, t.system, s.cls, s.value, s.judge, s.extra_attrs.get("seconds"))
+                      for i, src in enumerate(d.sources) for t in src.targets
+                      for s in t.scores if s.cls == "esa")
+
+    def spans(d: Database) -> list:
+        return sorted((i, t.system, a.judge, tuple(a.errors))
+                      for i, src in enumerate(d.sources) for t in src.targets
+                      for a in t.span_annotations)
+
+    assert judgements(result) == judgements(direct) and len(judgements(result)) > 100
+    assert spans(result) == spans(direct)
+
+    def means(d: Database) -> dict:
+        out: dict[str, list[float]] = {}
+        for _, t in d.iter_candidates():
+            v = t.value("esa")
+            if v is not None:
+                out.setdefault(t.system or "", []).append(v)
+        return {k: sum(v) / len(v) for k, v in out.items()}
+
+    assert means(result) == means(direct)
+    assert means(result)["Alpha"] > means(result)["Delta"]
+
+
+def test_a_bundle_given_twice_is_merged_once_with_a_warning(campaign, returned, tmp_path,
+                                                            capsys):
+    f = returned / "ann1.etdb.xml"
+    copy = tmp_path / "copy-of-ann1.etdb.xml"
+    shutil.copy(f, copy)
+    rc, _, err = _collect(campaign, [f, copy], tmp_path / "r.etdb.xml", capsys)
+    assert rc == 0 and f"{copy}: the same bundle as {f}" in err
+    before = (tmp_path / "r.etdb.xml").read_bytes()
+    rc, _, err = _collect(campaign, [f], tmp_path / "r.etdb.xml", capsys)
+    assert rc == 0 and "already collected" in err and str(f) in err
+    assert (tmp_path / "r.etdb.xml").read_bytes() == before
+
+
+def test_bad_bundles_exit_2_naming_file_and_problem_and_nothing_is_lost(campaign, returned,
+                                                                       tmp_path, capsys):
+    out = tmp_path / "r.etdb.xml"
+    assert _collect(campaign, [returned / "ann1.etdb.xml"], out, capsys)[0] == 0
+    before = out.read_bytes()
+    # tampered: a candidate edited
+    tampered = tmp_path / "tampered.etdb.xml"
+    db = load_database(returned / "rand.etdb.xml")
+    cand = db.sources[4].targets[-1]
+    text = (returned / "rand.etdb.xml").read_text(encoding="utf-8")
+    tampered.write_text(text.replace(f"<t_sent>{cand.text}</t_sent>",
+                                     f"<t_sent>{cand.text} extra</t_sent>", 1),
+                        encoding="utf-8")
+    rc, _, err = _collect(campaign, [returned / "blind.etdb.xml", tampered], out, capsys)
+    assert rc == 2 and str(tampered) in err and "position 5" in err and "candidate" in err
+    assert out.read_bytes() == before                       # blind's was not merged either
+    # another campaign's bundle
+    other_dir = tmp_path / "other"
+    shutil.copy(campaign / "db.etdb.xml", tmp_path / "db.etdb.xml")
+    assert main(["campaign", "create", str(tmp_path / "db.etdb.xml"), "--protocol", "esa",
+                 "--annotators", "ann1,ann2", "-o", str(tmp_path / "o.etcampaign.json")]) == 0
+    assert main(["campaign", "bundle", str(tmp_path / "o.etcampaign.json"), "-o",
+                 str(other_dir)]) == 0
+    rc, _, err = _collect(campaign, [other_dir / "ann1.etdb.xml"], out, capsys)
+    assert rc == 2 and str(other_dir / "ann1.etdb.xml") in err and "campaign" in err
+    # two different bundles of one annotator
+    partial = tmp_path / "ann1-early.etdb.xml"
+    shutil.copy(campaign / "bundles" / "ann1.etdb.xml", partial)
+    rc, _, err = _collect(campaign, [returned / "ann1.etdb.xml", partial], out, capsys)
+    assert rc == 2 and "second, different bundle of annotator 'ann1'" in err
+    # a judgement by somebody else inside a bundle
+    foreign = tmp_path / "foreign.etdb.xml"
+    shutil.copy(campaign / "bundles" / "ann2.etdb.xml", foreign)
+    b = load_database(foreign)
+    api.judge(foreign, 0, b.sources[0].targets[-1].system or "", "esa", 50.0, judge="eve")
+    rc, _, err = _collect(campaign, [foreign], out, capsys)
+    assert rc == 2 and "'eve'" in err and "position 1" in err
+    # the classes changed
+    levels = tmp_path / "levels.etdb.xml"
+    levels.write_text((campaign / "bundles" / "ann2.etdb.xml").read_text(encoding="utf-8")
+                      .replace('maximum="100"', 'maximum="10"'), encoding="utf-8")
+    rc, _, err = _collect(campaign, [levels], out, capsys)
+    assert rc == 2 and "score classes" in err
+    assert out.read_bytes() == before
+
+
+def test_create_refuses_bad_input(campaign, tmp_path, capsys):
+    base = ["campaign", "create", str(campaign / "db.etdb.xml"), "-o",
+            str(tmp_path / "x.etcampaign.json")]
+    for extra, needle in (
+            (["--protocol", "esa", "--annotators", "a,b,a"], "named twice"),
+            (["--protocol", "esa", "--annotators", "a", "--redundancy", "2"], "redundancy 2"),
+            (["--protocol", "ranking", "--annotators", "a"], "cannot run as a campaign"),
+            (["--protocol", "sser", "--annotators", "a", "--qc", "injected=0.1"],
+             "injected errors"),
+            (["--protocol", "esa", "--annotators", "a", "--systems", "Nope"], "Nope"),
+            (["--protocol", "esa", "--annotators", "a", "--qc", "bogus=1"], "bogus"),
+            (["--protocol", "esa", "--annotators", "a", "--classes", "esa"], "--classes")):
+        capsys.readouterr()
+        assert main([*base, *extra]) == 2, extra
+        assert needle in capsys.readouterr().err, extra
+    assert not (tmp_path / "x.etcampaign.json").exists()
+
+
+def test_edited_campaign_file_and_changed_database_are_refused(campaign, tmp_path, capsys):
+    for f in ("db.etdb.xml", "c.etcampaign.json"):
+        shutil.copy(campaign / f, tmp_path / f)
+    c = tmp_path / "c.etcampaign.json"
+    c.write_text(c.read_text(encoding="utf-8").replace('"batch": 20', '"batch": 21'),
+                 encoding="utf-8")
+    capsys.readouterr()
+    assert main(["campaign", "bundle", str(c), "-o", str(tmp_path / "b")]) == 2
+    assert "edited after it was made" in capsys.readouterr().err
+    shutil.copy(campaign / "c.etcampaign.json", c)
+    db = load_database(tmp_path / "db.etdb.xml")
+    db.sources[3].targets[2].text += " changed"
+    save_database(db, tmp_path / "db.etdb.xml")
+    assert main(["campaign", "bundle", str(c), "-o", str(tmp_path / "b")]) == 2
+    assert "changed since the campaign was made" in capsys.readouterr().err
+
+
+def test_reference_based_protocol_shows_references_and_mqm_needs_spans(tmp_path, capsys):
+    save_database(_database(), tmp_path / "db.etdb.xml")
+    assert main(["campaign", "create", str(tmp_path / "db.etdb.xml"), "--protocol", "sser",
+                 "--annotators", "a,b", "--qc", "bad-refs=0.2,repeats=0.1",
+                 "-o", str(tmp_path / "s.etcampaign.json")]) == 0
+    assert main(["campaign", "bundle", str(tmp_path / "s.etcampaign.json"), "-o",
+                 str(tmp_path / "b")]) == 0
+    db, info = open_bundle(tmp_path / "b" / "a.etdb.xml")
+    assert [lv.name for lv in db.levels] == ["sser", "isReference"]
+    assert all(len(db.references(s)) == 1 and s.targets[0].system == "reference-1"
+               for s in db.sources)
+    item = api.bundle_items(db)[0]
+    api.judge(tmp_path / "b" / "a.etdb.xml", item.source_index, item.system, "sser", 7.0,
+              judge="a", seconds=3.0)
+    db, _ = open_bundle(tmp_path / "b" / "a.etdb.xml")
+    assert api.bundle_progress(db).done == 1
+    assert main(["campaign", "collect", str(tmp_path / "s.etcampaign.json"),
+                 str(tmp_path / "b" / "a.etdb.xml"), "-o", str(tmp_path / "r.etdb.xml")]) == 0
+    r = load_database(tmp_path / "r.etdb.xml")
+    got = [(s.value, s.judge) for _, t in r.iter_candidates() for s in t.scores
+           if s.cls == "sser"]
+    assert got == [(7.0, "a")]
