@@ -319,24 +319,47 @@ class SignificanceMatrix(pg.PlotWidget):
         self.colorbar.getAxis("right").setTicks([[(v, f"{v:g}") for v in (0, 0.05, 0.1, 0.5, 1)]])
         self._texts: list[pg.TextItem] = []
         self.pvalues = np.zeros((0, 0))
+        self.tooltips: list[list[str]] = []
         self.has_data = False
+        self.scene().sigMouseMoved.connect(self._hover)
         self.clear_data()
+
+    def tooltip_at(self, i: int, j: int) -> str:
+        """The tooltip of cell (row i, column j): the pair, its p-value and what was given
+        for it (``set_data``'s ``tooltips``, e.g. the probability that humans agree)."""
+        if not (0 <= i < len(self.tooltips) and 0 <= j < len(self.tooltips[i])):
+            return ""
+        return self.tooltips[i][j]
+
+    def _hover(self, pos) -> None:
+        if not self.has_data:
+            return
+        p = self.getPlotItem().vb.mapSceneToView(pos)
+        self.setToolTip(self.tooltip_at(int(np.floor(p.y())), int(np.floor(p.x()))))
 
     def clear_data(self, hint: str | None = None) -> None:
         for t in self._texts:
             self.removeItem(t)
         self._texts = []
+        self.tooltips = []
+        self.setToolTip("")
         self.pvalues = np.zeros((0, 0))
         self._img.clear()
         self.setTitle(None)
         self.has_data = False
         show_hint(self, self.hint if hint is None else hint)
 
-    def set_data(self, systems: Sequence[str], pvalues: np.ndarray, title: str = "") -> None:
+    def set_data(self, systems: Sequence[str], pvalues: np.ndarray, title: str = "",
+                 notes: Sequence[Sequence[str]] | None = None) -> None:
+        """``notes[i][j]``: more text for the tooltip of cell (i, j), after its p-value."""
         p = np.asarray(pvalues, dtype=float)
         self.clear_data("")
         self.pvalues = p
         n = len(systems)
+        self.tooltips = [["" if i == j else
+                          f"{systems[i]} vs {systems[j]}: p = {p[i, j]:.4f}"
+                          + (f"\n{notes[i][j]}" if notes is not None and notes[i][j] else "")
+                          for j in range(n)] for i in range(n)]
         self._img.setImage(np.nan_to_num(p, nan=1.0).T, levels=(0.0, 1.0))
         self.colorbar.setLevels((0.0, 1.0))
         size = 9 if n <= 8 else 8 if n <= 12 else 7

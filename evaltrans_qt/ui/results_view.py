@@ -1249,9 +1249,14 @@ class ResultsView(QWidget):
         self._update_busy()
 
     def _show_significance(self, res) -> None:
+        notes = None
+        if getattr(res, "agreement", None) is not None and res.agreement_model is not None:
+            how = res.agreement_model.describe()
+            notes = [[f"P(humans agree with this order) = {a:.3f}\n({how})" for a in row]
+                     for row in res.agreement]
         self.sig_plot.set_data(res.systems, res.p_values,
                                title=f"{res.meta.get('measure', '')}: {res.method}, "
-                                     f"{res.samples} samples (p-values)")
+                                     f"{res.samples} samples (p-values)", notes=notes)
 
     # ------------------------------------------------------------------ export
     def current_plot(self):
