@@ -36,6 +36,9 @@ from evaltrans_qt.version import __version__
 COMMANDS: dict[str, tuple[str, str]] = {
     "align": ("align", "show the alignment behind a measure (WER, CDER, TER, PER, INVWER, "
                        "LJWER)"),
+    "analyze": ("analyze", "compare systems as compare-mt does: word accuracy by frequency, "
+                           "sentence buckets, characteristic n-grams, examples; --html writes a "
+                           "report"),
     "batch": ("batch", "evaluate candidate files or database systems (EvalTransBatchEval)"),
     "campaign": ("campaign", "human evaluation with several annotators: create, bundle, "
                              "collect, quality control, agreement, plan"),

@@ -87,6 +87,8 @@ N = Needed()
 #: command -> the base invocation (run in the workspace; see ``workspace``).
 BASE: dict[str, list[str]] = {
     "align": ["align", "--measure", "wer", "a b c d e", "a c b d"],
+    "analyze": ["analyze", "demo.etdb.xml", "--systems", "WebTrans,RuleMT", "--samples", "20",
+                "--top", "3", "--examples", "1"],
     "batch": ["batch", "--source", "s.txt", "--reference", "r.txt", "--target", "h.txt"],
     "classes": ["classes", "demo.etdb.xml"],
     "import text": ["import", "text", "--source", "s.txt", "--reference", "r.txt", "-o",
@@ -361,6 +363,12 @@ TABLE: dict[str, dict[str, object]] = {
                      "--aggregate": R("--aggregate", "median", needle="--human"),
                      "--unweighted": R("--unweighted", needle="--human"),
                      "--json": C("--json")},
+    "analyze": {"--systems": N, "--measure": C("--measure", "chrf"),
+                "--reference": C("--reference", "ref-B"), "--train": C("--train", "r.txt"),
+                "--labels": R("--labels", "r.txt", needle="lines of labels"),
+                "--top": C("--top", "4"), "--examples": C("--examples", "2"),
+                "--samples": C("--samples", "30"), "--seed": C("--seed", "3"),
+                "--json": C("--json"), "--html": C("--html", "a.html")},
     "orange": {"--measures": C("--measures", "bleu"), "--json": C("--json")},
     "combine": {"--measures": C("--measures", "wer,cder"), "--systems": C("--systems",
                                                                           "WebTrans,RuleMT,"
@@ -429,6 +437,7 @@ EVAL_REFUSED: dict[str, tuple[str, ...]] = {
     "correlate": ("--bleu-pad-rule", "both"),
     "significance": ("--bleu-pad-rule", "both"),
     "orange": ("--bleu-pad-rule", "both"),
+    "analyze": ("--bleu-pad-rule", "both"),
     "combine": ("--cder-pad-rule", "none"),
     "wmt14-tables": ("--cder-pad-rule", "none"),
     "score": ("--cder-pad-rule", "none"),
