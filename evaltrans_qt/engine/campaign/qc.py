@@ -226,7 +226,7 @@ def annotator_qc(annotator: str, judged: Sequence[Judged], assigned: int, plan: 
             longest = max(longest, run)
         ok = longest < plan.straight_line
         rep.checks.append(Check("straight-line", ok, float(longest), f"longest run of one "
-                                f"score: {longest} items ({'<' if ok else '>='} "
+                                f"score: {longest} item{'' if longest == 1 else 's'} ({'<' if ok else '>='} "
                                 f"{plan.straight_line})"))
     return rep
 
