@@ -42,6 +42,7 @@ ALLOWED = {
     "scoring_session": {"engine", "io", "errors", "workspace", "history"},
     "ranking_session": {"engine", "io", "errors", "workspace", "history"},
     "span_session": {"engine", "io", "errors", "workspace", "history"},
+    "adjudication_session": {"engine", "io", "errors", "workspace", "history"},
     "selection": {"errors"},                            # the Qt-free selection model
     "cli": {"engine", "io", "errors", "workspace", "cli", "version"},
     "api": {"engine", "io", "errors", "api"},          # the public Python API (docs/api.md)
@@ -162,7 +163,8 @@ class Block(importlib.abc.MetaPathFinder):
 sys.meta_path.insert(0, Block())
 import evaltrans_qt
 names = ["evaltrans_qt.errors", "evaltrans_qt.workspace", "evaltrans_qt.api",
-         "evaltrans_qt.history", "evaltrans_qt.scoring_session", "evaltrans_qt.span_session"]
+         "evaltrans_qt.history", "evaltrans_qt.scoring_session", "evaltrans_qt.span_session",
+         "evaltrans_qt.adjudication_session"]
 for sub in ("engine", "io", "cli"):
     pkg = importlib.import_module("evaltrans_qt." + sub)
     names += [m.name for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + ".")]
