@@ -136,6 +136,12 @@ BASE: dict[str, list[str]] = {
     "segranks export": ["segranks", "export", "u.etdb.xml", "-o", "e.segments"],
     "segranks agreement": ["segranks", "agreement", "u.etdb.xml"],
     "unseen": ["unseen", "u.etdb.xml", "--system", "C"],
+    "campaign create": ["campaign", "create", "demo.etdb.xml", "--protocol", "esa",
+                        "--annotators", "a,b", "-o", "n.etcampaign.json"],
+    "campaign bundle": ["campaign", "bundle", "k.etcampaign.json", "-o", "kb2"],
+    "campaign collect": ["campaign", "collect", "k.etcampaign.json", "kb/a.etdb.xml", "-o",
+                         "kr2.etdb.xml"],
+    "campaign qc": ["campaign", "qc", "kr.etdb.xml"],
     "campaign agreement": ["campaign", "agreement", "demo.etdb.xml"],
     "campaign plan": ["campaign", "plan", "demo.etdb.xml", "--budget", "30%", "--random", "10"],
     "campaign adjudicate": ["campaign", "adjudicate", "demo.etdb.xml"],
@@ -319,6 +325,18 @@ TABLE: dict[str, dict[str, object]] = {
                "--examples": C("--examples", "0", base=["unseen", "u.etdb.xml", "--system",
                                                         "C", "--method", "closest"]),
                "--json": C("--json")},
+    "campaign create": {"--protocol": N, "--annotators": N, "--output": N,
+                        "--redundancy": C("--redundancy", "2"), "--batch": C("--batch", "5"),
+                        "--systems": C("--systems", "WebTrans"),
+                        "--classes": R("--classes", "fluency", needle="--classes is only "
+                                       "used with --protocol classes"),
+                        "--documents": C("--documents"), "--seed": C("--seed", "3"),
+                        "--qc": C("--qc", "bad-refs=0.1"),
+                        "--instructions": C("--instructions", "s.txt"),
+                        "--tutorial": C("--tutorial", "tut.json")},
+    "campaign bundle": {"--output": N},
+    "campaign collect": {"--output": N},
+    "campaign qc": {"--json": C("--json")},
     "campaign agreement": {"--gold": C("--gold", "ben"), "--json": C("--json")},
     "campaign plan": {"--budget": N, "--measures": C("--measures", "bleu"),
                       "--human": C("--human", "adequacy"), "--random": C("--random", "5"),
@@ -572,6 +590,13 @@ def template(tmp_path_factory) -> Path:
                      "sources.ptb", "--alignments-dir", ".", "-o", "x.segments",
                      "--output-database", "c.etdb.xml"]) == 0
         assert main(["segranks", "export", "u.etdb.xml", "-o", "ranks.json"]) == 0
+        _write(t / "tut.json", '[{"source": "ein Haus", "candidate": "a house", '
+                               '"answer": {"esa": 90}, "feedback": "Correct."}]')
+        assert main(["campaign", "create", "demo.etdb.xml", "--protocol", "esa",
+                     "--annotators", "a,b", "-o", "k.etcampaign.json"]) == 0
+        assert main(["campaign", "bundle", "k.etcampaign.json", "-o", "kb"]) == 0
+        assert main(["campaign", "collect", "k.etcampaign.json", "kb/a.etdb.xml", "-o",
+                     "kr.etdb.xml"]) == 0
     finally:
         os.chdir(old)
     return t
