@@ -12,8 +12,10 @@ categories, severities); ESA: Kocmi et al. 2024, "Error Span Annotation", sectio
   cursor.
 * Then a severity key (:data:`SEVERITY_KEYS`: 1 minor, 2 major, 3 critical, 0 neutral;
   ESA: 1 and 2 only) and, in MQM, the category from the list beside the text (its letter,
-  then a digit for a sub-category, 0 or Enter for the category itself). Spans are
-  coloured by severity (:data:`COLOURS`) and listed with their labels.
+  then a digit for a sub-category, 0 or Enter for the category itself; the chooser is
+  :mod:`evaltrans_qt.ui.span_categories`). Spans are coloured by severity, labelled inline
+  under the text (number, severity, short category; :mod:`evaltrans_qt.ui.span_text`) and
+  listed with their full labels.
 * A click in a marked span (or its row in the list) selects it: a severity key relabels
   it, ``C`` chooses another category, Del deletes it.
 * ``N``/``P`` next/previous candidate; Enter commits the segment (MQM: "no error" if
@@ -22,171 +24,36 @@ categories, severities); ESA: Kocmi et al. 2024, "Error Span Annotation", sectio
 * The previous and next segments of the same document are shown dimmed around it.
 * Pre-filled spans (a machine judge's, e.g. ``xcomet``, imported with ``evaltrans spans
   --import-json``) are drawn outlined in another style; ``A`` accepts the selected one
-  into the judge's annotation, ``R`` rejects it (see :meth:`SpanSessionModel.suggestions`).
+  into the judge's annotation, ``R`` rejects it -- recorded in the judge's annotation, so
+  the pre-filling statistics tell it from a suggestion left alone (see
+  :meth:`SpanSessionModel.reject_suggestion`).
 """
 
 from __future__ import annotations
 
-from typing import TypeVar
-
-from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import (
-    QColor,
-    QHelpEvent,
-    QKeyEvent,
-    QKeySequence,
-    QMouseEvent,
-    QTextCharFormat,
-    QTextCursor,
-)
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
-    QPlainTextEdit,
-    QTextEdit,
-    QToolTip,
     QVBoxLayout,
     QWidget,
 )
 
 from evaltrans_qt.engine.human.spans.model import ErrorSpan
-from evaltrans_qt.engine.human.spans.text import next_boundary, previous_boundary, snap
 from evaltrans_qt.errors import EvalTransError
 from evaltrans_qt.io.spans_jsonl import DEFAULT_CATEGORY
 from evaltrans_qt.span_session import SpanSessionModel
+from evaltrans_qt.ui.span_categories import CategoryChooser
+from evaltrans_qt.ui.span_text import COLOURS, SpanText, label, named
 
 #: Severity keys, shown on the screen.
-SEVERITY_KEYS: dict[int, str] = {Qt.Key.Key_1: "Minor", Qt.Key.Key_2: "Major", Qt.Key.Key_3: "Critical",
-                 Qt.Key.Key_0: "Neutral"}
-#: Background colour of a span per severity.
-COLOURS = {"Neutral": "#d9d9d9", "Minor": "#ffe082", "Major": "#ffab91", "Critical": "#ef5350"}
+SEVERITY_KEYS: dict[int, str] = {Qt.Key.Key_1: "Minor", Qt.Key.Key_2: "Major",
+                                 Qt.Key.Key_3: "Critical", Qt.Key.Key_0: "Neutral"}
 OMISSION = "Accuracy/Omission"
-DIGITS = [getattr(Qt.Key, f"Key_{d}") for d in range(10)]
-
-
-W = TypeVar("W", bound=QWidget)
-
-
-def named(w: W, name: str, wrap: bool = False) -> W:
-    """``w`` with its object name (tests find widgets by it); a label word-wrapped."""
-    w.setObjectName(name)
-    if wrap and isinstance(w, QLabel):
-        w.setWordWrap(True)
-    return w
-
-
-def label(e: ErrorSpan, text: str) -> str:
-    """``Major · Accuracy/Mistranslation · «trian»`` (an omission: ``^ at 4``)."""
-    where = (f"omission at {e.start}" if e.omission
-             else f"«{e.text_of(text)}»" if e.located else "not located")
-    side = " (source)" if e.side == "source" else ""
-    return f"{e.severity} · {e.category} · {where}{side}"
-
-
-class SpanText(QPlainTextEdit):
-    """A read-only text (the candidate or the source) in which spans are selected."""
-
-    keyPressed = Signal(QKeyEvent)
-    clicked = Signal(int)            # a click without a selection, at this position
-    spanSelected = Signal()          # words selected (mouse or Shift+arrows): a new error
-
-    def __init__(self, side: str, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.side = side
-        self.setObjectName(f"spanText_{side}")
-        self.setReadOnly(True)
-        self._painted: list[tuple[ErrorSpan, bool]] = []
-        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
-                                     | Qt.TextInteractionFlag.TextSelectableByKeyboard)
-        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
-        f = self.font()
-        f.setPointSizeF(f.pointSizeF() * 1.25)
-        self.setFont(f)
-
-    def selection(self) -> tuple[int, int]:
-        c = self.textCursor()
-        return c.selectionStart(), c.selectionEnd()
-
-    def select(self, start: int, end: int, anchor_at_start: bool = True) -> None:
-        c = self.textCursor()
-        c.setPosition(start if anchor_at_start else end)
-        c.setPosition(end if anchor_at_start else start, QTextCursor.MoveMode.KeepAnchor)
-        self.setTextCursor(c)
-
-    def keyPressEvent(self, e: QKeyEvent) -> None:
-        k, mods = e.key(), e.modifiers()
-        if k in (Qt.Key.Key_Left, Qt.Key.Key_Right) and not mods & Qt.KeyboardModifier.ControlModifier:
-            c = self.textCursor()
-            text = self.toPlainText()
-            pos = c.position()
-            new = next_boundary(text, pos) if k == Qt.Key.Key_Right else previous_boundary(text, pos)
-            keep = bool(mods & Qt.KeyboardModifier.ShiftModifier)
-            c.setPosition(new, QTextCursor.MoveMode.KeepAnchor if keep else QTextCursor.MoveMode.MoveAnchor)
-            self.setTextCursor(c)
-            if keep:
-                self.spanSelected.emit()
-            return
-        self.keyPressed.emit(e)
-
-    def mouseReleaseEvent(self, e: QMouseEvent) -> None:
-        super().mouseReleaseEvent(e)
-        start, end = self.selection()
-        if start == end:
-            self.clicked.emit(self.cursorForPosition(e.position().toPoint()).position())
-        else:
-            if not e.modifiers() & Qt.KeyboardModifier.AltModifier:
-                a, b = snap(self.toPlainText(), start, end)
-                self.select(a, b)
-            self.spanSelected.emit()
-
-    def event(self, e: QEvent) -> bool:
-        """A tooltip over a marked span: its number and label."""
-        if e.type() == QEvent.Type.ToolTip and isinstance(e, QHelpEvent):
-            pos = self.cursorForPosition(self.viewport().mapFromGlobal(e.globalPos())).position()
-            text = self.toPlainText()
-            tips = [f"{n + 1}. {'suggested: ' if sugg else ''}{label(x, text)}"
-                    for n, (x, sugg) in enumerate(self._painted)
-                    if x.side == self.side and x.start is not None and x.end is not None
-                    and (x.start <= pos < x.end or x.start == x.end == pos)]
-            if tips:
-                QToolTip.showText(e.globalPos(), "\n".join(tips), self)
-            else:
-                QToolTip.hideText()
-            return True
-        return super().event(e)
-
-    def paint_spans(self, errors: list[tuple[ErrorSpan, bool]], selected: int | None) -> None:
-        """Colour ``errors`` (``(error, is_suggestion)``) of this side; ``selected`` (an
-        index into ``errors``) gets a frame."""
-        sels = []
-        self._painted = list(errors)
-        n = len(self.toPlainText())
-        for i, (e, suggestion) in enumerate(errors):
-            if e.side != self.side or e.start is None or e.end is None:
-                continue
-            sel = QTextEdit.ExtraSelection()
-            fmt = QTextCharFormat()
-            colour = QColor(COLOURS.get(e.severity, "#cccccc"))
-            if suggestion:                    # pre-filled: underlined, light
-                fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.DashUnderline)
-                fmt.setUnderlineColor(colour.darker(140))
-                colour.setAlpha(90)
-            fmt.setBackground(colour)
-            if i == selected:
-                fmt.setFontWeight(700)
-                fmt.setFontUnderline(True)
-            c = self.textCursor()
-            start, end = e.start, e.end
-            if start == end:                  # an omission: the character after it
-                start, end = (start, start + 1) if start < n else (max(0, start - 1), start)
-            c.setPosition(start)
-            c.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
-            sel.cursor, sel.format = c, fmt
-            sels.append(sel)
-        self.setExtraSelections(sels)
 
 
 class SpanScreen(QWidget):
@@ -203,7 +70,6 @@ class SpanScreen(QWidget):
         #: the severity typed, waiting for a category (MQM), with the span or error it is for
         self.pending: tuple[str, str, int, int] | None = None     # (severity, side, start, end)
         self.relabel_category = False
-        self.cat_parent = ""
         self._build()
         from evaltrans_qt.ui.observe import observe
         observe(self, model.shown, self._shown)
@@ -219,8 +85,8 @@ class SpanScreen(QWidget):
         self.before = named(QLabel(), "contextBefore", wrap=True)
         self.before.setStyleSheet(dim)
         lay.addWidget(self.before)
-        self.source = SpanText("source", self)
-        self.target = SpanText("target", self)
+        self.source = SpanText("source", self, esa=self.esa)
+        self.target = SpanText("target", self, esa=self.esa)
         self.source.setMaximumHeight(80)
         self.target.setMaximumHeight(150)
         lay.addWidget(QLabel("Source:"))
@@ -228,11 +94,9 @@ class SpanScreen(QWidget):
         lay.addWidget(QLabel("Translation (select the error, then its severity):"))
         mid = QHBoxLayout()
         mid.addWidget(self.target, 3)
-        self.categories = named(QListWidget(), "spanCategories")
+        self.categories = CategoryChooser(self.model.typology)
         self.categories.setMaximumWidth(300)
         self.categories.setMaximumHeight(150)
-        self.categories.setToolTip("The category of the marked error: its key (a digit in a "
-                                   "sub-list; 0 or Enter the category itself), or double-click")
         mid.addWidget(self.categories, 1)
         lay.addLayout(mid)
         self.after = named(QLabel(), "contextAfter", wrap=True)
@@ -268,8 +132,7 @@ class SpanScreen(QWidget):
             t.clicked.connect(lambda pos, side=t.side: self._click(side, pos))
             t.spanSelected.connect(self._span_selected)
         self.error_list.currentRowChanged.connect(self._select_row)
-        self.categories.itemActivated.connect(
-            lambda it: self._pick_category(it.data(Qt.ItemDataRole.UserRole)))
+        self.categories.picked.connect(self._pick_category)
         self._show_categories("")
         self.resize(1100, 640)
 
@@ -334,22 +197,10 @@ class SpanScreen(QWidget):
             w.paint_spans(rows, self.selected)
 
     def _show_categories(self, parent: str) -> None:
-        self.cat_parent = parent
-        self.categories.clear()
-        ty = self.model.typology
         if self.esa:
             self.categories.hide()              # ESA marks severities only
-            return
-        if parent:
-            it = QListWidgetItem(f"0  {parent} (itself)")
-            it.setData(Qt.ItemDataRole.UserRole, parent)
-            self.categories.addItem(it)
-        for n, path in enumerate(ty.children(parent)):
-            key = (ty.key_of(path) or "") if not parent else (str(n + 1) if n < 9 else "")
-            it = QListWidgetItem(f"{key or ' '}  {path.rsplit('/', 1)[-1]}"
-                                 f"{' ›' if ty.children(path) else ''}")
-            it.setData(Qt.ItemDataRole.UserRole, path)
-            self.categories.addItem(it)
+        else:
+            self.categories.show_level(parent)
 
     def _message(self, text: str) -> None:
         self.status.setText(text)
@@ -444,30 +295,10 @@ class SpanScreen(QWidget):
         return True
 
     def _category_key(self, k: int, text: str) -> bool:
-        ty = self.model.typology
-        if k in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            item = self.categories.currentItem()
-            path = self.cat_parent or (item.data(Qt.ItemDataRole.UserRole) if item else None)
-            if path:
-                self._pick_category(path)
-            else:
-                self._message("the category first: its key (Esc to cancel)")
-            return True
-        if not self.cat_parent:
-            path = next((p for p in ty.children("") if ty.key_of(p) == text), None) if text else None
-        elif k in DIGITS:
-            d = DIGITS.index(k)
-            kids = ty.children(self.cat_parent)
-            path = self.cat_parent if d == 0 else kids[d - 1] if d <= len(kids) else None
-        else:
-            return False
-        if path is None:
-            return False
-        if path != self.cat_parent and ty.children(path):
-            self._show_categories(path)
-        else:
-            self._pick_category(path)
-        return True
+        done = self.categories.key(k, text)
+        if done is None:
+            self._message("the category first: its key (Esc to cancel)")
+        return done is not False
 
     # ------------------------------------------------------------ model calls
     def severity(self, severity: str) -> None:
@@ -562,4 +393,4 @@ class SpanScreen(QWidget):
             self._message("that was the last translation")
 
 
-__all__ = ["SpanScreen", "SpanText", "SEVERITY_KEYS", "COLOURS", "label"]
+__all__ = ["SpanScreen", "SpanText", "SEVERITY_KEYS", "COLOURS", "label", "named"]

@@ -192,6 +192,57 @@ def test_suggestions_accepted_and_rejected(qtbot, ws):
     assert m.suggestions() == [] and len(m.errors()) == 1 and s.error_list.count() == 1
 
 
+def test_labels_are_drawn_inline_under_the_spans(qtbot, ws):
+    s = screen_for(qtbot, ws)
+    m = s.model
+    m.add_error(4, 9, "Major", "Accuracy/Mistranslation")      # "trian"
+    m.add_error(10, 15, "Minor", "Fluency/Grammar")            # "comes", right after it
+    qtbot.wait(10)
+    labels = s.target.inline_labels()
+    # "trian" is short: its label is shortened so that the next stays under "comes"
+    assert labels[0][1].startswith("1 M") and labels[0][1].endswith("…")
+    assert [(text, row) for _r, text, row in labels[1:]] == [("2 Minor Grammar", 1)]
+    c = s.target.textCursor()
+    c.setPosition(4)
+    under = s.target.cursorRect(c)
+    c.setPosition(10)
+    under2 = s.target.cursorRect(c)
+    first, second = labels[0][0], labels[1][0]
+    assert first.left() == under.left() and first.top() > under.bottom() - 2
+    assert second.left() == under2.left() and second.left() > first.right()   # no overlap
+    m.delete(1)
+    assert [text for _r, text, _n in s.target.inline_labels()] == ["1 Major Mistranslation"]
+    m.undo()
+    # the room under the line holds the label: the next line starts below it
+    s.target.setPlainText(m.target().text + " " + "word " * 60)
+    m.changed.emit(m.index)
+    qtbot.wait(10)
+    tops = []
+    for pos in range(len(s.target.toPlainText())):
+        c.setPosition(pos)
+        tops.append(s.target.cursorRect(c).top())
+    second_line = min(t for t in tops if t > under.top())
+    assert s.target.inline_labels()[0][0].bottom() < second_line
+    # drawn: the label's background is the severity's colour
+    img = s.target.viewport().grab().toImage()
+    r = s.target.inline_labels()[0][0]
+    px = img.pixelColor(r.left() + 2, r.center().y())
+    assert (px.red(), px.green() < 200, px.blue() < 180) == (px.red(), True, True) \
+        and px.red() > 230, px.name()
+
+
+def test_esa_labels_show_the_severity_only_and_suggestions_a_mark(qtbot, ws):
+    s = screen_for(qtbot, ws, protocol="esa")
+    m = s.model
+    m.add_error(4, 9, "Minor", "Other")
+    t = ws.database.sources[0].targets[0]
+    from evaltrans_qt.engine.human.spans.model import SpanAnnotation
+    t.span_annotations.append(SpanAnnotation("xcomet", [ErrorSpan("Major", "Other", 10, 15)]))
+    m.use_suggestions("xcomet")
+    texts = [text for _r, text, _n in s.target.inline_labels()]
+    assert texts[1] == "?2 Major" and texts[0] in ("1 Minor", "1 Mi…", "1 M…")  # no category
+
+
 def test_fits_1366x768(qtbot, ws):
     s = screen_for(qtbot, ws)
     hint = s.minimumSizeHint()

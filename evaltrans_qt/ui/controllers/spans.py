@@ -123,17 +123,15 @@ class SpansController(QObject):
 
     def screenshot_view(self, protocol: str, size: str) -> None:
         """``evaltrans-qt --screenshot --view mqm|esa``: the screen of ``size`` ("WxH") on
-        the candidate the most errors were marked in (by the judge who marked the most
-        errors), its first error selected; nothing is committed."""
+        the candidate the most errors were marked in under ``protocol`` (by the judge who
+        marked the most errors), its first error selected; nothing is committed."""
         db = self.workspace.database
         if db is None:
             return
-        esa = protocol == "esa"
         best: tuple[int, str | None, str | None] = (-1, None, None)
         for _s, t in db.iter_candidates():
             for a in t.span_annotations:
-                scored = any(x.cls == "esa" and x.judge == a.judge for x in t.scores)
-                if scored == esa and len(a.errors) > best[0]:
+                if a.protocol == protocol and len(a.errors) > best[0]:
                     best = (len(a.errors), a.judge, t.system)
         _n, judge, system = best
         screen = self.open_screen(protocol, judge=judge or "judge", system=system)
