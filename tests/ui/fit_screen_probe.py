@@ -105,6 +105,15 @@ def dialogs(window) -> dict[str, Callable[[], QWidget]]:
         assert screen is not None
         return screen
 
+    def span_screen(protocol: str) -> QWidget:
+        screen = window.spans.open_screen(protocol, judge="judge")
+        assert screen is not None
+        return screen
+
+    def span_setup() -> QDialog:
+        from evaltrans_qt.ui.controllers.spans import SpanSetupDialog
+        return SpanSetupDialog("mqm", "judge", db.systems(), ["anna", "ben", "eva"], window)
+
     def export() -> QDialog:
         d = QFileDialog(window, "Export table", "demo.system.csv", file_filters(TABLE_FORMATS))
         d.setOption(QFileDialog.Option.DontUseNativeDialog)
@@ -132,6 +141,9 @@ def dialogs(window) -> dict[str, Callable[[], QWidget]]:
         "segranks_extract": lambda: SegRanksExtractDialog(window.workspace, window),
         "getting_started": lambda: GettingStartedDialog(window),
         "ranking_sentences_screen": ranking_screen,
+        "span_setup": span_setup,
+        "span_mqm_screen": lambda: span_screen("mqm"),
+        "span_esa_screen": lambda: span_screen("esa"),
     }
 
 
