@@ -68,7 +68,7 @@ from typing import cast
 
 from psygnal import Signal
 
-from evaltrans_qt.analysis_choice import AnalysisChoice
+from evaltrans_qt.analysis_choice import AnalysisChoice, ComparisonChoice
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.engine.run.results import RunResult
@@ -249,6 +249,8 @@ class Workspace:
         self.selection = Selection()
         #: Human class, level and normalisation the results are analysed against.
         self.analysis = AnalysisChoice().attach(self, modifies_database)
+        #: Systems, measure and sizes of the system-against-system analysis (compare-mt).
+        self.comparison = ComparisonChoice().attach(self, modifies_database)
 
     # ------------------------------------------------------------ opening
     @classmethod
