@@ -345,6 +345,8 @@ class ScorePanel(QWidget):
         self.setObjectName("scorePanel")
         self.setFocusPolicy(Qt.StrongFocus)
         self.session: ScoringSession | None = None
+        #: The header names the candidate's system (off in annotator mode: no system names).
+        self.show_system = True
         self.header = QLabel("No scoring session. Session → Start scoring session… (Ctrl+J)")
         self.header.setObjectName("sessionHeader")
         self.header.setWordWrap(True)
@@ -540,8 +542,10 @@ class ScorePanel(QWidget):
         item = s.current
         t = s.target(item)
         src = s.db.sources[item[0]]
-        _set_text(self.header, f"Judge <b>{s.judge or '(anonymous)'}</b> — item {s.pos + 1} of {len(s.items)}"
-                            f" — system <b>{t.system or '-'}</b> — source {item[0] + 1}")
+        system = f" — system <b>{t.system or '-'}</b> — source {item[0] + 1}" \
+            if self.show_system else ""
+        _set_text(self.header, f"Judge <b>{s.judge or '(anonymous)'}</b> — item {s.pos + 1} of "
+                               f"{len(s.items)}{system}")
         self.header.setToolTip(src.text)
         _set_text(self.candidate, t.text)
         self.candidate.setAlignment(Qt.AlignRight if _rtl(t.text) else Qt.AlignLeft)
