@@ -149,6 +149,9 @@ def _check_correlate_options(args: argparse.Namespace) -> None:
     if args.kendall_variant is not None and "kendall" not in stats:
         raise OptionError("--kendall-variant applies to --stats kendall")
     _check_mtme_options(args, stats, "--stats")
+    if args.where and not (args.stats or args.task):
+        raise OptionError("--where filters the cells of --stats or --task (mt-metrics-eval's "
+                          "statistics): add one of them")
     if args.seed is not None and not (args.bootstrap or args.stats or args.task):
         raise OptionError("--seed draws the bootstrap samples (--bootstrap 0 draws none) or "
                           "the samples of --stats/--task: it changes nothing here")
@@ -249,14 +252,17 @@ def _correlate_mtme(db: Database, run, classes: list[str], scores, args, t0: flo
                     shown: list[str] | None = None) -> int:
     """``correlate --stats/--group``: mt-metrics-eval statistics (engine/metaeval/metrics_task.py)."""
     from evaltrans_qt.engine.metaeval import metrics_task as mt
+    from evaltrans_qt.engine.metaeval.metadata import Where
     stats = comma_list(args.stats) or ["pearson", "kendall"]
     level = {"sentence": "seg", "system": "sys"}.get(args.level, args.level)
     levels = ("seg", "sys") if level == "both" else (level,)
     group = args.group or "none"
     out = []
+    where = Where.parse(args.where)
     for cls in classes:
         data = mt.gather(db, run, cls, weighted=not args.unweighted, scores=scores[cls],
-                         measures=shown, convention=args.convention, subset=args.subset)
+                         measures=shown, convention=args.convention, subset=args.subset,
+                         where=where)
         for lv in levels:
             out.append(mt.metrics_table(data, [s for s in stats if lv == "sys" or s != "spa"],
                                         level=lv, grouping=group if lv == "seg" else "none",
@@ -296,11 +302,16 @@ def _correlate_task(db: Database, run, classes: list[str], scores, args, t0: flo
     (engine/metaeval/task_presets.py)."""
     from evaltrans_qt.engine.metaeval import metrics_task as mt
     from evaltrans_qt.engine.metaeval import task_presets as tp
+    from evaltrans_qt.engine.metaeval.metadata import Where
     out = []
+    where = Where.parse(args.where)
     for cls in classes:
         data = mt.gather(db, run, cls, weighted=not args.unweighted, scores=scores[cls],
-                         measures=shown, convention=args.convention, subset=args.subset)
-        out.append((cls, data.convention, tp.task_table(data, args.task, seed=args.seed)))
+                         measures=shown, convention=args.convention, subset=args.subset,
+                         where=where)
+        conv = data.convention + (f"; only translations with {data.where}" if data.where
+                                  else "")
+        out.append((cls, conv, tp.task_table(data, args.task, seed=args.seed)))
     if args.json:
         json.dump([r.to_dict(args.task, cls, conv) for cls, conv, rows in out for r in rows],
                   sys.stdout, indent=1)
@@ -660,6 +671,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_mtme_option_arguments(p, "--stats")
     p.add_argument("--p-values", action="store_true",
                    help="--stats pearson/spearman/kendall: add the averaged p-value of r")
+    p.add_argument("--where", action="append", metavar="KEY=VALUE",
+                   help="--stats/--task: only translations whose mt-metrics-eval metadata "
+                        "(metadata/LP/SYSTEM.jsonl) or source attribute (domain, doc, ...) "
+                        "KEY equals VALUE, e.g. domain=news; repeat to require several")
     p.add_argument("--task", choices=("wmt23", "wmt24", "wmt25"),
                    help="a WMT metrics task's statistics for this language pair and their "
                         "average, as mt-metrics-eval's task sets (wmt23: sys accuracy and "

@@ -6,7 +6,11 @@ Layout, relative to the test-set directory (e.g. ``wmt21``), for ``LP`` = ``SRC-
 ``sources/LP.txt``; ``documents/LP.docs`` (lines ``DOMAIN DOCNAME``);
 ``references/LP.NAME.txt``; ``system-outputs/LP/NAME.txt``;
 ``human-scores/LP.NAME.LEVEL.score`` (``[DOMAIN] SYSNAME SCORE``, ``None`` = missing);
-``metric-scores/LP/NAME-REF.LEVEL.score``.
+``metric-scores/LP/NAME-REF.LEVEL.score``. Sources, references and system outputs may
+also be JSON Lines (``.jsonl``) and ``metadata/LP/NAME.jsonl`` holds per-translation
+metadata (``io/mtme_jsonl.py``). Human score versions are separate names -- WMT25's
+``esa-human1`` and ``esa-human2`` are two classes of those names -- exported back under
+them.
 
 How it maps (positional sources):
 
@@ -44,6 +48,7 @@ from pathlib import Path
 from evaltrans_qt.engine.data.database import Database, Levels, Target, check_id, describe_key
 from evaltrans_qt.engine.measures.external import ExternalMetric, external_metrics, guess_direction
 from evaltrans_qt.errors import InputFormatError, ScoreError
+from evaltrans_qt.io.mtme_jsonl import METADATA_ATTR, read_lines, read_metadata, text_files
 from evaltrans_qt.io.names import file_name_part, file_name_parts
 from evaltrans_qt.io.plaintext import (
     PathLike,
@@ -71,11 +76,13 @@ def import_mtme(directory: PathLike, lp: str, db: Database | None = None) -> Dat
     everything is read and checked before the database is built."""
     root = Path(directory)
     src_file = root / "sources" / f"{lp}.txt"
+    if not src_file.is_file() and (root / "sources" / f"{lp}.jsonl").is_file():
+        src_file = root / "sources" / f"{lp}.jsonl"
     if not src_file.is_file():
-        raise InputFormatError(f"no sources/{lp}.txt here (an mt-metrics-eval test-set "
-                               "directory holds sources/, references/, system-outputs/, ...)",
-                               root)
-    src = read_import_lines(src_file)
+        raise InputFormatError(f"no sources/{lp}.txt or .jsonl here (an mt-metrics-eval "
+                               "test-set directory holds sources/, references/, "
+                               "system-outputs/, ...)", root)
+    src = read_lines(src_file, "source")
     n = len(src)
     docs_file = root / "documents" / f"{lp}.docs"
     docs: list[tuple[str, str]] = []
@@ -87,18 +94,18 @@ def import_mtme(directory: PathLike, lp: str, db: Database | None = None) -> Dat
             docs.append((parts[0], parts[1]))
         check_same_length(docs_file, docs, n, f"source file {src_file.name}")
     refs = []
-    for f in sorted((root / "references").glob(f"{lp}.*.txt")):
-        name = _name_after(f, f"{lp}.", ".txt")
+    for f in text_files(root / "references", f"{lp}.*"):
+        name = _name_after(f, f"{lp}.", f.suffix)
         check_id(name, "reference name (from the file name)", f)
-        lines = read_import_lines(f)
+        lines = read_lines(f, "target")
         check_same_length(f, lines, n, f"source file {src_file.name}")
         refs.append((name, f, lines))
     ref_text = {name: lines for name, _, lines in refs}
     systems, refs_as_systems = [], []
-    for f in sorted((root / "system-outputs" / lp).glob("*.txt")):
-        name = f.name[:-4]
+    for f in text_files(root / "system-outputs" / lp, "*"):
+        name = f.name[:-len(f.suffix)]
         check_id(name, "system name (from the file name)", f)
-        lines = read_import_lines(f)
+        lines = read_lines(f, "hypothesis")
         check_same_length(f, lines, n, f"source file {src_file.name}")
         if name in ref_text:
             if lines != ref_text[name]:
@@ -108,8 +115,10 @@ def import_mtme(directory: PathLike, lp: str, db: Database | None = None) -> Dat
         else:
             systems.append((name, f, lines))
     if not refs and not systems:
-        raise InputFormatError(f"no references/{lp}.*.txt and no system-outputs/{lp}/*.txt", root)
+        raise InputFormatError(f"no references/{lp}.*.txt/.jsonl and no "
+                               f"system-outputs/{lp}/*.txt/.jsonl", root)
     known = set(ref_text) | {s for s, _, _ in systems}
+    metadata = read_metadata(root, lp, n, known)
     human_seg: dict[str, dict[str, list[float]]] = {}
     human_files: dict[str, Path] = {}
     tables: dict[tuple[str, str], list[str]] = {}
@@ -175,6 +184,9 @@ def import_mtme(directory: PathLike, lp: str, db: Database | None = None) -> Dat
         targets[name] = add_line_targets(db, sources, lines, name, reference=True, path=f)
     for name, f, lines in systems:
         targets[name] = add_line_targets(db, sources, lines, name, path=f)
+    for name, objs in metadata.items():
+        for t, obj in zip(targets[name], objs):
+            t.extra_attrs[METADATA_ATTR] = obj
     for cls, blocks in human_seg.items():
         values = [v for vals in blocks.values() for v in vals if math.isfinite(v)]
         lv: Levels = db.level(cls) if db.has_class(cls) else score_levels(cls, values)
@@ -282,9 +294,10 @@ def export_mtme(db: Database, directory: PathLike, lp: str | None = None, run=No
     is_ref = db.reference_test()
     srcs = db.sources
     put(f"sources/{lp_part}.txt", [s.text for s in srcs])
-    if any(s.doc for s in srcs):
-        put(f"documents/{lp_part}.docs",
-            [f"{s.extra_attrs.get('domain', 'none')} {s.doc or '-'}" for s in srcs])
+    # always written: mt-metrics-eval's EvalSet reads it (a test set without documents is
+    # one document '-')
+    put(f"documents/{lp_part}.docs",
+        [f"{s.extra_attrs.get('domain', 'none')} {s.doc or '-'}" for s in srcs])
     by_sys: dict[str, dict[int, Target]] = {}
     refs: set[str] = set()
     for i, s in enumerate(srcs):
@@ -301,6 +314,10 @@ def export_mtme(db: Database, directory: PathLike, lp: str | None = None, run=No
             put(f"references/{lp_part}.{sys_part[name]}.txt", texts)
         if name not in refs or name in as_systems:
             put(f"system-outputs/{lp_part}/{sys_part[name]}.txt", texts)
+        meta = [by_sys[name][i].extra_attrs.get(METADATA_ATTR) if i in by_sys[name] else None
+                for i in range(len(srcs))]
+        if any(meta):
+            put(f"metadata/{lp_part}/{sys_part[name]}.jsonl", [m or "{}" for m in meta])
     marking = db.reference_levels.name if db.reference_levels is not None else None
     for cls in db.human_classes:
         if cls == marking:

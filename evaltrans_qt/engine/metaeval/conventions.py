@@ -74,13 +74,16 @@ def given_system_score(measure, system: str) -> float | None:
 
 
 def measure_system_score(run, system: str, name: str, scored_rows: np.ndarray,
-                         convention: str, subset: str = DEFAULT_SUBSET) -> float:
+                         convention: str, subset: str = DEFAULT_SUBSET, *,
+                         use_given: bool = True) -> float:
     """``name``'s system score of ``system`` as ``convention`` defines it (module doc);
-    ``scored_rows`` are the system's rows with a human score. Not negated."""
+    ``scored_rows`` are the system's rows with a human score. Not negated.
+    ``use_given=False``: never an external metric's file score (it covers every segment;
+    a filtered meta-evaluation needs the score over its own segments)."""
     meas = run.measure(name)
     sr = run.systems[system]
     if convention == "mtme":
-        given = given_system_score(meas, system)
+        given = given_system_score(meas, system) if use_given else None
         if given is not None:
             return given
         if subset == "all":

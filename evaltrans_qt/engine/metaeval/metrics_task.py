@@ -42,6 +42,7 @@ import numpy as np
 
 from evaltrans_qt.engine.metaeval import conventions
 from evaltrans_qt.engine.metaeval.conventions import DEFAULT_CONVENTION, DEFAULT_SUBSET
+from evaltrans_qt.engine.metaeval.metadata import Where
 from evaltrans_qt.engine.metaeval.statistics.grouped import (
     GROUPINGS,
     Grouped,
@@ -78,16 +79,27 @@ class MetaEvalData:
     negated: dict[str, bool]
     #: the system-level convention of ``sys_gold``/``sys_metrics`` (``conventions.label``)
     convention: str = ""
+    #: the metadata filter the cells passed (``metadata.Where.label``; empty: all cells)
+    where: str = ""
 
 
 def gather(db, run, human: str, *, measures: Sequence[str] | None = None, how: str = "mean",
            normalize: bool = False, weighted: bool = True, scores=None,
-           convention: str = DEFAULT_CONVENTION, subset: str = DEFAULT_SUBSET) -> MetaEvalData:
+           convention: str = DEFAULT_CONVENTION, subset: str = DEFAULT_SUBSET,
+           where: Where | None = None) -> MetaEvalData:
     """The matrices of ``run``'s measures (default all) against ``human`` of ``db``; the
     system-level vectors as ``convention`` defines them
     (:mod:`~evaltrans_qt.engine.metaeval.conventions`; ``weighted`` only applies to
-    ``thesis``, ``subset`` only to ``mtme``)."""
+    ``thesis``, ``subset`` only to ``mtme``).
+
+    ``where`` (:class:`~evaltrans_qt.engine.metaeval.metadata.Where`) keeps only the
+    translations whose metadata or source attributes match: the other cells lose their
+    human score, and at system level each side is taken over the kept human-scored
+    segments (a file's own system score, which covers all segments, is not used)."""
     conventions.check(convention, subset)
+    where = where or Where()
+    if where and convention == "mtme":
+        subset = "human"
     if convention == "mtme":
         weighted = False
     from evaltrans_qt.engine.human.scores import occurrence_keys
@@ -116,8 +128,11 @@ def gather(db, run, human: str, *, measures: Sequence[str] | None = None, how: s
         sr = run.systems[s]
         cols = np.array([col[k] for k in keys[s]], np.int64)
         y = hs.column(s, sr.segments)
+        if where:
+            y = np.where(_kept_rows(db, s, sr.segments, where), y, np.nan)
         gold[a, cols] = y
-        sys_gold[a] = hs.system_score(s, weighted, sr.segments)
+        sys_gold[a] = hs.system_score(s, weighted, sr.segments) if not where else \
+            _plain_or_weighted(hs, s, sr.segments, y, weighted)
         scored = np.flatnonzero(np.isfinite(y))
         for m in names:
             meas = run.measure(m)
@@ -126,9 +141,36 @@ def gather(db, run, human: str, *, measures: Sequence[str] | None = None, how: s
             if st is not None and len(st) == len(cols):
                 mats[m][a, cols] = sign * np.asarray(meas.score_values(np.asarray(st)), float)
             sys_m[m][a] = sign * conventions.measure_system_score(run, s, m, scored, convention,
-                                                                  subset)
+                                                                  subset, use_given=not where)
     return MetaEvalData(human, systems, items, gold, mats, sys_gold, sys_m, negated,
-                        conventions.label(convention, subset, weighted))
+                        conventions.label(convention, subset, weighted), where.label())
+
+
+def _kept_rows(db, system: str, segments: Sequence[int], where: Where) -> np.ndarray:
+    """Which rows (source indices ``segments``) of ``system`` ``where`` keeps."""
+    out = np.zeros(len(segments), bool)
+    seen: dict[int, int] = {}
+    for r, i in enumerate(segments):
+        src = db.sources[i]
+        k = seen.get(i, 0)
+        seen[i] = k + 1
+        mine = [t for t in src.targets if t.system == system]
+        out[r] = where.keeps(src, mine[k] if k < len(mine) else None)
+    return out
+
+
+def _plain_or_weighted(hs, system: str, segments: Sequence[int], y: np.ndarray,
+                       weighted: bool) -> float:
+    """The human system score over the kept rows (``y`` finite): the plain mean, or the
+    length-weighted one (thesis section 5.5)."""
+    ok = np.isfinite(y)
+    if not ok.any():
+        return math.nan
+    if not weighted:
+        return float(y[ok].mean())
+    keys = hs.keys(system, segments)
+    w = np.array([hs.lengths.get(k, 0) for k in keys], float)[ok]
+    return float((w * y[ok]).sum() / w.sum()) if w.sum() > 0 else float(y[ok].mean())
 
 
 @dataclass
@@ -146,13 +188,14 @@ class MetricStats:
     negated: bool = False
     rank: int | None = None
     convention: str = ""
+    where: str = ""
 
     def to_dict(self) -> dict:
         def clean(v):
             return None if isinstance(v, float) and not math.isfinite(v) else v
         return {"measure": self.measure, "human": self.human, "level": self.level,
                 "grouping": self.grouping, "n": self.n, "negated": self.negated,
-                "convention": self.convention,
+                "convention": self.convention, **({"where": self.where} if self.where else {}),
                 **{k: clean(float(v)) for k, v in self.values.items()},
                 "acc-eq-epsilon": clean(self.epsilon), "cluster": self.rank}
 
@@ -202,7 +245,7 @@ def metrics_table(data: MetaEvalData, stats: Sequence[str] = ("pearson", "kendal
     for m, mat in data.metrics.items():
         vec = data.sys_metrics[m] if level == "sys" else mat
         row = MetricStats(m, data.human, level, grouping, n, negated=data.negated[m],
-                          convention=data.convention)
+                          convention=data.convention, where=data.where)
         for s in stats:
             if s == "pearson":
                 row.values[s] = g.pearson(vec)
@@ -408,7 +451,9 @@ def format_metrics_table(rows: Sequence[MetricStats], sig: MetricSignificance | 
     r0 = rows[0]
     head = (f"Meta-evaluation against human '{r0.human}', {r0.level} level, grouping "
             f"{r0.grouping} ({r0.n} scored {'systems' if r0.level == 'sys' else 'cells'}); "
-            f"convention {r0.convention or '-'}; error measures negated (*)")
+            f"convention {r0.convention or '-'}"
+            + (f"; only translations with {r0.where}" if r0.where else "")
+            + "; error measures negated (*)")
     lines = [head]
     cols = (["cluster"] if sig is not None else []) + stats + (
         ["epsilon"] if "acc-eq" in stats else [])
