@@ -136,10 +136,21 @@ def word_counts(ref: Sequence[Tokens], outs: Sequence[Sequence[Tokens]], bucket:
     ref_total = np.zeros((n, B), dtype=np.int64)
     out_totals = np.zeros((S, n, B), dtype=np.int64)
     out_matches = np.zeros((S, n, B), dtype=np.int64)
+    memo: dict[str, int] = {}
+
+    def unlabelled(w: str) -> int:          # a word's bucket without labels, once per word
+        b = memo.get(w)
+        if b is None:
+            b = memo[w] = bucket(w, None)
+        return b
+
     for i, r in enumerate(ref):
         rl = ref_labels[i] if ref_labels is not None else None
-        ref_b = [bucket(w, rl[k] if rl is not None else None) for k, w in enumerate(r)]
-        np.add.at(ref_total[i], ref_b, 1)
+        ref_b = [bucket(w, rl[k]) for k, w in enumerate(r)] if rl is not None \
+            else [unlabelled(w) for w in r]
+        rt = ref_total[i]
+        for b in ref_b:
+            rt[b] += 1
         pos: dict[str, list[int]] = {}
         for k, w in enumerate(r):
             pos.setdefault(w, []).append(k)
@@ -147,8 +158,8 @@ def word_counts(ref: Sequence[Tokens], outs: Sequence[Sequence[Tokens]], bucket:
             o = outs[s][i]
             ol = out_labels[s][i] if out_labels is not None else None
             used: dict[str, int] = {}
-            tot = out_totals[s, i]
-            mat = out_matches[s, i]
+            tot = [0] * B
+            mat = [0] * B
             for k, w in enumerate(o):
                 ps = pos.get(w)
                 if ps:
@@ -159,7 +170,9 @@ def word_counts(ref: Sequence[Tokens], outs: Sequence[Sequence[Tokens]], bucket:
                         tot[b] += 1
                         mat[b] += 1
                         continue
-                tot[bucket(w, ol[k] if ol is not None else None)] += 1
+                tot[bucket(w, ol[k]) if ol is not None else unlabelled(w)] += 1
+            out_totals[s, i] = tot
+            out_matches[s, i] = mat
     return WordCounts(list(buckets), ref_total, out_totals, out_matches)
 
 

@@ -53,6 +53,8 @@ class AnalysisCorpus:
     tokenization: str = "none"
     case: str = "use"
     extra: dict[str, str] = field(default_factory=dict)
+    #: computed once per corpus (n-gram counts of its sentences): see ``ngram_diff``
+    cache: dict[object, object] = field(default_factory=dict, compare=False, repr=False)
 
     def __len__(self) -> int:
         return len(self.ref)

@@ -53,7 +53,8 @@ from evaltrans_qt.engine.analysis.corpus import AnalysisCorpus, Tokens
 from evaltrans_qt.engine.analysis.examples import example_order, top_examples, word_edits
 from evaltrans_qt.engine.analysis.ngram_diff import (
     COMPARE_TYPES,
-    compare_ngrams,
+    check_lengths,
+    corpus_ngrams,
     salient_ngrams,
     top_ngrams,
 )
@@ -317,17 +318,20 @@ def _ngram_table(corpus: AnalysisCorpus, st: AnalysisSettings) -> pd.DataFrame:
     if st.ngram_compare not in COMPARE_TYPES:
         raise OptionError(f"n-gram comparison: '{st.ngram_compare}' is not one of "
                           f"{', '.join(COMPARE_TYPES)}")
-    counts = {s: compare_ngrams(corpus.ref, corpus.outs[s], st.ngram_min, st.ngram_max)
-              for s in corpus.systems}
+    check_lengths(st.ngram_min, st.ngram_max)
+    grams = corpus_ngrams(corpus, st.ngram_max)
+    counts = {s: grams.counts(s, st.ngram_min).of(st.ngram_compare) for s in corpus.systems}
     rows = []
     for a, b in combinations(corpus.systems, 2):
-        ca, cb = counts[a].of(st.ngram_compare), counts[b].of(st.ngram_compare)
-        high, low = top_ngrams(salient_ngrams(ca, cb, st.ngram_alpha), st.top_ngrams)
+        ca, cb = counts[a], counts[b]
+        ids, ratio = salient_ngrams(ca, cb, st.ngram_alpha)
+        high, low = top_ngrams(ids, ratio, grams.grams, st.top_ngrams)
         for better, items in ((a, high), (b, low)):
-            for rank, (g, ratio) in enumerate(items, 1):
+            for rank, (g, r) in enumerate(items, 1):
+                k = grams.ids[g]
                 rows.append({"system_a": a, "system_b": b, "better": better, "rank": rank,
-                             "ngram": " ".join(g), "n": len(g), "ratio": ratio,
-                             "count_a": int(ca[g]), "count_b": int(cb[g])})
+                             "ngram": " ".join(g), "n": len(g), "ratio": r,
+                             "count_a": int(ca[k]), "count_b": int(cb[k])})
     cols = ["system_a", "system_b", "better", "rank", "ngram", "n", "ratio", "count_a",
             "count_b"]
     return pd.DataFrame(rows, columns=cols)

@@ -7,7 +7,8 @@ the registry.
   0 when no unigram matches; an order with precision 0 adds log 1 = 0; brevity penalty
   ``min(1, exp(1 - r/c))``; times 100), the sentence score ``SentBleuScorer`` (score_type
   ``sentbleu``: NLTK ``sentence_bleu`` with Chen & Cherry's method 2 -- Lin & Och 2004's
-  add-one on the orders n >= 2 -- times 100). Both work on the analysis' tokens.
+  add-one on the orders n >= 2 -- times 100; computed here from the same clipped counts,
+  vectorised, equal to NLTK's to rounding). Both work on the analysis' tokens.
 * any registry measure (``bleu``, ``chrf``, ``ter``, ``wer``, ...) -- the measure with the
   run's options against the analysis' one reference (:class:`~evaltrans_qt.engine.run.
   scoring.Scorer`), in sacreBLEU's display unit (percent for BLEU, chrF and error rates).
@@ -21,13 +22,13 @@ compare-mt's ``length`` score (``LengthScorer``: output words over reference wor
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from evaltrans_qt.engine.analysis.corpus import AnalysisCorpus, Tokens
+from evaltrans_qt.engine.analysis.ngram_diff import CorpusNgrams, corpus_ngrams
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.errors import OptionError
 
@@ -69,24 +70,21 @@ class AnalysisMeasure:
 
 
 # ------------------------------------------------------------------ compare-mt's BLEU
-def comparemt_bleu_row(ref: Tokens, out: Tokens) -> list[float]:
-    """compare-mt ``BleuScorer.cache_stats`` of one sentence as a flat row:
-    ``[ref_len, out_len, num_1..4, denom_1..4]`` with ``denom_n = max(1, total_n)``
-    (``BleuScorer._precision``)."""
-    row = [float(len(ref)), float(len(out))]
-    nums, dens = [], []
-    for n in range(1, BLEU_ORDER + 1):
-        oc = Counter(tuple(out[i:i + n]) for i in range(len(out) - n + 1))
-        rc = Counter(tuple(ref[i:i + n]) for i in range(len(ref) - n + 1))
-        nums.append(float(sum(min(c, rc[g]) for g, c in oc.items())))
-        dens.append(float(max(1, sum(oc.values()))))
-    return row + nums + dens
+def bleu_rows(ngrams: CorpusNgrams, system: str, ref: Sequence[Tokens],
+              out: Sequence[Tokens]) -> np.ndarray:
+    """compare-mt ``BleuScorer.cache_stats`` of every sentence as flat rows
+    ``[ref_len, out_len, num_1..4, denom_1..4]``: ``num_n`` the clipped n-gram matches,
+    ``denom_n = max(1, total_n)`` (``BleuScorer._precision``; NLTK's ``modified_precision``
+    has the same numerator and denominator), from ``ngrams`` (lengths 1..4)."""
+    num, tot = ngrams.order_sums(system)
+    lengths = np.column_stack([np.fromiter(map(len, ref), float, len(ref)),
+                               np.fromiter(map(len, out), float, len(out))])
+    return np.column_stack([lengths, num[:, :BLEU_ORDER], np.maximum(tot[:, :BLEU_ORDER], 1.0)])
 
 
 def comparemt_bleu_stats(ref: Sequence[Tokens], out: Sequence[Tokens]) -> np.ndarray:
-    """(n x 10) :func:`comparemt_bleu_row` of every sentence."""
-    rows = [comparemt_bleu_row(r, o) for r, o in zip(ref, out)]
-    return np.asarray(rows, float).reshape(len(rows), 2 + 2 * BLEU_ORDER)
+    """(n x 10) :func:`bleu_rows` of token lists."""
+    return bleu_rows(CorpusNgrams(ref, {"out": out}, BLEU_ORDER), "out", ref, out)
 
 
 def comparemt_bleu_score(sums: np.ndarray) -> np.ndarray:
@@ -108,20 +106,45 @@ def comparemt_bleu_score(sums: np.ndarray) -> np.ndarray:
     return np.where(num[:, 0] == 0, 0.0, score)
 
 
+def sentbleu_scores(rows: np.ndarray) -> np.ndarray:
+    """compare-mt ``SentBleuScorer.score_sentence`` of each :func:`bleu_rows` row: NLTK
+    ``sentence_bleu([ref], out)`` smoothed by Chen & Cherry's method 2 (``method2``: p_1 =
+    num_1 / denom_1, p_n = (num_n + 1) / (denom_n + 1) for n >= 2), 0 without a unigram match;
+    ``exp(sum 1/4 log p_n)`` times NLTK's ``brevity_penalty`` (1 if c > r, 0 if c = 0,
+    else exp(1 - r/c)); times :data:`COMPAREMT_SCALE`."""
+    r = np.atleast_2d(np.asarray(rows, float))
+    ref_len, out_len = r[:, 0], r[:, 1]
+    num = r[:, 2:2 + BLEU_ORDER].copy()
+    den = r[:, 2 + BLEU_ORDER:2 + 2 * BLEU_ORDER].copy()
+    num[:, 1:] += 1
+    den[:, 1:] += 1
+    ok = num[:, 0] > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.log(np.where(ok[:, None], num / den, 1.0)) * (1.0 / BLEU_ORDER)
+        bp = np.where(out_len > ref_len, 1.0,
+                      np.where(out_len == 0, 0.0,
+                               np.exp(1 - ref_len / np.where(out_len == 0, 1, out_len))))
+    total = np.array([math.fsum(row) for row in logs.tolist()])
+    return np.where(ok, COMPAREMT_SCALE * bp * np.exp(total), 0.0)
+
+
 def sentbleu(ref: Tokens, out: Tokens) -> float:
-    """compare-mt ``SentBleuScorer.score_sentence``: NLTK ``sentence_bleu([ref], out)``
-    smoothed by Chen & Cherry's method 2, times :data:`COMPAREMT_SCALE`."""
-    from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
-    return COMPAREMT_SCALE * float(sentence_bleu([ref], out,
-                                                 smoothing_function=SmoothingFunction().method2))
+    """:func:`sentbleu_scores` of one sentence."""
+    return float(sentbleu_scores(comparemt_bleu_stats([ref], [out]))[0])
 
 
 def _cmt_stats(corpus: AnalysisCorpus, system: str) -> np.ndarray:
-    return comparemt_bleu_stats(corpus.ref, corpus.outs[system])
+    key = ("comparemt-bleu", system)
+    got = corpus.cache.get(key)
+    if got is None:
+        got = corpus.cache[key] = bleu_rows(corpus_ngrams(corpus, BLEU_ORDER), system,
+                                            corpus.ref, corpus.outs[system])
+    assert isinstance(got, np.ndarray)
+    return got
 
 
 def _cmt_sentences(corpus: AnalysisCorpus, system: str) -> np.ndarray:
-    return np.array([sentbleu(r, o) for r, o in zip(corpus.ref, corpus.outs[system])], float)
+    return sentbleu_scores(_cmt_stats(corpus, system))
 
 
 # ------------------------------------------------------------------ length ratio
