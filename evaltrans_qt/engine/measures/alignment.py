@@ -208,7 +208,8 @@ def check_alignment_budget(what: str, hyp_len: int, ref_len: int) -> None:
 
 
 def explain_segment(measure: str, candidate: str, references: list[str] | tuple[str, ...],
-                    options=None, *, max_order: int | None = None) -> Explanation:
+                    options=None, *, max_order: int | None = None,
+                    source: str | None = None) -> Explanation:
     """Tokenise -> segment -> fit -> score and alignment of one candidate (the one path of
     ``evaltrans align`` and the compare view).
 
@@ -217,7 +218,8 @@ def explain_segment(measure: str, candidate: str, references: list[str] | tuple[
     references as a run fits it (one segment, candidate empty: ``engine/run/corpus.py``).
     A measure asked for by name is explained even where the options leave it out of
     runs: INVWER as if ``allow-transpositions``, LJWER as if ``allow-long-jumps`` were
-    set. ``max_order`` overrides BLEU's maximum n-gram order (display only).
+    set. ``max_order`` overrides BLEU's maximum n-gram order (display only). ``source``:
+    the source sentence, for measures that use it (GLEU).
     """
     import numpy as np
 
@@ -242,7 +244,7 @@ def explain_segment(measure: str, candidate: str, references: list[str] | tuple[
     vocab = Vocabulary()
     hyp_ids = vocab.encode(hyp_tok)
     ref_ids = tuple(vocab.encode(r) for r in ref_toks)
-    seg = Segment(hyp_ids, ref_ids, candidate, tuple(references))
+    seg = Segment(hyp_ids, ref_ids, candidate, tuple(references), source)
     m.fit([Segment(np.zeros(0, np.int32), ref_ids, "", tuple(references))], vocab)
     score = stats = None
     error = ""

@@ -37,13 +37,16 @@ class Segment:
     """One candidate with its references, tokenised and as raw text.
 
     ``hyp``/``refs`` are int32 token ids (see :class:`Vocabulary`); ``hyp_text``
-    and ``ref_texts`` are the raw strings (chrF works on characters).
+    and ``ref_texts`` are the raw strings (chrF works on characters); ``src_text`` the
+    source's raw text where known (GLEU, Napoles et al. 2015, needs it).
     """
 
     hyp: np.ndarray
     refs: tuple[np.ndarray, ...]
     hyp_text: str = ""
     ref_texts: tuple[str, ...] = ()
+    #: The source sentence's raw text when the caller has it (GLEU uses it), else None.
+    src_text: str | None = None
 
 
 @dataclass(frozen=True)

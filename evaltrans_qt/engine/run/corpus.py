@@ -222,9 +222,9 @@ def build_corpus(db: Database, options: EvalOptions, systems: Sequence[str] | No
         rows.target_index = [row[1] for row in found[j]]
         rows.source_texts = [sources[si].text for si in rows.source_index]
         segs = rows.segments
-        for _, _, t, refs in found[j]:
+        for si, _, t, refs in found[j]:
             r_ids, r_texts = ref_data(refs)
-            segs.append(Segment(ids[t.text], r_ids, t.text, r_texts))
+            segs.append(Segment(ids[t.text], r_ids, t.text, r_texts, sources[si].text))
         if skipped[j]:
             warnings.append(f"system '{system or '(no id)'}': {skipped[j]} candidate(s) "
                             "skipped, their source has no reference")

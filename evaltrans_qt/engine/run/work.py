@@ -52,13 +52,14 @@ def _pack_segments(segments: tuple[Segment, ...]) -> tuple:
     flat = np.concatenate(unique) if lengths.sum() else np.zeros(0, dtype=np.int32)
     n_refs = np.fromiter((len(s.refs) for s in segments), dtype=np.int64, count=len(segments))
     return ("packed", flat, lengths, np.asarray(index, dtype=np.int32), n_refs,
-            [s.hyp_text for s in segments], [s.ref_texts for s in segments])
+            [s.hyp_text for s in segments], [s.ref_texts for s in segments],
+            [s.src_text for s in segments])
 
 
 def _unpack_segments(packed: tuple) -> tuple[Segment, ...]:
     if packed[0] == "plain":
         return packed[1]
-    _, flat, lengths, index, n_refs, hyp_texts, ref_texts = packed
+    _, flat, lengths, index, n_refs, hyp_texts, ref_texts, src_texts = packed
     bounds = [0, *np.cumsum(lengths).tolist()]
     arrays = [flat[bounds[u]:bounds[u + 1]] for u in range(len(lengths))]
     idx = index.tolist()
@@ -66,7 +67,7 @@ def _unpack_segments(packed: tuple) -> tuple[Segment, ...]:
     a = 0
     for k, nr in enumerate(n_refs.tolist()):
         out.append(Segment(arrays[idx[a]], tuple(arrays[u] for u in idx[a + 1:a + 1 + nr]),
-                           hyp_texts[k], ref_texts[k]))
+                           hyp_texts[k], ref_texts[k], src_texts[k]))
         a += 1 + nr
     return tuple(out)
 
@@ -107,7 +108,8 @@ def drop_identical(seg: Segment) -> tuple[Segment, list[int]]:
     if not keep or len(keep) == len(seg.refs):
         return seg, list(range(len(seg.refs)))
     texts = tuple(seg.ref_texts[r] for r in keep) if seg.ref_texts else ()
-    return Segment(seg.hyp, tuple(seg.refs[r] for r in keep), seg.hyp_text, texts), keep
+    return Segment(seg.hyp, tuple(seg.refs[r] for r in keep), seg.hyp_text, texts,
+                   seg.src_text), keep
 
 
 def compute_chunk(measures: Mapping[str, Measure], chunk: Chunk) -> ChunkResult:
