@@ -260,3 +260,29 @@ def test_alpha_is_undefined_without_variation():
     t.set_score("q", 3, "bob")
     assert math.isnan(ag.campaign_agreement(db).classes[0].alpha)
     assert ag.campaign_agreement(db).to_dict()["classes"][0]["alpha"] is None
+
+
+# ------------------------------------------------------------------ large data
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 6), st.integers(3, 30),
+       st.sampled_from(["nominal", "ordinal", "interval"]))
+def test_coincidence_alpha_equals_the_package(seed, judges, units, level):
+    rng = np.random.default_rng(seed)
+    m = rng.integers(1, 6, (judges, units)).astype(float)
+    m[rng.random(m.shape) < 0.4] = np.nan
+    pairable = (~np.isnan(m)).sum(axis=0) >= 2
+    if not pairable.any() or np.unique(m[:, pairable][~np.isnan(m[:, pairable])]).size < 2:
+        return
+    want = krippendorff.alpha(reliability_data=m, level_of_measurement=level)
+    assert ag.coincidence_alpha(m, level) == pytest.approx(want, abs=1e-9)
+
+
+def test_large_matrices_take_the_coincidence_path(monkeypatch):
+    db, raw = _campaign(seed=11)
+    want = krippendorff.alpha(reliability_data=_matrix(raw), level_of_measurement="interval")
+    called = []
+    monkeypatch.setattr(ag, "PACKAGE_CELLS", 10)
+    real = ag.coincidence_alpha
+    monkeypatch.setattr(ag, "coincidence_alpha", lambda *a: called.append(1) or real(*a))
+    assert ag.campaign_agreement(db).classes[0].alpha == pytest.approx(want)
+    assert called
