@@ -24,8 +24,9 @@ if TYPE_CHECKING:
 
     from evaltrans_qt.engine.analysis.pairwise import AnalysisResult
 
-#: Evaluation options the analysis itself reads (its tokens), whatever the measure.
-_USES = ("tokenization", "case")
+#: Evaluation options the analysis itself reads (its tokens; the error classes' base forms),
+#: whatever the measure.
+_USES = ("tokenization", "case", "error_classes_base", "stem_language")
 
 
 def register(subparsers: Any) -> None:
@@ -85,8 +86,9 @@ def run(args: argparse.Namespace) -> int:
         from evaltrans_qt.engine.measures import resolve
         if resolve(measure) is None:
             raise OptionError(f"--measure: unknown measure '{measure}'")
-    refuse_unused_options(args, registry, f"the analysis uses --tokenization and --case, and "
-                          f"the measure {measure}", command_uses=_USES)
+    refuse_unused_options(args, registry, f"the analysis uses --tokenization, --case, "
+                          f"--error-classes-base, --stem-language and the measure {measure}",
+                          command_uses=_USES)
     check_output_file(args.html, "--html")
     db = open_database(args.database)
     result = analyze(db, systems, measure=measure, options=options_from_args(args),
@@ -106,6 +108,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------ text output
+def error_class_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Hjerson's rates, one row per rate and one column per system."""
+    from evaltrans_qt.engine.analysis.error_classes_corpus import hjerson_table
+    return hjerson_table(frame.set_index("system")).T
+
 def _table(frame: pd.DataFrame, value: str, systems: tuple[str, ...], spec: str = ".4f",
            extra: str | None = None) -> list[str]:
     """One line per bucket: the bucket, ``extra`` (from the first system's rows), then
@@ -164,8 +171,8 @@ def print_text(result: AnalysisResult) -> None:
     out.extend(_table(r.score_buckets, "sentences", systems, spec=".0f"))
     if r.error_classes is not None:
         out.append("")
-        out.append("== Error classes (Popović & Ney 2011)")
-        out.append(r.error_classes.to_string(index=False))
+        out.append("== Error class rates (Popović & Ney 2011; Hjerson's names)")
+        out.append(error_class_table(r.error_classes).to_string(float_format="{:.4f}".format))
     for (a, b), frame in r.ngrams.groupby(["system_a", "system_b"], sort=False) \
             if len(r.ngrams) else []:
         for better in (a, b):

@@ -265,17 +265,35 @@ def render_html(result: AnalysisResult, title: str | None = None) -> str:
         + _bucket_table(r.score_buckets, systems, "sentences", None, ".0f")
         + _sig(sig_m))))
     if r.error_classes is not None:
-        cols = list(r.error_classes.columns)
-        out.append(_section("error-classes", "Error classes", (
-            "<p>Automatic error classification (Popović &amp; Ney 2011), rates per "
-            "system.</p>" + _frame_table(r.error_classes, cols)
-            + _sig(r.signatures.get("error_classes", sig_w)))))
+        out.append(_section("error-classes", "Error classes", _error_classes(r)))
     out.append(_section("ngrams", "Characteristic n-grams", _ngrams(r) + _sig(sig_w)))
     out.append(_section("examples", "Sentence examples", _legend() + _examples(r) + _sig(sig_m)))
     out.append(_section("signatures", "Signatures", "".join(
         f"<h3>{escape(k)}</h3>{_sig(v)}" for k, v in r.signatures.items())))
     out.append("</body></html>")
     return "\n".join(out)
+
+
+#: The five rates Hjerson sums (SUMerr) and their names in the chart.
+ERROR_CHART = (("hyp_infl_rate", "inflection"), ("hyp_reord_rate", "reordering"),
+               ("miss_rate", "missing"), ("ext_rate", "extra"), ("hyp_lex_rate", "lexical"))
+
+
+def _error_classes(r: AnalysisResult) -> str:
+    from evaltrans_qt.engine.analysis.error_classes_corpus import hjerson_table
+    assert r.error_classes is not None
+    frame = r.error_classes.set_index("system")
+    systems = list(frame.index)
+    chart = bar_chart([name for _, name in ERROR_CHART],
+                      {s: [float(frame.loc[s, col]) for col, _ in ERROR_CHART] for s in systems},
+                      ylabel="rate")
+    table = hjerson_table(frame).T.reset_index().rename(columns={"index": "rate"})
+    return ("<p>Automatic error classification (Popović &amp; Ney 2011, as Hjerson): each "
+            "word of output and reference is an inflectional, reordering, missing, extra or "
+            "lexical error; rates are counts over the reference or output length, the "
+            "<i>b</i> variants count blocks of consecutive errors.</p>"
+            + chart + _frame_table(table, ["rate", *systems])
+            + _sig(r.signatures.get("error_classes", "")))
 
 
 def _ngrams(r: AnalysisResult) -> str:

@@ -103,6 +103,7 @@ class AnalysisSettings:
     samples: int = 1000
     seed: Seed = "env"
     frequency_source: str = "test references"
+    error_classes: bool = True
 
 
 @dataclass
@@ -362,6 +363,23 @@ def _example_table(corpus: AnalysisCorpus, sent: Mapping[str, np.ndarray],
     return pd.DataFrame(rows, columns=cols)
 
 
+def _error_classes(corpus: AnalysisCorpus, options: EvalOptions | None
+                   ) -> tuple[pd.DataFrame, str]:
+    """Per-system error class counts and rates (Popović & Ney 2011; Hjerson's rates,
+    ``error_classes_corpus.class_rates``) against the analysis' one reference, base forms by
+    the options' ``error_classes_base`` and ``stem_language``; and their signature."""
+    from evaltrans_qt.engine.analysis.error_classes_corpus import class_rates, classify_system
+    from evaltrans_qt.engine.run.signature import signature_for
+    opts = options or EvalOptions()
+    refs = [[r] for r in corpus.ref]
+    sents = {s: classify_system(corpus.outs[s], refs, base=opts.error_classes_base,
+                                language=opts.stem_language) for s in corpus.systems}
+    frame = class_rates(sents).reset_index()
+    sig = "errorclasses|" + signature_for("errorclasses", opts, 1).format() \
+        + f"|ref:{corpus.reference}"
+    return frame, sig
+
+
 # ------------------------------------------------------------------ entry point
 def analyze_systems(corpus: AnalysisCorpus, *, measure: str = COMPAREMT_BLEU,
                     options: EvalOptions | None = None,
@@ -386,6 +404,9 @@ def analyze_systems(corpus: AnalysisCorpus, *, measure: str = COMPAREMT_BLEU,
         check_edges(getattr(st, name), name.replace("_", " "))
     if st.samples < 1:
         raise OptionError(f"bootstrap samples must be positive, got {st.samples}")
+    # the measures tokenise as the corpus was tokenised
+    options = (options or EvalOptions()).replace(tokenization=corpus.tokenization,
+                                                 case=corpus.case)
     m = analysis_measure(measure, corpus, options)
     scores, sig, stats, seed = _score_tables(corpus, m, st)
     sent = {s: m.sentence_scores(corpus, s) for s in corpus.systems}
@@ -412,4 +433,7 @@ def analyze_systems(corpus: AnalysisCorpus, *, measure: str = COMPAREMT_BLEU,
         label_accuracy=None if labels is None else _label_accuracy(corpus, st, seed, labels),
         meta={"reference": corpus.reference, "tokenization": corpus.tokenization,
               "case": corpus.case})
+    if st.error_classes:
+        result.error_classes, result.signatures["error_classes"] = \
+            _error_classes(corpus, options)
     return result
