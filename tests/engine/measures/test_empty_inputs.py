@@ -118,7 +118,8 @@ def test_no_measure_returns_inf_or_nan_on_degenerate_segments(opts):
     v = Vocabulary()
     segs = [seg(v, "", ""), seg(v, "a b", ""), seg(v, "", "a b"), seg(v, "a", "", " "),
             seg(v, "a b", "", "a b c"), seg(v, "\t", "\u00a0")]
-    opt_in = {"mer", "wil", "wip", "cer"}          # off by default, on request
+    opt_in = {"mer", "wil", "wip", "cer",           # off by default, on request
+              "meteor", "ribes", "errorclasses"}     # (GLEU needs sources: test_gleu.py)
     names = [n for n, cls in load_all().items() if cls.enabled(opts) or n in opt_in]
     assert {"wer", "chrf", "ter", "mer", "cer", "bleu", "nist"} <= set(names)
     for name in names:

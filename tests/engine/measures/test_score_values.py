@@ -14,7 +14,9 @@ from evaltrans_qt.engine.run.executors.local import SerialExecutor
 from evaltrans_qt.io.etdb import demo_database_path, load_database
 
 OPTIONS = EvalOptions(allow_transpositions=True, allow_long_jumps=True)
-NAMES = sorted(n for n, cls in load_all().items() if cls.enabled(OPTIONS))
+#: Off by default, on request.
+OPT_IN = {"meteor", "ribes", "gleu", "errorclasses"}
+NAMES = sorted(n for n, cls in load_all().items() if cls.enabled(OPTIONS) or n in OPT_IN)
 
 
 @pytest.fixture(scope="module")
