@@ -389,6 +389,8 @@ class ResultsView(QWidget):
         self.ranking_view = add_ranking_tab(self)
         from evaltrans_qt.ui.unseen_view import add_unseen_tab  # the "Unseen systems" tab
         self.unseen_view = add_unseen_tab(self)
+        from evaltrans_qt.ui.analysis_view import add_analysis_tab  # the "Analysis" tab
+        self.analysis_view = add_analysis_tab(self)
 
     def _build_system_tab(self) -> None:
         page = QWidget()
