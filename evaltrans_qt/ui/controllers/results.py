@@ -122,6 +122,10 @@ class ResultsController(QObject):
                                        view.ask_export_table, "action_export_table")
         self.act_export_plot = action("Export &plot (PNG/SVG)…", ["Ctrl+Shift+P"],
                                       view.ask_export_plot, "action_export_plot")
+        self.act_export_analysis = action("Export &analysis as HTML…", [], self._export_analysis,
+                                          "action_export_analysis",
+                                          "The Analysis tab's comparison of systems as one "
+                                          "self-contained HTML report")
 
     def _run(self) -> None:
         self.show_results()
@@ -130,6 +134,12 @@ class ResultsController(QObject):
     def _open_report(self) -> None:
         self.show_results()
         self.results_view.ask_open_report()
+
+    def _export_analysis(self) -> None:
+        self.show_results()
+        view = self.results_view
+        view.tabs.setCurrentWidget(view.analysis_view)
+        view.analysis_view.ask_export_html()
 
     def show_results(self) -> None:
         """The results panel shown and in front, the window kept on the screen."""
