@@ -26,7 +26,7 @@ Two savings, applied in this order (:func:`plan`):
 **How well a subset reproduces the ranking** (:func:`reproduction`; on a database that
 already has complete human scores of a class): the systems' ranking by their mean human
 score over the sources of a subset is compared with the ranking over all sources that
-every system has a score on, by Kendall's tau_b (engine/metaeval/statistics/
+every system with scores of the class has a score on, by Kendall's tau_b (engine/metaeval/statistics/
 coefficients.py) and by *pairwise accuracy* (the share of system pairs, strictly ordered
 by the full ranking, that the subset orders the same way: the pairwise accuracy of
 Kocmi et al. 2021, "To Ship or Not to Ship"), for the MetricVar subset and for ``n_random`` (default 100)
@@ -303,9 +303,11 @@ class ReproductionRow:
 
 def human_matrix(db: Database, cls: str) -> tuple[list[int], list[str], np.ndarray]:
     """(sources, systems, H) with ``H[i, j]`` the mean human score of ``cls`` of system
-    ``j``'s candidates of source ``sources[i]``, over the sources on which every system
-    that has candidates has one scored."""
-    systems = db.systems()
+    ``j``'s candidates of source ``sources[i]``: the systems with a score of ``cls``
+    anywhere, over the sources on which every one of them has one scored."""
+    systems = [s for s in db.systems()
+               if any(t.value(cls, include_extrapolated=False) is not None
+                      for _, t in db.candidates_by_system(s))]
     col = {s: j for j, s in enumerate(systems)}
     rows: list[int] = []
     data: list[list[float]] = []

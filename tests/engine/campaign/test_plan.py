@@ -156,3 +156,10 @@ def test_candidate_scores_by_a_real_measure():
     assert set(got) == {"wer"}
     assert got["wer"] == {(0, 1): pytest.approx(0.5), (0, 2): 0.0,
                           (1, 1): 0.0, (1, 2): pytest.approx(0.5)}
+
+
+def test_systems_without_any_score_do_not_count():
+    # C was never judged (as in WMT21, where MQM covers 8 of 20 systems)
+    db = _db([["a", "b", "c"], ["d", "e", "f"]], [[1, 2, None], [3, 4, None]])
+    rows, systems, h = pl.human_matrix(db, "q")
+    assert rows == [0, 1] and systems == ["A", "B"] and h.tolist() == [[1.0, 2.0], [3.0, 4.0]]
