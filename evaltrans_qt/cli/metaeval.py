@@ -149,6 +149,10 @@ def _check_correlate_options(args: argparse.Namespace) -> None:
     if args.kendall_variant is not None and "kendall" not in stats:
         raise OptionError("--kendall-variant applies to --stats kendall")
     _check_mtme_options(args, stats, "--stats")
+    if args.resamples is not None and not args.task:
+        raise OptionError("--resamples draws the significance clusters of --task")
+    if args.resamples is not None and args.resamples < 0:
+        raise OptionError(f"--resamples: {args.resamples} is not a count >= 0")
     if args.where and not (args.stats or args.task):
         raise OptionError("--where filters the cells of --stats or --task (mt-metrics-eval's "
                           "statistics): add one of them")
@@ -311,7 +315,8 @@ def _correlate_task(db: Database, run, classes: list[str], scores, args, t0: flo
                          where=where)
         conv = data.convention + (f"; only translations with {data.where}" if data.where
                                   else "")
-        out.append((cls, conv, tp.task_table(data, args.task, seed=args.seed)))
+        out.append((cls, conv, tp.task_table(data, args.task, seed=args.seed,
+                                             samples=args.resamples or 0)))
     if args.json:
         json.dump([r.to_dict(args.task, cls, conv) for cls, conv, rows in out for r in rows],
                   sys.stdout, indent=1)
@@ -680,6 +685,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "average, as mt-metrics-eval's task sets (wmt23: sys accuracy and "
                         "Pearson, seg Pearson, seg acc-eq by item; wmt24/wmt25: sys spa, seg "
                         "acc-eq by item)")
+    p.add_argument("--resamples", type=int, default=None, metavar="K",
+                   help="--task: resamples of the permutation tests behind the significance "
+                        "clusters of each component and of the average (default 0 = none, "
+                        "as mt-metrics-eval's task sets)")
     p.add_argument("--seed", type=int, default=None,
                    help="seed of the bootstrap samples (and of --stats' sampling; default 0)")
     _add_convention_arguments(p)

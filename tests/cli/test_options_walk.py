@@ -358,6 +358,7 @@ TABLE: dict[str, dict[str, object]] = {
                   "--nan-as-zero": R("--nan-as-zero", needle="--nan-as-zero"),
                   "--p-values": R("--p-values", needle="--p-values"),
                   "--where": R("--where", "domain=news", needle="--where"),
+                  "--resamples": R("--resamples", "10", needle="--resamples"),
                   "--seed": R("--seed", "3", needle="--seed"),
                   "--convention": R("--convention", "wmt22", needle="--convention"),
                   "--task": C("--task", "wmt23"),

@@ -480,19 +480,19 @@ def format_significance(sig: MetricSignificance) -> str:
     lines = [f"Significance between metrics: {sig.method} on {sig.statistic} ({sig.level} level,"
              f" grouping {sig.grouping}, convention {sig.convention or '-'}, {sig.n} cells"
              + (f", {sig.samples} resamples" if sig.method != "williams" else "")
-             + f"); clusters at p < {sig.alpha:g}",
+             + f"); clusters at p <= {sig.alpha:g}",
              f"{'':4}{'measure':<{width}}{'cluster':>8}{sig.statistic:>14}"]
     for k, (m, v, r) in enumerate(zip(sig.measures, sig.values, sig.ranks)):
         lines.append(f"{k + 1:>2}. {m:<{width}}{r:>8}{v:>14.4f}")
     lines.append("")
-    lines.append("p-values (row better than column; * p < alpha):")
+    lines.append("p-values (row better than column; * p <= alpha):")
     lines.append(f"{'':<{width + 4}}" + "".join(f"{k + 1:>8}" for k in range(len(sig.measures))))
     for i, m in enumerate(sig.measures):
         cells = []
         for j in range(len(sig.measures)):
             p = sig.p[i, j]
             cells.append(f"{'-':>7} " if i == j or not math.isfinite(p)
-                         else f"{p:7.4f}{'*' if p < sig.alpha else ' '}")
+                         else f"{p:7.4f}{'*' if p <= sig.alpha else ' '}")
         lines.append(f"{i + 1:>2}. {m:<{width}}" + "".join(cells))
     return "\n".join(lines) + "\n"
 

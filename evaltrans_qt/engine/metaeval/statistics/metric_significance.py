@@ -11,7 +11,8 @@
 * :func:`assign_ranks` -- significance clusters as the WMT metrics findings tables show
   them (mt-metrics-eval ``tasks.AssignRanks``): metrics sorted by decreasing value; a
   metric starts a new cluster (rank + 1) when some metric of the current cluster is
-  significantly better than it (p < alpha); otherwise it joins the current cluster.
+  significantly better than it (p <= alpha, as ``AssignRanks`` compares); otherwise it
+  joins the current cluster.
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ def zscore(v: np.ndarray) -> np.ndarray:
 
 def perm_both(stat: Statistic, a: np.ndarray, b: np.ndarray, samples: int = 1000,
               seed: int = 0, order: np.ndarray | None = None,
-              early_stop: EarlyStop | None = None) -> tuple[float, float, float]:
+              early_stop: EarlyStop | None = None,
+              draws: list[tuple[float, float]] | None = None) -> tuple[float, float, float]:
     """(p-value that metric ``a`` correlates better than ``b``, observed difference
     stat(a) - stat(b), p-value that ``b`` is better than ``a``) by PERM-BOTH
     (mt-metrics-eval ``PermutationSigDiff`` with ``corr1 = b``, ``corr2 = a``, no early
@@ -66,7 +68,8 @@ def perm_both(stat: Statistic, a: np.ndarray, b: np.ndarray, samples: int = 1000
     mt-metrics-eval orders the cells group by group; ``order[k]`` is the position in that
     order of our cell k (None: the same order). With ``early_stop`` the resampling stops
     as ``PermutationSigDiff`` stops it (on the p-value that ``a`` is better); both
-    p-values are then shares of the resamples drawn."""
+    p-values are then shares of the resamples drawn. ``draws`` collects each resample's
+    (stat(a'), stat(b')) (mt-metrics-eval's draws list, for averaging tasks)."""
     za, zb = zscore(a), zscore(b)
 
     def f(v: np.ndarray) -> float:
@@ -80,7 +83,10 @@ def perm_both(stat: Statistic, a: np.ndarray, b: np.ndarray, samples: int = 1000
         w = rng.binomial(1, 0.5, za.size).astype(bool)
         if order is not None:
             w = w[order]
-        d = f(np.where(w, za, zb)) - f(np.where(w, zb, za))
+        fa, fb = f(np.where(w, za, zb)), f(np.where(w, zb, za))
+        d = fa - fb
+        if draws is not None:
+            draws.append((fa, fb))
         hits_a += d >= delta
         hits_b += -d >= -delta
         if early_stop is not None and early_stop.stop(hits_a, used):
@@ -122,7 +128,7 @@ def assign_ranks(p: np.ndarray, alpha: float = 0.05) -> list[int]:
     ranks = [0] * n
     rank, start = 1, 0
     for i in range(n):
-        if any(p[k, i] < alpha for k in range(start, i)):
+        if any(p[k, i] <= alpha for k in range(start, i)):
             rank += 1
             start = i
         ranks[i] = rank

@@ -32,13 +32,15 @@ WEIGHTS = {"acc23": np.array([1.0, 0.0, 0.0, 0.0, 1.0]),
 
 def perm_pairs(a: np.ndarray, b: np.ndarray, human: np.ndarray, gid: np.ndarray,
                eps_a: float, eps_b: float, *, variant: str = "acc23", samples: int = 1000,
-               seed: int = 0, early_stop: EarlyStop | None = None) -> tuple[float, float, float]:
+               seed: int = 0, early_stop: EarlyStop | None = None,
+               draws: list[tuple[float, float]] | None = None) -> tuple[float, float, float]:
     """(p-value that metric ``a`` is better than ``b``, observed difference, p-value that
     ``b`` is better) on the cells ``a``, ``b``, ``human`` (1-D, group ``gid`` each, cells
     of a group in mt-metrics-eval's order) with tie thresholds ``eps_a``/``eps_b``
     (mt-metrics-eval ``PairwisePermutationSigDiff(corr1=b, corr2=a)``). With ``early_stop``
     it stops as that function does: the check runs only after a resample that is a hit
-    for ``a`` (its check sits inside the hit branch), at a block boundary."""
+    for ``a`` (its check sits inside the hit branch), at a block boundary. ``draws``
+    collects each resample's (A-side, B-side) values."""
     if variant not in WEIGHTS:
         raise ValueError("the pairwise permutation test needs variant 'acc23' or '23'")
     a, b, h = (np.asarray(v, float) for v in (a, b, human))
@@ -73,7 +75,10 @@ def perm_pairs(a: np.ndarray, b: np.ndarray, human: np.ndarray, gid: np.ndarray,
     hits_a = hits_b = drawn = 0
     for drawn in range(1, samples + 1):
         take_a = rng.binomial(1, 0.5, total)[where].astype(bool)
-        d = stat(np.where(take_a, va, vb)) - stat(np.where(take_a, vb, va))
+        fa, fb = stat(np.where(take_a, va, vb)), stat(np.where(take_a, vb, va))
+        d = fa - fb
+        if draws is not None:
+            draws.append((fa, fb))
         hits_b += -d >= -delta
         if d >= delta:
             hits_a += 1
