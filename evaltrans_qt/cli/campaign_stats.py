@@ -78,14 +78,19 @@ def _print_plan(p: Any, db: Any) -> None:
     from evaltrans_qt.engine.campaign.plan import CRITERION
     print(f"budget {p.budget} of {p.candidates} candidates ({p.judged} judged already); "
           f"criterion: {CRITERION}; measures {', '.join(p.measures)}")
-    print(f"to annotate: {len(p.items)} candidates of {len(p.sources)} sources; reused: "
+    todo: dict[int, list[str]] = {}
+    for si, ti in p.items:
+        todo.setdefault(si, []).append(db.sources[si].targets[ti].system or "")
+    print(f"to annotate: {len(p.items)} candidates of {len(todo)} sources; reused: "
           f"{p.reused_judged} identical to a judged translation, {p.reused_planned} identical "
           "to one planned here")
     for si in p.sources:
-        src = db.sources[si]
-        todo = sorted(src.targets[ti].system or "" for s2, ti in p.items if s2 == si)
-        print(f"  source {si + 1} (variance {number(p.variance.get(si, 0.0), '.4f')}): "
-              + (", ".join(todo) if todo else "all reused"))
+        if si in todo:
+            print(f"  source {si + 1} (variance {number(p.variance.get(si, 0.0), '.4f')}): "
+                  + ", ".join(sorted(todo[si])))
+    free = sum(1 for si in p.sources if si not in todo)
+    if free:
+        print(f"  and {free} sources whose candidates are all reused (see --json)")
     if p.reproduction:
         print(f"ranking by {p.human} from the MetricVar subset vs {p.reproduction[0].n_random} "
               "random subsets of as many sources (Kendall tau_b, pairwise accuracy):")
