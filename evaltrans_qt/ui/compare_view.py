@@ -8,7 +8,11 @@ sentences and carry the block number. Hovering a word highlights its
 counterpart(s) in the other sentence; a click pins the highlight. For BLEU
 each candidate word shows one bar per n-gram order in which it was matched.
 A breakdown (distance, reference length, rate, edit counts, blocks, n-gram
-precisions, nearest reference) sits beside the sentences.
+precisions, nearest reference) sits beside the sentences. For the error classes
+(Popović & Ney 2011 §3, Hjerson; ``engine/measures/errorclasses.py``) each word is filled
+with the colour of its class -- inflection, reordering, missing, extra, lexical; correct
+words plain -- over the styles of its WER edit, the class named in its tooltip and the
+legend.
 
 The alignment is computed by :func:`compute_comparison` (Qt-free) on a worker
 thread; results of superseded requests are ignored.
@@ -54,7 +58,11 @@ def alignable_measures() -> list[tuple[str, str]]:
     reg = load_all()
     ok = {n for n, c in reg.items() if c.align is not Measure.align or n == "bleu"}
     names = [n for n in FIRST if n in ok] + sorted(ok - set(FIRST))
-    return [(n, "BLEU n-grams" if n == "bleu" else n.upper()) for n in names]
+    return [(n, LABELS.get(n, n.upper())) for n in names]
+
+
+#: Selector labels other than the measure's name in capitals.
+LABELS = {"bleu": "BLEU n-grams", "errorclasses": "Error classes"}
 
 
 #: Measures the view can draw, in selector order: (name, label).
@@ -71,6 +79,11 @@ KIND_NAMES = {MATCH: "identity", SUB: "substitution", INS: "insertion", DEL: "de
               NGRAM: "matched n-gram", NONE: "unmatched"}
 BLOCK_NAMES = {BlockKind.LONG_JUMP: "long jump", BlockKind.SHIFT: "shift",
                BlockKind.INVERSION: "inversion"}
+#: Fill of each error class (Hjerson's labels; Okabe-Ito colours, distinct from one another
+#: in the common colour-vision deficiencies); correct words ("x") have none.
+ERROR_CLASS_COLOURS = {"infl": QColor("#CC79A7"), "reord": QColor("#56B4E9"),
+                       "miss": QColor("#0072B2"), "ext": QColor("#D55E00"),
+                       "lex": QColor("#E69F00")}
 
 
 def _set_text(label: QLabel, text: str) -> None:
@@ -94,6 +107,9 @@ class TokenMark:
     block: int | None = None
     orders: tuple[int, ...] = ()
     tip: str = ""
+    #: The word's error class (a key of :data:`ERROR_CLASS_COLOURS`), None when correct or
+    #: not classified.
+    error_class: str | None = None
 
 
 @dataclass
@@ -111,6 +127,8 @@ class Comparison:
     ref_rtl: bool = False
     #: Index (in the ``refs`` passed in) of the reference shown.
     ref_index: int = 0
+    #: Error classes in the words (class -> its name), for the legend; empty otherwise.
+    error_classes: dict[str, str] = field(default_factory=dict)
 
 
 def is_rtl(text: str) -> bool:
@@ -170,6 +188,24 @@ def marks_from_alignment(al: Alignment) -> tuple[list[TokenMark], list[TokenMark
                 tip += f"; block {t.block} ({BLOCK_NAMES.get(kinds.get(t.block), 'block')})"
             t.tip = tip
     return hyp, ref
+
+
+def apply_error_classes(al: Alignment, hyp: list[TokenMark], ref: list[TokenMark]
+                        ) -> dict[str, str]:
+    """Give each word the error class the alignment's notes hold (``hyp_classes``,
+    ``ref_classes`` and ``class_names`` of the ``errorclasses`` measure), naming it first in
+    the word's tooltip; returns the classes that occur (class -> name), in the measure's
+    order. Nothing happens for an alignment without classes."""
+    names = al.notes.get("class_names") or {}
+    seen: set[str] = set()
+    for marks, key in ((hyp, "hyp_classes"), (ref, "ref_classes")):
+        for t, cls in zip(marks, al.notes.get(key) or ()):
+            if cls in ERROR_CLASS_COLOURS:
+                t.error_class = cls
+                seen.add(cls)
+            if cls in names:
+                t.tip = f"{names[cls]} (WER alignment: {t.tip})"
+    return {c: str(names.get(c, c)) for c in ERROR_CLASS_COLOURS if c in seen}
 
 
 def bleu_marks(ngrams, hyp: list[str], ref: list[str], shown: int) -> tuple[list[TokenMark], list[TokenMark]]:
@@ -263,6 +299,7 @@ def compute_comparison(measure_name: str, hyp_text: str, ref_texts: list[str], r
     if al is None:
         raise ValueError(f"measure '{measure_name}' has no alignment to show")
     h, r = marks_from_alignment(al)
+    classes = apply_error_classes(al, h, r)
     k = al.ref_index if 0 <= al.ref_index < len(labels_used) else 0
     counts = al.counts()
     breakdown.append(("Distance", _fmt(float(al.distance))))
@@ -292,10 +329,16 @@ def compute_comparison(measure_name: str, hyp_text: str, ref_texts: list[str], r
             breakdown.append((f"  distance to {lab}", _fmt(float(d))))
     if al.notes.get("approximated"):
         breakdown.append(("Note", "approximated (long sentence)"))
+    for cls, name in (al.notes.get("class_names") or {}).items():
+        if cls in ERROR_CLASS_COLOURS:
+            n_h = sum(t.error_class == cls for t in h)
+            n_r = sum(t.error_class == cls for t in r)
+            breakdown.append((name[:1].upper() + name[1:], f"{n_h} candidate, {n_r} reference"))
     blocks = [(b.number, BLOCK_NAMES.get(b.kind, str(b.kind))) for b in al.blocks]
     shown_text = texts_used[k] if texts_used else ""
     return Comparison(measure_name, h, r, labels_used[k] if labels_used else "", breakdown, al, blocks,
-                      hyp_rtl=is_rtl(hyp_text), ref_rtl=is_rtl(shown_text), ref_index=offset + k)
+                      hyp_rtl=is_rtl(hyp_text), ref_rtl=is_rtl(shown_text), ref_index=offset + k,
+                      error_classes=classes)
 
 
 # ----------------------------------------------------------------- widgets
@@ -424,13 +467,10 @@ class TokenFlow(QWidget):
         small = QFont(self.font())
         small.setPointSizeF(max(8.0, self.font().pointSizeF() * 0.8))   # block numbers: readable
         small.setBold(True)
+        classified = any(m.error_class is not None for m in self.marks)
         for i, (m, r) in enumerate(zip(self.marks, self._rects)):
-            base = KIND_COLOURS.get(m.kind)
-            if m.kind == NGRAM and m.orders:
-                base = ORDER_COLOURS[(max(m.orders) - 1) % len(ORDER_COLOURS)]
-            if base is not None:
-                fill = QColor(base)
-                fill.setAlpha(70 if m.kind != NGRAM else 45)
+            fill = self.fill_colour(m, classified)
+            if fill is not None:
                 p.fillRect(r, fill)
             if i in self.highlight or i == self.hover_index:
                 fill = QColor(hl)
@@ -445,7 +485,7 @@ class TokenFlow(QWidget):
             p.setPen(text_col)
             p.setFont(fonts[m.kind])
             p.drawText(r, centre, m.text)
-            if m.kind == SUB:  # a second, coloured underline so substitutions show in any palette
+            if m.kind == SUB and not classified:  # a coloured underline shows in any palette
                 p.setPen(QPen(KIND_COLOURS[SUB], 2))
                 p.drawLine(r.left() + 2, r.bottom() + 2, r.right() - 2, r.bottom() + 2)
             for k, o in enumerate(m.orders):
@@ -471,6 +511,26 @@ class TokenFlow(QWidget):
                 p.setBrush(Qt.NoBrush)
             prev = m.block
         p.end()
+
+    @staticmethod
+    def fill_colour(m: TokenMark, classified: bool = False) -> QColor | None:
+        """The background of a word: its error class's colour (``classified``: the words
+        carry error classes, so an unclassified one is correct and plain), else its edit
+        kind's or its highest n-gram order's; None for none."""
+        if classified or m.error_class is not None:
+            if m.error_class is None:
+                return None
+            fill = QColor(ERROR_CLASS_COLOURS[m.error_class])
+            fill.setAlpha(110)
+            return fill
+        base = KIND_COLOURS.get(m.kind)
+        if m.kind == NGRAM and m.orders:
+            base = ORDER_COLOURS[(max(m.orders) - 1) % len(ORDER_COLOURS)]
+        if base is None:
+            return None
+        fill = QColor(base)
+        fill.setAlpha(70 if m.kind != NGRAM else 45)
+        return fill
 
     # interaction
     def mouseMoveEvent(self, ev) -> None:
@@ -792,6 +852,13 @@ class CompareView(QWidget):
                  sw(KIND_COLOURS[DEL], "text-decoration: line-through; font-style: italic;",
                     "deletion (reference only)")]
         text = "Identities plain; " + " ".join(parts)
+        if self.comparison is not None and self.comparison.error_classes:
+            text = ("Error classes (Popović &amp; Ney 2011; correct words plain, the WER edit "
+                    "as the style): " + " ".join(
+                        sw(ERROR_CLASS_COLOURS[c], "", name)
+                        for c, name in self.comparison.error_classes.items()))
+        elif self.measure == "errorclasses":
+            text = "Error classes: every word correct"
         if self.comparison is not None and self.comparison.blocks:
             text += "; blocks: " + " ".join(
                 sw(block_colour(n), "font-weight: bold;", f"{n} {kind}") for n, kind in self.comparison.blocks)
