@@ -47,7 +47,8 @@ class NgramCounts:
     under: np.ndarray
 
     def of(self, kind: str) -> np.ndarray:
-        if kind not in COMPARE_TYPES:
+        """The counts of ``kind``: ``match``, ``over``, ``under`` (or ``total``)."""
+        if kind not in (*COMPARE_TYPES, "total"):
             raise OptionError(f"n-gram comparison: '{kind}' is not one of "
                               f"{', '.join(COMPARE_TYPES)}")
         counts: np.ndarray = getattr(self, kind)

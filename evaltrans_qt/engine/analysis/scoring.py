@@ -199,7 +199,7 @@ def registry_measure(name: str, corpus: AnalysisCorpus,
     def sentences(c: AnalysisCorpus, system: str) -> np.ndarray:
         return batch(stats(c, system))
 
-    sig = scorer.signature(key).format() + f"|ref:{corpus.reference}"
+    sig = f"{key}|" + scorer.signature(key).format() + f"|ref:{corpus.reference}"
     return AnalysisMeasure(key, m.long_name, bool(m.higher_is_better), sig, stats, batch,
                            sentences, math.nan, percent)
 
