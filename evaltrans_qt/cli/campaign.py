@@ -61,16 +61,13 @@ def run_bundle(args: argparse.Namespace) -> int:
 
 def run_collect(args: argparse.Namespace) -> int:
     from evaltrans_qt.io.campaign_collect import collect
-    from evaltrans_qt.io.campaign_qc import read_result
-    from evaltrans_qt.io.etdb import load_database
     check_output_file(args.output)
     report = collect(args.campaign, args.bundles, args.output,
                      warn=lambda text: print(f"evaltrans: warning: {text}", file=sys.stderr))
     for r in report.merged:
         print(f"{r.path}: {r.annotator}, {sum(j.kind == 'real' for j in r.judged)} items "
               f"judged")
-    data = read_result(load_database(args.output), args.output)
-    missing = [a.name for a in data.annotators.values() if a.file is None] if data else []
+    missing = report.missing
     print(f"{report.judgements} judgement(s) stored in {args.output}"
           + (f"; no bundle yet from {', '.join(missing)}" if missing else ""))
     return 0
@@ -90,9 +87,8 @@ def _print_qc(report) -> None:
 
 
 def run_qc(args: argparse.Namespace) -> int:
-    from evaltrans_qt.io.campaign_qc import qc_report
-    from evaltrans_qt.io.etdb import load_database
-    report = qc_report(load_database(args.result), args.result)
+    from evaltrans_qt.io.campaign_qc import qc_report, read_result_file
+    report = qc_report(read_result_file(args.result), args.result)
     if args.json:
         print(json.dumps(report.to_dict(), indent=1, ensure_ascii=False))
     else:

@@ -7,8 +7,9 @@ A bundle is an ordinary EvalTrans database holding only its annotator's position
 position in bundle order (``seg`` = the 1-based position; with documents ``doc`` = ``d``
 + the unit's number), each with the one candidate to judge under the annotator's opaque
 system id and -- only when the protocol shows them -- the references (named
-``reference-1``, ``reference-2``…). The classes are the protocol's; no other judge's
-score, no system name. Quality-control copies look like any other position.
+``reference-1``, ``reference-2``…). The classes are the protocol's, then ``isReference`` (the last class
+decides references, thesis Appendix A.2, so no protocol score can turn a candidate into
+one); no other judge's score, no system name. Quality-control copies look like any other position.
 
 The campaign's data is our documented extension, a top-level element the reader keeps as
 an unknown element (the ``<typology>`` way, ``docs/spans.md``); a file without it is read
@@ -140,10 +141,12 @@ def items_checksum(db: Database) -> str:
     """SHA-256 (hex) of a bundle's positions, judgements left out (module doc)."""
     h = hashlib.sha256()
     is_ref = db.reference_test()
-    for src in db.sources:
-        h.update(json.dumps([src.doc, src.seg, src.text, [list(x) for x in src.items],
-                             [[t.system, t.text, is_ref(t)] for t in src.targets]],
-                            ensure_ascii=False).encode("utf-8"))
+    for src in db.sources:                  # fields separated by US, records by RS
+        parts = [src.doc or "", src.seg or "", src.text,
+                 " ".join(f"{a}-{b}" for a, b in src.items)]
+        for t in src.targets:
+            parts += [t.system or "", t.text, "1" if is_ref(t) else "0"]
+        h.update("\x1f".join(parts).encode("utf-8", "surrogatepass"))
         h.update(b"\x1e")
     return h.hexdigest()
 
@@ -195,8 +198,9 @@ def bundle_database(d: Definition, db: Database, plan: AnnotatorPlan,
         if typ is not None:
             set_database_typology(bdb, typ)
     is_ref = db.reference_test()
-    if spec.references and any(is_ref(t) for _, t in db.iter_targets()):
-        bdb.ensure_reference_class()
+    # always a last class that marks references (thesis Appendix A.2): otherwise the last
+    # protocol class would, and a candidate scored at its perfect level would turn into one
+    bdb.ensure_reference_class()
     for n, (slot, st) in enumerate(zip(plan.slots, texts), 1):
         si, system = d.items[slot.item]
         src = db.sources[si]

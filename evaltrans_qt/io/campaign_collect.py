@@ -40,7 +40,6 @@ from evaltrans_qt.io.campaign_bundle import (
     BundleInfo,
     bundle_database,
     bundle_info,
-    items_checksum,
     slot_texts,
 )
 from evaltrans_qt.io.campaign_file import class_levels, load_campaign_database, read_campaign
@@ -82,6 +81,8 @@ class CollectReport:
     merged: list[Returned] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     judgements: int = 0
+    #: Annotators whose bundle the result does not hold yet.
+    missing: list[str] = field(default_factory=list)
 
 
 def _short(text: str) -> str:
@@ -114,10 +115,15 @@ def first_difference(expected: Database, found: Database) -> str | None:
             if len(ta) != len(tb):
                 return f"position {n}: {len(tb)} translations, expected {len(ta)}"
             for x, y in zip(ta, tb):
-                if x != y:
-                    what = "reference" if x[2] else "candidate"
+                what = "reference" if x[2] else "candidate"
+                if x[1] != y[1]:
                     return f"position {n}: the {what} changed: expected {_short(x[1])}, " \
                            f"found {_short(y[1])}"
+                if x[0] != y[0]:
+                    return f"position {n}: the {what}'s id changed ({x[0]} -> {y[0]})"
+                if x[2] != y[2]:
+                    return f"position {n}: the {what} was " + (
+                        "made a reference" if y[2] else "unmarked as a reference")
     return None
 
 
@@ -172,7 +178,9 @@ def read_returned(d: Definition, db: Database, path: PathLike, data: bytes,
         raise CampaignError(f"edited outside its items: {diff}", p)
     exp_info = bundle_info(expected)
     assert exp_info is not None
-    if info.checksum != exp_info.checksum or items_checksum(bdb) != exp_info.checksum:
+    # the positions equal the expected ones (first_difference compares exactly the fields
+    # the checksum covers), so the stored checksum is the only one left to compare
+    if info.checksum != exp_info.checksum:
         raise CampaignError("edited outside its items: its checksum does not match its "
                             "positions", p)
     if info != exp_info:
@@ -273,14 +281,14 @@ def collect(campaign: PathLike, files: Sequence[PathLike], result: PathLike, *,
         for c in d.classes:
             if not base.has_class(c):
                 base.add_class(class_levels(db, c))
-        set_result(base, ResultData.empty(d, _scale(d, db)))
+        set_result(base, ResultData.empty(d, _scale(d, db), plans))
         save_database(base, out)
 
     def build(rdb: Database) -> list[Change]:
         for c in d.classes:
             if not rdb.has_class(c):
                 rdb.add_class(class_levels(db, c))
-        data = read_result(rdb, out) or ResultData.empty(d, _scale(d, db))
+        data = read_result(rdb, out) or ResultData.empty(d, _scale(d, db), plans)
         changes: list[Change] = []
         for r in returned:
             old = data.annotators.get(r.annotator)
@@ -293,6 +301,7 @@ def collect(campaign: PathLike, files: Sequence[PathLike], result: PathLike, *,
                 len(plans[r.annotator].real_items), tuple(r.judged))
             report.merged.append(r)
         set_result(rdb, data)
+        report.missing = [a.name for a in data.annotators.values() if a.file is None]
         return changes
 
     stored = commit_changes(out, build, journal=False, program=PROGRAM,

@@ -27,14 +27,19 @@ penalty), ``spans`` the target spans marked, ``injected`` the span of an injecte
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from lxml import etree
 
+from evaltrans_qt.engine.campaign.assignment import AnnotatorPlan
 from evaltrans_qt.engine.campaign.definition import CampaignError, Definition, QCPlan
 from evaltrans_qt.engine.campaign.qc import AnnotatorQC, Judged, annotator_qc
 from evaltrans_qt.engine.data.database import Database
-from evaltrans_qt.io.xmlsafe import format_number, safe_parser
+from evaltrans_qt.errors import InputFormatError
+from evaltrans_qt.io.plaintext import read_input_bytes
+from evaltrans_qt.io.xmlsafe import format_number, refuse_entities, safe_parser
 
 PathLike = str | os.PathLike[str]
 TAG = "campaign-result"
@@ -66,10 +71,10 @@ class ResultData:
     annotators: dict[str, AnnotatorRecord] = field(default_factory=dict)
 
     @classmethod
-    def empty(cls, d: Definition, scale: float) -> ResultData:
-        """Nothing collected yet: every annotator listed without a bundle."""
-        from evaltrans_qt.engine.campaign.assignment import assign
-        plans = assign(d)
+    def empty(cls, d: Definition, scale: float, plans: Mapping[str, AnnotatorPlan]
+              ) -> ResultData:
+        """Nothing collected yet: every annotator (``plans``: the campaign's assignment)
+        listed without a bundle."""
         return cls(d.campaign_id, d.protocol, d.classes, scale, d.qc,
                    {a: AnnotatorRecord(a, None, "", "", len(plans[a].slots),
                                        len(plans[a].real_items)) for a in d.annotators})
@@ -114,35 +119,53 @@ def read_result(db: Database, path: PathLike | None = None) -> ResultData | None
     """The ``<campaign-result>`` of ``db``, None without one; :class:`CampaignError`
     naming ``path`` when it is malformed."""
     for x in db.extra_children:
-        if not _is_result_element(x):
-            continue
-        el = etree.fromstring(x.encode("utf-8"), safe_parser())
-        try:
-            if el.get("version") != VERSION:
-                raise ValueError(f"version {el.get('version')!r} is not {VERSION}")
-            fields = QCPlan().to_dict()
-            qc = QCPlan(**{k: (int(float(el.get(k.replace('_', '-'), v))) if k ==
-                               "straight_line" else float(el.get(k.replace('_', '-'), v)))
-                           for k, v in fields.items()})
-            data = ResultData(el.get("campaign", ""), el.get("protocol", ""),
-                              tuple((el.get("classes") or "").split()),
-                              float(el.get("scale", "1")), qc)
-            for a in el.iter("annotator"):
-                judged = tuple(Judged(
-                    int(j.get("n", "0")), j.get("kind", ""), int(j.get("item", "0")),
-                    None if j.get("value") is None else float(j.get("value", "")),
-                    None if j.get("seconds") is None else float(j.get("seconds", "")),
-                    tuple(_span(s) for s in (j.get("spans") or "").split()),
-                    None if j.get("injected") is None else _span(j.get("injected", "")))
-                    for j in a.iter("j"))
-                name = a.get("name", "")
-                data.annotators[name] = AnnotatorRecord(
-                    name, a.get("file"), a.get("sha256", ""), a.get("checksum", ""),
-                    int(a.get("positions", "0")), int(a.get("real", "0")), judged)
-            return data
-        except (ValueError, TypeError) as exc:
-            raise CampaignError(f"<{TAG}> is malformed: {exc}", path) from None
+        if _is_result_element(x):
+            return result_of(etree.fromstring(x.encode("utf-8"), safe_parser()), path)
     return None
+
+
+def read_result_file(path: PathLike) -> ResultData | None:
+    """The ``<campaign-result>`` of the database file at ``path`` (None without one), read
+    without building the database (what ``campaign qc`` needs, fast on a WMT-sized
+    result); the file is parsed as safely as the database reader parses it."""
+    data = read_input_bytes(path, "a campaign result database (.etdb.xml)")
+    refuse_entities(data, str(path))
+    try:
+        root = etree.fromstring(data, safe_parser())
+    except etree.XMLSyntaxError as exc:
+        raise InputFormatError(f"malformed XML: {exc.msg}", path, exc.lineno or None) from None
+    el = root.find(TAG)
+    return None if el is None else result_of(el, path)
+
+
+def result_of(el: Any, path: PathLike | None = None) -> ResultData:
+    """The :class:`ResultData` of a parsed ``<campaign-result>`` element."""
+    try:
+        if el.get("version") != VERSION:
+            raise ValueError(f"version {el.get('version')!r} is not {VERSION}")
+        fields = QCPlan().to_dict()
+        values: dict[str, Any] = {
+            k: (int(float(el.get(k.replace('_', '-'), v))) if k == "straight_line"
+                else float(el.get(k.replace('_', '-'), v))) for k, v in fields.items()}
+        qc = QCPlan(**values)
+        data = ResultData(el.get("campaign", ""), el.get("protocol", ""),
+                          tuple((el.get("classes") or "").split()),
+                          float(el.get("scale", "1")), qc)
+        for a in el.iter("annotator"):
+            judged = tuple(Judged(
+                int(j.get("n", "0")), j.get("kind", ""), int(j.get("item", "0")),
+                None if j.get("value") is None else float(j.get("value", "")),
+                None if j.get("seconds") is None else float(j.get("seconds", "")),
+                tuple(_span(s) for s in (j.get("spans") or "").split()),
+                None if j.get("injected") is None else _span(j.get("injected", "")))
+                for j in a.iter("j"))
+            name = a.get("name", "")
+            data.annotators[name] = AnnotatorRecord(
+                name, a.get("file"), a.get("sha256", ""), a.get("checksum", ""),
+                int(a.get("positions", "0")), int(a.get("real", "0")), judged)
+        return data
+    except (ValueError, TypeError) as exc:
+        raise CampaignError(f"<{TAG}> is malformed: {exc}", path) from None
 
 
 def set_result(db: Database, data: ResultData) -> None:
@@ -164,10 +187,12 @@ class QCReport:
                 "annotators": [a.to_dict() for a in self.annotators]}
 
 
-def qc_report(db: Database, path: PathLike | None = None) -> QCReport:
-    """The QC report of a result database (:func:`evaltrans_qt.engine.campaign.qc.annotator_qc`
-    per collected annotator); :class:`CampaignError` when ``db`` holds no campaign result."""
-    data = read_result(db, path)
+def qc_report(source: Database | ResultData | None, path: PathLike | None = None
+              ) -> QCReport:
+    """The QC report of a result database or its :class:`ResultData`
+    (:func:`evaltrans_qt.engine.campaign.qc.annotator_qc` per collected annotator);
+    :class:`CampaignError` naming ``path`` when it holds no campaign result."""
+    data = read_result(source, path) if isinstance(source, Database) else source
     if data is None:
         raise CampaignError("not the result of a campaign (no <campaign-result>; make one "
                             "with 'evaltrans campaign collect')", path)
@@ -177,5 +202,5 @@ def qc_report(db: Database, path: PathLike | None = None) -> QCReport:
     return QCReport(data.campaign, reports, missing)
 
 
-__all__ = ["TAG", "AnnotatorRecord", "ResultData", "read_result", "set_result", "QCReport",
-           "qc_report"]
+__all__ = ["TAG", "AnnotatorRecord", "ResultData", "read_result", "read_result_file",
+           "result_of", "set_result", "QCReport", "qc_report"]

@@ -142,7 +142,7 @@ def test_bundles_hold_only_their_items_no_system_names_no_references(campaign):
         assert "ref-A" not in t and "oldjudge" not in t and "<eval" not in t
         db, info = open_bundle(campaign / "bundles" / f"{a}.etdb.xml")
         assert info.annotator == a and info.instructions.startswith("# Instructions")
-        assert [lv.name for lv in db.levels] == ["esa"]
+        assert [lv.name for lv in db.levels] == ["esa", "isReference"]
         assert not api.bundle_progress(db).done
         assert api.bundle_progress(db).text.startswith(f"0 of {len(db.sources)}, ")
     # per-annotator ids: no opaque id is shared between two bundles
@@ -371,7 +371,8 @@ def test_reference_based_protocol_shows_references_and_mqm_needs_spans(tmp_path,
     assert [lv.name for lv in db.levels] == ["sser", "isReference"]
     assert all(len(db.references(s)) == 1 and s.targets[0].system == "reference-1"
                for s in db.sources)
-    item = api.bundle_items(db)[0]
+    plan = assign(read_campaign(tmp_path / "s.etcampaign.json"))["a"]
+    item = next(it for it in api.bundle_items(db) if plan.slots[it.n - 1].kind == "real")
     api.judge(tmp_path / "b" / "a.etdb.xml", item.source_index, item.system, "sser", 7.0,
               judge="a", seconds=3.0)
     db, _ = open_bundle(tmp_path / "b" / "a.etdb.xml")

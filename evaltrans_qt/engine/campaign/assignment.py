@@ -20,7 +20,8 @@ seeded with a string, which Python hashes with SHA-512 -- the same on every mach
   the annotator's own real items): BAD-reference, injected-error and repeat copies of
   seeded items are put among the real ones -- a repeat at least half the bundle away from
   its original when the bundle is long enough, a BAD or injected copy at least two
-  positions away; with documents only between documents;
+  positions away (a seeded draw among the unit boundaries, redrawn when too close, the
+  farthest boundary when 64 draws fail); with documents only between documents;
 * **opaque ids**: each annotator sees each system under its own id (``t`` + 8 hex digits of
   SHA-256 of the seed, the campaign id, the annotator and the system), so bundles reveal no
   system name and two annotators cannot compare ids.
@@ -80,10 +81,11 @@ def units_of(d: Definition) -> list[tuple[int, ...]]:
     return [tuple(v) for v in groups.values()]
 
 
-def opaque_id(d: Definition, annotator: str, system: str) -> str:
-    """The id annotator ``annotator`` sees for ``system`` (module doc)."""
-    h = hashlib.sha256(f"{d.seed}\x1f{d.campaign_id}\x1f{annotator}\x1f{system}"
-                       .encode()).hexdigest()
+def opaque_id(d: Definition, annotator: str, system: str, cid: str | None = None) -> str:
+    """The id annotator ``annotator`` sees for ``system`` (module doc); ``cid``: the
+    campaign id when the caller has it (it hashes the whole definition)."""
+    cid = d.campaign_id if cid is None else cid
+    h = hashlib.sha256(f"{d.seed}\x1f{cid}\x1f{annotator}\x1f{system}".encode()).hexdigest()
     return "t" + h[:8]
 
 
@@ -115,16 +117,22 @@ def _qc_positions(n: int, originals: list[int], rng: random.Random, far: bool,
     ``originals``: at least half the bundle away when ``far``, else at least two; only at
     ``boundaries`` (positions where a unit starts, and n)."""
     out = []
+    gap_of = max(2, n // 2) if far else 2
     for p in originals:
-        gap = max(2, n // 2) if far else 2
-        choices = [q for q in boundaries if abs(q - p) >= gap] or \
-                  [max(boundaries, key=lambda q: abs(q - p))]
-        out.append(rng.choice(choices))
+        for _ in range(64):                       # a draw that is far enough
+            q = rng.choice(boundaries)
+            if abs(q - p) >= gap_of:
+                break
+        else:                                     # none found: the farthest boundary
+            q = max(boundaries, key=lambda b: abs(b - p))
+        out.append(q)
     return out
 
 
-def plan_annotator(d: Definition, annotator: str, units: list[tuple[int, ...]]) -> AnnotatorPlan:
-    """The bundle of ``annotator`` given its ``units`` (module doc: order, QC, batches)."""
+def plan_annotator(d: Definition, annotator: str, units: list[tuple[int, ...]],
+                   cid: str | None = None) -> AnnotatorPlan:
+    """The bundle of ``annotator`` given its ``units`` (module doc: order, QC, batches);
+    ``cid`` as in :func:`opaque_id`."""
     rng = random.Random(f"order\x1f{d.seed}\x1f{annotator}")
     units = list(units)
     rng.shuffle(units)
@@ -166,7 +174,8 @@ def plan_annotator(d: Definition, annotator: str, units: list[tuple[int, ...]]) 
         last_of_unit = i + 1 == len(slots) or slots[i + 1].unit != s.unit
         if size >= d.batch and last_of_unit:
             batch, size = batch + 1, 0
-    opaque = {s: opaque_id(d, annotator, s) for s in sorted({d.items[x.item][1]
+    cid = d.campaign_id if cid is None else cid
+    opaque = {s: opaque_id(d, annotator, s, cid) for s in sorted({d.items[x.item][1]
                                                              for x in batched})}
     return AnnotatorPlan(annotator, tuple(batched), opaque)
 
@@ -174,7 +183,8 @@ def plan_annotator(d: Definition, annotator: str, units: list[tuple[int, ...]]) 
 def assign(d: Definition) -> dict[str, AnnotatorPlan]:
     """Every annotator's :class:`AnnotatorPlan` (deterministic given ``d``)."""
     dist = distribute(d)
-    return {a: plan_annotator(d, a, dist[a]) for a in d.annotators}
+    cid = d.campaign_id
+    return {a: plan_annotator(d, a, dist[a], cid) for a in d.annotators}
 
 
 __all__ = ["REAL", "BAD", "INJECTED", "REPEAT", "KINDS", "Slot", "AnnotatorPlan", "units_of",

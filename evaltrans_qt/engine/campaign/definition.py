@@ -204,8 +204,20 @@ def canonical_json(d: Definition) -> bytes:
 
 
 def campaign_id(d: Definition) -> str:
-    """16 hex digits of SHA-256 of :func:`canonical_json`."""
-    return hashlib.sha256(canonical_json(d)).hexdigest()[:16]
+    """16 hex digits of SHA-256 of :func:`canonical_json` (computed once per definition:
+    it hashes every item)."""
+    cached = _IDS.get(id(d))
+    if cached is not None and cached[0] is d:
+        return cached[1]
+    value = hashlib.sha256(canonical_json(d)).hexdigest()[:16]
+    if len(_IDS) > 64:
+        _IDS.clear()
+    _IDS[id(d)] = (d, value)
+    return value
+
+
+#: id(definition) -> (definition, its id); the definition is kept so the id is not reused.
+_IDS: dict[int, tuple[Definition, str]] = {}
 
 
 def check_definition(d: Definition) -> Definition:
