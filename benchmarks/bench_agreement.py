@@ -95,7 +95,7 @@ def main() -> None:
         if name.startswith("campaign_agreement"):
             rep = out
     da = next(c for c in rep.classes if c.name == "da")
-    mqm = next(c for c in rep.classes if c.name == "mqm")
+    mqm = next(c for c in rep.classes if c.name == "mqm-penalty")
     print(f"alpha da {da.alpha:.3f} over {da.units} units, alpha mqm {mqm.alpha:.3f}, "
           f"{len(da.pairs)} pairs; span overlap F1 (mean over pairs) "
           f"{rep.spans[0].average()['overlap']['f1']:.3f}")

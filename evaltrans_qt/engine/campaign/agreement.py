@@ -7,8 +7,8 @@
   - every score class: interval (scales, DA, ESA scores), the unit a candidate;
   - the rank class of relative ranking (engine/human/ranking.py): ordinal, the unit a
     candidate, the value its rank (the mean rank when one judge ranked it on two screens);
-  - ``mqm``: interval, the unit a candidate, the value a judge's MQM penalty (the sum of
-    the weights of their errors, engine/human/spans/scores.py; 0 without errors);
+  - ``mqm-penalty``: interval, the unit a candidate, the value a judge's MQM penalty (the
+    sum of the weights of their errors, engine/human/spans/scores.py; 0 without errors);
   - ``items``: nominal, the unit one information item of a candidate, the value its mark
     (OK, error, syntax, meaning, other; EuroMatrix survey §4.4.16).
 
@@ -68,9 +68,12 @@ from evaltrans_qt.errors import ScoreError
 ADJUDICATED = "adjudicated"
 #: Krippendorff's levels of measurement used here.
 Level = Literal["interval", "ordinal", "nominal"]
-#: Pseudo-classes of the reliability matrices that are not score classes.
-MQM = "mqm"
+#: Pseudo-classes of the reliability matrices that are not score classes (``mqm`` may be
+#: a score class: the WMT import stores Google's MQM scores as one).
+MQM_PENALTY = "mqm-penalty"
 ITEMS = "items"
+#: The span protocol whose errors make an MQM penalty.
+MQM = "mqm"
 #: The ways two judges' spans are matched (module doc).
 SPAN_MODES = ("characters", "characters+severity", "exact", "exact+severity", "overlap",
               "overlap+severity")
@@ -131,10 +134,11 @@ def class_reliability(db: Database, cls: str, *, exclude: Iterable[str] = (ADJUD
         raise ScoreError(f"no score class {cls!r} in the database "
                          f"(classes: {', '.join(db.human_classes) or 'none'})")
     ex = set(exclude)
+    is_ref = db.reference_test()
     cells: dict[tuple[str, Hashable], list[float]] = defaultdict(list)
     for i, src in enumerate(db.sources):
         for ti, t in enumerate(src.targets):
-            if db.is_reference(t):
+            if is_ref(t):
                 continue
             for s in t.scores:
                 if s.cls == cls and not s.extrapolated and _keep(s.judge, ex):
@@ -153,7 +157,7 @@ def mqm_reliability(db: Database, *, exclude: Iterable[str] = (ADJUDICATED,)) ->
             for a in t.span_annotations:
                 if a.protocol == MQM and _keep(a.judge, ex):
                     cells[(judge_name(a.judge), (i, ti))].append(judge_penalty(a, weights))
-    return _matrix(MQM, "interval", cells)
+    return _matrix(MQM_PENALTY, "interval", cells)
 
 
 def items_reliability(db: Database, *, exclude: Iterable[str] = (ADJUDICATED,)) -> Reliability:
@@ -536,7 +540,7 @@ class CampaignAgreement:
 def campaign_agreement(db: Database, gold: str | None = None,
                        classes: Sequence[str] | None = None) -> CampaignAgreement:
     """Agreement of every kind of judgement in ``db`` that at least two judges gave
-    (``classes``: only these score classes, plus ``mqm``/``items`` when named).
+    (``classes``: only these score classes, plus ``mqm-penalty``/``items`` when named).
     ``gold``: a judge to compare every other one with; a ScoreError if it judged nothing."""
     out: list[ClassAgreement] = []
     exclude = {ADJUDICATED} - ({gold} if gold is not None else set())
@@ -544,7 +548,7 @@ def campaign_agreement(db: Database, gold: str | None = None,
     names = list(db.human_classes) if classes is None else list(classes)
     seen_judges: set[str] = set()
     for cls in names:
-        if cls in (MQM, ITEMS) and not db.has_class(cls):
+        if cls in (MQM_PENALTY, ITEMS) and not db.has_class(cls):
             continue
         rel = class_reliability(db, cls, exclude=exclude)
         seen_judges.update(rel.judges)
@@ -553,7 +557,7 @@ def campaign_agreement(db: Database, gold: str | None = None,
         kappa = (human_agreement.ranking_kappa(db, cls, not_gold) if cls == RANK_CLASS
                  else human_agreement.score_kappa(db, cls, not_gold))
         out.append(class_agreement(rel, kappa, gold))
-    extra = [(MQM, mqm_reliability), (ITEMS, items_reliability)]
+    extra = [(MQM_PENALTY, mqm_reliability), (ITEMS, items_reliability)]
     for name, build in extra:
         if classes is not None and name not in classes:
             continue

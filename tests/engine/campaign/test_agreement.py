@@ -131,13 +131,13 @@ def test_mqm_alpha_of_penalties_and_adjudicated_left_out():
             SpanAnnotation(ag.ADJUDICATED, [])]
         pen["ann"].append(5.0 * na)
         pen["bob"].append(5.0 * nb)
-    [c] = [c for c in ag.campaign_agreement(db).classes if c.name == "mqm"]
+    [c] = [c for c in ag.campaign_agreement(db).classes if c.name == "mqm-penalty"]
     assert c.judges == ("ann", "bob")               # the adjudicated judge is no annotator
     want = krippendorff.alpha(reliability_data=[pen["ann"], pen["bob"]],
                               level_of_measurement="interval")
     assert c.alpha == pytest.approx(want)
     with_gold = ag.campaign_agreement(db, gold=ag.ADJUDICATED)
-    [c] = [c for c in with_gold.classes if c.name == "mqm"]
+    [c] = [c for c in with_gold.classes if c.name == "mqm-penalty"]
     assert [(p.a, p.b, p.n) for p in c.gold] == [("ann", ag.ADJUDICATED, 5),
                                                  ("bob", ag.ADJUDICATED, 5)]
 
