@@ -60,20 +60,26 @@ def run(args: argparse.Namespace) -> int:
             raise OptionError(f"{path}: no human score class '{args.human}'")
         pairs[lp] = (db, evaluate(db, opts, measures,
                                   progress=progress_for(args, os.cpu_count() or 1)))
+    from evaltrans_qt.engine.metaeval import conventions
+    from evaltrans_qt.engine.metaeval.wmt14_tables import CONVENTION
     tables = wmt14_tables(pairs, args.human, n_boot=args.bootstrap, seed=args.seed)
+    said = "convention: " + conventions.describe(CONVENTION)
     if args.json:
         def clean(v):
             return None if isinstance(v, float) and not math.isfinite(v) else v
-        json.dump({k: [{c: clean(v) for c, v in row.items()} for row in f.to_dict("records")]
-                   for k, f in tables.items()}, sys.stdout, indent=1, ensure_ascii=False)
+        json.dump({**{k: [{c: clean(v) for c, v in row.items()} for row in f.to_dict("records")]
+                      for k, f in tables.items()}, "convention": conventions.label(CONVENTION)},
+                  sys.stdout, indent=1, ensure_ascii=False)
         sys.stdout.write("\n")
     else:
         for key, frame in tables.items():
             table = frame.to_string(index=False, float_format=lambda v: number(v, ".3f"))
             print(f"{TITLES[key]}\n{table}\n")
+        print(said)
     if args.output:
         from evaltrans_qt.io.atomic import atomic_write_text
-        tex = "\n".join(to_latex(frame, 3, caption=TITLES[key]) for key, frame in tables.items())
+        tex = f"% {said}\n" + "\n".join(to_latex(frame, 3, caption=TITLES[key])
+                                         for key, frame in tables.items())
         atomic_write_text(Path(args.output), tex)
     return 0
 

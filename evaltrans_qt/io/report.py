@@ -342,7 +342,8 @@ def build_report(run: RunResult, system: str, *, author: str | None = None,
     w.close(1, "evaluation")
     if correlation:
         from evaltrans_qt.engine.metaeval.correlation_format import correlation_report_elements
-        w.open(1, "correlation")
+        conv = next((c.convention for c in correlation if c.level == "system"), "")
+        w.open(1, "correlation", {"convention": conv} if conv else None)   # system level's
         details_into(w, 2, {"coefficients": correlation_report_elements(correlation)["correlation"]})
         w.close(1, "correlation")
     if sentences_in_detail:

@@ -58,7 +58,8 @@ def correlation_report_elements(rows: Sequence[Correlation]) -> dict:
 
     ``{"correlation": [(attrs, children), ...]}``: one entry per (measure,
     human class, level); attrs ``measure``, ``human``, ``level``, ``n``,
-    ``negated``; children ``pearson``/``spearman``/``kendall``/``kendall-b``
+    ``negated`` and at system level ``convention`` (which numbers stand for a system,
+    ``conventions.label``); children ``pearson``/``spearman``/``kendall``/``kendall-b``
     (and at sentence level ``tau-bar`` and ``wmt-tau``), each a mapping
     ``value``, ``lower``, ``upper`` (95% bootstrap) -- ``pearson`` also
     ``fisher-lower``/``fisher-upper``. NaN means undefined.
@@ -70,6 +71,8 @@ def correlation_report_elements(rows: Sequence[Correlation]) -> dict:
     for c in rows:
         attrs = {"measure": c.measure, "human": c.human, "level": c.level, "n": str(c.n),
                  "negated": "true" if c.negated else "false"}
+        if c.level == "system" and c.convention:
+            attrs["convention"] = c.convention        # conventions.label
         kids: dict = {"pearson": {**coef(c.pearson, c.pearson_ci),
                                   "fisher-lower": float(c.pearson_fisher_ci[0]),
                                   "fisher-upper": float(c.pearson_fisher_ci[1])},

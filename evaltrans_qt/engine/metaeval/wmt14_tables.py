@@ -35,6 +35,10 @@ def _pm(v: float, ci: tuple[float, float]) -> str:
     return f"{v:.3f} ± {half:.3f}" if math.isfinite(half) else f"{v:.3f}"
 
 
+#: The system-level convention of the tables (engine/metaeval/conventions.py).
+CONVENTION = "thesis"
+
+
 def wmt14_tables(pairs: Mapping[str, tuple], human: str = "rank", *, n_boot: int = 1000,
                  seed: int = 0) -> dict[str, pd.DataFrame]:
     """``{"system": …, "segment": …, "variants": …}`` frames for ``pairs`` =
@@ -46,7 +50,7 @@ def wmt14_tables(pairs: Mapping[str, tuple], human: str = "rank", *, n_boot: int
     heads = {}
     for lp, (db, run) in pairs.items():
         sys_c = correlate_run(db, run, human, level="system", n_boot=n_boot, seed=seed,
-                              convention="thesis")
+                              convention=CONVENTION)
         seg_c = correlate_run(db, run, human, level="sentence", n_boot=0, seed=seed)
         heads[lp] = f"{lp} {sys_c[0].n if sys_c else 0}"
         for c in sys_c:

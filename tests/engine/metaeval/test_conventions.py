@@ -275,3 +275,18 @@ def test_cli_unweighted_needs_the_thesis_convention(db_file, capsys):
 def test_cli_refuses_options_it_would_ignore(db_file, capsys, argv, needle):
     rc, _, err = _cli(capsys, argv[0], db_file, *argv[1:])
     assert rc == 2 and needle in err, err
+
+
+def test_report_names_its_system_level_convention(db):
+    """The EvalTrans report's <correlation> uses the thesis convention and says so."""
+    from xml.etree import ElementTree as ET
+
+    from evaltrans_qt.cli.batch import run_correlations
+    from evaltrans_qt.io.report import build_report
+    run = evaluate(db, EvalOptions(), ["bleu"])
+    rows = run_correlations(db, run, 0)
+    root = ET.fromstring(build_report(run, next(iter(run.systems)), correlation=rows))
+    corr = root.find("correlation")
+    assert corr is not None and corr.get("convention") == "thesis"
+    levels = {(c.get("level"), c.get("convention")) for c in corr.findall("coefficients")}
+    assert ("system", "thesis") in levels and ("sentence", None) in levels

@@ -55,4 +55,11 @@ def test_wmt14_tables_command_json_and_latex(tmp_path, capsys):
     assert [r["metric"] for r in got["system"]] == list(want["system"]["metric"])
     assert got["segment"][0]["Average"] == pytest.approx(want["segment"]["Average"].iloc[0])
     assert tex.read_text().count(r"\toprule") == 3
+    # every output names its system-level convention: the thesis'
+    assert got["convention"] == "thesis"
+    assert tex.read_text().startswith("% convention: system level, thesis convention")
+    rc = main(["wmt14-tables", f"xx-en={db}", "--human", "fluency", "--measures", "bleu",
+               "--bootstrap", "10"])
+    assert rc == 0 and "convention: system level, thesis convention (section 5.5)" in \
+        capsys.readouterr().out
     assert main(["wmt14-tables", "xx-en"]) == 2
