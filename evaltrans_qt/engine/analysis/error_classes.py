@@ -43,7 +43,6 @@ method.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -148,26 +147,29 @@ def _per_errors(words: Sequence[str], bases: Sequence[str], other_words: Sequenc
     A matched word uses up the first unused equal word of the other side together with
     that word's base form, so the remaining base forms are those of the other side's words
     left after the full-form matching."""
-    left = Counter(other_words)
-    used: Counter[str] = Counter()              # matched full form -> times matched
+    left: dict[str, int] = {}
+    for w in other_words:
+        left[w] = left.get(w, 0) + 1
+    used: dict[str, int] = {}                   # matched full form -> times matched
     flags = []
     for w in words:
-        if left[w] > 0:
-            left[w] -= 1
-            used[w] += 1
+        c = left.get(w, 0)
+        if c:
+            left[w] = c - 1
+            used[w] = used.get(w, 0) + 1
             flags.append(0)
         else:
             flags.append(1)
-    base_left: Counter[str] = Counter()
-    seen: Counter[str] = Counter()
+    base_left: dict[str, int] = {}
+    seen: dict[str, int] = {}
     for w, b in zip(other_words, other_bases):
-        seen[w] += 1
-        if seen[w] > used[w]:                   # not one of the first used[w] occurrences
-            base_left[b] += 1
+        k = seen[w] = seen.get(w, 0) + 1
+        if k > used.get(w, 0):                  # not one of the first used[w] occurrences
+            base_left[b] = base_left.get(b, 0) + 1
     errors = flags.count(1)
     infl = 0
     for i, b in enumerate(bases):
-        if flags[i] == 1 and base_left[b] > 0:
+        if flags[i] == 1 and base_left.get(b, 0) > 0:
             base_left[b] -= 1
             flags[i] = 2
             infl += 1
@@ -187,30 +189,37 @@ def _blocks(classes: Sequence[str], cls: str) -> int:
 
 
 def _encode(*seqs: Sequence[str]) -> list[np.ndarray]:
+    """Word ids (one numbering for all ``seqs``) as int32 arrays."""
     ids: dict[str, int] = {}
-    return [np.fromiter((ids.setdefault(w, len(ids)) for w in s), dtype=np.int32, count=len(s))
-            for s in seqs]
+    out = []
+    for seq in seqs:
+        out.append(np.array([ids.setdefault(w, len(ids)) for w in seq], dtype=np.int32))
+    return out
 
 
-def wer_alignment(hyp: Sequence[str], ref: Sequence[str]) -> tuple[int, list[tuple[int, int, int]]]:
+def wer_alignment(hyp: Sequence[str], ref: Sequence[str], ids: Sequence[np.ndarray] | None = None
+                  ) -> tuple[int, list[tuple[int, int, int]]]:
     """Hjerson's WER alignment: ``(distance, [(op, hyp_pos, ref_pos)])`` in reference order
-    (ops of ``kernels/levenshtein.py``; ties towards diagonal, deletion, insertion)."""
-    h, r = _encode(hyp, ref)
+    (ops of ``kernels/levenshtein.py``; ties towards diagonal, deletion, insertion).
+    ``ids``: the two sentences already as word ids of one numbering."""
+    h, r = ids if ids is not None else _encode(hyp, ref)
     sub = np.ones((len(h), len(r)), dtype=np.float64)
     d, ops, hp, rp, _c = lev_backtrace(h, r, sub)
     return int(round(d)), list(zip(ops.tolist(), hp.tolist(), rp.tolist()))
 
 
 def classify(hyp: Sequence[str], ref: Sequence[str], hyp_bases: Sequence[str],
-             ref_bases: Sequence[str], *, ref_index: int = 0) -> SentenceClasses:
+             ref_bases: Sequence[str], *, ref_index: int = 0,
+             ids: Sequence[np.ndarray] | None = None) -> SentenceClasses:
     """Classes of one candidate against one reference (Popović & Ney 2011 §3.1, as Hjerson).
 
-    ``hyp_bases``/``ref_bases`` are the base forms, one per word.
+    ``hyp_bases``/``ref_bases`` are the base forms, one per word; ``ids`` optionally the
+    two sentences as word ids of one numbering.
     """
     hyp, ref = tuple(hyp), tuple(ref)
     if len(hyp_bases) != len(hyp) or len(ref_bases) != len(ref):
         raise ValueError("one base form per word is needed")
-    dist, ops = wer_alignment(hyp, ref)
+    dist, ops = wer_alignment(hyp, ref, ids)
     wer_hyp = [0] * len(hyp)                    # 0 = matched, 1 = WER error
     wer_ref = [0] * len(ref)
     wer_ref_kind = [OP_MATCH] * len(ref)
@@ -246,10 +255,13 @@ def classify(hyp: Sequence[str], ref: Sequence[str], hyp_bases: Sequence[str],
 
     def reord(words: Sequence[str], wer_err: list[int], other: Sequence[str],
               other_err: list[int], cats: list[str]) -> int:
-        pool = Counter(w for w, e in zip(other, other_err) if e)
+        pool: dict[str, int] = {}
+        for w, e in zip(other, other_err):
+            if e:
+                pool[w] = pool.get(w, 0) + 1
         n = 0
         for i, (w, e) in enumerate(zip(words, wer_err)):
-            if e and pool[w] > 0:
+            if e and pool.get(w, 0) > 0:
                 cats[i] = REORD
                 pool[w] -= 1
                 n += 1
@@ -268,13 +280,15 @@ def classify(hyp: Sequence[str], ref: Sequence[str], hyp_bases: Sequence[str],
                            tuple((h, r) for _op, h, r in ops))
 
 
-def best_reference(hyp: Sequence[str], refs: Sequence[Sequence[str]]) -> int:
+def best_reference(hyp: Sequence[str], refs: Sequence[Sequence[str]],
+                   ids: Sequence[np.ndarray] | None = None) -> int:
     """Hjerson's choice of reference: the lowest WER relative to the reference length (an
-    empty reference counts as 1e-8 words), the first on ties."""
+    empty reference counts as 1e-8 words), the first on ties. ``ids``: the candidate and
+    the references as word ids of one numbering."""
+    h, *rs = ids if ids is not None else _encode(hyp, *refs)
     best, best_rate = 0, float("inf")
-    for k, ref in enumerate(refs):
-        h, r = _encode(hyp, ref)
-        rate = lev_distance(h, r) / (len(ref) if len(ref) else 1e-8)
+    for k, r in enumerate(rs):
+        rate = lev_distance(h, r) / (len(r) if len(r) else 1e-8)
         if rate < best_rate:
             best, best_rate = k, rate
     return best
@@ -285,8 +299,10 @@ def classify_best(hyp: Sequence[str], refs: Sequence[Sequence[str]], hyp_bases: 
     """:func:`classify` against the reference :func:`best_reference` picks."""
     if not refs:
         raise ValueError("error classification needs at least one reference")
-    k = best_reference(hyp, refs) if len(refs) > 1 else 0
-    return classify(hyp, refs[k], hyp_bases, refs_bases[k], ref_index=k)
+    ids = _encode(hyp, *refs)
+    k = best_reference(hyp, refs, ids) if len(refs) > 1 else 0
+    return classify(hyp, refs[k], hyp_bases, refs_bases[k], ref_index=k,
+                    ids=(ids[0], ids[k + 1]))
 
 
 # --------------------------------------------------------------------------- rates
