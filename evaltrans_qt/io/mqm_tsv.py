@@ -13,6 +13,23 @@ no error writes one ``no-error`` row (severity ``no-error``, category ``No-error
 With the markers removed, every row of a candidate has the same ``source`` and
 ``target`` text.
 
+**Times.** The classic files (newstest2020/2021, TED, generalMT2022/2023; the 9 columns,
+the TED en-de file with ``comment``) carry no time. Google's side-by-side release of
+WMT23 MQM ratings (``generalMT2023/*/sxs_mqm_generalMT2023_*.3ratingsPerSegment.tsv``,
+2025) is written by the Marot/Anthea tools instead: the header ``system doc docSegId
+globalSegId rater source target category severity metadata`` followed by a note cell
+(``# Documentation: …``) that the rows do not fill, ``docSegId``/``globalSegId`` being
+``doc_id``/``seg_id``, and a ``metadata`` column holding a JSON object per row whose
+``timing`` maps each annotation event (``started-new-error``, ``chose-severity-minor``,
+``next-arrow``…) to ``{"count", "timeMS", "log"}``. Those rows are read too: an error's
+seconds are the sum of its row's ``timeMS`` / 1000, and the rater's seconds on the
+candidate (the annotation's) the sum over the rater's rows of the candidate, ``no-error``
+row included. The metadata is kept as written (``ErrorSpan.metadata``; the ``no-error``
+row's in the annotation) and exported back unchanged, so such a file round-trips like a
+classic one. That release also has ``HOTW-test`` rows (the "hands on the wheel" checks
+of the raters, not errors): an unknown severity here, refused, or skipped with
+``lenient``.
+
 **Import** (:func:`read_mqm_tsv`): one source per (``doc``, ``doc_id``), in order of first
 appearance (so source K is the K-th segment the application lists), ``<source doc
 seg=doc_id seg_id=…>``; one candidate per system and source (human translations such as
@@ -27,15 +44,19 @@ import naming the file and row; ``lenient=True`` skips such rows and lists them.
 judge's spans are not MQM ratings) in the same columns (the imported header, with
 ``comment`` if it had one); rows are grouped by candidate and, within a candidate, by
 rater in order of first appearance, errors in annotation order. Candidates come in the
-order the import found (by system, or by segment: ``<database mqm-order>``), so an
-imported file exported again is byte-identical except for rows of one candidate whose
-raters were interleaved, lines ending in CR LF (written with LF) and a rater's
+order the import found (by system, or by segment: ``<database mqm-order>``). An imported
+annotation remembers the file lines of its rows (``mqm-rows``); when every annotation
+written still has as many rows as it was imported with, the rows come in the file's
+order, so an imported file exported again is byte-identical -- rows of candidates and
+raters interleaved as the side-by-side release has them included -- except for lines
+ending in CR LF (written with LF), rows a lenient import skipped, and a rater's
 ``no-error`` row beside error rows of the same candidate (the annotation has errors, so
-the row is not written again).
+the row is not written again, and the file's order is not kept).
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -56,17 +77,25 @@ from evaltrans_qt.io.plaintext import read_input_bytes
 
 COLUMNS = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category",
            "severity")
-OPTIONAL = ("comment",)
+OPTIONAL = ("comment", "metadata")
+#: Marot's names for ``doc_id`` and ``seg_id`` (module doc).
+ALIASES = {"docSegId": "doc_id", "globalSegId": "seg_id"}
+#: A header cell starting so, after the columns, is a note the rows do not fill.
+NOTE = "#"
 NO_ERROR = "no-error"
 NO_ERROR_CATEGORY = "No-error"
 #: ``<source seg_id=…>``: the test-set segment number of an imported source.
 SEG_ID_ATTR = "seg_id"
-#: ``<database mqm-columns=…>``: the imported header when it is not the 9 columns.
+#: ``<database mqm-columns=…>``: the imported header when it is not the 9 columns (its
+#: cells joined by spaces, or by tabs when a cell holds a space).
 COLUMNS_ATTR = "mqm-columns"
 #: ``<database mqm-order=…>``: ``segment`` if the imported rows came segment by segment.
 ORDER_ATTR = "mqm-order"
 #: ``extra_attrs`` of a clean annotation whose ``no-error`` row was spelled differently.
 _CLEAN_CATEGORY, _CLEAN_SEVERITY, _CLEAN_COMMENT = "mqm-category", "mqm-severity", "mqm-comment"
+_CLEAN_METADATA = "mqm-metadata"
+#: ``extra_attrs`` of an imported annotation: the file lines of its rows, in order.
+ROWS_ATTR = "mqm-rows"
 OPEN, CLOSE = "<v>", "</v>"
 
 
@@ -115,8 +144,8 @@ class _Builder:
         self.blocks: list[tuple[str, int]] = []        # (system, source index) in file order
         self.source_index: dict[int, int] = {}
 
-    def row(self, f: dict[str, str]) -> int:
-        """Add one row; returns the number of errors it added (0 or 1)."""
+    def row(self, f: dict[str, str], line: int) -> int:
+        """Add row ``line`` of the file; returns the number of errors it added (0 or 1)."""
         doc, doc_id = f["doc"], f["doc_id"].strip()
         if not doc_id.isdigit() or int(doc_id) < 1:
             raise ValueError(f"doc_id {f['doc_id']!r} is not a whole number >= 1")
@@ -156,22 +185,53 @@ class _Builder:
             raise ValueError(f"the target without <v> marks, {tgt_plain[:60]!r}, differs from "
                              f"system {system!r}'s candidate {t.text[:60]!r}")
         rater = f["rater"]
+        meta = f.get("metadata") or None
+        seconds = None if meta is None else row_seconds(meta)
         ann = next((a for a in t.span_annotations if a.judge == rater), None)
         if ann is None:
             ann = SpanAnnotation(rater)
             t.span_annotations.append(ann)
+        if seconds is not None:
+            ann.seconds = round((ann.seconds or 0.0) + seconds, 3)
+        rows = ann.extra_attrs.get(ROWS_ATTR)
+        ann.extra_attrs[ROWS_ATTR] = f"{rows} {line}" if rows else str(line)
         if clean:
             if f["category"] != NO_ERROR_CATEGORY or sev != NO_ERROR:
                 ann.extra_attrs[_CLEAN_CATEGORY] = f["category"]
                 ann.extra_attrs[_CLEAN_SEVERITY] = sev
             if f.get("comment"):
                 ann.extra_attrs[_CLEAN_COMMENT] = f["comment"]
+            if meta is not None:
+                ann.extra_attrs[_CLEAN_METADATA] = meta
             return 0
         side = "source" if s0 is not None else "target"
         start, end = (s0, s1) if s0 is not None else (t0, t1)
         comment = f.get("comment") or None
-        ann.errors.append(ErrorSpan(sev, f["category"], start, end, side, comment))
+        ann.errors.append(ErrorSpan(sev, f["category"], start, end, side, comment, seconds,
+                                    meta))
         return 1
+
+
+def row_seconds(metadata: str) -> float | None:
+    """The seconds of a row's Marot metadata (module doc): Σ ``timeMS`` of its ``timing``
+    events / 1000; None without ``timing``. ValueError if it is not a JSON object or a
+    ``timeMS`` is not a number >= 0."""
+    try:
+        d = json.loads(metadata)
+    except ValueError:
+        raise ValueError(f"metadata {metadata[:40]!r} is not JSON") from None
+    if not isinstance(d, dict):
+        raise ValueError(f"metadata {metadata[:40]!r} is not a JSON object")
+    timing = d.get("timing")
+    if not isinstance(timing, dict):
+        return None
+    total = 0.0
+    for event, v in timing.items():
+        ms = v.get("timeMS", 0) if isinstance(v, dict) else None
+        if isinstance(ms, bool) or not isinstance(ms, (int, float)) or not ms >= 0:
+            raise ValueError(f"metadata: timeMS of {event!r} is not a number >= 0")
+        total += ms
+    return round(total / 1000.0, 3)
 
 
 def _unmarked(text: str, column: str) -> tuple[str, int | None, int | None]:
@@ -217,13 +277,15 @@ def read_mqm_tsv(path: str | os.PathLike[str], db: Database | None = None, *,
         _, header_line = next(rows)
     except StopIteration:
         raise InputFormatError("empty file (expected an MQM TSV header)", path, 1) from None
-    header = header_line.split("\t")
+    cells = header_line.split("\t")
+    header = _columns(cells)
     missing = [c for c in COLUMNS if c not in header]
     unknown = [c for c in header if c not in COLUMNS + OPTIONAL]
     if missing or unknown or len(set(header)) != len(header):
         raise InputFormatError(
             f"header {header_line[:120]!r}: expected the columns {' '.join(COLUMNS)} "
-            f"[comment]" + (f"; missing {', '.join(missing)}" if missing else "")
+            f"[comment] [metadata] (Marot's docSegId and globalSegId for doc_id and seg_id)"
+            + (f"; missing {', '.join(missing)}" if missing else "")
             + (f"; unknown {', '.join(unknown)}" if unknown else ""), path, 1)
     report = ImportReport()
     build = _Builder(db)
@@ -235,15 +297,15 @@ def read_mqm_tsv(path: str | os.PathLike[str], db: Database | None = None, *,
             f = dict(zip(header, parts, strict=True))
             if typology is not None and f["severity"].strip().lower() != NO_ERROR:
                 typology.check(f["category"])
-            report.errors += build.row(f)
+            report.errors += build.row(f, line_no)
             report.rows += 1
         except (ValueError, EvalTransError) as exc:
             problem = exc.problem if isinstance(exc, EvalTransError) else str(exc)
             if not lenient:
                 raise InputFormatError(f"row {line_no}: {problem}", path, line_no) from None
             report.skipped.append((line_no, problem))
-    if tuple(header) != COLUMNS:
-        db.extra_attrs[COLUMNS_ATTR] = " ".join(header)
+    if tuple(cells) != COLUMNS:
+        db.extra_attrs[COLUMNS_ATTR] = ("\t" if any(" " in c for c in cells) else " ").join(cells)
     if _segment_major(build.blocks) and not _system_major(build.blocks):
         db.extra_attrs[ORDER_ATTR] = "segment"
     if weights is not None:
@@ -291,14 +353,27 @@ def _clean(text: str, what: str) -> str:
     return text
 
 
+def _columns(cells: list[str]) -> list[str]:
+    """The column names of header ``cells``: Marot's names as ours, the notes dropped."""
+    n = len(cells)
+    while n > 0 and cells[n - 1].startswith(NOTE):
+        n -= 1
+    return [ALIASES.get(c, c) for c in cells[:n]]
+
+
 def mqm_rows(db: Database) -> Iterator[list[str]]:
     """The rows of the export (module doc), header first."""
-    header = db.extra_attrs.get(COLUMNS_ATTR, " ".join(COLUMNS)).split(" ")
+    stored = db.extra_attrs.get(COLUMNS_ATTR, " ".join(COLUMNS))
+    cells = stored.split("\t") if "\t" in stored else stored.split(" ")
+    header = _columns(cells)
+    notes = cells[len(header):]
+    cells = cells[:len(header)]
     if "comment" not in header and any(e.comment for _, t in db.iter_candidates()
                                        for a in t.span_annotations for e in a.errors
                                        if a.protocol == "mqm"):
         header.append("comment")
-    yield header
+        cells.append("comment")
+    yield cells + notes
     blocks: list[tuple[int, Source, Target]] = []
     for i, src in enumerate(db.sources):
         for t in db.candidates(src):
@@ -307,6 +382,7 @@ def mqm_rows(db: Database) -> Iterator[list[str]]:
     if db.extra_attrs.get(ORDER_ATTR) != "segment":
         order = {s: n for n, s in enumerate(db.systems())}
         blocks.sort(key=lambda b: (order[b[2].system or ""], b[0]))
+    out: list[tuple[int | None, list[str]]] = []     # (file line of the import, row)
     for i, src, t in blocks:
         base = {"system": _clean(t.system or "", "system"),
                 "doc": _clean(src.doc or "", "doc"), "doc_id": src.seg or str(i + 1),
@@ -316,12 +392,14 @@ def mqm_rows(db: Database) -> Iterator[list[str]]:
             if a.protocol != "mqm":
                 continue
             rater = _clean(a.judge or "", "rater")
+            rows: list[list[str]] = []
             if not a.errors:
-                yield [{**base, "rater": rater, "source": stext, "target": ttext,
+                rows.append([{**base, "rater": rater, "source": stext, "target": ttext,
                         "category": a.extra_attrs.get(_CLEAN_CATEGORY, NO_ERROR_CATEGORY),
                         "severity": a.extra_attrs.get(_CLEAN_SEVERITY, NO_ERROR),
-                        "comment": _clean(a.extra_attrs.get(_CLEAN_COMMENT, ""), "comment")
-                        }[c] for c in header]
+                        "comment": _clean(a.extra_attrs.get(_CLEAN_COMMENT, ""), "comment"),
+                        "metadata": _clean(a.extra_attrs.get(_CLEAN_METADATA, ""), "metadata")
+                        }[c] for c in header])
             for e in a.errors:
                 src_side = e.side == "source"
                 row = {**base, "rater": rater,
@@ -329,8 +407,18 @@ def mqm_rows(db: Database) -> Iterator[list[str]]:
                        "target": ttext if src_side else mark(ttext, e.start, e.end),
                        "category": _clean(e.category, "category"),
                        "severity": _clean(e.severity, "severity"),
-                       "comment": _clean(e.comment or "", "comment")}
-                yield [row[c] for c in header]
+                       "comment": _clean(e.comment or "", "comment"),
+                       "metadata": _clean(e.metadata or "", "metadata")}
+                rows.append([row[c] for c in header])
+            lines = a.extra_attrs.get(ROWS_ATTR, "").split()
+            if len(lines) == len(rows) and all(x.isdigit() for x in lines):
+                out += [(int(x), r) for x, r in zip(lines, rows, strict=True)]
+            else:
+                out += [(None, r) for r in rows]
+    if out and all(line is not None for line, _ in out):
+        out.sort(key=lambda o: o[0] or 0)            # an unedited import: the file's order
+    for _, r in out:
+        yield r
 
 
 def write_mqm_tsv(db: Database, path: str | os.PathLike[str]) -> int:

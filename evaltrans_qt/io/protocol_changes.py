@@ -171,6 +171,9 @@ def _error_from_json(e: Any) -> ErrorSpan:
     for k in ("severity", "category", "side"):
         if not isinstance(e.get(k, "target"), str):
             raise ValueError(f"'{k}' of an error must be a string")
+    for k in ("comment", "metadata"):
+        if e.get(k) is not None and not isinstance(e[k], str):
+            raise ValueError(f"'{k}' of an error must be a string or null")
     sec = e.get("seconds")
     return ErrorSpan(**{**e, "seconds": None if sec is None else float(sec)})
 

@@ -45,7 +45,8 @@ from evaltrans_qt.io.plaintext import read_input_bytes
 from evaltrans_qt.io.protocol_changes import SpansChange, spans_change
 
 DEFAULT_CATEGORY = "Other"
-_SPAN_KEYS = ("start", "end", "severity", "category", "side", "comment", "seconds")
+_SPAN_KEYS = ("start", "end", "severity", "category", "side", "comment", "seconds",
+              "metadata")
 
 
 def _number(v: Any, what: str, *, whole: bool = False) -> float | int | None:
@@ -68,7 +69,7 @@ def _span(d: Any, extra: tuple[str, ...] = ()) -> ErrorSpan:
         raise ValueError(f"unknown field {unknown[0]!r} of a span")
     if "severity" not in d or not isinstance(d["severity"], str):
         raise ValueError("a span needs a severity (a string)")
-    for k in ("category", "side", "comment"):
+    for k in ("category", "side", "comment", "metadata"):
         if d.get(k) is not None and not isinstance(d[k], str):
             raise ValueError(f"{k} of a span must be a string")
     start = _number(d.get("start"), "start", whole=True)
@@ -76,7 +77,7 @@ def _span(d: Any, extra: tuple[str, ...] = ()) -> ErrorSpan:
     return ErrorSpan(d["severity"], d.get("category") or DEFAULT_CATEGORY,
                      None if start is None else int(start), None if end is None else int(end),
                      d.get("side") or "target", d.get("comment"),
-                     _number(d.get("seconds"), "seconds"))
+                     _number(d.get("seconds"), "seconds"), d.get("metadata"))
 
 
 def read_spans_jsonl(path: str | os.PathLike[str], db: Database, judge: str | None = None,
@@ -199,6 +200,8 @@ def _span_record(e: ErrorSpan) -> dict[str, Any]:
         d["comment"] = e.comment
     if e.seconds is not None:
         d["seconds"] = e.seconds
+    if e.metadata is not None:
+        d["metadata"] = e.metadata
     return d
 
 

@@ -102,13 +102,18 @@ def test_round_trip_with_a_comment_column(tmp_path):
     assert (tmp_path / "out.tsv").read_bytes() == src.read_bytes()
 
 
-def test_interleaved_raters_only_change_the_order_within_a_candidate(tmp_path):
+def test_interleaved_raters_keep_the_files_order_until_an_edit(tmp_path):
     rows = [ROWS[0], ROWS[2], ROWS[1], *ROWS[3:]]
-    db, _ = read_mqm_tsv(_tsv(tmp_path / "in.tsv", rows))
+    src = _tsv(tmp_path / "in.tsv", rows)
+    db, _ = read_mqm_tsv(src)
+    write_mqm_tsv(loads(dumps(db)), tmp_path / "out.tsv")      # through the database file
+    assert (tmp_path / "out.tsv").read_bytes() == src.read_bytes()
+    # an annotation edited to another number of rows: candidates grouped, raters in turn
+    db.sources[0].targets[0].span_annotations[0].errors.pop()
     write_mqm_tsv(db, tmp_path / "out.tsv")
     out = (tmp_path / "out.tsv").read_text(encoding="utf-8").splitlines()
-    assert sorted(out) == sorted([HEADER] + ["\t".join(r) for r in rows])
-    assert out[1:4] == ["\t".join(r) for r in ROWS[:3]]      # grouped by rater
+    assert sorted(out) == sorted([HEADER] + ["\t".join(r) for r in rows if r != ROWS[1]])
+    assert out[1:3] == ["\t".join(r) for r in (ROWS[0], ROWS[2])]   # grouped by rater
 
 
 @pytest.mark.parametrize("row,needle", [
@@ -288,3 +293,64 @@ def test_spans_jsonl_round_trip_and_errors(tmp_path):
                   '"severity": "major"}]}\n', encoding="utf-8")
     (ch,) = read_spans_jsonl(ok, fresh, judge="xcomet")
     assert ch.judge == "xcomet" and ch.errors == (ErrorSpan("major", "Other", 0, 2),)
+
+
+# --------------------------------------------------------------------------- Marot's rows
+MAROT = ("system\tdoc\tdocSegId\tglobalSegId\trater\tsource\ttarget\tcategory\tseverity\t"
+         "metadata\t# Documentation: see the tool's page")
+
+
+def _meta(**ms: int) -> str:
+    """A row's metadata as the Marot/Anthea tools write it: events with their times."""
+    return json.dumps({"timestamp": 1725456558197, "timing": {
+        k.replace("_", "-"): {"count": 1, "timeMS": v, "log": [{"ts": 1725456544016}]}
+        for k, v in ms.items()}, "marked_text": ""})
+
+
+def test_marot_rows_give_seconds_and_round_trip(tmp_path):
+    rows = [("sysA", "d1", "1", "7", "r3", S1, "The <v>trian</v> comes.", "Fluency/Spelling",
+             "Minor", _meta(started_new_error=5454, chose_severity_minor=1200)),
+            ("sysB", "d1", "1", "7", "r3", S1, "Train comes.", "No-error", "No-error",
+             _meta(next_arrow=2234)),
+            ("sysA", "d1", "1", "7", "r3", S1, "The trian comes<v>.</v>",
+             "Fluency/Punctuation", "Minor", _meta(marked_error_span_end=3000)),
+            ("sysA", "d1", "2", "8", "r3", S2, "He goes home.", "No-error", "No-error", "")]
+    src = _tsv(tmp_path / "in.tsv", rows, MAROT)
+    db, report = read_mqm_tsv(src)
+    assert report.rows == 4 and db.sources[0].extra_attrs["seg_id"] == "7"
+    a = db.sources[0].targets[0].span_annotations[0]
+    assert [e.seconds for e in a.errors] == [6.654, 3.0] and a.seconds == 9.654
+    assert db.sources[0].targets[1].span_annotations[0].seconds == 2.234
+    assert db.sources[1].targets[0].span_annotations[0].seconds is None
+    back = loads(dumps(db))                                 # the metadata kept in the file
+    write_mqm_tsv(back, tmp_path / "out.tsv")
+    assert (tmp_path / "out.tsv").read_bytes() == src.read_bytes()
+    write_spans_jsonl(back, tmp_path / "s.jsonl")
+    first = json.loads((tmp_path / "s.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert first["seconds"] == 9.654 and first["spans"][0]["metadata"] == rows[0][9]
+
+
+@pytest.mark.parametrize("meta,needle", [
+    ("{not json", "is not JSON"), ("[1, 2]", "not a JSON object"),
+    ('{"timing": {"next-arrow": {"timeMS": -4}}}', "timeMS of 'next-arrow'")])
+def test_bad_marot_metadata_names_the_row(tmp_path, meta, needle):
+    rows = [("sysA", "d1", "1", "7", "r3", S1, "The trian comes.", "No-error", "No-error",
+             _meta(next_arrow=10)),
+            ("sysB", "d1", "1", "7", "r3", S1, "Train comes.", "No-error", "No-error", meta)]
+    src = _tsv(tmp_path / "in.tsv", rows, MAROT)
+    with pytest.raises(InputFormatError, match=r"in\.tsv:3: row 3: ") as exc:
+        read_mqm_tsv(src)
+    assert needle in str(exc.value)
+
+
+def test_hands_on_the_wheel_rows_are_refused_or_skipped(tmp_path):
+    rows = [("sysA", "d1", "1", "7", "r3", S1, "The <v>trian</v> comes.", "Fluency/Spelling",
+             "HOTW-test", _meta(found_hands_on_the_wheel_error=800)),
+            ("sysA", "d1", "1", "7", "r3", S1, "The trian comes<v>.</v>",
+             "Fluency/Punctuation", "Minor", _meta(next_arrow=100))]
+    src = _tsv(tmp_path / "in.tsv", rows, MAROT)
+    with pytest.raises(InputFormatError, match="unknown severity 'HOTW-test'"):
+        read_mqm_tsv(src)
+    db, report = read_mqm_tsv(src, lenient=True)
+    assert [n for n, _ in report.skipped] == [2] and report.rows == 1
+    assert db.sources[0].targets[0].span_annotations[0].seconds == 0.1

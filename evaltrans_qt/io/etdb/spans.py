@@ -22,7 +22,8 @@
 again, unchanged), else ``esa``; there is one ``<errors>`` per judge and protocol.
 ``<rejected>`` records a suggested span (of judge ``machine``'s annotation, e.g. imported
 machine spans) that the judge rejected explicitly; its attributes are those of
-``<error>`` plus ``machine``. ``side`` is ``target`` when absent; the element text is the marked characters (empty for
+``<error>`` plus ``machine``. ``metadata`` of ``<error>`` keeps the metadata of an imported row as written (Google's
+Marot-format TSVs, io/mqm_tsv.py). ``side`` is ``target`` when absent; the element text is the marked characters (empty for
 omissions and unlocated errors) and is checked on load against the sentence; a severity
 must be one of Neutral, Minor, Major, Critical (any case, kept as written). One
 ``<errors>`` per judge and protocol; ``judge`` may be absent (an anonymous judge). Unknown attributes
@@ -67,7 +68,8 @@ from evaltrans_qt.io.xmlsafe import (
 )
 
 TAG = "errors"
-_ERROR_ATTRS = ("side", "start", "end", "severity", "category", "comment", "seconds")
+_ERROR_ATTRS = ("side", "start", "end", "severity", "category", "comment", "seconds",
+                "metadata")
 _CHILDREN = ("error", "rejected")
 #: Line of each <error> element while a file is read (checked once the source is known).
 _LINES: dict[int, int] = {}
@@ -129,7 +131,8 @@ def _error(child, path) -> tuple[ErrorSpan, str | None]:
                   _int(ea.get("end"), "end", path, child), ea.get("side", "target"),
                   ea.get("comment"),
                   None if es is None else parse_xml_number(es, f"seconds of <{tag}>",
-                                                           path, child))
+                                                           path, child),
+                  ea.get("metadata"))
     shown = child.text or ""
     if shown and not e.located:
         raise InputFormatError(f"<{tag}> without start/end has text", path,
@@ -196,7 +199,8 @@ def target_xml(tgt: Target, src: Source) -> list[str]:
                      ("end", None if e.end is None else str(e.end)),
                      ("severity", e.severity), ("category", e.category),
                      ("comment", e.comment),
-                     ("seconds", None if e.seconds is None else format_number(e.seconds))]
+                     ("seconds", None if e.seconds is None else format_number(e.seconds)),
+                     ("metadata", e.metadata)]
             text = e.text_of(tgt.text if e.side == "target" else src.text)
             out.append(f"          <{tag}{attrs(pairs)}" +
                        (f">{escape_text(text)}</{tag}>\n" if text else "/>\n"))

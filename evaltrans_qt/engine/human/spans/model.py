@@ -8,7 +8,9 @@ empty span at a position (an omission); ``start is end is None`` an error the ju
 not locate (Google's released files have such rows). It has a category path such as
 ``Accuracy/Mistranslation`` (``/`` separates the levels), a severity (``Neutral``,
 ``Minor``, ``Major``, ``Critical``; kept as written, compared without case), an
-optional comment and the seconds spent on it.
+optional comment, the seconds spent on it and, for an error imported from a file whose
+rows carry them (Google's Marot-format TSVs, io/mqm_tsv.py), the row's metadata as
+written (kept so that an export gives the row back unchanged).
 
 A judge's work on one candidate is a :class:`SpanAnnotation`: all their errors, in the
 order they were marked, the time spent and its **protocol** (:data:`PROTOCOLS`): ``mqm``
@@ -72,6 +74,7 @@ class ErrorSpan:
     side: str = "target"
     comment: str | None = None
     seconds: float | None = None
+    metadata: str | None = None
 
     @property
     def located(self) -> bool:
