@@ -99,3 +99,66 @@ def test_adjudicate_lists_the_disagreements(capsys, tmp_path):
     assert any(line.startswith("* source") for line in out.splitlines())
     rc, _, err = _run(capsys, "campaign", "adjudicate", DEMO, "--threshold", "-1")
     assert rc == 2 and ">= 0" in err
+
+
+def test_a_whole_campaign_agreement_equals_the_package(tmp_path, capsys):
+    """create -> bundle -> three annotators score their bundles through the API (r = 2) ->
+    collect -> agreement: alpha equals the krippendorff package on the matrix built from
+    what the annotators wrote; adjudicate lists exactly the items whose spread exceeds a
+    quarter of the 0..100 scale."""
+    import random
+
+    import evaltrans_qt.api as api
+    from evaltrans_qt.engine.data.database import Database
+    from evaltrans_qt.io.campaign_bundle import open_bundle
+
+    quality = {"Alpha": 80.0, "Beta": 55.0, "Gamma": 30.0}
+    rng = random.Random(4)
+    db = Database()
+    for i in range(10):
+        src = db.add_source(f"Quelle {i}", doc="d", seg=str(i + 1))
+        db.add_target(src, f"reference {i}", "ref-A", reference=True)
+        for system in quality:
+            db.add_target(src, f"{system.lower()} translation {i}", system)
+    save_database(db, tmp_path / "db.etdb.xml")
+    system_of = {f"{s.lower()} translation {i}": s for s in quality for i in range(10)}
+    assert main(["campaign", "create", str(tmp_path / "db.etdb.xml"), "--protocol", "da",
+                 "--annotators", "x,y,z", "--redundancy", "2", "--batch", "5", "--seed", "3",
+                 "-o", str(tmp_path / "c.etcampaign.json")]) == 0
+    assert main(["campaign", "bundle", str(tmp_path / "c.etcampaign.json"), "-o",
+                 str(tmp_path / "bundles")]) == 0
+    raw: list[tuple[str, tuple[str, str], float]] = []
+    bundles = sorted((tmp_path / "bundles").glob("*.etdb.xml"))
+    assert len(bundles) == 3
+    for bundle in bundles:
+        bdb, info = open_bundle(bundle)
+        rows = ["seg\tsystem\tclass\tvalue\tjudge"]
+        for it in api.bundle_items(bdb):
+            v = round(min(100.0, max(0.0, quality[system_of[it.candidate]]
+                                     + rng.gauss(0, 12))))
+            rows.append(f"{it.n}\t{it.system}\t{info.classes[0]}\t{v}\t{info.annotator}")
+            raw.append((info.annotator, (it.source, it.candidate), float(v)))
+        tsv = bundle.with_suffix(".tsv")
+        tsv.write_text("\n".join(rows) + "\n", encoding="utf-8")
+        api.import_judgements(bundle, tsv)
+    result = tmp_path / "result.etdb.xml"
+    assert main(["campaign", "collect", str(tmp_path / "c.etcampaign.json"),
+                 *map(str, bundles), "-o", str(result)]) == 0
+    capsys.readouterr()
+    rc, out, _ = _run(capsys, "campaign", "agreement", str(result), "--json")
+    assert rc == 0
+    d = json.loads(out)
+    assert d["judge_names"] == ["x", "y", "z"]
+    [da] = [c for c in d["classes"] if c["name"] == "da"]
+    judges = ["x", "y", "z"]
+    units = sorted({u for _, u, _ in raw})
+    m = np.full((3, len(units)), np.nan)
+    for j, u, v in raw:
+        m[judges.index(j), units.index(u)] = v
+    assert da["units"] == len(units) == 30                      # every candidate, twice
+    assert da["judgements"] == len(raw) == 60
+    assert da["alpha"] == pytest.approx(
+        krippendorff.alpha(reliability_data=m, level_of_measurement="interval"))
+    rc, out, _ = _run(capsys, "campaign", "adjudicate", str(result), "--json")
+    spread = {u: np.nanmax(m[:, k]) - np.nanmin(m[:, k]) for k, u in enumerate(units)}
+    assert len(json.loads(out)["disagreements"]) == sum(s > 25 for s in spread.values()) > 0
