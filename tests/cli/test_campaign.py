@@ -360,7 +360,7 @@ def test_edited_campaign_file_and_changed_database_are_refused(campaign, tmp_pat
     assert "changed since the campaign was made" in capsys.readouterr().err
 
 
-def test_reference_based_protocol_shows_references_and_mqm_needs_spans(tmp_path, capsys):
+def test_reference_based_protocol_shows_references(tmp_path, capsys):
     save_database(_database(), tmp_path / "db.etdb.xml")
     assert main(["campaign", "create", str(tmp_path / "db.etdb.xml"), "--protocol", "sser",
                  "--annotators", "a,b", "--qc", "bad-refs=0.2,repeats=0.1",
@@ -383,3 +383,85 @@ def test_reference_based_protocol_shows_references_and_mqm_needs_spans(tmp_path,
     got = [(s.value, s.judge) for _, t in r.iter_candidates() for s in t.scores
            if s.cls == "sser"]
     assert got == [(7.0, "a")]
+
+
+def test_mqm_campaign_with_documents_spans_and_injected_errors(tmp_path, capsys):
+    save_database(_database(), tmp_path / "db.etdb.xml")
+    assert main(["campaign", "create", str(tmp_path / "db.etdb.xml"), "--protocol", "mqm",
+                 "--annotators", "a,b,c", "--redundancy", "2", "--documents", "--batch", "6",
+                 "--qc", "injected=0.3", "-o", str(tmp_path / "m.etcampaign.json")]) == 0
+    assert main(["campaign", "bundle", str(tmp_path / "m.etcampaign.json"), "-o",
+                 str(tmp_path / "b")]) == 0
+    d = read_campaign(tmp_path / "m.etcampaign.json")
+    plans = assign(d)
+    order = {s.text: i for i, s in enumerate(_database().sources)}
+    for a in "abc":
+        path = tmp_path / "b" / f"{a}.etdb.xml"
+        db, info = open_bundle(path)
+        assert [lv.name for lv in db.levels] == ["isReference"] and not db.references(
+            db.sources[0])
+        # a document of a system: consecutive positions, in the database's order
+        groups: dict[str, list[int]] = {}
+        for k, s in enumerate(db.sources):
+            groups.setdefault(s.doc or "", []).append(k)
+        for ks in groups.values():
+            assert ks == list(range(ks[0], ks[0] + len(ks)))
+            assert [order[db.sources[k].text] for k in ks] == sorted(
+                order[db.sources[k].text] for k in ks)
+        # a careful annotator: one Minor error on every real item, the injected span marked
+        # (a finds them, b marks the first word instead, c nothing at all)
+        from evaltrans_qt.io.campaign_bundle import slot_texts
+        texts = slot_texts(d, load_database(tmp_path / "db.etdb.xml"), plans[a])
+        changes = []
+        for it in api.bundle_items(db):
+            slot, st = plans[a].slots[it.n - 1], texts[it.n - 1]
+            if slot.kind == "injected" and a == "a":
+                errs = [ErrorSpan("Major", "Accuracy/Mistranslation", *st.injected)]
+            elif a == "c" and slot.kind == "injected":
+                errs = []
+            else:
+                errs = [ErrorSpan("Minor", "Fluency", 0, 1)]
+            changes.append((it.source_index, it.target_index, errs))
+        commit_span_changes(path, lambda b, ch=changes, j=a: [
+            spans_change(b, si, ti, j, e, seconds=12.0) for si, ti, e in ch])
+    assert main(["campaign", "collect", str(tmp_path / "m.etcampaign.json"),
+                 *(str(tmp_path / "b" / f"{a}.etdb.xml") for a in "cab"),
+                 "-o", str(tmp_path / "r.etdb.xml")]) == 0
+    r = load_database(tmp_path / "r.etdb.xml")
+    anns = [(t.system, x.judge, x.errors) for _, t in r.iter_candidates()
+            for x in t.span_annotations]
+    assert len(anns) == 2 * len(d.items)                     # r = 2, real items only
+    assert all(list(e) == [ErrorSpan("Minor", "Fluency", 0, 1)] for _, _, e in anns)
+    capsys.readouterr()
+    assert main(["campaign", "qc", str(tmp_path / "r.etdb.xml"), "--json"]) == 0
+    rep = {a["annotator"]: a for a in json.loads(capsys.readouterr().out)["annotators"]}
+    inj = {a: next(c for c in rep[a]["checks"] if c["name"] == "injected") for a in "abc"}
+    assert inj["a"]["passed"] and inj["a"]["value"] == 1.0
+    assert not inj["c"]["passed"] and inj["c"]["value"] == 0.0
+    # b's span on the first character overlaps a swap at the start only
+    assert 0.0 <= inj["b"]["value"] < 1.0
+    assert [r for r in rep["c"]["reasons"]][0].startswith("injected")
+
+
+def test_postedit_campaign_collects_post_edits(tmp_path, capsys):
+    save_database(_database(), tmp_path / "db.etdb.xml")
+    assert main(["campaign", "create", str(tmp_path / "db.etdb.xml"), "--protocol",
+                 "postedit", "--annotators", "a", "--systems", "Beta",
+                 "-o", str(tmp_path / "p.etcampaign.json")]) == 0
+    assert main(["campaign", "bundle", str(tmp_path / "p.etcampaign.json"), "-o",
+                 str(tmp_path / "b")]) == 0
+    path = tmp_path / "b" / "a.etdb.xml"
+    db, _ = open_bundle(path)
+    it = api.bundle_items(db)[2]
+    assert it.references and api.bundle_progress(db).text == "0 of 24, 1 batch left"
+    assert main(["postedit", str(path), "--source", str(it.n), "--system", it.system,
+                 "--judge", "a", "--text", "a fixed translation", "--seconds", "9"]) == 0
+    db, _ = open_bundle(path)
+    assert api.bundle_progress(db).text == "1 of 24, 1 batch left"
+    assert main(["campaign", "collect", str(tmp_path / "p.etcampaign.json"), str(path),
+                 "-o", str(tmp_path / "r.etdb.xml")]) == 0
+    r = load_database(tmp_path / "r.etdb.xml")
+    src = next(s for s in r.sources if s.text == it.source)
+    t = next(t for t in src.targets if t.system == "Beta")
+    assert [(p.text, p.judge, p.seconds) for p in t.postedits] == [
+        ("a fixed translation", "a", 9.0)]
