@@ -5,6 +5,7 @@ the ranking-reproduction report (Kendall tau_b, pairwise accuracy, random subset
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
@@ -43,7 +44,8 @@ def test_source_variance_by_hand():
     assert pl.source_variance({"m": {(0, 0): math.nan}}) == {}
 
 
-def _db(texts: list[list[str]], human: list[list[float | None]] | None = None) -> Database:
+def _db(texts: list[list[str]], human: Sequence[Sequence[float | None]] | None = None
+        ) -> Database:
     db = Database([Levels("q", 0, continuous=True, minimum=0, maximum=100)])
     db.ensure_reference_class()
     for k, row in enumerate(texts):
@@ -51,8 +53,9 @@ def _db(texts: list[list[str]], human: list[list[float | None]] | None = None) -
         db.mark_reference(db.add_target(src, f"reference {k}", system="ref"))
         for j, text in enumerate(row):
             t = db.add_target(src, text, system=SYSTEMS[j])
-            if human is not None and human[k][j] is not None:
-                t.set_score("q", human[k][j], "h")
+            value = human[k][j] if human is not None else None
+            if value is not None:
+                t.set_score("q", value, "h")
     return db
 
 
