@@ -65,8 +65,8 @@ def run_collect(args: argparse.Namespace) -> int:
     report = collect(args.campaign, args.bundles, args.output,
                      warn=lambda text: print(f"evaltrans: warning: {text}", file=sys.stderr))
     for r in report.merged:
-        print(f"{r.path}: {r.annotator}, {sum(j.kind == 'real' for j in r.judged)} items "
-              f"judged")
+        n = sum(j.kind == "real" for j in r.judged)
+        print(f"{r.path}: {r.annotator}, {n} item{'' if n == 1 else 's'} judged")
     missing = report.missing
     print(f"{report.judgements} judgement(s) stored in {args.output}"
           + (f"; no bundle yet from {', '.join(missing)}" if missing else ""))

@@ -125,6 +125,13 @@ def create_campaign(database: PathLike, out: PathLike, *, protocol: str,
     else:
         cls_names = spec.classes if spec is not None else ()
     items, docs, chosen_systems = database_items(db, systems)
+    if spec is not None and spec.items:        # IER: only sources with information items
+        keep = [k for k, (i, _) in enumerate(items) if db.sources[i].items]
+        if not keep:
+            raise CampaignError("--protocol items needs sources with information items "
+                                "(define them with 'evaltrans items --define')", database)
+        items = tuple(items[k] for k in keep)
+        docs = tuple(docs[k] for k in keep)
     if documents and not any(docs):
         raise CampaignError("--documents needs sources with document ids (doc=…)", database)
     text = read_text(instructions) if instructions is not None else ""
