@@ -37,16 +37,20 @@ def _print_agreement(report: Any) -> None:
               f"{c['units']} units with >= 2 judgements"
               + (f", Fleiss' kappa {number(c['fleiss'], '.4f')}" if "fleiss" in c else "")
               + (f", Cohen's kappa {number(c['cohen'], '.4f')}" if "cohen" in c else ""))
+        nominal = c["level"] == "nominal"
         if c["pairs"]:
             width = max(len(p["a"]) + len(p["b"]) + 3 for p in c["pairs"])
-            print(f"  {'pair':<{width}} {'n':>6} {'pearson':>8} {'kendall':>8}")
+            print(f"  {'pair':<{width}} {'n':>6} " + (f"{'kappa':>8}" if nominal else
+                                                     f"{'pearson':>8} {'kendall':>8}"))
             for p in c["pairs"]:
                 pair = f"{p['a']} ~ {p['b']}"
-                print(f"  {pair:<{width}} {p['n']:>6} {number(p['pearson'], '8.4f')} "
-                      f"{number(p['kendall'], '8.4f')}")
+                print(f"  {pair:<{width}} {p['n']:>6} " + (
+                    number(p["kappa"], "8.4f") if nominal else
+                    f"{number(p['pearson'], '8.4f')} {number(p['kendall'], '8.4f')}"))
         for g in c.get("gold", []):
-            print(f"  {g['a']} vs gold {g['b']}: n {g['n']}, pearson {number(g['pearson'], '.4f')}, "
-                  f"kendall {number(g['kendall'], '.4f')}")
+            print(f"  {g['a']} vs gold {g['b']}: n {g['n']}, " + (
+                f"kappa {number(g['kappa'], '.4f')}" if nominal else
+                f"pearson {number(g['pearson'], '.4f')}, kendall {number(g['kendall'], '.4f')}"))
     for sp in d["spans"]:
         print(f"{sp['protocol']} spans: {sp['candidates']} candidates annotated by >= 2 "
               "judges (average over the pairs)")
