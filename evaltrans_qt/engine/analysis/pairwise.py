@@ -65,7 +65,12 @@ from evaltrans_qt.engine.analysis.scoring import (
     length_ratio,
     length_ratio_stats,
 )
-from evaltrans_qt.engine.metaeval.significance import Seed, paired_bootstrap, resolve_seed
+from evaltrans_qt.engine.metaeval.significance import (
+    Seed,
+    SignificanceResult,
+    paired_bootstrap,
+    resolve_seed,
+)
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.errors import InputFormatError, OptionError
 
@@ -184,6 +189,24 @@ class AnalysisResult:
 
 
 # ------------------------------------------------------------------ parts
+def _bootstrap(stats: dict[str, np.ndarray], m: AnalysisMeasure, samples: int, seed: int
+               ) -> SignificanceResult:
+    """The paired bootstrap of ``engine/metaeval/significance.py`` over ``stats``; a single
+    system is resampled beside a copy of itself (its interval is the one it would have in any
+    pair: the draws do not depend on the other system), the copy dropped."""
+    if len(stats) > 1:
+        return paired_bootstrap(stats, m.batch_score, samples=samples, seed=seed,
+                                higher_is_better=m.higher_is_better)
+    (name, x), = stats.items()
+    res = paired_bootstrap({name: x, name + "\u0000copy": x}, m.batch_score, samples=samples,
+                           seed=seed, higher_is_better=m.higher_is_better)
+    return SignificanceResult([name], res.method, res.samples, res.seed, res.scores[:1],
+                              res.p_values[:1, :1], res.higher_is_better, res.n_sentences,
+                              None if res.intervals is None else res.intervals[:1], res.meta,
+                              None if res.means is None else res.means[:1],
+                              None if res.ci is None else res.ci[:1])
+
+
 def _score_tables(corpus: AnalysisCorpus, m: AnalysisMeasure, st: AnalysisSettings
                   ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, np.ndarray], int]:
     stats = {s: m.stats(corpus, s) for s in corpus.systems}
@@ -195,8 +218,7 @@ def _score_tables(corpus: AnalysisCorpus, m: AnalysisMeasure, st: AnalysisSettin
     if seed is None:
         entropy = np.random.SeedSequence().entropy
         seed = int(entropy) % (2 ** 63) if isinstance(entropy, int) else 0
-    res = paired_bootstrap(stats, m.batch_score, samples=st.samples, seed=seed,
-                           higher_is_better=m.higher_is_better)
+    res = _bootstrap(stats, m, st.samples, seed)
     rows = []
     for i, s in enumerate(corpus.systems):
         lr = float(length_ratio(length_ratio_stats(corpus.ref, corpus.outs[s]).sum(axis=0))[0])
@@ -289,9 +311,8 @@ def _length_buckets(corpus: AnalysisCorpus, m: AnalysisMeasure, stats: dict[str,
     for b in range(len(names)):
         sel = np.flatnonzero(idx == b)
         if len(sel):
-            per_bucket[b] = paired_bootstrap({s: stats[s][sel] for s in corpus.systems},
-                                             m.batch_score, samples=st.samples, seed=seed,
-                                             higher_is_better=m.higher_is_better)
+            per_bucket[b] = _bootstrap({s: stats[s][sel] for s in corpus.systems}, m,
+                                       st.samples, seed)
     for i, s in enumerate(corpus.systems):
         for b, name in enumerate(names):
             sel = np.flatnonzero(idx == b)
