@@ -13,6 +13,8 @@ import sys
 import textwrap
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evaltrans_qt.adjudication_session import AdjudicationSession
 from evaltrans_qt.engine.campaign.adjudication import (
@@ -24,6 +26,7 @@ from evaltrans_qt.engine.campaign.adjudication import (
 from evaltrans_qt.engine.campaign.agreement import ADJUDICATED
 from evaltrans_qt.engine.data.database import Database, Levels
 from evaltrans_qt.engine.human.spans.model import ErrorSpan, SpanAnnotation
+from evaltrans_qt.engine.human.spans.prefill import overlaps
 from evaltrans_qt.errors import ScoreError
 from evaltrans_qt.io.etdb import load_database, save_database
 from evaltrans_qt.io.journal import Journal, journal_path
@@ -198,3 +201,20 @@ def test_sigkill_loses_no_final_judgement(path, tmp_path):
     finally:
         w.close()
     assert os.path.exists(journal_path(path))
+
+
+_spans = st.lists(st.builds(lambda s, n: ErrorSpan("Minor", "X", s, s + n),
+                            st.integers(0, 30), st.integers(0, 5)), max_size=5)
+
+
+@settings(max_examples=100, deadline=None)
+@given(_spans, _spans)
+def test_lone_spans_properties(a, b):
+    assert lone_spans({"x": a, "y": list(a)}) == []            # the same spans: no lone one
+    got = {(x.judge, x.index) for x in lone_spans({"x": a, "y": b})}
+    swapped = {({"x": "y", "y": "x"}[j], n) for j, n in
+               ((x.judge, x.index) for x in lone_spans({"x": b, "y": a}))}
+    assert got == swapped                                       # names do not matter
+    for j, n in got:                                            # lone = overlapped by none
+        e = (a if j == "x" else b)[n]
+        assert not any(overlaps(e, o) for o in (b if j == "x" else a))
