@@ -96,6 +96,31 @@ def test_spans_add_list_remove_through_the_journal(demo, capsys):
     assert [e.category for e in a.errors] == ["Accuracy/Omission"]
 
 
+def test_spans_protocol_keeps_mqm_and_esa_apart(demo, capsys):
+    base = ["spans", str(demo), "--source", "2", "--system", "WebTrans", "--judge", "carla"]
+    assert main([*base, "--add", "0:3", "--severity", "major"]) == 0
+    assert main([*base, "--add", "4:6", "--severity", "minor", "--protocol", "esa"]) == 0
+    assert main([*base, "--remove", "1", "--protocol", "esa"]) == 0     # the ESA one
+    assert main([*base, "--add", "0:3", "--severity", "major", "--protocol", "esa"]) == 0
+    capsys.readouterr()
+    assert main([*base, "--list"]) == 0
+    out = capsys.readouterr().out
+    assert "judge carla (MQM): 1 error" in out and "judge carla (ESA): 1 error" in out
+    assert main([*base, "--list", "--json", "--protocol", "esa"]) == 0
+    (ann,) = json.loads(capsys.readouterr().out)["annotations"]
+    assert ann["protocol"] == "esa" and ann["errors"][0]["start"] == 0
+    assert main(["human", str(demo), "--json"]) == 0
+    web = json.loads(capsys.readouterr().out)["spans"]["WebTrans"]
+    assert web["mqm"] == -5.0 and web["mqm_segments"] == 1 and web["esa_segments"] == 1
+    assert web["esa_severities"] == {"Major": 1}
+    before = demo.read_bytes()
+    assert main([*base, "--add", "0:3", "--severity", "critical", "--protocol", "esa"]) == 2
+    assert "--protocol esa marks minor or major errors" in capsys.readouterr().err
+    assert main(["spans", str(demo), "--export-json", "x.jsonl", "--protocol", "esa"]) == 2
+    assert "--protocol is not used with --export-json" in capsys.readouterr().err
+    assert demo.read_bytes() == before
+
+
 @pytest.mark.parametrize("args,needle", [
     (["--add", "0:999", "--severity", "major"], "outside the target"),
     (["--add", "0:3", "--severity", "huge"], "unknown severity"),
@@ -138,6 +163,21 @@ def test_import_json_prefill_and_correlate_with_mqm(demo, tmp_path, capsys):
     st = json.loads(capsys.readouterr().out)
     n = len(next(a for a in first.span_annotations if a.judge == "xcomet").errors)
     assert st["candidates"] == 1 and st["removed"] == n and st["kept"] == 0
+    # the same, but carla rejected the machine's spans explicitly: told apart
+    machine = next(a for a in first.span_annotations if a.judge == "xcomet").errors
+    rej = tmp_path / "rej.jsonl"
+    rej.write_text(json.dumps({"system": systems[1], "line": 1, "judge": "carla", "spans": [],
+                               "rejected": [{"machine": "xcomet", "start": e.start,
+                                             "end": e.end, "severity": e.severity,
+                                             "category": e.category} for e in machine]})
+                   + "\n", encoding="utf-8")
+    assert n > 0 and main(["spans", str(demo), "--import-json", str(rej)]) == 0
+    capsys.readouterr()
+    assert main(["spans", str(demo), "--compare", "xcomet", "--judge", "carla", "--json"]) == 0
+    st = json.loads(capsys.readouterr().out)
+    assert (st["rejected"], st["removed"], st["rejected_share"]) == (n, 0, 1.0)
+    assert main(["spans", str(demo), "--compare", "xcomet", "--judge", "carla"]) == 0
+    assert f"rejected {n}, removed (left alone) 0" in capsys.readouterr().out
     assert main(["spans", str(demo), "--compare", "nobody"]) == 2
     capsys.readouterr()
     assert main(["correlate", str(demo), "--human", "mqm", "--measures", "bleu", "--level",
