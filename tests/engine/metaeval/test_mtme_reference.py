@@ -11,8 +11,11 @@ and TER and gathers everything under its default convention (mt-metrics-eval's,
 under ``tests/vendor``) gets the same numbers read from the files -- its
 ``data.ReadScoreFile`` format -- and for our measures the run's segment scores and
 system scores (an error measure negated, as our tables show it). Every statistic both
-have must agree to 1e-6 at segment level under each grouping and at system level, and
-PERM-BOTH must give the very same p-value when mt-metrics-eval's generator has our seed.
+have must agree to 1e-6 at segment level under each grouping and at system level --
+with its further options too (tie thresholds, Kendall-like tau, micro averaging, NaN ->
+0, p-values of r, Williams with missing gold) -- PERM-BOTH must give the very same
+p-value when mt-metrics-eval's generator has our seed, and our export of the data,
+loaded by its own ``data.EvalSet``, must give our numbers.
 
 mt-metrics-eval enumerates pairs in Python for PDP and acc*_eq; where that takes
 minutes (all cells as one group, or all segments of a system) both sides are compared
@@ -350,3 +353,108 @@ def test_correlate_table_equals_mt_metrics_eval(imported, theirs, level):
         assert mine.pearson == pytest.approx(c.Pearson()[0], abs=TOL)
         assert mine.spearman == pytest.approx(c.Spearman()[0], abs=TOL)
         assert mine.kendall_b == pytest.approx(c.Kendall()[0], abs=TOL)
+
+
+# ----------------------------------------------------------------- further options
+@pytest.mark.parametrize("grouping", ["none", "item", "system"])
+def test_further_options_equal_mt_metrics_eval(ours, theirs, grouping):
+    """Kendall tau_23 / acc_23 / tau_b at a tie threshold epsilon, WMT20's Kendall-like
+    tau, micro averaging, NaN -> 0 and the p-values of r, at segment level under each
+    grouping (and system level once): metrics_table against AverageCorrelation /
+    Correlation.KendallVariants / KendallLike."""
+    import scipy.stats
+    _, data = ours
+    systems, inputs = theirs
+    gold, metrics = inputs["seg"]
+    avg = AVG[grouping]
+    for variant, eps in (("23", 0.05), ("acc23", 0.1), ("b", 0.02)):
+        rows = {r.measure: r for r in metrics_table(data, ["kendall"], level="seg",
+                                                    grouping=grouping, variant=variant,
+                                                    epsilon=eps)}
+        for name in NAMES if grouping == "item" else ["chrf"]:
+            c = _corr(systems, gold, metrics[name])
+            assert rows[name].values["kendall"] == pytest.approx(
+                c.KendallVariants(avg, variant, epsilon=eps)[0], abs=TOL), (variant, name)
+    like = {r.measure: r for r in metrics_table(data, ["kendall-like"], level="seg",
+                                                grouping=grouping, gold_threshold=5)}
+    for name in NAMES:
+        c = _corr(systems, gold, metrics[name])
+        assert like[name].values["kendall-like"] == pytest.approx(
+            c.KendallLike(avg, thresh=5)[0], abs=TOL)
+    for micro, nan_zero in ((True, False), (False, True)):
+        rows = {r.measure: r for r in metrics_table(
+            data, ["pearson", "spearman", "kendall"], level="seg", grouping=grouping,
+            micro=micro, nan_as_zero=nan_zero, p_values=True)}
+        for name in NAMES:
+            c = _corr(systems, gold, metrics[name])
+            for stat, fcn in (("pearson", scipy.stats.pearsonr),
+                              ("spearman", scipy.stats.spearmanr),
+                              ("kendall", scipy.stats.kendalltau)):
+                value, p, _ = c.AverageCorrelation(fcn, avg, replace_nans_with_zeros=nan_zero,
+                                                   macro=not micro)(c.gold_scores,
+                                                                    c.metric_scores)
+                assert rows[name].values[stat] == pytest.approx(value, abs=TOL), (stat, name)
+                assert rows[name].values[f"{stat}-p"] == pytest.approx(p, abs=TOL), (stat, name)
+    if grouping == "none":
+        gy, my = inputs["sys"]
+        rows = {r.measure: r for r in metrics_table(data, ["pearson", "kendall"], level="sys",
+                                                    p_values=True)}
+        for name in NAMES:
+            c = _corr(systems, gy, my[name])
+            assert rows[name].values["pearson-p"] == pytest.approx(c.Pearson()[1], abs=TOL)
+            assert rows[name].values["kendall-p"] == pytest.approx(c.Kendall()[1], abs=TOL)
+
+
+@pytest.mark.parametrize("level,grouping", [("seg", "item"), ("seg", "none"), ("sys", "none")])
+def test_williams_mtme_convention_equals_mt_metrics_eval(ours, theirs, level, grouping):
+    """Williams between chrF and BLEU as WilliamsSigDiff computes it (all cells, n counted
+    with the unscored ones)."""
+    import scipy.stats
+
+    from evaltrans_qt.engine.metaeval.metrics_task import metric_significance
+    _, data = ours
+    systems, inputs = theirs
+    gold, metrics = inputs[level]
+    sig = metric_significance(data, "pearson", level=level, grouping=grouping,
+                              method="williams", measures=["chrf", "bleu"])
+    by = dict(zip(sig.measures, range(2)))
+    corr_fcn = mstats.AverageCorrelation(scipy.stats.pearsonr, len(systems), AVG[grouping])
+    better, worse = sig.measures
+    p, r1, r2 = mstats.WilliamsSigDiff(_corr(systems, gold, metrics[better]),
+                                       _corr(systems, gold, metrics[worse]), corr_fcn)
+    assert sig.values == pytest.approx([r1, r2], abs=TOL)
+    assert sig.p[by[better], by[worse]] == pytest.approx(p, abs=TOL)
+
+
+def test_export_of_the_real_data_loads_in_evalset_with_the_same_numbers(imported, ours,
+                                                                         tmp_path):
+    """export mtme of the imported WMT21 en-de data and the run, loaded by mt-metrics-eval's
+    own data.EvalSet: its Correlation of the loaded scores gives our numbers."""
+    import types
+    for missing in ("apache_beam", "dacite"):
+        sys.modules.setdefault(missing, types.ModuleType(missing))
+    from mt_metrics_eval import data as mdata
+    from mt_metrics_eval import meta_info
+
+    from evaltrans_qt.io.mtme import export_mtme
+    db, run = imported
+    _, data = ours
+    out = tmp_path / "wmt21x"
+    export_mtme(db, out, LP, run=run, measures=OURS)
+    info = meta_info.MetaInfo("refA", {"seg": "mqm", "sys": "mqm"}, set(), set())
+    evs = mdata.EvalSet("wmt21x", LP, read_stored_metric_scores=True, info=info,
+                        path=str(tmp_path))
+    assert evs.sys_names == set(SCORED + UNSCORED) and len(evs.src) == 1002
+    names = {n.split("-")[0]: n for n in evs.metric_names}
+    seg_rows = {r.measure: r for r in metrics_table(data, ["pearson", "kendall"], level="seg",
+                                                    grouping="item")}
+    sys_rows = {r.measure: r for r in metrics_table(data, ["pearson"], level="sys")}
+    for m in OURS:
+        sign = 1.0 if run.measure(m).higher_is_better else -1.0
+        seg = {s: [sign * v for v in vals] for s, vals in evs.Scores("seg", names[m]).items()}
+        c = evs.Correlation(evs.Scores("seg", "mqm"), seg, SCORED)
+        assert seg_rows[m].values["pearson"] == pytest.approx(c.Pearson("item")[0], abs=TOL)
+        assert seg_rows[m].values["kendall"] == pytest.approx(c.Kendall("item")[0], abs=TOL)
+        sys_ = {s: [sign * v for v in vals] for s, vals in evs.Scores("sys", names[m]).items()}
+        c = evs.Correlation(evs.Scores("sys", "mqm"), sys_, SCORED)
+        assert sys_rows[m].values["pearson"] == pytest.approx(c.Pearson()[0], abs=TOL)
