@@ -124,7 +124,8 @@ class Grouped:
         """The average of the groups' values as ``AverageCorrelation`` takes it: groups with
         fewer than two cells left out; a NaN value left out, or counted as 0 with
         ``nan_as_zero``; plain mean, or with ``micro`` weighted by the group's cells
-        (``weights`` when given)."""
+        (``weights`` when given). NaN when no group has a value (mt-metrics-eval returns
+        0 there: an undefined statistic is not reported as no correlation here)."""
         v = np.asarray(values, float)
         size = np.bincount(self.gid, minlength=self.n_groups).astype(float)
         w = (size if weights is None else np.asarray(weights, float)) if self.micro \
