@@ -47,6 +47,8 @@ import numpy as np
 
 from evaltrans_qt.engine.data.database import Database, Target
 from evaltrans_qt.engine.human.ranking import RANK_CLASS
+from evaltrans_qt.engine.human.scores import split_class
+from evaltrans_qt.engine.human.similar import scored_value
 from evaltrans_qt.engine.metaeval.statistics.coefficients import kendall_tau_b
 from evaltrans_qt.errors import OptionError, ScoreError
 
@@ -82,11 +84,22 @@ def parse_budget(text: str | int, total: int) -> int:
 
 # ------------------------------------------------------------------ judged and identical
 def judged(t: Target, cls: str | None) -> bool:
-    """Whether ``t`` has a person-given judgement: a score of ``cls`` (None: of any class,
-    or an error-span annotation)."""
+    """Whether ``t`` has a person-given judgement: a score of ``cls`` (``a+b``: of each
+    part; the database method's :func:`~evaltrans_qt.engine.human.similar.scored_value`),
+    or with ``cls`` None any score or an error-span annotation."""
     if cls is not None:
-        return any(s.cls == cls and not s.extrapolated for s in t.scores)
+        return math.isfinite(scored_value(t, cls))
     return any(not s.extrapolated for s in t.scores) or bool(t.span_annotations)
+
+
+def check_human(db: Database, cls: str) -> str:
+    """``cls`` if every part of it (``a+b``) is a score class of ``db``; ScoreError naming
+    it otherwise."""
+    for part in split_class(cls):
+        if not db.has_class(part):
+            raise ScoreError(f"no score class {part!r} in the database "
+                             f"(classes: {', '.join(db.human_classes) or 'none'})")
+    return cls
 
 
 def _candidates(db: Database) -> dict[int, list[int]]:
@@ -213,9 +226,8 @@ def plan(db: Database, budget: str | int, *, measures: Sequence[str] = DEFAULT_M
     ``human`` (default: the first human class with scores) has complete scores on at
     least two sources -- the :func:`reproduction` report. ``scores``: the measures'
     sentence scores when already computed (:func:`candidate_scores`)."""
-    if human is not None and not db.has_class(human):
-        raise ScoreError(f"no score class {human!r} in the database "
-                         f"(classes: {', '.join(db.human_classes) or 'none'})")
+    if human is not None:
+        check_human(db, human)
     cands = _candidates(db)
     total = sum(len(v) for v in cands.values())
     if total == 0:
@@ -302,20 +314,20 @@ class ReproductionRow:
 
 
 def human_matrix(db: Database, cls: str) -> tuple[list[int], list[str], np.ndarray]:
-    """(sources, systems, H) with ``H[i, j]`` the mean human score of ``cls`` of system
+    """(sources, systems, H) with ``H[i, j]`` the mean human score of ``cls`` (person-given
+    scores; ``a+b`` the sum of the parts' means, as the database method sums them) of system
     ``j``'s candidates of source ``sources[i]``: the systems with a score of ``cls``
     anywhere, over the sources on which every one of them has one scored."""
     systems = [s for s in db.systems()
-               if any(t.value(cls, include_extrapolated=False) is not None
-                      for _, t in db.candidates_by_system(s))]
+               if any(judged(t, cls) for _, t in db.candidates_by_system(s))]
     col = {s: j for j, s in enumerate(systems)}
     rows: list[int] = []
     data: list[list[float]] = []
     for si, src in enumerate(db.sources):
         acc: list[list[float]] = [[] for _ in systems]
         for t in db.candidates(src):
-            v = t.value(cls, include_extrapolated=False)
-            if v is not None and t.system in col:
+            v = scored_value(t, cls)
+            if math.isfinite(v) and t.system in col:
                 acc[col[t.system]].append(v)
         if all(acc):
             rows.append(si)
@@ -345,7 +357,7 @@ def reproduction(db: Database, cls: str, variance: Mapping[int, float], budget: 
                  seed: int = 0) -> list[ReproductionRow]:
     """The ranking-reproduction report (module doc). ScoreError when fewer than two
     systems or two sources have complete scores of ``cls``."""
-    rows_src, systems, h = human_matrix(db, cls)
+    rows_src, systems, h = human_matrix(db, check_human(db, cls))
     if len(systems) < 2 or len(rows_src) < 2:
         raise ScoreError(f"the ranking cannot be compared: {len(rows_src)} sources have "
                          f"scores of {cls!r} for all {len(systems)} systems (need 2 and 2)")

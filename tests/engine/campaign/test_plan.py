@@ -166,3 +166,15 @@ def test_systems_without_any_score_do_not_count():
     db = _db([["a", "b", "c"], ["d", "e", "f"]], [[1, 2, None], [3, 4, None]])
     rows, systems, h = pl.human_matrix(db, "q")
     assert rows == [0, 1] and systems == ["A", "B"] and h.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+
+
+def test_a_combined_class_is_judged_by_all_its_parts():
+    db = _db([["a", "b"], ["c", "d"]], [[1, 2], [3, 4]])
+    db.add_class(Levels("r", 0, continuous=True, minimum=0, maximum=100))
+    db.sources[0].targets[1].set_score("r", 10, "h")                # A on source 1 only
+    assert pl.judged(db.sources[0].targets[1], "q+r")
+    assert not pl.judged(db.sources[0].targets[2], "q+r")           # B has q, not r
+    rows, systems, h = pl.human_matrix(db, "q+r")
+    assert systems == ["A"] and rows == [0] and h.tolist() == [[11.0]]
+    with pytest.raises(ScoreError, match="no score class 'zz'"):
+        pl.plan(db, 2, scores=_scores(db, [[0, 1], [0, 1]]), human="q+zz")
