@@ -1,6 +1,6 @@
 """Error classes as a measure (Popović & Ney 2011 §3, as Hjerson): every word of the
 candidate and of its best reference gets one class (inflection, reordering, missing,
-extra, lexical; :mod:`evaltrans_qt.engine.analysis.error_classes`).
+extra, lexical; :mod:`evaltrans_qt.engine.text.error_classes`).
 
 Statistics are Hjerson's counts (they add up): the candidate and reference lengths, WER,
 RPER, HPER and the class and block counts (``error_classes.STAT_NAMES``). The headline is
@@ -10,7 +10,7 @@ of Hjerson's output (fractions).
 
 Base forms come from the ``error-classes-base`` option: NLTK's Snowball stemmer of the
 ``stem-language`` (default) or Hjerson's four-letter prefix; user base-form and POS files
-are taken by :func:`evaltrans_qt.engine.analysis.error_classes_corpus.classify_system`.
+are taken by :func:`evaltrans_qt.engine.analysis.error_classes.classify_system`.
 
 The alignment (for the compare view) is the WER alignment the classes come from; its
 ``notes`` hold ``hyp_classes`` and ``ref_classes`` (one class per word, ``x`` = correct)
@@ -23,7 +23,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from evaltrans_qt.engine.analysis.error_classes import (
+from evaltrans_qt.engine.measures import register
+from evaltrans_qt.engine.measures.alignment import Alignment, EditOp, OpKind
+from evaltrans_qt.engine.measures.base import Measure, MeasureScore, Segment
+from evaltrans_qt.engine.text.error_classes import (
     CLASS_NAMES,
     STAT_NAMES,
     SentenceClasses,
@@ -31,9 +34,6 @@ from evaltrans_qt.engine.analysis.error_classes import (
     classify_best,
     rates,
 )
-from evaltrans_qt.engine.measures import register
-from evaltrans_qt.engine.measures.alignment import Alignment, EditOp, OpKind
-from evaltrans_qt.engine.measures.base import Measure, MeasureScore, Segment
 
 #: Table columns: Hjerson's names of the rates in its SUMerr, then the block sum.
 COLUMNS = {"sum": "SUMerr", "hyp_infl": "hypINFer", "hyp_reord": "hypRer", "miss": "MISer",

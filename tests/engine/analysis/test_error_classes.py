@@ -10,7 +10,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evaltrans_qt.engine.analysis.error_classes import (
+from evaltrans_qt.engine.analysis.error_classes import classify_system, read_word_file
+from evaltrans_qt.engine.analysis.error_classes_corpus import (
+    class_rates,
+    hjerson_table,
+    pos_rates,
+    system_class_rates,
+)
+from evaltrans_qt.engine.text.error_classes import (
     CORRECT,
     EXT,
     HJERSON_NAMES,
@@ -23,13 +30,6 @@ from evaltrans_qt.engine.analysis.error_classes import (
     classify,
     classify_best,
     rates,
-)
-from evaltrans_qt.engine.analysis.error_classes_corpus import (
-    class_rates,
-    classify_system,
-    hjerson_table,
-    pos_rates,
-    read_word_file,
 )
 from evaltrans_qt.errors import InputFormatError, OptionError
 
@@ -196,3 +196,11 @@ def test_counts_add_up_over_sentences():
     total = np.sum([s.counts for s in sents], axis=0)
     assert df.loc["A", "hyp_reord"] == total[STAT_NAMES.index("hyp_reord")] == 2
     assert df.loc["A", "miss_rate"] == pytest.approx(1 / 4)
+
+
+def test_system_class_rates_classifies_every_system():
+    refs = [[["the", "house"]], [["a", "cat"]]]
+    df = system_class_rates({"A": [["the", "house"], ["a", "cat"]],
+                             "B": [["house", "the"], ["a", "dog"]]}, refs, base="prefix4")
+    assert df.loc["A", "sum_rate"] == 0.0
+    assert df.loc["B", "hyp_reord"] == 2 and df.loc["B", "hyp_lex"] == 1

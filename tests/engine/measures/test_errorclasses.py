@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evaltrans_qt.engine.analysis.error_classes import STAT_NAMES, rates
-from evaltrans_qt.engine.analysis.error_classes_corpus import classify_system
+from evaltrans_qt.engine.analysis.error_classes import classify_system
 from evaltrans_qt.engine.measures.alignment import explain_segment
 from evaltrans_qt.engine.measures.base import Segment
 from evaltrans_qt.engine.measures.errorclasses import ErrorClasses
 from evaltrans_qt.engine.options import EvalOptions
+from evaltrans_qt.engine.text.error_classes import STAT_NAMES, rates
 from evaltrans_qt.engine.text.preprocess import Vocabulary, tokenize
 from evaltrans_qt.errors import OptionError
 
