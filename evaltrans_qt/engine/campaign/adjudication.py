@@ -2,11 +2,11 @@
 
 After the r annotators of an item have judged it (a collected campaign, or any database
 with several judges), a coordinator *adjudicates* the items where they disagree beyond a
-threshold -- the practice of MQM campaigns (Freitag et al. 2021, §3: a rater's errors
-reviewed against the others') and of annotation projects in general (Artstein & Poesio
-2008, §4 "disagreements ... are resolved by adjudication"). The final judgement is kept
-as the judgement of a judge of its own, :data:`ADJUDICATED`, beside the annotators' ones,
-so nothing the annotators said is lost and every analysis can choose either.
+threshold: looks at their judgements side by side and records a final one. The final
+judgement is kept as the judgement of a judge of its own, :data:`ADJUDICATED`, beside the
+annotators' ones, so nothing the annotators said is lost and every analysis can choose
+either (agreement with the final judgements: ``campaign_agreement(db,
+gold="adjudicated")``).
 
 Two kinds of disagreement (:class:`Disagreement`):
 
