@@ -13,8 +13,8 @@
     (OK, error, syntax, meaning, other; EuroMatrix survey §4.4.16).
 
   A judge who judged one unit more than once contributes the mean of the values
-  (nominal: the first). Units judged by fewer than two judges carry no information
-  (Krippendorff 2011, §A) and are left out.
+  (nominal: the first). Units judged by fewer than two judges are not pairable
+  (Krippendorff 2011) and are left out.
 * **Cohen's and Fleiss' kappa** as engine/human/agreement.py computes them (pooled P(E),
   Macháček §2.2.1): :func:`~evaltrans_qt.engine.human.agreement.score_kappa` for score
   classes, :func:`~evaltrans_qt.engine.human.agreement.ranking_kappa` for ranks,
@@ -23,8 +23,8 @@
   (nominal: Cohen's kappa with the pair's own P(E)); with a *gold* judge, every other
   judge against the gold one.
 * **Error spans** (MQM, ESA) of two judges on the candidates both annotated
-  (:func:`span_counts`), in the tradition of the span-level evaluation of WMT's
-  quality-estimation task and of Kocmi et al. 2024 ("Error Span Annotation", §4):
+  (:func:`span_counts`), one judge's spans taken as the other's reference (the overlap
+  and the character sets as engine/human/spans/prefill.py compares pre-filled spans):
 
   - *character level*: the characters (per side) each judge covered; precision =
     |A ∩ B| / |A|, recall = |A ∩ B| / |B|; *with severity* a character matches only when
@@ -204,7 +204,7 @@ def alpha(rel: Reliability) -> float:
 
 def coincidence_alpha(values: np.ndarray, level: Level) -> float:
     """Krippendorff's alpha of a judges x units matrix (NaN = missing) from the coincidence
-    matrix (Krippendorff 2011, "Computing Krippendorff's Alpha-Reliability", §A-§C):
+    matrix (Krippendorff 2011, "Computing Krippendorff's Alpha-Reliability"):
     o_ck = Σ_u (pairs of values c, k of unit u by different judges) / (m_u - 1),
     n_c = Σ_k o_ck, e_ck = n_c (n_k - [c = k]) / (n - 1), and alpha = 1 - Σ o δ² / Σ e δ²
     with δ² nominal [c != k], interval (c - k)², ordinal (Σ_{g=c..k} n_g - (n_c + n_k)/2)².
