@@ -21,6 +21,8 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from evaltrans_qt.io.atomic import atomic_write_text
 
 if TYPE_CHECKING:
@@ -55,6 +57,8 @@ text-decoration:underline}.e-d{background:#c9ddf5;text-decoration:line-through}
 
 
 def _fmt(value: object, spec: str = ".4f") -> str:
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return str(int(value))
     try:
         v = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
@@ -69,6 +73,18 @@ def _sig(signature: str) -> str:
 
 
 # ------------------------------------------------------------------ charts
+def nice_step(span: float, most: int = 6) -> float:
+    """A tick step of 1, 2 or 5 times a power of ten giving at most ``most`` intervals over
+    ``span`` (1 for an empty span)."""
+    if not span > 0 or not math.isfinite(span):
+        return 1.0
+    base = 10 ** math.floor(math.log10(span / most))
+    for m in (1, 2, 5, 10):
+        if span / (m * base) <= most:
+            return m * base
+    return 10 * base
+
+
 def bar_chart(categories: Sequence[str], series: Mapping[str, Sequence[float]],
               intervals: Mapping[str, Sequence[tuple[float, float]]] | None = None, *,
               ylabel: str = "", width: int = 760, height: int = 260) -> str:
@@ -80,23 +96,25 @@ def bar_chart(categories: Sequence[str], series: Mapping[str, Sequence[float]],
     if intervals:
         values += [x for iv in intervals.values() for pair in iv for x in pair
                    if x is not None and math.isfinite(x)]
-    vmax = max(values + [0.0])
-    vmin = min(values + [0.0])
+    step = nice_step(max(values + [0.0]) - min(values + [0.0]))
+    vmax = step * math.ceil(max(values + [0.0]) / step)
+    vmin = step * math.floor(min(values + [0.0]) / step)
     if vmax == vmin:
-        vmax = vmin + 1.0
+        vmax = vmin + step
     span = vmax - vmin
+    ticks = int(round(span / step))
 
     def y(v: float) -> float:
         return top + ph * (vmax - v) / span
 
     parts = [f'<svg class="chart" width="{width}" height="{height}" role="img" '
              f'viewBox="0 0 {width} {height}" aria-label="{escape(ylabel)}">']
-    for k in range(6):                                       # grid and axis labels
-        v = vmin + span * k / 5
+    for k in range(ticks + 1):                               # grid and axis labels
+        v = vmin + step * k
         parts.append(f'<line x1="{left}" x2="{width - right}" y1="{y(v):.1f}" '
                      f'y2="{y(v):.1f}" stroke="#e5e5e5"/>')
         parts.append(f'<text x="{left - 6}" y="{y(v) + 4:.1f}" text-anchor="end">'
-                     f'{_fmt(v, ".3g")}</text>')
+                     f'{float(f"{v:.10g}"):g}</text>')
     parts.append(f'<line x1="{left}" x2="{width - right}" y1="{y(0):.1f}" y2="{y(0):.1f}" '
                  'stroke="#888"/>')
     n_cat, n_ser = max(len(categories), 1), max(len(series), 1)
