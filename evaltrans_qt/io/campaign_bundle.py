@@ -51,6 +51,7 @@ from evaltrans_qt.engine.campaign.definition import (
     Definition,
     TutorialItem,
     candidate_of,
+    candidates_of,
     tutorial_item,
 )
 from evaltrans_qt.engine.campaign.qc import bad_reference, inject_error
@@ -164,9 +165,12 @@ def slot_texts(d: Definition, db: Database, plan: AnnotatorPlan) -> list[SlotTex
     """The candidate text of every position of ``plan`` (QC copies made with a generator
     seeded by the campaign's seed, the annotator and the position)."""
     out: list[SlotText] = []
+    texts = {k: t.text for k, t in zip(
+        sorted({s.item for s in plan.slots}),
+        candidates_of(db, [d.items[k] for k in sorted({s.item for s in plan.slots})]))}
     for n, slot in enumerate(plan.slots, 1):
         si, system = d.items[slot.item]
-        text = candidate_of(db, si, system).text
+        text = texts[slot.item]
         if slot.kind not in (BAD, INJECTED):
             out.append(SlotText(text))
             continue

@@ -402,10 +402,30 @@ def fingerprint(db: Database, items: Sequence[tuple[int, str]]) -> str:
     """SHA-256 (hex) over the source and candidate texts of ``items`` (module doc);
     :class:`CampaignError` when an item is not in ``db``."""
     h = hashlib.sha256()
-    for i, system in items:
-        t = candidate_of(db, i, system)
-        h.update(f"{i}\x1f{system}\x1f{db.sources[i].text}\x1f{t.text}\x1e".encode())
+    for (i, system), t in zip(items, candidates_of(db, items)):
+        h.update(f"{i}\x1f{system}\x1f{db.sources[i].text}\x1f{t.text}\x1e"
+                 .encode("utf-8", "surrogatepass"))
     return h.hexdigest()
+
+
+def candidates_of(db: Database, items: Sequence[tuple[int, str]]) -> list[Target]:
+    """:func:`candidate_of` of every item (the reference rule bound once)."""
+    is_ref = db.reference_test()
+    firsts: dict[tuple[int, str], Target] = {}
+    for i in sorted({i for i, _ in items}):
+        if not 0 <= i < len(db.sources):
+            raise CampaignError(f"source {i + 1} is not in the database "
+                                f"({len(db.sources)} sources)")
+        for t in db.sources[i].targets:
+            if not is_ref(t):
+                firsts.setdefault((i, t.system or ""), t)
+    out = []
+    for i, system in items:
+        t = firsts.get((i, system))
+        if t is None:
+            raise CampaignError(f"system {system!r} has no candidate in source {i + 1}")
+        out.append(t)
+    return out
 
 
 def candidate_of(db: Database, index: int, system: str) -> Target:
@@ -423,4 +443,4 @@ def candidate_of(db: Database, index: int, system: str) -> Target:
 __all__ = ["FORMAT", "VERSION", "CampaignError", "Protocol", "PROTOCOLS",
            "NOT_CAMPAIGN_PROTOCOLS", "QCPlan", "TutorialItem", "Definition", "canonical_json",
            "campaign_id", "check_definition", "from_dict", "tutorial_item", "parse_qc",
-           "database_items", "fingerprint", "candidate_of"]
+           "database_items", "fingerprint", "candidate_of", "candidates_of"]
