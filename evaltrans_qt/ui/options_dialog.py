@@ -53,7 +53,8 @@ from evaltrans_qt.errors import OptionError
 GROUP_TITLES = {
     "preprocessing": "Preprocessing", "wer": "WER / PER", "cder": "CDER", "nper": "m-PER",
     "sbper": "Skip-bigram PER", "bleu": "BLEU", "nist": "NIST", "invwer": "INVWER",
-    "ljwer": "LJWER", "ter": "TER", "chrf": "chrF", "general": "General",
+    "ljwer": "LJWER", "ter": "TER", "chrf": "chrF", "meteor": "METEOR",
+    "errorclasses": "Error classes", "stemming": "Stemming", "general": "General",
 }
 
 
