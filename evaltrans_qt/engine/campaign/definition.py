@@ -421,10 +421,10 @@ def candidates_of(db: Database, items: Sequence[tuple[int, str]]) -> list[Target
                 firsts.setdefault((i, t.system or ""), t)
     out = []
     for i, system in items:
-        t = firsts.get((i, system))
-        if t is None:
+        found = firsts.get((i, system))
+        if found is None:
             raise CampaignError(f"system {system!r} has no candidate in source {i + 1}")
-        out.append(t)
+        out.append(found)
     return out
 
 
