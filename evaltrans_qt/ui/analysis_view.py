@@ -280,6 +280,7 @@ class AnalysisView(QWidget):
 
         self.tabs = QTabWidget(objectName="analysisTabs")
         lay.addWidget(self.tabs, 1)
+        self._chart_splits: list[QSplitter] = []
         # Scores: bars with intervals beside the table, p-values below
         page, split = self._chart_page()
         self.score_bars = plots.CorrelationBars(name="analysisScoreBars")
@@ -353,17 +354,28 @@ class AnalysisView(QWidget):
         split.addWidget(self.example_detail)
         split.setSizes([260, 160])
         self.tabs.addTab(split, "Examples")
+        page, split = self._chart_page()
+        self.error_bars = plots.CorrelationBars(name="analysisErrorBars")
+        self.error_bars.hint = "error class rates of each system"
+        self.error_bars.clear_data()
         self.error_view, self.error_model = _table("analysisErrorClasses")
-        self._error_index = self.tabs.addTab(self.error_view, "Error classes")
+        split.addWidget(self.error_bars)
+        split.addWidget(self.error_view)
+        self._error_index = self.tabs.addTab(page, "Error classes")
         self.tabs.setTabVisible(self._error_index, False)
+        for split in self._chart_splits:
+            split.setStretchFactor(0, 3)
+            split.setStretchFactor(1, 2)
+            split.setSizes([600, 400])
 
-    @staticmethod
-    def _chart_page() -> tuple[QWidget, QSplitter]:
+    def _chart_page(self) -> tuple[QWidget, QSplitter]:
+        """A page of a chart beside its table (3 : 2 of the width)."""
         page = QWidget()
         v = QVBoxLayout(page)
         v.setContentsMargins(0, 0, 0, 0)
         split = QSplitter(Qt.Horizontal)
         v.addWidget(split, 1)
+        self._chart_splits.append(split)
         return page, split
 
     # ------------------------------------------------------------ the choice
@@ -530,7 +542,7 @@ class AnalysisView(QWidget):
                   self.examples_model, self.error_model, *self.ngram_models]
         for m in models:
             m.set_frame(pd.DataFrame())
-        for bars in (self.score_bars, self.word_bars, self.bucket_bars):
+        for bars in (self.score_bars, self.word_bars, self.bucket_bars, self.error_bars):
             bars.clear_data()
         for label in self.ngram_labels:
             label.setText("")
@@ -577,9 +589,7 @@ class AnalysisView(QWidget):
         self.pair_box.setVisible(many)
         self._show_pair()
         if r.error_classes is not None:
-            self.error_model.set_frame(r.error_classes.reset_index()
-                                       if r.error_classes.index.name else r.error_classes)
-            self.error_view.resizeColumnsToContents()
+            self._show_error_classes(r)
         self.tabs.setTabVisible(self._error_index, r.error_classes is not None)
         self.status.setText(
             f"{len(systems)} systems on {r.n_sentences} sentences, reference "
@@ -587,6 +597,32 @@ class AnalysisView(QWidget):
             f"{r.settings.frequency_source}. Signature: {r.signatures.get('bootstrap', '')}")
         self.status.setToolTip("\n".join(f"{k}: {v}" for k, v in r.signatures.items()))
         self.analysisReady.emit(r)
+
+    def _show_error_classes(self, r: AnalysisResult) -> None:
+        """Hjerson's rates first (the five class rates of its SUMerr, the sum and its block
+        variant; engine/measures/errorclasses.py), then the counts; the five rates as
+        bars, one series per system."""
+        from evaltrans_qt.engine.measures.errorclasses import COLUMNS
+        from evaltrans_qt.ui.results_models import NumberFormat
+        frame = r.error_classes
+        if frame is None:
+            return
+        if "system" not in frame.columns:
+            frame = frame.reset_index()
+        first = ["system"] + [f"{k}_rate" for k in COLUMNS if f"{k}_rate" in frame.columns]
+        frame = frame[first + [c for c in frame.columns if c not in first]]
+        counts = {c: NumberFormat("f", 0) for c in frame.columns
+                  if not c.endswith("_rate") and c != "system"}
+        tips = {f"{k}_rate": f"Hjerson's {name}" for k, name in COLUMNS.items()}
+        self.error_model.set_frame(frame, tooltips={**TIPS, **tips}, formats=counts)
+        self.error_view.resizeColumnsToContents()
+        classes = [k for k in COLUMNS if k not in ("sum", "b_sum")
+                   and f"{k}_rate" in frame.columns]
+        rows = frame.set_index("system")
+        self.error_bars.set_data([COLUMNS[k] for k in classes],
+                                 {s: [float(rows.loc[s, f"{k}_rate"]) for k in classes]
+                                  for s in r.systems if s in rows.index},
+                                 ylabel="rate (Popović & Ney 2011)")
 
     def _show_words(self) -> None:
         r = self.result
@@ -653,6 +689,8 @@ class AnalysisView(QWidget):
         self.examples_model.set_frame(shown[EXAMPLE_COLUMNS] if len(shown)
                                       else pd.DataFrame(columns=EXAMPLE_COLUMNS))
         self.examples_view.resizeColumnsToContents()
+        for c in (EXAMPLE_COLUMNS.index(k) for k in ("reference", "output_a", "output_b")):
+            self.examples_view.setColumnWidth(c, min(self.examples_view.columnWidth(c), 300))
         self.example_detail.clear()
         if len(shown):
             self.examples_view.selectRow(0)
