@@ -6,6 +6,8 @@ campaign (its ``<campaign-bundle campaign>`` id), of one of its annotators, and 
 exactly the positions the campaign gives that annotator -- the bundle is rebuilt from the
 definition and compared (levels, then position by position: ids, source, references,
 candidate), the first difference named; the stored checksum must match the positions too.
+Judgements in a journal beside a bundle (``NAME.etdb.xml.journal``: the annotator's
+application stopped before saving) are included, with a warning saying how many.
 A file given twice (the same bytes) is merged once with a warning naming it; two
 different files of one annotator are refused (which one counts is not ours to guess).
 Judgements by another judge than the bundle's annotator are refused, naming the position.
@@ -45,7 +47,7 @@ from evaltrans_qt.io.campaign_bundle import (
 from evaltrans_qt.io.campaign_file import class_levels, load_campaign_database, read_campaign
 from evaltrans_qt.io.campaign_qc import AnnotatorRecord, ResultData, read_result, set_result
 from evaltrans_qt.io.etdb import loads, save_database
-from evaltrans_qt.io.journal import Change, ScoreChange, seconds_of
+from evaltrans_qt.io.journal import Change, ScoreChange, journal_path, seconds_of
 from evaltrans_qt.io.judgements import commit_changes
 from evaltrans_qt.io.plaintext import read_input_bytes
 from evaltrans_qt.io.protocol_changes import (
@@ -54,7 +56,7 @@ from evaltrans_qt.io.protocol_changes import (
     source_fields,
     spans_change,
 )
-from evaltrans_qt.io.store import same_file
+from evaltrans_qt.io.store import open_database, same_file
 
 PathLike = str | os.PathLike[str]
 PROGRAM = "evaltrans campaign collect"
@@ -157,11 +159,13 @@ def _value(d: Definition, db: Database, t: Target) -> tuple[float | None, float 
 
 
 def read_returned(d: Definition, db: Database, path: PathLike, data: bytes,
-                  plans: dict | None = None) -> Returned:
+                  plans: dict | None = None, bundle: Database | None = None) -> Returned:
     """Check one returned bundle against the campaign (module doc) and read its
-    judgements; :class:`CampaignError` naming the file and the first problem."""
+    judgements; :class:`CampaignError` naming the file and the first problem. ``data`` is
+    what identifies it (its bytes); ``bundle`` the database read from it when the caller
+    has it (the file with its journal replayed)."""
     p = Path(path)
-    bdb = loads(data, p)
+    bdb = bundle if bundle is not None else loads(data, p)
     info: BundleInfo | None = bundle_info(bdb, p)
     if info is None:
         raise CampaignError("not a bundle of a campaign (no <campaign-bundle> element)", p)
@@ -255,11 +259,20 @@ def collect(campaign: PathLike, files: Sequence[PathLike], result: PathLike, *,
     returned: list[Returned] = []
     for f in files:
         data = read_input_bytes(f, "a returned bundle (.etdb.xml)")
+        bundle: Database | None = None
+        jp = journal_path(Path(f))
+        if jp.is_file() and jp.stat().st_size:
+            # judgements the annotator's application journaled but never saved count too
+            opened = open_database(f)
+            if opened.note:
+                say(f"{f}: {opened.note}")
+            bundle = opened.database
+            data += b"\0journal\0" + jp.read_bytes()
         sha = hashlib.sha256(data).hexdigest()
         if sha in by_sha:
             say(f"{f}: the same bundle as {by_sha[sha]} (given twice): merged once")
             continue
-        r = read_returned(d, db, f, data, plans)
+        r = read_returned(d, db, f, data, plans, bundle)
         by_sha[sha] = Path(f)
         if r.annotator in by_annotator:
             raise CampaignError(f"a second, different bundle of annotator {r.annotator!r} "

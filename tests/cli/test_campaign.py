@@ -465,3 +465,24 @@ def test_postedit_campaign_collects_post_edits(tmp_path, capsys):
     t = next(t for t in src.targets if t.system == "Beta")
     assert [(p.text, p.judge, p.seconds) for p in t.postedits] == [
         ("a fixed translation", "a", 9.0)]
+
+
+def test_unsaved_judgements_in_a_bundles_journal_are_collected(campaign, tmp_path, capsys):
+    from evaltrans_qt.io.journal import Journal, ScoreChange, journal_path
+    path = tmp_path / "ann1.etdb.xml"
+    shutil.copy(campaign / "bundles" / "ann1.etdb.xml", path)
+    db, _ = open_bundle(path)
+    plan = assign(read_campaign(campaign / "c.etcampaign.json"))["ann1"]
+    it = next(it for it in api.bundle_items(db) if plan.slots[it.n - 1].kind == "real")
+    src = db.sources[it.source_index]
+    jr = Journal(journal_path(path))           # what the application journals before saving
+    jr.append(ScoreChange(source=src.text, target=it.candidate, system=it.system, cls="esa",
+                          value=42.0, judge="ann1", doc=src.doc, seg=src.seg,
+                          target_index=it.target_index))
+    jr.close()
+    rc, _, err = _collect(campaign, [path], tmp_path / "r.etdb.xml", capsys)
+    assert rc == 0 and "1 unsaved judgement from the journal included" in err
+    r = load_database(tmp_path / "r.etdb.xml")
+    got = [(t.system, s.value, s.judge) for _, t in r.iter_candidates() for s in t.scores
+           if s.cls == "esa"]
+    assert len(got) == 1 and got[0][1:] == (42.0, "ann1")
