@@ -15,7 +15,8 @@ ranking screen. ``--view mqm`` / ``--view esa`` the error-span annotation screen
 candidate of the demo's judgements (nothing stored). ``--view metrics`` and ``--view unseen`` run the
 measures and show the results view's Metrics or Unseen systems tab; ``--tab TITLE`` with
 ``--view results`` shows the results tab whose title begins with TITLE (``systems``,
-``significance`` -- computed for the first measure --, ``ranking``, ``histogram`` ...).
+``significance`` -- computed for the first measure --, ``ranking``, ``histogram`` ...;
+``analysis/word`` the Analysis tab's page whose title begins with ``word``).
 ``--size WxH`` (default 1366x768, a laptop screen) is the window size of the
 screenshot; under ``QT_QPA_PLATFORM=offscreen`` the virtual screen gets that size
 too, so the window lays itself out as on such a screen.
@@ -45,7 +46,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    default="browse", help="what to show for --screenshot (default: browse)")
     p.add_argument("--tab", default=None, metavar="TITLE",
                    help="with --view results: the results tab shown (its title's beginning, "
-                        "e.g. systems, significance, histogram; default: correlation)")
+                        "e.g. systems, significance, histogram; default: correlation); "
+                        "TAB/PAGE also a page of that tab (e.g. analysis/examples)")
     p.add_argument("--measure", default=None, help="measure shown in the compare view (e.g. cder)")
     p.add_argument("--size", default="1366x768", type=_size,
                    help="window (and, offscreen, screen) size for --screenshot, WxH (default 1366x768)")
@@ -208,7 +210,9 @@ def _prepare_ranking(window, args) -> None:
 
 def _show_results_tab(window, title: str) -> None:
     """Show the results tab whose title begins with ``title`` (case ignored); the
-    Significance tab computes its p-values (the first measure, its default method)."""
+    Significance tab computes its p-values (the first measure, its default method).
+    ``TAB/PAGE``: also the page of that tab's own tabs whose title begins with PAGE."""
+    title, _slash, page = title.partition("/")
     view = window.results.results_view
     titles = [view.tabs.tabText(i) for i in range(view.tabs.count())]
     found = [i for i, t in enumerate(titles) if t.lower().startswith(title.lower())]
@@ -218,6 +222,14 @@ def _show_results_tab(window, title: str) -> None:
     view.tabs.setCurrentIndex(found[0])
     if titles[found[0]] == "Significance":
         view.compute_significance()
+    if page:
+        inner = getattr(view.tabs.widget(found[0]), "tabs", None)
+        pages = [inner.tabText(i) for i in range(inner.count())] if inner is not None else []
+        hit = [i for i, t in enumerate(pages) if t.lower().startswith(page.lower())]
+        if not hit:
+            raise SystemExit(f"evaltrans-qt: --tab {title}/{page}: no such page "
+                             f"(one of: {', '.join(pages) or 'none'})")
+        inner.setCurrentIndex(hit[0])
 
 
 def _prepare_results(window, args) -> None:

@@ -269,3 +269,17 @@ def test_comparison_choice_without_qt():
     assert c.train is None
     c.follow(None)
     assert c.systems == () and c.available == []
+
+
+def test_screenshot_tab_shows_an_analysis_page(qtbot, tab):
+    """``evaltrans-qt --screenshot --view results --tab analysis/examples``: the results
+    tab, then the page of its own tabs; an unknown page stops with the pages there are."""
+    from evaltrans_qt.ui.app import _show_results_tab
+    window, rv, view = tab
+    _show_results_tab(window, "analysis/word")
+    assert rv.tabs.currentWidget() is view
+    assert view.tabs.tabText(view.tabs.currentIndex()) == "Word accuracy"
+    _show_results_tab(window, "Analysis/EXAMPLES")
+    assert view.tabs.tabText(view.tabs.currentIndex()) == "Examples"
+    with pytest.raises(SystemExit, match="no such page.*N-grams"):
+        _show_results_tab(window, "analysis/bogus")
