@@ -118,3 +118,90 @@ def test_one_system_report(result):
     tree = lxml_html.fromstring(render_html(single).encode("utf-8"))
     assert "nothing to compare" in tree.xpath("//section[@id='ngrams']")[0].text_content()
     assert not tree.xpath("//section[@id='error-classes']")
+
+
+# --------------------------------------------------------------------------- a real browser
+def _proxy() -> tuple[object, int, list[bytes]]:
+    """A TCP listener that records the first bytes of every connection (Chromium's proxy:
+    any request the page made would arrive here)."""
+    import socket
+    import threading
+    seen: list[bytes] = []
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen()
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                return
+            with conn:
+                conn.settimeout(2)
+                try:
+                    seen.append(conn.recv(200))
+                except OSError:
+                    seen.append(b"?")
+    threading.Thread(target=serve, daemon=True).start()
+    return srv, srv.getsockname()[1], seen
+
+
+#: Chromium's own background services (clock, updates, sign-in): requests to these are the
+#: browser's, whatever page it shows.
+CHROMIUM_SERVICES = {"clients2.google.com", "update.googleapis.com", "accounts.google.com",
+                     "optimizationguide-pa.googleapis.com", "safebrowsing.googleapis.com",
+                     "content-autofill.googleapis.com", "clientservices.googleapis.com",
+                     "redirector.gvt1.com", "edgedl.me.gvt1.com", "android.clients.google.com"}
+
+
+def _hosts(seen: list[bytes]) -> set[str]:
+    """The hosts of the proxied requests (``GET http://host/...`` or ``CONNECT host:443``)."""
+    out = set()
+    for s in seen:
+        line = s.split(b"\r\n")[0].decode("latin-1").split()
+        if len(line) >= 2:
+            target = line[1].removeprefix("http://").removeprefix("https://")
+            out.add(target.split("/")[0].split(":")[0])
+    return out
+
+
+def _render(browser: str, src, png, tmp) -> set[str]:
+    import subprocess
+    srv, port, seen = _proxy()
+    try:
+        subprocess.run([browser, "--headless=new", "--no-sandbox", "--disable-gpu",
+                        f"--user-data-dir={tmp}", "--no-first-run",
+                        "--disable-background-networking", "--disable-component-update",
+                        "--disable-sync", "--disable-default-apps", "--disable-extensions",
+                        f"--proxy-server=127.0.0.1:{port}", "--proxy-bypass-list=<-loopback>",
+                        "--window-size=1000,2500", f"--screenshot={png}", src.as_uri()],
+                       check=True, capture_output=True, timeout=120)
+    finally:
+        srv.close()                                                  # type: ignore[attr-defined]
+    return _hosts(seen) - CHROMIUM_SERVICES
+
+
+def test_chromium_renders_it_without_a_request(page, tmp_path):
+    """With headless Chromium installed (not in CI: scripts/render_html.sh documents the
+    same check), the report renders to a picture that is not blank, and no request of the
+    page reaches the proxy every request has to go through -- where a page with one
+    external image does reach it."""
+    import shutil
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.skip("no chromium installed")
+    from PIL import Image
+    text, _ = page
+    src = tmp_path / "r.html"
+    src.write_text(text, encoding="utf-8")
+    png = tmp_path / "r.png"
+    assert _render(browser, src, png, tmp_path / "p1") == set()
+    im = Image.open(png).convert("L")
+    colours = im.getcolors(maxcolors=1 << 16) or []
+    assert len(colours) > 50                   # text, bars and highlights: not a blank page
+    assert min(c for _, c in colours) < 60     # dark text somewhere
+    leaky = tmp_path / "leaky.html"
+    leaky.write_text('<html><body><img src="http://example.invalid/x.png"></body></html>',
+                     encoding="utf-8")
+    assert _render(browser, leaky, tmp_path / "l.png", tmp_path / "p2") == {"example.invalid"}
