@@ -61,7 +61,7 @@ def judge_all(path: Path, seed: int) -> None:
         t = db.sources[it.source_index].targets[it.target_index]
         s = t.set_score("esa", float(rng.randint(0, 100)), info.annotator)
         s.extra_attrs["seconds"] = f"{rng.uniform(5, 60):.1f}"
-        t.span_annotations.append(SpanAnnotation(info.annotator, [
+        t.span_annotations.append(SpanAnnotation(info.annotator, protocol="esa", errors=[
             ErrorSpan("Minor", "Accuracy", 0, min(5, len(t.text)))]))
     save_database(db, path)
 

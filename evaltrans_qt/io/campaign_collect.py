@@ -147,7 +147,8 @@ def _value(d: Definition, db: Database, t: Target) -> tuple[float | None, float 
         s = next((x for x in t.scores if x.cls == d.classes[0]), None)
         if s is not None:
             value, secs = s.value, seconds_of(s)
-    ann = t.span_annotations[0] if t.span_annotations else None
+    ann = next((a for a in t.span_annotations if a.protocol == "mqm"), None) \
+        if d.protocol == "mqm" else next(iter(t.span_annotations), None)
     if ann is not None:
         if secs is None:
             secs = ann.seconds
@@ -231,7 +232,8 @@ def _changes(d: Definition, rdb: Database, r: Returned) -> list[Change]:
                                        judge=r.annotator, time=s.time, target_index=ti,
                                        seconds=seconds_of(s)))
         for a in t.span_annotations:
-            out.append(spans_change(rdb, si, ti, r.annotator, a.errors, a.seconds))
+            out.append(spans_change(rdb, si, ti, r.annotator, a.errors, a.seconds,
+                                    protocol=a.protocol, rejected=a.rejected))
         for pe in t.postedits:
             out.append(postedit_change(rdb, si, ti, r.annotator, pe.text, pe.seconds))
         for m in t.item_marks:

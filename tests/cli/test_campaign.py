@@ -116,7 +116,8 @@ def _work(bundle: Path, style: str, share: float = 1.0) -> list[tuple]:
     tsv = bundle.with_suffix(".tsv")
     tsv.write_text("\n".join(rows) + "\n", encoding="utf-8")
     assert api.import_judgements(bundle, tsv) == len(rows) - 1
-    commit_span_changes(bundle, lambda b: [spans_change(b, si, ti, info.annotator, m)
+    commit_span_changes(bundle, lambda b: [spans_change(b, si, ti, info.annotator, m,
+                                                        protocol="esa")
                                            for si, ti, m in spans])
     return done
 
@@ -237,7 +238,7 @@ def test_results_equal_scoring_the_same_judgements_in_one_database(campaign, ret
     if not db.has_class("esa"):
         assert main(["classes", str(one), "--add-template", "esa"]) == 0
     api.import_judgements(one, tmp_path / "one.tsv")
-    commit_span_changes(one, lambda d: [spans_change(d, i, k, a, e)
+    commit_span_changes(one, lambda d: [spans_change(d, i, k, a, e, protocol="esa")
                                         for _, a, i, k, e in span_changes])
     direct = load_database(one)
 
@@ -247,7 +248,7 @@ def test_results_equal_scoring_the_same_judgements_in_one_database(campaign, ret
                       for s in t.scores if s.cls == "esa")
 
     def spans(d: Database) -> list:
-        return sorted((i, t.system, a.judge, tuple(a.errors))
+        return sorted((i, t.system, a.judge, a.protocol, tuple(a.errors))
                       for i, src in enumerate(d.sources) for t in src.targets
                       for a in t.span_annotations)
 
