@@ -357,6 +357,23 @@ def tutorial_item(t: object, what: str = "tutorial item") -> TutorialItem:
                         _number(t.get("tolerance", 0.0), f"{what} tolerance"), fb, ref)
 
 
+def tutorial_check(t: TutorialItem, values: dict[str, float],
+                   spans: Sequence[tuple[int, int]] = ()) -> tuple[bool, str]:
+    """(right?, what to show) for an annotator's answer to a tutorial item: every class of
+    the known ``answer`` within ``tolerance`` of it, and every expected span overlapped
+    by a marked one; the text is the item's feedback, preceded by what was missed."""
+    missed = [f"{c}: expected {v:g}" + (f" \u00b1 {t.tolerance:g}" if t.tolerance else "")
+              + (f", given {values[c]:g}" if c in values else ", not given")
+              for c, v in sorted(t.answer.items())
+              if c not in values or abs(values[c] - v) > t.tolerance]
+    for a, b in t.spans:
+        if not any((s < b and a < e) if s != e else a <= s <= b for s, e in spans):
+            missed.append(f"an error at characters {a}-{b} ({t.candidate[a:b]!r}) was not "
+                          "marked")
+    ok = not missed
+    return ok, "\n".join([*missed, t.feedback] if missed else [t.feedback]).strip()
+
+
 def parse_qc(text: str, base: QCPlan | None = None) -> QCPlan:
     """The plan of ``--qc bad-refs=0.1,repeats=0.05,injected=0.1,straight-line=10,…``
     (names with ``-`` or ``_``); :class:`CampaignError` naming a wrong part."""
@@ -442,5 +459,6 @@ def candidate_of(db: Database, index: int, system: str) -> Target:
 
 __all__ = ["FORMAT", "VERSION", "CampaignError", "Protocol", "PROTOCOLS",
            "NOT_CAMPAIGN_PROTOCOLS", "QCPlan", "TutorialItem", "Definition", "canonical_json",
-           "campaign_id", "check_definition", "from_dict", "tutorial_item", "parse_qc",
+           "campaign_id", "check_definition", "from_dict", "tutorial_item", "tutorial_check",
+           "parse_qc",
            "database_items", "fingerprint", "candidate_of", "candidates_of"]

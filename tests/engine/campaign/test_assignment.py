@@ -195,3 +195,14 @@ def test_bad_reference_always_differs_and_injection_span_marks_the_change(text, 
         assert len(new.split()) == len(text.split()) - 1
     assert overlaps((s, e), (s, e)) and overlaps((s, s), (s, e))
     assert not overlaps((e + 1, e + 2), (s, e))
+
+
+def test_tutorial_answers_are_checked_with_feedback():
+    from evaltrans_qt.engine.campaign.definition import TutorialItem, tutorial_check
+    t = TutorialItem("ein Haus", "a hose", {"esa": 40.0}, ((2, 6),), tolerance=15,
+                     feedback="'hose' is a wrong word: a major error.")
+    assert tutorial_check(t, {"esa": 50}, [(2, 4)]) == (True, t.feedback)
+    ok, text = tutorial_check(t, {"esa": 90}, [])
+    assert not ok and "esa: expected 40 ± 15, given 90" in text and "'hose'" in text
+    assert text.endswith(t.feedback)
+    assert not tutorial_check(t, {}, [(2, 6)])[0]
