@@ -118,9 +118,17 @@ def test_base_forms_snowball_and_prefix4():
 
 
 # --------------------------------------------------------------------------- Hjerson itself
-@pytest.fixture(scope="module")
-def hjerson():
-    return json.loads((DATA / "hjerson_outputs.json").read_text(encoding="utf-8"))
+@pytest.fixture(scope="module", params=["hjerson_outputs.json", "hjerson_prefix4.json"])
+def hjerson(request):
+    """Hjerson's output with base-form files, and without them (its four-letter fallback:
+    our ``prefix4`` base forms, computed here rather than read from the record)."""
+    data = json.loads((DATA / request.param).read_text(encoding="utf-8"))
+    if "prefix4" in request.param:
+        assert "-B" not in data["command"]
+        for case in data["sentences"]:
+            case["hyp_bases"] = " ".join(base_forms(case["hyp"].split(), "prefix4"))
+            case["ref_bases"] = [" ".join(base_forms(r.split(), "prefix4")) for r in case["refs"]]
+    return data
 
 
 def test_word_classes_and_sentence_counts_equal_hjersons(hjerson):
@@ -154,6 +162,23 @@ def test_system_rates_equal_hjersons_totals(hjerson):
     for ours, theirs in (("sum", "SUMerr"), ("b_sum", "bSUMerr"), ("rb_sum", "rbSUMerr")):
         assert df.loc["sys", f"{ours}_rate"] == pytest.approx(hjerson["total"][theirs][1],
                                                               abs=0.005)
+
+
+def test_base_form_files_feed_the_classification(tmp_path):
+    data = json.loads((DATA / "hjerson_outputs.json").read_text(encoding="utf-8"))
+    cases = [c for c in data["sentences"] if len(c["refs"]) == 1][:30]
+    hyps = [c["hyp"].split() for c in cases]
+    refs = [c["refs"][0].split() for c in cases]
+    (tmp_path / "hyp.base").write_text("".join(c["hyp_bases"] + "\n" for c in cases),
+                                       encoding="utf-8")
+    (tmp_path / "ref.base").write_text("".join(c["ref_bases"][0] + "\n" for c in cases),
+                                       encoding="utf-8")
+    hb = read_word_file(tmp_path / "hyp.base", hyps)
+    rb = read_word_file(tmp_path / "ref.base", refs)
+    sents = classify_system(hyps, [[r] for r in refs], hb, [[b] for b in rb])
+    assert [list(s.hyp_classes) for s in sents] == [c["hyp_classes"] for c in cases]
+    with pytest.raises(OptionError, match="klingon"):
+        classify_system(hyps, [[r] for r in refs], language="klingon")
 
 
 # --------------------------------------------------------------------------- files and POS

@@ -5,6 +5,10 @@ is a missing reference word / an extra candidate word) recorded for
 ``test_error_classes_hjerson.py``.
 
     python3 make_hjerson_outputs.py /path/to/hjerson.py 60 hjerson_outputs.json
+    python3 make_hjerson_outputs.py /path/to/hjerson.py 60 hjerson_prefix4.json prefix4
+
+With ``prefix4`` Hjerson gets no base-form files and uses its own fallback (the first four
+letters of each word); the recorded base forms are then those four-letter prefixes.
 """
 import json
 import random
@@ -15,6 +19,7 @@ import tempfile
 
 random.seed(31)
 HJ = sys.argv[1]
+PREFIX4 = sys.argv[4:] == ["prefix4"]
 TMP = tempfile.mkdtemp()
 vocab = ["the", "a", "house", "houses", "cat", "cats", "sees", "see", "saw", "big", "bigger",
          "red", "on", "in", "table", "tables", "and", "of", ".", ",", "dog", "dogs", "runs", "ran"]
@@ -34,6 +39,8 @@ hand_multi = [
     (["there is a dog", "a dog is there"], "a dog there is"),
 ]
 def hb(s):
+    if PREFIX4:
+        return " ".join(w[:4] for w in s.split())
     return " ".join(base(w) for w in s.split())
 cases = []
 for r, h in hand:
@@ -54,6 +61,8 @@ with open(TMP + "/h", "w") as f:
 with open(TMP + "/hb", "w") as f:
     f.write("".join(hb(h) + "\n" for rs, h in cases))
 cmd = ["python3", HJ, "-R", TMP + "/r", "-H", TMP + "/h", "-B", TMP + "/rb", "-b", TMP + "/hb", "-s", "-m", TMP + "/out.html"]
+if PREFIX4:
+    cmd = [c for c in cmd if c not in ("-B", "-b", TMP + "/rb", TMP + "/hb")]
 out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
 sent = {}
 total = {}
@@ -81,5 +90,5 @@ for k, (rs, h) in enumerate(cases):
     rc = ["miss" if c is None else c for c in parse(refs[k])]
     res.append({"refs": rs, "hyp": h, "ref_bases": [hb(r) for r in rs], "hyp_bases": hb(h),
                 "hyp_classes": hc, "ref_classes": rc, "counts": sent[k + 1]})
-json.dump({"command": "python3 hjerson.py -R r -H h -B rb -b hb -s -m out.html", "hjerson_commit": "def709b4d5d7176a0556789e12a58f1276c29c1b", "total": total, "sentences": res}, open(sys.argv[3], "w"), indent=0, ensure_ascii=False)
+json.dump({"command": "python3 hjerson.py -R r -H h " + ("" if PREFIX4 else "-B rb -b hb ") + "-s -m out.html", "hjerson_commit": "def709b4d5d7176a0556789e12a58f1276c29c1b", "total": total, "sentences": res}, open(sys.argv[3], "w"), indent=0, ensure_ascii=False)
 print(total)
