@@ -49,6 +49,7 @@ import math
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import combinations
 from typing import Any, Literal
 
@@ -377,10 +378,15 @@ def f1(p: float, r: float) -> float:
 
 def severity_key(e: ErrorSpan) -> str:
     """The severity ``e`` names, for comparison (canonical, else as written in lower case)."""
+    return _severity_of(e.severity)
+
+
+@lru_cache(maxsize=256)
+def _severity_of(text: str) -> str:
     try:
-        return canonical_severity(e.severity)
+        return canonical_severity(text)
     except ScoreError:
-        return e.severity.strip().lower()
+        return text.strip().lower()
 
 
 def _chars(errors: Sequence[ErrorSpan], severity: bool) -> set[tuple[str, int, str]]:
