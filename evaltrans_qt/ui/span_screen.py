@@ -176,10 +176,11 @@ class SpanScreen(QWidget):
     def _refresh(self) -> None:
         rows = self.rows()
         t, s = self.model.target().text, self.model.source_text()
-        n = len(self.model.errors())
+        n, rejected = len(self.model.errors()), len(self.model.rejected())
         self.errors_label.setText(
             f"Errors marked by {self.model.judge or 'you'}: {n}"
             + (f", suggestions: {len(rows) - n}" if len(rows) > n else "")
+            + (f", rejected: {rejected}" if rejected else "")
             + " — click one to relabel (severity key" + ("" if self.esa else ", C category")
             + ") or delete it (Del)")
         self.error_list.blockSignals(True)

@@ -190,6 +190,12 @@ def test_suggestions_accepted_and_rejected(qtbot, ws):
     s.error_list.setCurrentRow(1)                 # the remaining suggestion, after the errors
     qtbot.keyClick(s.target, Qt.Key.Key_R)
     assert m.suggestions() == [] and len(m.errors()) == 1 and s.error_list.count() == 1
+    # the rejection is recorded in the judge's annotation, and undone by Ctrl+Z
+    assert [(r.machine, r.error.start) for r in m.annotation().rejected] == [("xcomet", 10)]
+    assert "rejected: 1" in s.errors_label.text()
+    qtbot.keyClick(s.target, Qt.Key.Key_Z, CTRL)
+    assert len(m.suggestions()) == 1 and m.annotation().rejected == []
+    assert "rejected" not in s.errors_label.text()
 
 
 def test_labels_are_drawn_inline_under_the_spans(qtbot, ws):
