@@ -123,6 +123,11 @@ def text_view(a: Alignment, width: int = WIDTH) -> str:
     """tercom ``.pra``-like rendering of an alignment."""
     symbol = {OpKind.MATCH: "", OpKind.SUB: "S", OpKind.INS: "I", OpKind.DEL: "D"}
     blocks = block_of_ops(a)
+    # error classes (the errorclasses measure): the reference word's class, and the
+    # candidate word's after a slash where it differs; correct words stay blank
+    ref_cls = a.notes.get("ref_classes") or ()
+    hyp_cls = a.notes.get("hyp_classes") or ()
+    show_classes = "ref_classes" in a.notes and "hyp_classes" in a.notes
     cols = []
     for op, b in zip(a.operations, blocks):
         ref = a.ref[op.ref_pos] if op.ref_pos is not None else GAP
@@ -131,19 +136,24 @@ def text_view(a: Alignment, width: int = WIDTH) -> str:
         if op.kind is OpKind.SUB and op.cost != 1.0:
             sym += f"({number(op.cost, '.2f', missing='nan')})"
         label = "" if b is None else str(b)
-        w = max(len(ref), len(hyp), len(sym), len(label))
-        cols.append((ref.ljust(w), hyp.ljust(w), sym.ljust(w), label.ljust(w)))
+        cls = ""
+        if show_classes:
+            rc = ref_cls[op.ref_pos] if op.ref_pos is not None else "x"
+            hc = hyp_cls[op.hyp_pos] if op.hyp_pos is not None else "x"
+            cls = "/".join(dict.fromkeys(c for c in (rc, hc) if c != "x"))
+        w = max(len(ref), len(hyp), len(sym), len(label), len(cls))
+        cols.append((ref.ljust(w), hyp.ljust(w), sym.ljust(w), label.ljust(w), cls.ljust(w)))
     lines = [f"Measure: {a.measure}   reference: {a.ref_index + 1}",
              "Candidate: " + " ".join(a.hyp), "Reference: " + " ".join(a.ref), ""]
-    labels = ("REF:  ", "HYP:  ", "EVAL: ", "BLOCK:")
-    show_blocks = bool(a.blocks)
+    labels = ("REF:  ", "HYP:  ", "EVAL: ", "BLOCK:", "CLASS:")
+    rows = [0, 1, 2] + ([3] if a.blocks else []) + ([4] if show_classes else [])
     start = 0
     while start < len(cols) or start == 0:
         used, end = 0, start
         while end < len(cols) and (end == start or used + len(cols[end][0]) + 1 <= width):
             used += len(cols[end][0]) + 1
             end += 1
-        for row in range(4 if show_blocks else 3):
+        for row in rows:
             lines.append(labels[row] + " " + " ".join(c[row] for c in cols[start:end]).rstrip())
         lines.append("")
         if end >= len(cols):
