@@ -45,7 +45,13 @@ from evaltrans_qt.io.campaign_bundle import (
     slot_texts,
 )
 from evaltrans_qt.io.campaign_file import class_levels, load_campaign_database, read_campaign
-from evaltrans_qt.io.campaign_qc import AnnotatorRecord, ResultData, read_result, set_result
+from evaltrans_qt.io.campaign_qc import (
+    AnnotatorRecord,
+    ResultData,
+    read_result,
+    read_result_file,
+    set_result,
+)
 from evaltrans_qt.io.etdb import loads, save_database
 from evaltrans_qt.io.journal import Change, ScoreChange, journal_path, seconds_of
 from evaltrans_qt.io.judgements import commit_changes
@@ -284,7 +290,7 @@ def collect(campaign: PathLike, files: Sequence[PathLike], result: PathLike, *,
         returned.append(r)
     out = Path(result)
     if out.exists():
-        existing = read_result(loads(read_input_bytes(out, "a campaign result"), out), out)
+        existing = read_result_file(out)           # the element only; commit reads it all
         if existing is None and not same_file(out, _db_path(d, campaign)):
             raise CampaignError("exists and is not a result of a campaign; choose a new -o "
                                 "(nothing written)", out)
