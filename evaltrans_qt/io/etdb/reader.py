@@ -21,6 +21,10 @@ Our extensions (all optional, ignored by nothing we read):
   read/written by :mod:`evaltrans_qt.io.etdb.spans`;
 * SegRanks (Macháček ch. 2): ``<segranks>`` of a source -- short segments, merged candidate
   segments, rankings -- documented and read/written by :mod:`evaltrans_qt.io.etdb.segranks`;
+* campaigns with several annotators: the top-level ``<campaign-bundle>`` of an annotator's
+  bundle and ``<campaign-result>`` of a collected result, kept as unknown elements --
+  documented in ``docs/campaigns.md`` and read/written by :mod:`evaltrans_qt.io.campaign_bundle`
+  and :mod:`evaltrans_qt.io.campaign_qc`;
 * unknown elements/attributes are kept (``extra_attrs``/``extra_children``) and
   written back; unknown children of ``<targets>`` are written back under
   ``<source>``. Comments and processing instructions are not kept. A namespaced
