@@ -9,7 +9,8 @@ level of its category -- ``1 Major Mistranslation``; ESA spans show the severity
 (their category is not the judge's), a suggestion is prefixed ``?``. A label starts under
 its span; where it would run into the next span's label on the same line it is shortened
 ("1 Major Mistr…") so that every label stays under its own span, and only when even its
-number does not fit is the next label moved right. Hovering a span shows its full label
+number does not fit is the next label moved right; a label past the right edge is pulled
+back in. Hovering a span shows its full label
 (:func:`label`) as a tooltip.
 
 Selection follows the screen's rules (MQM: Freitag et al. 2021, section 3; ESA: Kocmi et
@@ -211,18 +212,20 @@ class SpanText(QTextEdit):
             wanted.append((r.top(), r.left(), r.bottom(), short_label(i, e, sugg, self.esa), i))
         wanted.sort()
         out: list[tuple[QRect, str, int]] = []
+        right = self.viewport().width()
         free = 0                                   # first free x on the current line
         for k, (top, x0, bottom, text, i) in enumerate(wanted):
             if k == 0 or wanted[k - 1][0] != top:
                 free = 0
             x = max(x0, free)
-            nxt = wanted[k + 1] if k + 1 < len(wanted) and wanted[k + 1][0] == top else None
             w = fm.horizontalAdvance(text) + 6
-            if nxt is not None and x + w + 2 > nxt[1]:
-                room = nxt[1] - x - 2 - 6
-                short = fm.elidedText(text, Qt.TextElideMode.ElideRight, max(room, 0))
-                number = text.split(" ", 1)[0]
-                if room > 0 and short and short != "…" and short.startswith(number):
+            if x + w > right:                      # at the line's end: pulled back in
+                x = max(free, right - w)
+            nxt = wanted[k + 1] if k + 1 < len(wanted) and wanted[k + 1][0] == top else None
+            limit = right if nxt is None else min(right, nxt[1] - 2)
+            if x + w > limit:                      # shortened, its number kept
+                short = fm.elidedText(text, Qt.TextElideMode.ElideRight, max(limit - x - 6, 0))
+                if short and short != "…" and short.startswith(text.split(" ", 1)[0]):
                     text, w = short, fm.horizontalAdvance(short) + 6
             free = x + w + 2
             out.append((QRect(x, bottom + 1, w, h), text, i))

@@ -219,6 +219,12 @@ def test_labels_are_drawn_inline_under_the_spans(qtbot, ws):
     m.delete(1)
     assert [text for _r, text, _n in s.target.inline_labels()] == ["1 Major Mistranslation"]
     m.undo()
+    s.target.setFixedWidth(150)                    # "comes" near the right edge
+    qtbot.wait(10)
+    assert all(0 <= r.left() and r.right() <= s.target.viewport().width()
+               for r, _t, _n in s.target.inline_labels())
+    s.target.setMinimumWidth(0)
+    s.target.setMaximumWidth(16777215)
     # the room under the line holds the label: the next line starts below it
     s.target.setPlainText(m.target().text + " " + "word " * 60)
     m.changed.emit(m.index)
