@@ -487,3 +487,17 @@ def test_unsaved_judgements_in_a_bundles_journal_are_collected(campaign, tmp_pat
     got = [(t.system, s.value, s.judge) for _, t in r.iter_candidates() for s in t.scores
            if s.cls == "esa"]
     assert len(got) == 1 and got[0][1:] == (42.0, "ann1")
+
+
+def test_a_bundle_and_a_result_round_trip_byte_for_byte(campaign, returned, tmp_path,
+                                                          capsys):
+    """The application loads and saves a bundle: its extension survives unchanged."""
+    for path in (campaign / "bundles" / "ann1.etdb.xml", returned / "blind.etdb.xml"):
+        copy = tmp_path / path.name
+        save_database(load_database(path), copy)
+        assert copy.read_bytes() == path.read_bytes()
+    rc, _, err = _collect(campaign, [returned / "ann1.etdb.xml"], tmp_path / "r.etdb.xml",
+                          capsys)
+    assert rc == 0, err
+    save_database(load_database(tmp_path / "r.etdb.xml"), tmp_path / "r2.etdb.xml")
+    assert (tmp_path / "r2.etdb.xml").read_bytes() == (tmp_path / "r.etdb.xml").read_bytes()
