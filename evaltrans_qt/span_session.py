@@ -56,7 +56,7 @@ from evaltrans_qt.engine.human.spans.model import (
     check_error,
     check_protocol,
 )
-from evaltrans_qt.engine.human.spans.prefill import overlaps
+from evaltrans_qt.engine.human.spans.prefill import overlaps, same_span
 from evaltrans_qt.engine.human.spans.scores import ESA_CLASS, annotation_by, ensure_esa_class
 from evaltrans_qt.engine.human.spans.text import snap as snap_words
 from evaltrans_qt.errors import ScoreError
@@ -335,7 +335,7 @@ class SpanSessionModel:
         if machine is None:
             return []
         mine, no = self.errors(i), self.rejected(i)
-        return [e for e in machine.errors if e not in no
+        return [e for e in machine.errors if not any(same_span(e, r) for r in no)
                 and not any(overlaps(e, f) for f in mine)]
 
     def accept_suggestion(self, k: int) -> ErrorSpan:

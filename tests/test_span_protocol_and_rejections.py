@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from dataclasses import replace
 
 import pytest
 
@@ -238,6 +239,9 @@ def test_session_records_rejections_and_its_protocol(ws):
     assert a is not None and a.protocol == "esa" and a.errors == []
     assert a.rejected == [Rejection("m", ErrorSpan("Major", "Other", 0, 3))]
     assert [e.start for e in m.suggestions()] == [16]
+    machine = ws.database.sources[0].targets[0].span_annotations[0]
+    machine.errors = [replace(e, seconds=2.0) for e in machine.errors]     # imported again
+    assert [e.start for e in m.suggestions()] == [16]       # still rejected: same span
     st = prefill_statistics(ws.database, "m")
     assert (st.rejected, st.removed, st.kept) == (1, 1, 0)
     m.undo()                                                  # the suggestion is back

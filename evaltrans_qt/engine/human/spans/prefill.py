@@ -97,7 +97,8 @@ def overlaps(a: ErrorSpan, b: ErrorSpan) -> bool:
     return sa[0] < sb[1] and sb[0] < sa[1]
 
 
-def _same(a: ErrorSpan, b: ErrorSpan) -> bool:
+def same_span(a: ErrorSpan, b: ErrorSpan) -> bool:
+    """The same side, span, severity (any case) and category (what "kept" compares)."""
     return (a.side, a.start, a.end, a.severity.lower(), a.category) == \
         (b.side, b.start, b.end, b.severity.lower(), b.category)
 
@@ -117,17 +118,17 @@ def compare(machine: Sequence[ErrorSpan], final: Sequence[ErrorSpan],
     kept = changed = removed = n_rejected = 0
     taken: list[ErrorSpan] = []                     # kept or changed machine spans
     for m in machine:
-        if any(_same(m, f) for f in final):
+        if any(same_span(m, f) for f in final):
             kept += 1
             taken.append(m)
-        elif any(_same(m, r) for r in rejected):
+        elif any(same_span(m, r) for r in rejected):
             n_rejected += 1
         elif any(overlaps(m, f) for f in final):
             changed += 1
             taken.append(m)
         else:
             removed += 1
-    added = sum(1 for f in final if not any(overlaps(m, f) or _same(m, f) for m in taken))
+    added = sum(1 for f in final if not any(overlaps(m, f) or same_span(m, f) for m in taken))
     mc, fc = _chars(machine), _chars(final)
     return PrefillComparison(kept, changed, removed, added, len(mc), len(fc), len(mc & fc), 1,
                              n_rejected)
