@@ -154,9 +154,15 @@ def pairs_of(systems: tuple[str, ...] | list[str]) -> list[tuple[str, str]]:
     return list(combinations(systems, 2))
 
 
+#: Rows a column's width is measured on (Qt's default is 1000: a visible pause for the long
+#: tables of a WMT test set, shown on the UI thread); the widest text column's cap.
+FIT_ROWS, MAX_WIDTH = 40, 300
+
+
 def _table(name: str) -> tuple[QTableView, FrameModel]:
     view, model, _proxy = table_view(name, TIPS, dense=True)
     view.verticalHeader().hide()
+    view.horizontalHeader().setResizeContentsPrecision(FIT_ROWS)
     view.setSelectionMode(QTableView.SingleSelection)
     return view, model
 
@@ -281,6 +287,8 @@ class AnalysisView(QWidget):
         self.tabs = QTabWidget(objectName="analysisTabs")
         lay.addWidget(self.tabs, 1)
         self._chart_splits: list[QSplitter] = []
+        self._unfitted: set[QTableView] = set()
+        self.tabs.currentChanged.connect(lambda _i: self._page_shown())
         # Scores: bars with intervals beside the table, p-values below
         page, split = self._chart_page()
         self.score_bars = plots.CorrelationBars(name="analysisScoreBars")
@@ -367,6 +375,22 @@ class AnalysisView(QWidget):
             split.setStretchFactor(0, 3)
             split.setStretchFactor(1, 2)
             split.setSizes([600, 400])
+
+    def _fit(self, view: QTableView) -> None:
+        """Columns fitted to their contents (capped at :data:`MAX_WIDTH`), now if ``view``
+        is shown, else when its page is (measuring costs time on the UI thread)."""
+        if not view.isVisible():
+            self._unfitted.add(view)
+            return
+        self._unfitted.discard(view)
+        view.resizeColumnsToContents()
+        for c in range(view.model().columnCount()):
+            if view.columnWidth(c) > MAX_WIDTH:
+                view.setColumnWidth(c, MAX_WIDTH)
+
+    def _page_shown(self) -> None:
+        for view in [v for v in self._unfitted if v.isVisible()]:
+            self._fit(view)
 
     def _chart_page(self) -> tuple[QWidget, QSplitter]:
         """A page of a chart beside its table (3 : 2 of the width)."""
@@ -500,6 +524,7 @@ class AnalysisView(QWidget):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
+        self._page_shown()
         if self.stale and self.workspace.database is not None:
             self.compute()
 
@@ -558,10 +583,10 @@ class AnalysisView(QWidget):
         self._result_key = key
         systems = list(r.systems)
         self.scores_model.set_frame(r.scores)
-        self.scores_view.resizeColumnsToContents()
+        self._fit(self.scores_view)
         self.sig_model.set_frame(r.significance.reset_index().rename(
             columns={"index": "p-value"}))
-        self.sig_view.resizeColumnsToContents()
+        self._fit(self.sig_view)
         sc = r.scores.set_index("system")
         self.score_bars.set_data([r.measure], {s: [float(sc.score[s])] for s in systems},
                                  {s: [float(sc["low"][s])] for s in systems},
@@ -615,7 +640,7 @@ class AnalysisView(QWidget):
                   if not c.endswith("_rate") and c != "system"}
         tips = {f"{k}_rate": f"Hjerson's {name}" for k, name in COLUMNS.items()}
         self.error_model.set_frame(frame, tooltips={**TIPS, **tips}, formats=counts)
-        self.error_view.resizeColumnsToContents()
+        self._fit(self.error_view)
         classes = [k for k in COLUMNS if k not in ("sum", "b_sum")
                    and f"{k}_rate" in frame.columns]
         rows = frame.set_index("system")
@@ -633,7 +658,7 @@ class AnalysisView(QWidget):
             self.word_bars.clear_data()
             return
         self.words_model.set_frame(frame)
-        self.words_view.resizeColumnsToContents()
+        self._fit(self.words_view)
         known = bool(frame.fmeas.notna().any())
         value = "fmeas" if known else "recall"
         buckets, vals, lows, highs = bucket_series(
@@ -652,7 +677,7 @@ class AnalysisView(QWidget):
         label, attr, value, low, high, ylabel = BUCKET_KINDS[key]
         frame = getattr(r, attr)
         self.buckets_model.set_frame(frame)
-        self.buckets_view.resizeColumnsToContents()
+        self._fit(self.buckets_view)
         buckets, vals, lows, highs = bucket_series(frame, r.systems, value, low, high)
         self.bucket_bars.set_data(buckets, vals, lows, highs, ylabel=ylabel or r.measure)
         self.bucket_bars.setLabel("bottom", {"length": "reference length (words)",
@@ -674,7 +699,7 @@ class AnalysisView(QWidget):
             rows = ng[(ng.system_a == a) & (ng.system_b == b) & (ng.better == better)] \
                 if len(ng) else pd.DataFrame(columns=NGRAM_COLUMNS)
             self.ngram_models[k].set_frame(rows[NGRAM_COLUMNS])
-            self.ngram_views[k].resizeColumnsToContents()
+            self._fit(self.ngram_views[k])
             self.ngram_labels[k].setText(
                 f"<b>{html.escape(better)}</b> matches more often than "
                 f"{html.escape(other)} ({len(rows)} n-grams; count_a: {html.escape(a)}, "
@@ -688,9 +713,7 @@ class AnalysisView(QWidget):
                 shown[col] = [" ".join(t) for t in shown[col]]
         self.examples_model.set_frame(shown[EXAMPLE_COLUMNS] if len(shown)
                                       else pd.DataFrame(columns=EXAMPLE_COLUMNS))
-        self.examples_view.resizeColumnsToContents()
-        for c in (EXAMPLE_COLUMNS.index(k) for k in ("reference", "output_a", "output_b")):
-            self.examples_view.setColumnWidth(c, min(self.examples_view.columnWidth(c), 300))
+        self._fit(self.examples_view)
         self.example_detail.clear()
         if len(shown):
             self.examples_view.selectRow(0)
