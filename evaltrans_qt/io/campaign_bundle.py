@@ -35,6 +35,7 @@ import json
 import os
 import random
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,7 +51,6 @@ from evaltrans_qt.engine.campaign.definition import (
     CampaignError,
     Definition,
     TutorialItem,
-    candidate_of,
     candidates_of,
     tutorial_item,
 )
@@ -161,15 +161,21 @@ class SlotText:
     injected: tuple[int, int] | None = None
 
 
-def slot_texts(d: Definition, db: Database, plan: AnnotatorPlan) -> list[SlotText]:
+def item_texts(d: Definition, db: Database) -> list[str]:
+    """The candidate text of every campaign item, in item order."""
+    return [t.text for t in candidates_of(db, d.items)]
+
+
+def slot_texts(d: Definition, db: Database, plan: AnnotatorPlan,
+               texts: Sequence[str] | None = None) -> list[SlotText]:
     """The candidate text of every position of ``plan`` (QC copies made with a generator
-    seeded by the campaign's seed, the annotator and the position)."""
+    seeded by the campaign's seed, the annotator and the position); ``texts``: the
+    :func:`item_texts` when the caller has them."""
     out: list[SlotText] = []
-    texts = {k: t.text for k, t in zip(
-        sorted({s.item for s in plan.slots}),
-        candidates_of(db, [d.items[k] for k in sorted({s.item for s in plan.slots})]))}
+    if texts is None:
+        texts = item_texts(d, db)
     for n, slot in enumerate(plan.slots, 1):
-        si, system = d.items[slot.item]
+        si, _ = d.items[slot.item]
         text = texts[slot.item]
         if slot.kind not in (BAD, INJECTED):
             out.append(SlotText(text))
@@ -181,9 +187,7 @@ def slot_texts(d: Definition, db: Database, plan: AnnotatorPlan) -> list[SlotTex
                 donor = rng.randrange(len(d.items))
                 if d.items[donor][0] != si:
                     break
-            donor_i, donor_s = d.items[donor]
-            out.append(SlotText(bad_reference(text, candidate_of(db, donor_i, donor_s).text,
-                                              rng)))
+            out.append(SlotText(bad_reference(text, texts[donor], rng)))
         else:
             new, span, _ = inject_error(text, rng)
             out.append(SlotText(new, span))
@@ -249,10 +253,12 @@ def write_bundles(campaign: PathLike, out_dir: PathLike) -> list[Path]:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     plans = assign(d)
+    texts = item_texts(d, db)
     todo: list[tuple[Path, bytes]] = []
     for a, name in zip(d.annotators, names):
         path = out / name
-        data = checked_bytes(bundle_database(d, db, plans[a]), path)
+        bundle = bundle_database(d, db, plans[a], slot_texts(d, db, plans[a], texts))
+        data = checked_bytes(bundle, path)
         if path.exists() and path.read_bytes() != data:
             raise CampaignError("exists and differs from the bundle (an annotator's work?); "
                                 "not overwritten: choose another folder", path)
@@ -358,5 +364,5 @@ def open_bundle(path: PathLike) -> tuple[Database, BundleInfo]:
 
 
 __all__ = ["TAG", "BundleInfo", "bundle_info", "is_bundle", "items_checksum", "SlotText",
-           "slot_texts", "bundle_database", "bundle_file_name", "write_bundles", "BundleItem",
+           "item_texts", "slot_texts", "bundle_database", "bundle_file_name", "write_bundles", "BundleItem",
            "Progress", "candidate_judged", "bundle_items", "bundle_progress", "open_bundle"]

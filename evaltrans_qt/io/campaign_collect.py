@@ -42,6 +42,7 @@ from evaltrans_qt.io.campaign_bundle import (
     BundleInfo,
     bundle_database,
     bundle_info,
+    item_texts,
     slot_texts,
 )
 from evaltrans_qt.io.campaign_file import class_levels, load_campaign_database, read_campaign
@@ -166,7 +167,8 @@ def _value(d: Definition, db: Database, t: Target) -> tuple[float | None, float 
 
 
 def read_returned(d: Definition, db: Database, path: PathLike, data: bytes,
-                  plans: dict | None = None, bundle: Database | None = None) -> Returned:
+                  plans: dict | None = None, bundle: Database | None = None,
+                  texts: Sequence[str] | None = None) -> Returned:
     """Check one returned bundle against the campaign (module doc) and read its
     judgements; :class:`CampaignError` naming the file and the first problem. ``data`` is
     what identifies it (its bytes); ``bundle`` the database read from it when the caller
@@ -182,8 +184,8 @@ def read_returned(d: Definition, db: Database, path: PathLike, data: bytes,
     if info.annotator not in d.annotators:
         raise CampaignError(f"annotator {info.annotator!r} is not in the campaign", p)
     plan = (plans or assign(d))[info.annotator]
-    texts = slot_texts(d, db, plan)
-    expected = bundle_database(d, db, plan, texts)
+    shown = slot_texts(d, db, plan, texts)
+    expected = bundle_database(d, db, plan, shown)
     diff = first_difference(expected, bdb)
     if diff is not None:
         raise CampaignError(f"edited outside its items: {diff}", p)
@@ -201,7 +203,7 @@ def read_returned(d: Definition, db: Database, path: PathLike, data: bytes,
     judged: list[Judged] = []
     real: list[tuple[int, Target]] = []
     is_ref = bdb.reference_test()
-    for n, (slot, st, src) in enumerate(zip(plan.slots, texts, bdb.sources), 1):
+    for n, (slot, st, src) in enumerate(zip(plan.slots, shown, bdb.sources), 1):
         t = next(x for x in src.targets if not is_ref(x))
         _check_judges(t, info.annotator, n, p)
         if not candidate_judged(bdb, info, t):
@@ -262,6 +264,7 @@ def collect(campaign: PathLike, files: Sequence[PathLike], result: PathLike, *,
     d = read_campaign(campaign)
     db = load_campaign_database(d, campaign)
     plans = assign(d)
+    texts = item_texts(d, db)
     by_sha: dict[str, Path] = {}
     by_annotator: dict[str, Returned] = {}
     returned: list[Returned] = []
@@ -280,7 +283,7 @@ def collect(campaign: PathLike, files: Sequence[PathLike], result: PathLike, *,
         if sha in by_sha:
             say(f"{f}: the same bundle as {by_sha[sha]} (given twice): merged once")
             continue
-        r = read_returned(d, db, f, data, plans, bundle)
+        r = read_returned(d, db, f, data, plans, bundle, texts)
         by_sha[sha] = Path(f)
         if r.annotator in by_annotator:
             raise CampaignError(f"a second, different bundle of annotator {r.annotator!r} "
