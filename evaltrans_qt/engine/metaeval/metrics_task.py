@@ -402,8 +402,11 @@ def metric_significance(data: MetaEvalData, statistic: str = "pearson", *, level
     if method == "perm-pairs":
         p = _pairs_matrix(g, vs, samples, seed, early_stop)
     else:
-        p = significance_matrix(stat, vs, method, samples, seed, williams, mtme_order(g),
-                                early_stop)
+        # PermutationSigDiff with KendallWithTiesOpt (acc-eq recalibrated in every
+        # resample) swaps the cells system by system whatever the grouping (our order);
+        # the other statistics in its group-by-group order
+        order = None if statistic == "acc-eq" and epsilon is None else mtme_order(g)
+        p = significance_matrix(stat, vs, method, samples, seed, williams, order, early_stop)
     return MetricSignificance(statistic, data.human, level, grouping, method, samples, alpha,
                               names, values, p, assign_ranks(p, alpha), n, data.convention)
 

@@ -201,3 +201,26 @@ def test_williams_complete_equals_test_sig_diff():                # testSigDiff
     sig = metric_significance(_data(gold, m1, m2, 5, "mtme"), "pearson", level="seg",
                               grouping="item", method="williams")
     assert sig.p[0, 1] == pytest.approx(0.019, abs=5e-4)
+
+
+@pytest.mark.parametrize("average_by", ["item", "sys", "none"])
+def test_perm_both_on_tie_calibrated_acc_eq_with_early_stop(average_by):  # testTauOptimization
+    """PERM-BOTH whose statistic recalibrates acc*_eq's epsilon in every resample
+    (PermutationSigDiff with KendallWithTiesOpt), stopping early: mt-metrics-eval swaps the
+    cells system by system whatever the grouping."""
+    from evaltrans_qt.engine.metaeval.metrics_task import metric_significance
+    gm, m1, m2 = _matrix(4, GOLD8), _matrix(4, M1), _matrix(4, M2)
+    data = MetaEvalData("h", [f"s{k}" for k in range(4)], [(0, 0), (1, 0)], gm,
+                        {"m1": m1, "m2": m2}, gm.mean(axis=1),
+                        {"m1": m1.mean(axis=1), "m2": m2.mean(axis=1)},
+                        {"m1": False, "m2": False}, "mtme")
+    sig = metric_significance(data, "acc-eq", level="seg", grouping=GROUPING[average_by],
+                              samples=40, seed=9, early_stop=EarlyStop(block_size=10))
+    better = sig.measures[0]
+    first, second = (M2, M1) if better == "m2" else (M1, M2)
+    np.random.seed(9 + 0 * 2 + 1)
+    their_p, _, used, _ = mstats.PermutationSigDiff(
+        mstats.Correlation(4, GOLD8, second), mstats.Correlation(4, GOLD8, first),
+        mstats.KendallWithTiesOpt, average_by, 40,
+        mstats.PermutationSigDiffParams(block_size=10), variant="acc23", sample_rate=1.0)
+    assert sig.p[0, 1] == pytest.approx(their_p, abs=1e-12)
