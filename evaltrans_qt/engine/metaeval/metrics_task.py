@@ -405,8 +405,8 @@ def metric_significance(data: MetaEvalData, statistic: str = "pearson", *, level
         # PermutationSigDiff with KendallWithTiesOpt (acc-eq recalibrated in every
         # resample) swaps the cells system by system whatever the grouping (our order);
         # the other statistics in its group-by-group order
-        order = None if statistic == "acc-eq" and epsilon is None else mtme_order(g)
-        p = significance_matrix(stat, vs, method, samples, seed, williams, order, early_stop)
+        swaps = None if statistic == "acc-eq" and epsilon is None else mtme_order(g)
+        p = significance_matrix(stat, vs, method, samples, seed, williams, swaps, early_stop)
     return MetricSignificance(statistic, data.human, level, grouping, method, samples, alpha,
                               names, values, p, assign_ranks(p, alpha), n, data.convention)
 
