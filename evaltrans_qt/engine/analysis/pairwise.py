@@ -25,7 +25,7 @@ and :mod:`~evaltrans_qt.engine.analysis.examples` give the formulas.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -72,7 +72,8 @@ from evaltrans_qt.engine.metaeval.significance import (
     resolve_seed,
 )
 from evaltrans_qt.engine.options import EvalOptions
-from evaltrans_qt.errors import InputFormatError, OptionError
+from evaltrans_qt.engine.run.executors.base import CancelFlag
+from evaltrans_qt.errors import Cancelled, InputFormatError, OptionError
 
 
 @dataclass(frozen=True)
@@ -402,18 +403,26 @@ def _error_classes(corpus: AnalysisCorpus, options: EvalOptions | None
 
 
 # ------------------------------------------------------------------ entry point
+#: The parts of :func:`analyze_systems` in the order they are computed (``progress``).
+STEPS = ("scores", "word_accuracy", "label_accuracy", "sentence_buckets", "ngrams",
+         "examples", "error_classes")
+
+
 def analyze_systems(corpus: AnalysisCorpus, *, measure: str = COMPAREMT_BLEU,
                     options: EvalOptions | None = None,
                     train_counts: Mapping[str, int] | None = None,
                     labels: Labels | None = None, settings: AnalysisSettings | None = None,
-                    ) -> AnalysisResult:
+                    progress: Callable[[str], None] | None = None,
+                    cancel: CancelFlag | None = None) -> AnalysisResult:
     """The whole analysis of ``corpus``' systems (module doc).
 
     ``measure``: ``comparemt-bleu`` (compare-mt's BLEU and sentence BLEU) or a registry
     measure scored with ``options``; ``train_counts``: word counts of a training corpus for
     the frequency buckets (default: counts in the test references); ``labels``: word labels
     for label-wise accuracy; ``settings``: bucket cutoffs, n-gram and example sizes,
-    bootstrap samples and seed (compare-mt's defaults).
+    bootstrap samples and seed (compare-mt's defaults). ``progress(step)`` is called before
+    each part (:data:`STEPS`); a set ``cancel`` flag raises
+    :class:`~evaltrans_qt.errors.Cancelled` between parts.
     """
     st = settings or AnalysisSettings(measure=measure)
     st = AnalysisSettings(**{**st.__dict__, "measure": measure,
@@ -425,36 +434,60 @@ def analyze_systems(corpus: AnalysisCorpus, *, measure: str = COMPAREMT_BLEU,
         check_edges(getattr(st, name), name.replace("_", " "))
     if st.samples < 1:
         raise OptionError(f"bootstrap samples must be positive, got {st.samples}")
+    if st.top_ngrams < 1 or st.top_examples < 1:
+        raise OptionError("the numbers of n-grams and examples to report must be positive")
+    if st.ngram_compare not in COMPARE_TYPES:
+        raise OptionError(f"n-gram comparison: '{st.ngram_compare}' is not one of "
+                          f"{', '.join(COMPARE_TYPES)}")
+    check_lengths(st.ngram_min, st.ngram_max)
+    if labels is not None:
+        _check_labels(corpus, labels)
+
+    def step(name: str) -> None:
+        if cancel is not None and cancel.is_set():
+            raise Cancelled()
+        if progress is not None:
+            progress(name)
+
     # the measures tokenise as the corpus was tokenised
     options = (options or EvalOptions()).replace(tokenization=corpus.tokenization,
                                                  case=corpus.case)
+    step("scores")
     m = analysis_measure(measure, corpus, options)
     scores, sig, stats, seed = _score_tables(corpus, m, st)
     sent = {s: m.sentence_scores(corpus, s) for s in corpus.systems}
     s_edges = check_edges(st.score_edges if st.score_edges is not None
                           else score_edges(m.scale), "score edges")
-    result = AnalysisResult(
+    step("word_accuracy")
+    words = _word_accuracy(corpus, st, seed, train_counts)
+    step("label_accuracy")
+    by_label = None if labels is None else _label_accuracy(corpus, st, seed, labels)
+    step("sentence_buckets")
+    length = _length_buckets(corpus, m, stats, st, seed)
+    lengthdiff = _count_buckets(
+        corpus.systems, {s: [len(o) - len(r) for o, r in zip(corpus.outs[s], corpus.ref)]
+                         for s in corpus.systems}, st.lengthdiff_edges, "int")
+    by_score = _count_buckets(corpus.systems, sent, s_edges, "float")
+    pairs = len(corpus.systems) > 1
+    step("ngrams")
+    ngrams = _ngram_table(corpus, st) if pairs else pd.DataFrame()
+    step("examples")
+    examples = _example_table(corpus, sent, st) if pairs else pd.DataFrame()
+    signatures = {"measure": m.signature,
+                  "bootstrap": f"{m.signature}|bs:{st.samples}|seed:{seed}",
+                  "words": (f"words|ref:{corpus.reference}|tok:{corpus.tokenization}|"
+                            f"case:{corpus.case}|freq:{st.frequency_source}")}
+    classes = None
+    if st.error_classes:
+        step("error_classes")
+        classes, signatures["error_classes"] = _error_classes(corpus, options)
+    return AnalysisResult(
         systems=corpus.systems, n_sentences=len(corpus), measure=m.name,
-        measure_name=m.long_name, higher_is_better=m.higher_is_better,
-        scores=scores, significance=sig,
-        word_accuracy=_word_accuracy(corpus, st, seed, train_counts),
-        length_buckets=_length_buckets(corpus, m, stats, st, seed),
-        lengthdiff_buckets=_count_buckets(
-            corpus.systems, {s: [len(o) - len(r) for o, r in zip(corpus.outs[s], corpus.ref)]
-                             for s in corpus.systems}, st.lengthdiff_edges, "int"),
-        score_buckets=_count_buckets(corpus.systems, sent, s_edges, "float"),
-        ngrams=_ngram_table(corpus, st) if len(corpus.systems) > 1 else pd.DataFrame(),
-        examples=_example_table(corpus, sent, st) if len(corpus.systems) > 1
-        else pd.DataFrame(),
-        signatures={"measure": m.signature,
-                    "bootstrap": f"{m.signature}|bs:{st.samples}|seed:{seed}",
-                    "words": (f"words|ref:{corpus.reference}|tok:{corpus.tokenization}|"
-                              f"case:{corpus.case}|freq:{st.frequency_source}")},
+        measure_name=m.long_name, higher_is_better=m.higher_is_better, scores=scores,
+        significance=sig, word_accuracy=words, length_buckets=length,
+        lengthdiff_buckets=lengthdiff, score_buckets=by_score, ngrams=ngrams,
+        examples=examples, signatures=signatures,
         settings=AnalysisSettings(**{**st.__dict__, "seed": seed, "score_edges": s_edges}),
-        label_accuracy=None if labels is None else _label_accuracy(corpus, st, seed, labels),
+        label_accuracy=by_label, error_classes=classes,
         meta={"reference": corpus.reference, "tokenization": corpus.tokenization,
               "case": corpus.case})
-    if st.error_classes:
-        result.error_classes, result.signatures["error_classes"] = \
-            _error_classes(corpus, options)
-    return result

@@ -188,3 +188,25 @@ def test_bad_settings_are_refused():
                                                      error_classes=False))
     with pytest.raises(InputFormatError, match="labels"):
         analyze_systems(c, settings=FAST, labels=Labels([["N"]]))
+
+
+def test_progress_and_cancel():
+    from evaltrans_qt.engine.analysis.pairwise import STEPS
+    from evaltrans_qt.errors import Cancelled
+    c = corpus_from_lists(["a b c", "d e f"], {"A": ["a b", "d e f"], "B": ["a c", "d f"]})
+    seen: list[str] = []
+    analyze_systems(c, settings=AnalysisSettings(samples=5), progress=seen.append)
+    assert seen == [s for s in STEPS]
+
+    class StopAfter:
+        def __init__(self, n: int) -> None:
+            self.calls, self.n = 0, n
+
+        def is_set(self) -> bool:
+            self.calls += 1
+            return self.calls > self.n
+
+    seen.clear()
+    with pytest.raises(Cancelled):
+        analyze_systems(c, settings=FAST, progress=seen.append, cancel=StopAfter(2))
+    assert seen == ["scores", "word_accuracy"]
