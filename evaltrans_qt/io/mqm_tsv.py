@@ -46,8 +46,8 @@ judge's spans are not MQM ratings) in the same columns (the imported header, wit
 rater in order of first appearance, errors in annotation order. Candidates come in the
 order the import found (by system, or by segment: ``<database mqm-order>``). An imported
 annotation remembers the file lines of its rows (``mqm-rows``); when every annotation
-written still has as many rows as it was imported with, the rows come in the file's
-order, so an imported file exported again is byte-identical -- rows of candidates and
+written still has as many rows as it was imported with (and no two rows claim one line,
+as after merging two imports), the rows come in the file's order, so an imported file exported again is byte-identical -- rows of candidates and
 raters interleaved as the side-by-side release has them included -- except for lines
 ending in CR LF (written with LF), rows a lenient import skipped, and a rater's
 ``no-error`` row beside error rows of the same candidate (the annotation has errors, so
@@ -415,7 +415,8 @@ def mqm_rows(db: Database) -> Iterator[list[str]]:
                 out += [(int(x), r) for x, r in zip(lines, rows, strict=True)]
             else:
                 out += [(None, r) for r in rows]
-    if out and all(line is not None for line, _ in out):
+    at = [line for line, _ in out]
+    if out and None not in at and len(set(at)) == len(at):
         out.sort(key=lambda o: o[0] or 0)            # an unedited import: the file's order
     for _, r in out:
         yield r

@@ -354,3 +354,18 @@ def test_hands_on_the_wheel_rows_are_refused_or_skipped(tmp_path):
     db, report = read_mqm_tsv(src, lenient=True)
     assert [n for n, _ in report.skipped] == [2] and report.rows == 1
     assert db.sources[0].targets[0].span_annotations[0].seconds == 0.1
+
+
+def test_two_merged_imports_export_grouped_not_by_line(tmp_path):
+    a = _tsv(tmp_path / "a.tsv", ROWS[:3])
+    b = _tsv(tmp_path / "b.tsv", [r[:4] + (name,) + r[5:]
+                                  for r, name in zip(ROWS[:3], ("rater9", "rater9", "rater8"),
+                                                     strict=True)])
+    db, _ = read_mqm_tsv(a)
+    other, _ = read_mqm_tsv(b)
+    merge(db, other)
+    write_mqm_tsv(db, tmp_path / "out.tsv")
+    out = (tmp_path / "out.tsv").read_text(encoding="utf-8").splitlines()
+    # both files have lines 2-4: grouped by candidate and rater, not interleaved by line
+    assert [r.split("\t")[4] for r in out[1:]] == ["rater1", "rater1", "rater2", "rater9",
+                                                   "rater9", "rater8"]
