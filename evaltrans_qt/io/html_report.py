@@ -1,5 +1,5 @@
-"""A self-contained HTML report of an analysis (:class:`~evaltrans_qt.engine.analysis.
-pairwise.AnalysisResult`): one file that opens in any browser without a network.
+"""A self-contained HTML report of an analysis (``engine.analysis.pairwise.AnalysisResult``):
+one file that opens in any browser without a network.
 
 Everything is in the page: the style sheet inline, every chart an inline ``<svg>`` drawn
 here (grouped bars with the bootstrap intervals as whiskers), no script, no image, no link

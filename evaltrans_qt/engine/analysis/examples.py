@@ -8,9 +8,9 @@ output, reference) repeat an earlier one are dropped, the rest sorted by
 is better (10 each by default). We list both largest difference first.
 
 Edits are the word-level Levenshtein alignment of each output with the reference (WER's
-alignment, thesis Algorithm 4.1, :func:`~evaltrans_qt.engine.kernels.levenshtein.
-lev_backtrace`): each output word is a match ``=``, substitution ``S`` or insertion ``I``,
-each reference word a match, substitution or deletion ``D``.
+alignment, thesis Algorithm 4.1, ``kernels.levenshtein.lev_backtrace``): each output word
+is a match ``=``, substitution ``S`` or insertion ``I``, each reference word a match,
+substitution or deletion ``D``.
 """
 
 from __future__ import annotations

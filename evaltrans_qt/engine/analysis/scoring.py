@@ -10,8 +10,8 @@ the registry.
   add-one on the orders n >= 2 -- times 100; computed here from the same clipped counts,
   vectorised, equal to NLTK's to rounding). Both work on the analysis' tokens.
 * any registry measure (``bleu``, ``chrf``, ``ter``, ``wer``, ...) -- the measure with the
-  run's options against the analysis' one reference (:class:`~evaltrans_qt.engine.run.
-  scoring.Scorer`), in sacreBLEU's display unit (percent for BLEU, chrF and error rates).
+  run's options against the analysis' one reference (``engine.run.scoring.Scorer``), in
+  sacreBLEU's display unit (percent for BLEU, chrF and error rates).
 
 Every measure gives per-sentence sufficient statistics that add up, a batch score of summed
 rows (for the paired bootstrap of ``engine/metaeval/significance.py``) and sentence scores.
