@@ -229,10 +229,20 @@ def _changes(d: Definition, rdb: Database, r: Returned) -> list[Change]:
         key = (si, system)
         if key not in index:
             targets = rdb.sources[si].targets
-            index[key] = next(k for k, x in enumerate(targets)
-                              if (x.system or "") == system and not is_ref(x))
+            found = next((k for k, x in enumerate(targets)
+                          if (x.system or "") == system and not is_ref(x)), None)
+            if found is None:
+                raise CampaignError(f"source {si + 1} of the result has no candidate of "
+                                    f"{system!r} (the result was changed); nothing written",
+                                    r.path)
+            index[key] = found
         ti = index[key]
         real_t = rdb.sources[si].targets[ti]
+        if real_t.text != t.text:
+            raise CampaignError(f"source {si + 1}, system {system!r}: the result's candidate "
+                                f"{_short(real_t.text)} is not the campaign's "
+                                f"{_short(t.text)} (the result was changed); nothing written",
+                                r.path)
         for s in t.scores:
             if s.cls in d.classes and not s.extrapolated:
                 out.append(ScoreChange(**source_fields(rdb, si), target=real_t.text,

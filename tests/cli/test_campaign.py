@@ -501,3 +501,20 @@ def test_a_bundle_and_a_result_round_trip_byte_for_byte(campaign, returned, tmp_
     assert rc == 0, err
     save_database(load_database(tmp_path / "r.etdb.xml"), tmp_path / "r2.etdb.xml")
     assert (tmp_path / "r2.etdb.xml").read_bytes() == (tmp_path / "r.etdb.xml").read_bytes()
+
+
+def test_a_result_whose_candidates_changed_is_not_merged_into(campaign, returned, tmp_path,
+                                                              capsys):
+    out = tmp_path / "r.etdb.xml"
+    assert _collect(campaign, [returned / "ann1.etdb.xml"], out, capsys)[0] == 0
+    d = read_campaign(campaign / "c.etcampaign.json")
+    plan = assign(d)["blind"]
+    si, system = d.items[plan.real_items[0]]
+    r = load_database(out)
+    t = next(t for t in r.sources[si].targets if t.system == system)
+    t.text += " changed"
+    save_database(r, out)
+    before = out.read_bytes()
+    rc, _, err = _collect(campaign, [returned / "blind.etdb.xml"], out, capsys)
+    assert rc == 2 and f"source {si + 1}, system '{system}'" in err and "changed" in err
+    assert out.read_bytes() == before
