@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -190,7 +190,10 @@ def registry_measure(name: str, corpus: AnalysisCorpus,
     def stats(c: AnalysisCorpus, system: str) -> np.ndarray:
         got = cache.get(system)
         if got is None:
-            got = cache[system] = scorer.stats(c.out_texts[system])[key]
+            segs = scorer.segments(key, c.out_texts[system])
+            if any(c.source_texts):              # GLEU reads the source
+                segs = [replace(sg, src_text=src) for sg, src in zip(segs, c.source_texts)]
+            got = cache[system] = np.asarray(m.corpus_stats(segs), np.float64)
         return got
 
     def batch(sums: np.ndarray) -> np.ndarray:

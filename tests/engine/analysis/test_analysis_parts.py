@@ -210,3 +210,19 @@ def test_progress_and_cancel():
     with pytest.raises(Cancelled):
         analyze_systems(c, settings=FAST, progress=seen.append, cancel=StopAfter(2))
     assert seen == ["scores", "word_accuracy"]
+
+
+def test_gleu_reads_the_source_of_a_database():
+    """GLEU (a registry measure that uses the source) in the analysis equals compare-mt's
+    GleuScorer on the same tokens; without sources it is a clear error."""
+    from compare_mt.scorers import GleuScorer
+    db = et.Database.demo()
+    res = et.analyze(db, ["WebTrans", "RuleMT"], measure="gleu", samples=10,
+                     tokenization="none")
+    c = corpus_from_database(db, ["WebTrans", "RuleMT"], EvalOptions(tokenization="none"))
+    src = [s.split() for s in c.source_texts]
+    theirs = [GleuScorer().score_corpus(c.ref, c.outs[s], src)[0] for s in c.systems]
+    assert np.allclose(res.scores.score, theirs, rtol=0, atol=1e-9)
+    lists = corpus_from_lists(["a b c"], {"A": ["a b"], "B": ["a c"]})
+    with pytest.raises(EvalTransError, match="source"):
+        analyze_systems(lists, measure="gleu", settings=FAST)
