@@ -244,6 +244,9 @@ class ComparisonChoice:
         if not measure:
             raise OptionError("comparison: name a measure")
         labels = None if not new["labels"] else tuple(str(p) for p in new["labels"])
+        if labels is not None and len(labels) > 1 and "labels" not in changes \
+                and systems != self.systems:
+            labels = labels[:1]     # the systems' label files belong to the systems before
         state = (systems, measure, ref, new["top"], new["examples"], new["samples"],
                  new["train"] or None, labels)
         old = (self.systems, self.measure, self.reference, self.top, self.examples,

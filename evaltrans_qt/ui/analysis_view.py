@@ -260,7 +260,10 @@ class AnalysisView(QWidget):
         self.train_button.setPopupMode(QToolButton.MenuButtonPopup)
         self.train_button.clicked.connect(self.ask_train)
         menu = QMenu(self.train_button)
-        menu.addAction("Use the test references", lambda: self._write(train=None))
+        menu.addAction("Frequencies in the test references", lambda: self._write(train=None))
+        menu.addSeparator()
+        menu.addAction("Label files (e.g. POS tags)…", self.ask_labels)
+        menu.addAction("No label files", lambda: self._write(labels=None))
         self.train_button.setMenu(menu)
         row.addWidget(self.train_button)
         self.pair_label = QLabel("Pair:")
@@ -454,6 +457,10 @@ class AnalysisView(QWidget):
             self.examples_spin.setValue(c.examples)
             self.train_button.setText(f"Training corpus: {Path(c.train).name}" if c.train
                                       else "Training corpus…")
+            self.train_button.setToolTip(
+                "Count word frequencies in a training corpus (one sentence a line) instead "
+                "of the test references; the menu: label files for word accuracy by label"
+                + (f"\nLabel files: {', '.join(c.labels)}" if c.labels else ""))
         finally:
             self._filling = False
 
@@ -496,6 +503,24 @@ class AnalysisView(QWidget):
                                                "Text (*.txt *.tok *);;All files (*)")
         if path:
             self._write(train=path)
+
+    def ask_labels(self) -> None:
+        """Ask for the reference's label file (one line of labels per source, one label
+        per reference word), then optionally one per chosen system (cancel: none)."""
+        start = str(self.workspace.path.parent) if self.workspace.path else ""
+        ref, _f = QFileDialog.getOpenFileName(
+            self, "Labels of the reference words (one line per source)", start)
+        if not ref:
+            return
+        files = [ref]
+        for s in self.choice.systems:
+            path, _f = QFileDialog.getOpenFileName(
+                self, f"Labels of {s}'s words (cancel: the reference's labels only)", start)
+            if not path:
+                files = [ref]
+                break
+            files.append(path)
+        self._write(labels=files)
 
     def _choice_changed(self) -> None:
         self._show_choice()

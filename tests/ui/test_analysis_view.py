@@ -283,3 +283,71 @@ def test_screenshot_tab_shows_an_analysis_page(qtbot, tab):
     assert view.tabs.tabText(view.tabs.currentIndex()) == "Examples"
     with pytest.raises(SystemExit, match="no such page.*N-grams"):
         _show_results_tab(window, "analysis/bogus")
+
+
+def _label_files(db, systems, options, tmp_path):
+    """Label files (one line per source) for the first reference's words and each system's
+    output words: NUM (a digit), P (no letter or digit), CAP (capitalised), w."""
+    from evaltrans_qt.engine.analysis.corpus import corpus_from_database
+
+    def tag(w: str) -> str:
+        return "NUM" if any(ch.isdigit() for ch in w) else \
+            "P" if not any(ch.isalnum() for ch in w) else "CAP" if w[0].isupper() else "w"
+    corpus = corpus_from_database(db, systems, options)
+    files = []
+    for name, sents in [("ref", corpus.ref)] + [(s, corpus.outs[s]) for s in systems]:
+        lines = [""] * len(db.sources)
+        for i, words in zip(corpus.source_index, sents):
+            lines[i] = " ".join(tag(w) for w in words)
+        f = tmp_path / f"{name}.labels"
+        f.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        files.append(str(f))
+    return files
+
+
+def test_label_files_give_word_accuracy_by_label(qtbot, tab, demo_copy, tmp_path,
+                                                  monkeypatch):
+    window, _rv, view = tab
+    ws = window.workspace
+    systems = list(ws.comparison.systems)
+    files = _label_files(ws.database, systems, ws.options, tmp_path)
+    # the menu's dialogs: the reference's file, then one per system
+    from evaltrans_qt.ui import analysis_view
+    answers = iter([(files[0], ""), (files[1], ""), ("", "")])
+    monkeypatch.setattr(analysis_view.QFileDialog, "getOpenFileName",
+                        staticmethod(lambda *a, **k: next(answers)))
+    view.ask_labels()          # B's file cancelled: the reference's labels only
+    assert ws.comparison.labels == (files[0],)
+    answers = iter([(f, "") for f in files])
+    view.ask_labels()
+    assert ws.comparison.labels == tuple(files)
+    r = _compute(qtbot, view)
+    want = analyze(load_database(demo_copy), systems, options=ws.options, labels=files)
+    assert [view.word_kind.itemData(i) for i in range(view.word_kind.count())] == \
+        ["frequency", "label"]
+    view.word_kind.setCurrentIndex(1)
+    _equal(view.words_model, want.label_accuracy, list(want.label_accuracy.columns))
+    assert r.label_accuracy is not None and r.label_accuracy.fmeas.notna().all()
+    la = want.label_accuracy
+    assert list(view.word_bars.values[systems[0]]) == pytest.approx(
+        list(la[la.system == systems[0]].fmeas))
+    # other systems: their label files no longer apply, the reference's still do
+    ws.comparison.set(systems=list(reversed(systems)))
+    assert ws.comparison.labels == (files[0],)
+
+
+def test_the_analysis_runs_off_the_ui_thread(qtbot, tab, monkeypatch):
+    import threading
+
+    from evaltrans_qt.ui import analysis_view
+    _window, _rv, view = tab
+    threads = []
+    real = analysis_view.analysis_job
+
+    def spy(db, options, values):
+        threads.append(threading.current_thread())
+        return real(db, options, values)
+    monkeypatch.setattr(analysis_view, "analysis_job", spy)
+    r = _compute(qtbot, view)
+    assert threads and all(t is not threading.main_thread() for t in threads)
+    assert view.result is r
