@@ -107,7 +107,8 @@ def create_campaign(database: PathLike, out: PathLike, *, protocol: str,
                     instructions: PathLike | None = None,
                     tutorial: PathLike | None = None) -> Definition:
     """Make the definition of a campaign over the database file ``database`` and write it
-    to ``out`` (module doc); :class:`CampaignError` naming the problem."""
+    to ``out`` (module doc); :class:`CampaignError` naming the problem -- also when ``out``
+    already holds another campaign (never overwritten: its bundles may be out)."""
     db = load_database(database)
     spec = PROTOCOLS.get(protocol)
     if classes is not None and (spec is None or spec.name != "classes"):
@@ -160,6 +161,9 @@ def create_campaign(database: PathLike, out: PathLike, *, protocol: str,
                    qc=qc or QCPlan(), instructions=text, tutorial=tut,
                    fingerprint=fingerprint(db, items))
     check_definition(d)
+    if Path(out).exists() and Path(out).read_bytes() != dumps_campaign(d):
+        raise CampaignError("exists and holds another campaign (its bundles may be out); not "
+                            "overwritten: choose another name or remove it first", out)
     write_campaign(d, out)
     return d
 

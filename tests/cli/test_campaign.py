@@ -518,3 +518,13 @@ def test_a_result_whose_candidates_changed_is_not_merged_into(campaign, returned
     rc, _, err = _collect(campaign, [returned / "blind.etdb.xml"], out, capsys)
     assert rc == 2 and f"source {si + 1}, system '{system}'" in err and "changed" in err
     assert out.read_bytes() == before
+
+
+def test_create_never_overwrites_another_campaign(campaign, tmp_path, capsys):
+    c = tmp_path / "c.etcampaign.json"
+    shutil.copy(campaign / "c.etcampaign.json", c)
+    before = c.read_bytes()
+    capsys.readouterr()
+    assert main(["campaign", "create", str(campaign / "db.etdb.xml"), "--protocol", "esa",
+                 "--annotators", "x,y", "-o", str(c)]) == 2
+    assert "holds another campaign" in capsys.readouterr().err and c.read_bytes() == before
