@@ -172,7 +172,9 @@ def _check_mtme_options(args: argparse.Namespace, stats: list[str], flag: str) -
     ``--p-values``)."""
     from evaltrans_qt.engine.metaeval.metrics_task import P_VALUE_STATISTICS
     from evaltrans_qt.errors import OptionError
-    averaged = [s for s in stats if s not in ("acc-eq", "spa", "pdp")]
+    # acc-eq, spa and pdp average their own way; kendall-like is always weighted by its
+    # pairs and never undefined in a group (mt-metrics-eval's KendallLike)
+    averaged = [s for s in stats if s not in ("acc-eq", "spa", "pdp", "kendall-like")]
     if args.epsilon is not None and not {"kendall", "acc-eq"} & set(stats):
         raise OptionError(f"--epsilon is the metric tie threshold of {flag} kendall or acc-eq")
     if args.epsilon is not None and args.epsilon < 0:
@@ -180,11 +182,11 @@ def _check_mtme_options(args: argparse.Namespace, stats: list[str], flag: str) -
     if args.gold_threshold is not None and "kendall-like" not in stats:
         raise OptionError(f"--gold-threshold applies to {flag} kendall-like")
     if args.micro and not averaged:
-        raise OptionError(f"--micro weights the groups' {flag} values (not acc-eq, spa or "
-                          "pdp, which average their own way)")
+        raise OptionError(f"--micro weights the groups' {flag} values (not acc-eq, spa, "
+                          "pdp or kendall-like, which average their own way)")
     if args.nan_as_zero and not averaged:
         raise OptionError(f"--nan-as-zero counts undefined group values of {flag} as 0 "
-                          "(not acc-eq, spa or pdp)")
+                          "(not acc-eq, spa, pdp or kendall-like)")
     if getattr(args, "p_values", False) and not set(P_VALUE_STATISTICS) & set(stats):
         raise OptionError("--p-values gives the p-values of --stats "
                           + ", ".join(P_VALUE_STATISTICS))
@@ -684,7 +686,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="a WMT metrics task's statistics for this language pair and their "
                         "average, as mt-metrics-eval's task sets (wmt23: sys accuracy and "
                         "Pearson, seg Pearson, seg acc-eq by item; wmt24/wmt25: sys spa, seg "
-                        "acc-eq by item)")
+                        "acc-eq by item; WMT25's ESA pairs are judged against its first "
+                        "human score version, --human esa-human1)")
     p.add_argument("--resamples", type=int, default=None, metavar="K",
                    help="--task: resamples of the permutation tests behind the significance "
                         "clusters of each component and of the average (default 0 = none, "

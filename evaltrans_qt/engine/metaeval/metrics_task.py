@@ -330,6 +330,9 @@ def metric_significance(data: MetaEvalData, statistic: str = "pearson", *, level
     a metric has none) and n = all cells, the unscored ones included.
     ``epsilon``, ``gold_threshold``, ``micro``, ``nan_as_zero``: as :func:`metrics_table`;
     ``early_stop``: PERM-BOTH / perm-pairs stop early as mt-metrics-eval's tests do.
+    PERM-BOTH resamples the statistic as it is reported (``kendall-like`` weighted by its
+    pairs, ``micro`` weighted by cells), where mt-metrics-eval's ``PermutationSigDiff``
+    averages the groups' values unweighted.
     """
     _check(level, grouping, [statistic])
     if statistic == "spa":
