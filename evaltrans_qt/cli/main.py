@@ -46,6 +46,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "combine": ("metaeval", "correlation-optimal weights of measures (thesis eq. 6.15) with "
                             "k-fold cross-validation"),
     "correlate": ("metaeval", "correlation of measures with human scores"),
+    "errorclasses": ("errorclasses", "automatic error classes (inflection, reordering, "
+                                     "missing, extra, lexical) of a candidate file, as "
+                                     "Hjerson"),
     "export": ("data", "write a database in another format"),
     "extrapolate": ("human", "leave-one-out accuracy of the database method; with -o, fill "
                              "unscored candidates"),
