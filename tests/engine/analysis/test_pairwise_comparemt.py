@@ -235,3 +235,28 @@ def test_example_edits_mark_every_word(data):
         for w, m in zip(row.output_a, row.edits_a):
             if m == "=":
                 assert w in row.reference
+
+
+def test_case_ignored_equals_comparemts_case_insensitive(data, capsys):
+    """``case="ignore"`` (our tokens lower-cased) gives compare-mt's ``case_insensitive=True``
+    numbers on the original tokens."""
+    rng = random.Random(9)
+    refs, outs = build_corpus(n=30, seed=4)
+
+    def shout(line: str) -> str:
+        return " ".join(w.upper() if rng.random() < 0.3 else w for w in line.split())
+
+    refs = [shout(r) for r in refs]
+    outs = {s: [shout(o) for o in lines] for s, lines in outs.items()}
+    ours = analyze_systems(corpus_from_lists(refs, outs, case="ignore"),
+                           settings=AnalysisSettings(samples=10, error_classes=False))
+    ref = [r.split() for r in refs]
+    sys_outs = [[o.split() for o in outs[s]] for s in ("A", "B")]
+    words = cmt.generate_word_accuracy_report(ref, sys_outs, case_insensitive=True)
+    _accuracy_equal(ours.word_accuracy, words.statistics, words.bucketer.bucket_strs)
+    bleu = cmt.generate_score_report(ref, sys_outs, score_type="bleu", case_insensitive=True)
+    assert np.allclose(ours.scores.score, bleu.scores, rtol=0, atol=TOL)
+    ex = cmt.generate_sentence_examples(ref, sys_outs, case_insensitive=True)
+    a = ours.examples[ours.examples.better == "A"]
+    assert np.allclose(a.score_a, [row[1] for row in ex.scorediff_lists[0][:10]], rtol=0,
+                       atol=TOL)
