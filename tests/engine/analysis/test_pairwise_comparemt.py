@@ -237,7 +237,7 @@ def test_example_edits_mark_every_word(data):
                 assert w in row.reference
 
 
-def test_case_ignored_equals_comparemts_case_insensitive(data, capsys):
+def test_case_ignored_equals_comparemts_case_insensitive(capsys):
     """``case="ignore"`` (our tokens lower-cased) gives compare-mt's ``case_insensitive=True``
     numbers on the original tokens."""
     rng = random.Random(9)
