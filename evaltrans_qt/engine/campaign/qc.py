@@ -6,7 +6,7 @@ Texts:
 * :func:`bad_reference` -- a *BAD reference* (Graham et al. 2017 §4.1; WMT since 2016,
   Appraise's batch scripts ``_create_bad_ref``): the candidate with a random phrase replaced
   by a phrase of another sentence; the phrase has 1 word for a 1-word candidate, 2 for 2-5
-  words, 3 for 6-8, 4 for 9-15, 5 for 16-20 and a quarter of the words beyond;
+  words, 3 for 6-8, 4 for 9-15, 5 for 16-20 and 6 beyond (Appraise's mapping);
 * :func:`inject_error` -- Anthea's attention check ("hands on the wheel"): one word
   swapped with its neighbour or deleted; the span a careful annotator should mark is
   returned (the two swapped words; the words on both sides of a deletion).
@@ -57,7 +57,7 @@ def _bad_length(n: int) -> int:
         return 4
     if n <= 20:
         return 5
-    return n // 4
+    return 6
 
 
 def bad_reference(text: str, donor: str, rng: random.Random) -> str:
