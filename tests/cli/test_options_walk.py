@@ -91,6 +91,7 @@ BASE: dict[str, list[str]] = {
                 "--top", "3", "--examples", "1"],
     "batch": ["batch", "--source", "s.txt", "--reference", "r.txt", "--target", "h.txt"],
     "classes": ["classes", "demo.etdb.xml"],
+    "errorclasses": ["errorclasses", "-R", "r.txt", "-H", "h.txt"],
     "import text": ["import", "text", "--source", "s.txt", "--reference", "r.txt", "-o",
                     "o.etdb.xml"],
     "import wmt": ["import", "wmt", "wmt", "-o", "o.etdb.xml"],
@@ -411,6 +412,15 @@ TABLE: dict[str, dict[str, object]] = {
                     "combine", "h.etdb.xml", "--human", "adequacy", "--measures", "wer,bleu"]),
                 "--unweighted": R("--unweighted", needle="--unweighted"),
                 "--json": C("--json")},
+    "errorclasses": {
+        "--reference": N, "--hypothesis": N,
+        "--reference-base": C("-B", "r.txt", "-b", "h.txt"),
+        "--hypothesis-base": R("-b", "h.txt", needle="go together"),
+        "--reference-pos": C("-A", "r.txt", "-a", "h.txt"),
+        "--hypothesis-pos": R("-a", "h.txt", needle="go together"),
+        "--language": C("--language", "german"), "--prefix4": C("--prefix4"),
+        "--sentences": C("-s"), "--classes": C("-c", "cats.txt"), "--json": C("--json"),
+    },
     "score": {
         "--citation": R("--citation", needle="download"),
         "--list": R("--list", needle="download"),
