@@ -895,7 +895,8 @@ def significance(run: Run, measure: str, *, method: str = "bootstrap",
 @_checked
 def analyze(db: _EngineDatabase, systems: Sequence[str], *, measure: str = "comparemt-bleu",
             options: EvalOptions | None = None, reference: str | None = None,
-            train: PathLike | None = None, labels: Sequence[PathLike] | None = None,
+            train: PathLike | None = None,
+            labels: PathLike | Sequence[PathLike] | None = None,
             top: int = 50, examples: int = 10, samples: int = 1000,
             seed: int | str | None = "env", preset: str | None = None,
             **option_values: Any) -> AnalysisResult:
@@ -926,9 +927,10 @@ def analyze(db: _EngineDatabase, systems: Sequence[str], *, measure: str = "comp
         counts = read_train_counts(train, opts.tokenization, opts.case)
     label_data = None
     if labels is not None:
-        for f in labels:
+        files = [labels] if isinstance(labels, (str, os.PathLike)) else list(labels)
+        for f in files:
             _check_path(f, "labels")
-        label_data = read_labels(corpus, list(labels), len(db.sources))
+        label_data = read_labels(corpus, files, len(db.sources))
     settings = AnalysisSettings(measure=measure, top_ngrams=top, top_examples=examples,
                                 samples=samples, seed=seed)
     return analyze_systems(corpus, measure=measure, options=opts, train_counts=counts,
