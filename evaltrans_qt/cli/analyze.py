@@ -86,6 +86,10 @@ def run(args: argparse.Namespace) -> int:
         from evaltrans_qt.engine.measures import resolve
         if resolve(measure) is None:
             raise OptionError(f"--measure: unknown measure '{measure}'")
+    for name, flag in (("leaving_one_out", "--leaving-one-out"), ("extrapolate", "--extrapolate")):
+        if getattr(args, name, None):
+            raise OptionError(f"{flag} is not used here: the analysis compares each output with "
+                              "one reference and reads no human scores")
     refuse_unused_options(args, registry, f"the analysis uses --tokenization, --case, "
                           f"--error-classes-base, --stem-language and the measure {measure}",
                           command_uses=_USES)

@@ -90,3 +90,10 @@ def test_bad_files_exit_2_naming_file_and_line(demo, tmp_path, capsys):
     rc, _, err = _run(capsys, "analyze", demo, "--systems", SYSTEMS, "--html",
                       tmp_path / "no" / "r.html")
     assert rc == 2 and "--html" in err
+
+
+@pytest.mark.parametrize("argv", [["--measure", "bleu", "--leaving-one-out", "bleu"],
+                                  ["--extrapolate"]])
+def test_options_without_meaning_here_are_refused(demo, capsys, argv):
+    rc, _, err = _run(capsys, "analyze", demo, "--systems", SYSTEMS, *argv)
+    assert rc == 2 and "is not used here" in err
