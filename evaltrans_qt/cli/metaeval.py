@@ -718,8 +718,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                         "perm-both", "williams", "perm-pairs"),
                    default="bootstrap", help="between systems: bootstrap, randomization, "
                    "bootstrap-centred; between metrics (--between-metrics): perm-both "
-                   "(default), williams, or perm-pairs (acc-eq: pairwise comparisons "
-                   "swapped, as the WMT23-WMT25 tasks)")
+                   "(default), williams, or perm-pairs (acc-eq, as the WMT23-WMT25 tasks, "
+                   "or kendall a/b/23/acc23 at --epsilon: pairwise comparisons swapped)")
     p.add_argument("--between-metrics", action="store_true",
                    help="compare the measures' correlations with --human (default: the first "
                         "class) instead of the systems: p-values and significance clusters")

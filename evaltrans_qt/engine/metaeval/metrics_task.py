@@ -343,8 +343,13 @@ def metric_significance(data: MetaEvalData, statistic: str = "pearson", *, level
     if method == "williams" and statistic != "pearson":
         raise OptionError("Williams' test compares Pearson correlations; use --statistic "
                           "pearson or --method perm-both")
-    if method == "perm-pairs" and statistic != "acc-eq":
-        raise OptionError("the pairwise permutation test (perm-pairs) compares acc-eq; use "
+    if method == "perm-pairs" and statistic == "kendall" and variant == "c":
+        raise OptionError("the pairwise permutation test (perm-pairs) swaps pairs: tau_c "
+                          "depends on the scores themselves; use --kendall-variant a, b, 23 "
+                          "or acc23")
+    if method == "perm-pairs" and statistic not in ("acc-eq", "kendall"):
+        raise OptionError("the pairwise permutation test (perm-pairs) compares acc-eq or "
+                          "kendall; use "
                           "--statistic acc-eq or --method perm-both")
     names = list(measures) if measures is not None else list(data.metrics)
     if len(names) < 2:
@@ -403,7 +408,9 @@ def metric_significance(data: MetaEvalData, statistic: str = "pearson", *, level
         return williams_test(values[i], values[j], r_ab, n)
 
     if method == "perm-pairs":
-        p = _pairs_matrix(g, vs, samples, seed, early_stop)
+        p = _pairs_matrix(g, vs, samples, seed, early_stop,
+                          variant="acc23" if statistic == "acc-eq" else variant,
+                          epsilon=(epsilon or 0.0) if statistic == "kendall" else epsilon)
     else:
         # PermutationSigDiff with KendallWithTiesOpt (acc-eq recalibrated in every
         # resample) swaps the cells system by system whatever the grouping (our order);
@@ -415,18 +422,22 @@ def metric_significance(data: MetaEvalData, statistic: str = "pearson", *, level
 
 
 def _pairs_matrix(g: Grouped, vs: list[np.ndarray], samples: int, seed: int,
-                  early_stop: EarlyStop | None = None) -> np.ndarray:
+                  early_stop: EarlyStop | None = None, *, variant: str = "acc23",
+                  epsilon: float | None = None) -> np.ndarray:
     """p[i, j] by :func:`~.statistics.pair_permutation.perm_pairs` between every two of
-    ``vs`` (cells of ``g``), each metric at its own acc*_eq epsilon."""
+    ``vs`` (cells of ``g``) on Kendall ``variant``, each metric at its own calibrated
+    acc*_eq epsilon (``epsilon`` None, as ``PairwisePermutationSigDiff``'s default) or all
+    at ``epsilon``."""
     from evaltrans_qt.engine.metaeval.statistics.pair_permutation import perm_pairs
-    eps = [g.acc_eq(v, cells=True, seed=seed).epsilon for v in vs]
+    eps = ([g.acc_eq(v, cells=True, seed=seed).epsilon for v in vs] if epsilon is None
+           else [epsilon] * len(vs))
     k = len(vs)
     out = np.full((k, k), np.nan)
     for i in range(k):
         for j in range(i + 1, k):
             out[i, j], _, out[j, i] = perm_pairs(vs[i], vs[j], g.human, g.gid, eps[i], eps[j],
-                                                 samples=samples, seed=seed + i * k + j,
-                                                 early_stop=early_stop)
+                                                 variant=variant, samples=samples,
+                                                 seed=seed + i * k + j, early_stop=early_stop)
     return out
 
 

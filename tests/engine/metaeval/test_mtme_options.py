@@ -224,3 +224,43 @@ def test_perm_both_on_tie_calibrated_acc_eq_with_early_stop(average_by):  # test
         mstats.KendallWithTiesOpt, average_by, 40,
         mstats.PermutationSigDiffParams(block_size=10), variant="acc23", sample_rate=1.0)
     assert sig.p[0, 1] == pytest.approx(their_p, abs=1e-12)
+
+
+@pytest.mark.parametrize("variant,epsilon", [("b", 1.0), ("b", 0.0), ("23", 1.0),
+                                             ("acc23", 0.5)])
+def test_perm_pairs_kendall_variants_equal_the_vendored_code(variant, epsilon):
+    """PairwisePermutationSigDiff on a Kendall variant at given epsilons (its
+    testKendallVariantsB, and the same p-value with its generator seeded alike)."""
+    gold, m1, m2 = [1, 3, 3, 3, 1, 2, 1, 2], [2, 4, 6, 6, 2, 6, 3, 7], [1, 5, 4, 4, 4, 3, 2, 1]
+    g = _g(4, gold, "item")
+    a, b = g.cells(_matrix(4, m2)), g.cells(_matrix(4, m1))
+    p, delta, _ = perm_pairs(a, b, g.human, g.gid, epsilon, epsilon, variant=variant,
+                             samples=50, seed=6)
+    np.random.seed(6)
+    c1, c2 = mstats.Correlation(4, gold, m1), mstats.Correlation(4, gold, m2)
+    their_p, their_delta, used, _ = mstats.PairwisePermutationSigDiff(
+        c1, c2, variant, "item", k=50, epsilon1=epsilon, epsilon2=epsilon)
+    assert used == 50
+    assert delta == pytest.approx(c2.KendallVariants("item", variant, epsilon=epsilon)[0]
+                                  - c1.KendallVariants("item", variant, epsilon=epsilon)[0])
+    assert delta == pytest.approx(their_delta, abs=1e-12)
+    assert p == pytest.approx(their_p, abs=1e-12)
+    with pytest.raises(ValueError, match="tau_c"):
+        perm_pairs(a, b, g.human, g.gid, 0, 0, variant="c", samples=5)
+
+
+def test_significance_perm_pairs_on_kendall():
+    from evaltrans_qt.errors import OptionError
+    gm, m1, m2 = _matrix(4, GOLD8), _matrix(4, M1), _matrix(4, M2)
+    data = MetaEvalData("h", [f"s{k}" for k in range(4)], [(0, 0), (1, 0)], gm,
+                        {"m1": m1, "m2": m2}, gm.mean(axis=1),
+                        {"m1": m1.mean(axis=1), "m2": m2.mean(axis=1)},
+                        {"m1": False, "m2": False}, "mtme")
+    sig = metric_significance(data, "kendall", level="seg", grouping="item",
+                              method="perm-pairs", variant="b", epsilon=1.0, samples=30)
+    assert sig.method == "perm-pairs" and 0 <= sig.p[0, 1] <= 1
+    with pytest.raises(OptionError, match="tau_c"):
+        metric_significance(data, "kendall", level="seg", grouping="item",
+                            method="perm-pairs", variant="c")
+    with pytest.raises(OptionError, match="acc-eq or kendall"):
+        metric_significance(data, "pearson", level="seg", method="perm-pairs")

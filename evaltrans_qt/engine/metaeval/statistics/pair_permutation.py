@@ -9,7 +9,9 @@ metric B's, with probability 1/2. So two metrics with different optimal epsilons
 compared without recalibrating them in every resample. The statistic is acc_23 (or
 tau_23): per group the share of pairs the metric and the humans order alike (ties
 included), averaged over groups; the p-value that A is better is the share of resamples
-whose difference (A-side minus B-side) is >= the observed one.
+whose difference (A-side minus B-side) is >= the observed one. Kendall's tau_a and
+tau_b (at the given thresholds) are taken from each group's counts of the five kinds of
+pair, as its ``KendallVariants`` with ``PairwiseDiffs`` takes them.
 
 The swaps are drawn as mt-metrics-eval draws them -- per group of n cells an n x n
 ``binomial(1, 0.5)`` matrix from numpy's legacy generator whose upper triangle decides
@@ -41,24 +43,43 @@ def perm_pairs(a: np.ndarray, b: np.ndarray, human: np.ndarray, gid: np.ndarray,
     it stops as that function does: the check runs only after a resample that is a hit
     for ``a`` (its check sits inside the hit branch), at a block boundary. ``draws``
     collects each resample's (A-side, B-side) values."""
-    if variant not in WEIGHTS:
-        raise ValueError("the pairwise permutation test needs variant 'acc23' or '23'")
+    if variant not in (*WEIGHTS, "a", "b"):
+        raise ValueError("the pairwise permutation test needs Kendall variant a, b, 23 or "
+                         "acc23 (tau_c depends on the scores, not only the pairs)")
     a, b, h = (np.asarray(v, float) for v in (a, b, human))
     _, g = np.unique(np.asarray(gid), return_inverse=True)
     i, j, pg = within_pairs(g)
     if i.size == 0:
         return math.nan, math.nan, math.nan
-    w = WEIGHTS[variant]
-    va = w[pair_categories(a, h, i, j, eps_a)]
-    vb = w[pair_categories(b, h, i, j, eps_b)]
     counts = np.bincount(g)
     n_groups = counts.size
     pairs_per_group = np.bincount(pg, minlength=n_groups).astype(float)
     used = pairs_per_group > 0
+    cat_a = pair_categories(a, h, i, j, eps_a)
+    cat_b = pair_categories(b, h, i, j, eps_b)
+    if variant in WEIGHTS:                  # linear in the pairs: one weighted count
+        w = WEIGHTS[variant]
+        va, vb = w[cat_a], w[cat_b]
 
-    def stat(v: np.ndarray) -> float:
-        per = np.bincount(pg, v, n_groups)[used] / pairs_per_group[used]
-        return float(per.mean())
+        def stat(v: np.ndarray) -> float:
+            per = np.bincount(pg, v, n_groups)[used] / pairs_per_group[used]
+            return float(per.mean())
+    else:                                   # tau_a / tau_b from each group's five counts
+        va, vb = cat_a, cat_b
+
+        def stat(v: np.ndarray) -> float:
+            c = np.bincount(pg * 5 + v, minlength=n_groups * 5).reshape(n_groups, 5)
+            c = c[used].astype(float)
+            con, dis, tm_only, th_only, both = c.T
+            p = c.sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                if variant == "a":
+                    per = (con - dis) / p
+                else:
+                    per = (con - dis) / np.sqrt(p - tm_only - both) / np.sqrt(p - th_only - both)
+                    per[(tm_only + both == p) | (th_only + both == p)] = np.nan
+            per = per[np.isfinite(per)]
+            return float(per.mean()) if per.size else 0.0     # as its _Corr: 0 when none
 
     delta = stat(va) - stat(vb)
     # where each pair's draw sits in one resample's draws: groups one after another,
