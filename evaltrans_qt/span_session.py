@@ -24,8 +24,13 @@ shown are added to the annotation's time with each edit.
 * ESA (``protocol="esa"``): severities Minor/Major only, and :meth:`set_score` gives the
   0-100 score (class ``esa``, declared -- and the file saved -- when the session starts,
   so a journaled score always finds its class on replay).
-* Pre-filled spans: :meth:`SpanSessionModel.use_suggestions` shows another judge's spans
-  (e.g. imported machine spans) as :meth:`~SpanSessionModel.suggestions`, which the judge
+* The judge's annotations are human ones (origin ``human``, engine/human/spans/model.py),
+  whatever the judge's name: a machine's suggested spans under the same name are never
+  edited by the session.
+* Pre-filled spans: :meth:`SpanSessionModel.use_suggestions` shows a machine's suggested
+  spans (its annotation of origin ``machine``: imported xCOMET or GEMBA-MQM output, TER's
+  edits; else, for databases written before annotations had an origin or to show a
+  colleague's marks, that judge's annotation) as :meth:`~SpanSessionModel.suggestions`, which the judge
   accepts (a commit like any mark) or rejects (a commit too: the rejection is recorded in
   the judge's annotation, :class:`~evaltrans_qt.engine.human.spans.model.Rejection`, which
   :mod:`~evaltrans_qt.engine.human.spans.prefill` counts as *rejected*, apart from spans
@@ -148,9 +153,9 @@ class SpanSessionModel:
         return self.database.sources[self.items[self.index if i is None else i][0]].text
 
     def annotation(self, i: int | None = None) -> SpanAnnotation | None:
-        """The judge's annotation under the session's protocol of item ``i`` (default: the
-        current one), if any."""
-        return annotation_by(self.target(i), self.judge, self.protocol)
+        """The judge's (human) annotation under the session's protocol of item ``i``
+        (default: the current one), if any."""
+        return annotation_by(self.target(i), self.judge, self.protocol, "human")
 
     def errors(self, i: int | None = None) -> list[ErrorSpan]:
         a = self.annotation(i)
@@ -311,12 +316,13 @@ class SpanSessionModel:
         self._step(ch, f"ESA score {value:g}")
 
     # ------------------------------------------------------------ pre-filled spans
-    #: The judge whose annotation is shown as suggestions (pre-filled spans, e.g. an
-    #: imported ``xcomet``; :mod:`evaltrans_qt.engine.human.spans.prefill`); None: none.
+    #: The machine (or judge) whose annotation is shown as suggestions (pre-filled spans,
+    #: e.g. an imported ``xcomet``; :mod:`evaltrans_qt.engine.human.spans.prefill`); None:
+    #: none.
     machine_judge: str | None = None
 
     def use_suggestions(self, machine_judge: str | None) -> None:
-        """Show ``machine_judge``'s spans as suggestions (None: none)."""
+        """Show ``machine_judge``'s spans as suggestions (None: none; module doc)."""
         self.machine_judge = machine_judge
         self.changed.emit(self.index)
 
@@ -329,9 +335,12 @@ class SpanSessionModel:
     def suggestions(self, i: int | None = None) -> list[ErrorSpan]:
         """The machine judge's spans of item ``i`` the judge has neither taken (a span of
         theirs overlaps it: accepted or edited) nor rejected (:meth:`rejected`)."""
-        if self.machine_judge is None or self.machine_judge == self.judge:
+        if self.machine_judge is None:
             return []
-        machine = annotation_by(self.target(i), self.machine_judge)
+        t = self.target(i)
+        machine = annotation_by(t, self.machine_judge, origin="machine")
+        if machine is None and self.machine_judge != self.judge:
+            machine = annotation_by(t, self.machine_judge)
         if machine is None:
             return []
         mine, no = self.errors(i), self.rejected(i)

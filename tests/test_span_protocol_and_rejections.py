@@ -100,7 +100,7 @@ def test_etdb_round_trip_and_old_files_unchanged(tmp_path):
 
 @pytest.mark.parametrize("errors, needle", [
     ('<errors judge="x" protocol="dqf"/>', "protocol 'dqf' of <errors>"),
-    ('<errors judge="x"/><errors judge="x"/>', "two <errors> of judge 'x' and protocol mqm"),
+    ('<errors judge="x"/><errors judge="x"/>', "two <errors> of judge 'x', protocol mqm and origin human"),
     ('<errors judge="x"><rejected machine="m" start="0" end="3" severity="Major" '
      'category="Other">Zug</rejected></errors>', "says 'Zug'"),
     ('<errors judge="x"><rejected start="0" end="1" severity="Major" category="O" '

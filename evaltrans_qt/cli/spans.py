@@ -10,14 +10,17 @@
   edits (or lists) J's ESA annotation instead of the MQM one (default ``mqm``; ESA marks
   Minor and Major errors only).
 * ``evaltrans spans DB --import-json FILE [--judge J]``: spans from JSON Lines
-  (io/spans_jsonl.py; J for objects without ``judge``), e.g. machine spans to pre-fill;
-  ``--export-json FILE`` writes every annotation in the same shape.
+  (io/spans_jsonl.py; J for objects without ``judge``), e.g. machine spans to pre-fill:
+  an object without ``origin`` is a machine's suggested spans (no human score counts
+  them), ``"origin": "human"`` a judge's annotation; ``--export-json FILE`` writes every
+  annotation in the same shape, ``origin`` included.
 * ``evaltrans spans DB --compare MACHINE [--judge J] [--json]``: what the judges (or J)
   kept, changed, rejected (explicitly), removed and added of judge MACHINE's pre-filled
   spans, with character precision and recall (engine/human/spans/prefill.py).
 * ``evaltrans spans DB --suggest ter [--system S] [--judge NAME]`` pre-fills spans from
   TER's (or WER's...) alignment of each candidate to its references
-  (engine/measures/alignment_spans.py), as suggestions for the judges.
+  (engine/measures/alignment_spans.py), as suggestions for the judges (machine
+  annotations of judge NAME, default the measure's name).
 * ``evaltrans spans DB --typology FILE.json`` stores the campaign's typology (categories,
   keys, closed or open; io/etdb/spans.py); a closed one refuses other categories.
 * ``evaltrans import mqm FILE.tsv [--weights SPEC] [--lp SRC-TGT] [--reference NAME]
@@ -130,7 +133,7 @@ def run_spans(args: argparse.Namespace) -> int:
         anns = [a for a in t.span_annotations if (args.judge is None or a.judge == args.judge)
                 and (args.protocol is None or a.protocol == args.protocol)]
         recs: list[dict[str, Any]] = [{"judge": a.judge, "protocol": a.protocol,
-                 "seconds": a.seconds,
+                 "origin": a.origin, "seconds": a.seconds,
                  "errors": [_error_record(n, e, t.text, src.text)
                             for n, e in enumerate(a.errors, 1)],
                  "rejected": [{"machine": r.machine, **_error_record(n, r.error, t.text,
@@ -143,7 +146,9 @@ def run_spans(args: argparse.Namespace) -> int:
             print(f"source {args.source}, {args.system}: {t.text}")
             for r in recs:
                 errs = r["errors"]
-                print(f"  judge {r['judge'] or '(none)'} ({r['protocol'].upper()}): "
+                what = (f"{r['protocol'].upper()}, machine suggestions"
+                        if r["origin"] == "machine" else r["protocol"].upper())
+                print(f"  judge {r['judge'] or '(none)'} ({what}): "
                       f"{len(errs) if errs else 'no'} error{'' if len(errs) == 1 else 's'}"
                       + (f", {len(r['rejected'])} suggestion(s) rejected"
                          if r["rejected"] else ""))
@@ -158,7 +163,9 @@ def run_spans(args: argparse.Namespace) -> int:
         got = commit_span_changes(args.database, lambda db: read_spans_jsonl(
             args.import_json, db, args.judge, database_typology(db, args.database)),
             note=note_on_stderr)
-        print(f"{args.database}: {len(got)} annotation(s) imported from {args.import_json}",
+        machine = sum(1 for c in got if c.origin == "machine")
+        print(f"{args.database}: {len(got)} annotation(s) imported from {args.import_json} "
+              f"({machine} machine suggestion(s), {len(got) - machine} human)",
               file=sys.stderr)
         return 0
     said: list[str] = []
@@ -169,7 +176,7 @@ def run_spans(args: argparse.Namespace) -> int:
         t = target_of(db, src, args.system, candidate=True)
         ti = next(i for i, x in enumerate(src.targets) if x is t)
         protocol = args.protocol or "mqm"
-        old = annotation_by(t, args.judge, protocol)
+        old = annotation_by(t, args.judge, protocol, "human")
         errors = list(old.errors) if old is not None else []
         seconds = old.seconds if old is not None else None
         rejected = list(old.rejected) if old is not None else []
@@ -250,14 +257,14 @@ def _suggest(args: argparse.Namespace) -> int:
                                           and (t.system or "") != args.system):
                     continue
                 spans = suggested_spans(t.text, refs, args.suggest)
-                changes.append(spans_change(db, si, ti, judge, spans))
+                changes.append(spans_change(db, si, ti, judge, spans, origin="machine"))
         if not changes:
             raise ScoreError("no candidate has a reference to align to", args.database)
         return changes
 
     got = commit_span_changes(args.database, build, note=note_on_stderr)
     n = sum(len(c.errors or ()) for c in got)
-    print(f"{args.database}: {n} suggested span(s) on {len(got)} translation(s) as judge "
+    print(f"{args.database}: {n} suggested span(s) on {len(got)} translation(s) as machine "
           f"{judge!r} ({args.suggest.upper()} alignment to the references)", file=sys.stderr)
     return 0
 

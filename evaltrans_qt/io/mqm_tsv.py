@@ -35,13 +35,13 @@ appearance (so source K is the K-th segment the application lists), ``<source do
 seg=doc_id seg_id=…>``; one candidate per system and source (human translations such as
 ``ref``/``refB`` too: they were judged like systems); one error annotation
 (:class:`~evaltrans_qt.engine.human.spans.model.SpanAnnotation`) per rater and candidate,
-its errors in file order. Severities and categories are kept as written (the typology
+its errors in file order; the raters are human judges (origin ``human``). Severities and categories are kept as written (the typology
 is open). A malformed row (wrong number of fields, a ``<v>`` without ``</v>``, marks in
 both texts, an unknown severity, a text differing from the candidate's) stops the
 import naming the file and row; ``lenient=True`` skips such rows and lists them.
 
-**Export** (:func:`write_mqm_tsv`) writes the MQM annotations (protocol ``mqm``; an ESA
-judge's spans are not MQM ratings) in the same columns (the imported header, with
+**Export** (:func:`write_mqm_tsv`) writes the human MQM annotations (protocol ``mqm``;
+an ESA judge's spans are not MQM ratings, nor are a machine's suggested spans) in the same columns (the imported header, with
 ``comment`` if it had one); rows are grouped by candidate and, within a candidate, by
 rater in order of first appearance, errors in annotation order. Candidates come in the
 order the import found (by system, or by segment: ``<database mqm-order>``). An imported
@@ -68,6 +68,7 @@ from evaltrans_qt.engine.human.spans.model import (
     SpanAnnotation,
     Typology,
     canonical_severity,
+    is_judgement,
 )
 from evaltrans_qt.engine.human.spans.scores import WEIGHTS_ATTR
 from evaltrans_qt.engine.human.spans.weights import parse_weights
@@ -370,14 +371,14 @@ def mqm_rows(db: Database) -> Iterator[list[str]]:
     cells = cells[:len(header)]
     if "comment" not in header and any(e.comment for _, t in db.iter_candidates()
                                        for a in t.span_annotations for e in a.errors
-                                       if a.protocol == "mqm"):
+                                       if is_judgement(a, "mqm")):
         header.append("comment")
         cells.append("comment")
     yield cells + notes
     blocks: list[tuple[int, Source, Target]] = []
     for i, src in enumerate(db.sources):
         for t in db.candidates(src):
-            if any(a.protocol == "mqm" for a in t.span_annotations):
+            if any(is_judgement(a, "mqm") for a in t.span_annotations):
                 blocks.append((i, src, t))
     if db.extra_attrs.get(ORDER_ATTR) != "segment":
         order = {s: n for n, s in enumerate(db.systems())}
@@ -389,7 +390,7 @@ def mqm_rows(db: Database) -> Iterator[list[str]]:
                 "seg_id": src.extra_attrs.get(SEG_ID_ATTR, str(i + 1))}
         stext, ttext = _clean(src.text, "source"), _clean(t.text, "candidate")
         for a in t.span_annotations:
-            if a.protocol != "mqm":
+            if not is_judgement(a, "mqm"):
                 continue
             rater = _clean(a.judge or "", "rater")
             rows: list[list[str]] = []

@@ -35,6 +35,7 @@ from evaltrans_qt.engine.human.spans.model import (
     Rejection,
     SpanAnnotation,
     check_error,
+    check_origin,
     check_protocol,
     find_annotation,
 )
@@ -114,8 +115,10 @@ class SpansChange(SourceChange):
     ``judge``'s error-span annotation of a candidate under ``protocol`` (``mqm`` or
     ``esa``; engine/human/spans/model.py), with the suggestions the judge rejected
     (``rejected``); the whole annotation at once, so applying it is idempotent and its
-    inverse is the old one. Entries written before ``protocol`` and ``rejected`` existed
-    read as ``mqm`` without rejections."""
+    inverse is the old one. ``origin`` says whose annotation it is: ``human`` (a
+    judgement) or ``machine`` (suggested spans; a judge and protocol may have one of each).
+    Entries written before ``protocol``, ``rejected`` and ``origin`` existed read as a
+    human ``mqm`` annotation without rejections."""
 
     kind: ClassVar[str] = "spans"
     target: str
@@ -127,6 +130,7 @@ class SpansChange(SourceChange):
     seq: int = 0
     protocol: str = "mqm"
     rejected: tuple[Rejection, ...] = ()
+    origin: str = "human"
 
 
 ProtocolChange = PostEditChange | MarksChange | ItemsChange | ReferenceChange | SpansChange
@@ -151,6 +155,8 @@ def from_dict(d: dict[str, Any]) -> ProtocolChange:
         kw["rejected"] = tuple(_rejection_from_json(r) for r in kw.get("rejected") or ())
         if "protocol" in kw:
             kw["protocol"] = check_protocol(str(kw["protocol"]))
+        if "origin" in kw:
+            kw["origin"] = check_origin(str(kw["origin"]))
         if kw.get("seconds") is not None:
             kw["seconds"] = float(kw["seconds"])
     if cls is ReferenceChange and kw.get("action") not in ACTIONS:
@@ -249,13 +255,15 @@ def items_change(db: Database, source_index: int, items) -> ItemsChange:
 def spans_change(db: Database, source_index: int, target_index: int, judge: str | None,
                  errors: tuple[ErrorSpan, ...] | list[ErrorSpan] | None,
                  seconds: float | None = None, protocol: str = "mqm",
-                 rejected: tuple[Rejection, ...] | list[Rejection] = ()) -> SpansChange:
+                 rejected: tuple[Rejection, ...] | list[Rejection] = (),
+                 origin: str = "human") -> SpansChange:
     """A change setting (``errors=None``: removing) ``judge``'s error annotation under
-    ``protocol`` of the target at (source_index, target_index)."""
+    ``protocol`` and of ``origin`` (``human``; ``machine``: suggested spans) of the target
+    at (source_index, target_index)."""
     return SpansChange(**source_fields(db, source_index), **_tgt(db, source_index, target_index),
                        judge=judge, errors=None if errors is None else tuple(errors),
                        seconds=seconds, protocol=check_protocol(protocol),
-                       rejected=tuple(rejected))
+                       rejected=tuple(rejected), origin=check_origin(origin))
 
 
 def reference_change(db: Database, source_index: int, target_index: int | None, action: str,
@@ -378,16 +386,17 @@ def apply_protocol_change(db: Database, ch: ProtocolChange) -> list[ProtocolChan
 
 
 def _apply_spans(src: Source, t: Target, ch: SpansChange, where: _Where) -> SpansChange:
-    """Set or remove the judge's annotation of ``t`` under the change's protocol (checked
-    first); the inverse change."""
+    """Set or remove the judge's annotation of ``t`` under the change's protocol and of its
+    origin (checked first); the inverse change."""
     for e in [*(ch.errors or ()), *(r.error for r in ch.rejected)]:
         check_error(e, t.text, src.text)
-    old = find_annotation(t.span_annotations, ch.judge, ch.protocol)
+    old = find_annotation(t.span_annotations, ch.judge, ch.protocol, ch.origin)
     inverse = SpansChange(**where, judge=ch.judge,
                           errors=None if old is None else tuple(old.errors),
                           seconds=None if old is None else old.seconds,
                           protocol=ch.protocol,
-                          rejected=() if old is None else tuple(old.rejected))
+                          rejected=() if old is None else tuple(old.rejected),
+                          origin=ch.origin)
     if ch.errors is None:
         t.span_annotations = [a for a in t.span_annotations if a is not old]
     elif old is not None:
@@ -397,5 +406,6 @@ def _apply_spans(src: Source, t: Target, ch: SpansChange, where: _Where) -> Span
     else:
         t.span_annotations.append(SpanAnnotation(ch.judge, list(ch.errors), ch.seconds,
                                                  protocol=ch.protocol,
-                                                 rejected=list(ch.rejected)))
+                                                 rejected=list(ch.rejected),
+                                                 origin=ch.origin))
     return inverse

@@ -2,6 +2,7 @@
 GEMBA-MQM's outputs are converted to, plus judge, comment and time::
 
     {"system": "sysA", "doc": "d1", "seg": "3", "judge": "xcomet", "protocol": "mqm",
+     "origin": "machine",
      "spans": [{"start": 4, "end": 9, "severity": "major",
                 "category": "Accuracy/Mistranslation", "side": "target",
                 "comment": "…", "seconds": 2.5}],
@@ -16,8 +17,16 @@ source) or ``line`` (1-based position in the source list, as ``evaltrans spans
 to ``Other``, ``side`` to ``target``; ``judge`` to the importer's default; ``protocol``
 (``mqm`` or ``esa``) to ``mqm``. ``"spans": []`` says the judge found no error.
 ``rejected`` (optional) lists the suggested spans the judge rejected explicitly, each a
-span with the ``machine`` (judge) that suggested it (engine/human/spans/model.py). Reading checks every object first (errors name file,
-line and problem); the changes set each judge's whole annotation of the candidate
+span with the ``machine`` (judge) that suggested it (engine/human/spans/model.py).
+
+``origin`` is ``human`` (a judge's annotation) or ``machine`` (a program's suggested
+spans, which no human score counts; engine/human/spans/model.py). An object without it
+takes the reader's default, ``machine``: importing JSON Lines is how xCOMET's or
+GEMBA-MQM's spans are pre-filled, and their converted output has no such key. The writer
+always writes ``origin``, so exported human annotations come back human. ``rejected``
+belongs to a judge's annotation and is refused in a machine's.
+
+Reading checks every object first (errors name file, line and problem); the changes set each judge's whole annotation of the candidate
 (:class:`~evaltrans_qt.io.protocol_changes.SpansChange`). :func:`spans_records` writes
 what :func:`read_spans_jsonl` reads.
 """
@@ -33,6 +42,7 @@ from typing import Any
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.engine.data.protocols import source_at, target_of
 from evaltrans_qt.engine.human.spans.model import (
+    ORIGINS,
     PROTOCOLS,
     ErrorSpan,
     Rejection,
@@ -81,9 +91,11 @@ def _span(d: Any, extra: tuple[str, ...] = ()) -> ErrorSpan:
 
 
 def read_spans_jsonl(path: str | os.PathLike[str], db: Database, judge: str | None = None,
-                     typology: Typology | None = None) -> list[SpansChange]:
-    """The changes a spans JSONL file makes to ``db`` (module doc); every object checked
-    first: :class:`InputFormatError` naming file, line and problem."""
+                     typology: Typology | None = None, origin: str = "machine"
+                     ) -> list[SpansChange]:
+    """The changes a spans JSONL file makes to ``db`` (module doc; ``judge`` and ``origin``
+    for objects without those keys); every object checked first:
+    :class:`InputFormatError` naming file, line and problem."""
     data = read_input_bytes(path, "a JSON Lines file of error spans")
     try:
         text = data.decode("utf-8")
@@ -91,7 +103,7 @@ def read_spans_jsonl(path: str | os.PathLike[str], db: Database, judge: str | No
         raise InputFormatError("the file is not valid UTF-8", path,
                                data[:exc.start].count(b"\n") + 1) from None
     changes: list[SpansChange] = []
-    seen: dict[tuple[str | None, str | None, str, int | None, str | None, str], int] = {}
+    seen: dict[tuple[str | None, str | None, str, int | None, str | None, str, str], int] = {}
     for no, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
@@ -99,21 +111,21 @@ def read_spans_jsonl(path: str | os.PathLike[str], db: Database, judge: str | No
             obj = json.loads(line)
             if not isinstance(obj, dict):
                 raise ValueError("a line must hold one JSON object")
-            ch = _change(db, obj, judge, typology)
+            ch = _change(db, obj, judge, typology, origin)
         except (ValueError, EvalTransError) as exc:
             problem = exc.problem if isinstance(exc, EvalTransError) else str(exc)
             raise InputFormatError(problem, path, no) from None
-        where = (ch.doc, ch.seg, ch.source, ch.target_index, ch.judge, ch.protocol)
+        where = (ch.doc, ch.seg, ch.source, ch.target_index, ch.judge, ch.protocol, ch.origin)
         if where in seen:
-            raise InputFormatError(f"a second object for this candidate, judge and protocol "
-                                   f"(first at line {seen[where]})", path, no)
+            raise InputFormatError(f"a second object for this candidate, judge, protocol and "
+                                   f"origin (first at line {seen[where]})", path, no)
         seen[where] = no
         changes.append(ch)
     return changes
 
 
-def _change(db: Database, obj: dict, judge: str | None, typology: Typology | None
-            ) -> SpansChange:
+def _change(db: Database, obj: dict, judge: str | None, typology: Typology | None,
+            default_origin: str = "machine") -> SpansChange:
     system = obj.get("system")
     if not isinstance(system, str):
         raise ValueError("'system' (a string) is required")
@@ -163,9 +175,15 @@ def _change(db: Database, obj: dict, judge: str | None, typology: Typology | Non
     protocol = obj.get("protocol", "mqm")
     if protocol not in PROTOCOLS:
         raise ValueError(f"'protocol' must be one of {', '.join(PROTOCOLS)}, not {protocol!r}")
+    origin = obj.get("origin", default_origin)
+    if origin not in ORIGINS:
+        raise ValueError(f"'origin' must be one of {', '.join(ORIGINS)}, not {origin!r}")
+    if origin == "machine" and rejected:
+        raise ValueError("'rejected' belongs to a judge's annotation, not to a machine's "
+                         "suggested spans (give \"origin\": \"human\")")
     seconds = _number(obj.get("seconds"), "seconds")
     return spans_change(db, si, ti, who, errors, None if seconds is None else float(seconds),
-                        protocol, rejected)
+                        protocol, rejected, origin)
 
 
 def spans_records(db: Database) -> list[dict[str, Any]]:
@@ -181,6 +199,7 @@ def spans_records(db: Database) -> list[dict[str, Any]]:
                     rec["line"] = i + 1
                 rec["judge"] = a.judge
                 rec["protocol"] = a.protocol
+                rec["origin"] = a.origin
                 rec["spans"] = [_span_record(e) for e in a.errors]
                 if a.seconds is not None:
                     rec["seconds"] = a.seconds

@@ -151,6 +151,7 @@ def test_import_json_prefill_and_correlate_with_mqm(demo, tmp_path, capsys):
     got = load_database(demo)
     anns = [a for _, t in got.iter_candidates() for a in t.span_annotations]
     assert len(anns) == len(lines) and {a.judge for a in anns} == {"xcomet"}
+    assert {a.origin for a in anns} == {"machine"}          # no "origin" key: pre-fill
     out = tmp_path / "back.jsonl"
     assert main(["spans", str(demo), "--export-json", str(out)]) == 0
     assert len(out.read_text(encoding="utf-8").splitlines()) == len(lines)
@@ -166,7 +167,8 @@ def test_import_json_prefill_and_correlate_with_mqm(demo, tmp_path, capsys):
     # the same, but carla rejected the machine's spans explicitly: told apart
     machine = next(a for a in first.span_annotations if a.judge == "xcomet").errors
     rej = tmp_path / "rej.jsonl"
-    rej.write_text(json.dumps({"system": systems[1], "line": 1, "judge": "carla", "spans": [],
+    rej.write_text(json.dumps({"system": systems[1], "line": 1, "judge": "carla",
+                               "origin": "human", "spans": [],
                                "rejected": [{"machine": "xcomet", "start": e.start,
                                              "end": e.end, "severity": e.severity,
                                              "category": e.category} for e in machine]})
@@ -180,10 +182,17 @@ def test_import_json_prefill_and_correlate_with_mqm(demo, tmp_path, capsys):
     assert f"rejected {n}, removed (left alone) 0" in capsys.readouterr().out
     assert main(["spans", str(demo), "--compare", "nobody"]) == 2
     capsys.readouterr()
-    assert main(["correlate", str(demo), "--human", "mqm", "--measures", "bleu", "--level",
-                 "sentence", "--json"]) == 0
-    (row,) = json.loads(capsys.readouterr().out)
-    assert row["human"] == "mqm" and row["n"] == len(lines)
+    # the machine's spans are no judgement: the human MQM column is carla's one candidate
+    assert main(["human", str(demo), "--json"]) == 0
+    spans = json.loads(capsys.readouterr().out)["spans"]
+    assert sum(r["mqm_segments"] for r in spans.values()) == 1
+    assert spans[systems[1]]["mqm"] == 0.0                  # carla found no error
+    marked: dict[str, list[float]] = {}               # Major weighs 5 (score_mqm.py)
+    for i, src in enumerate(got.sources):
+        for t in got.candidates(src):
+            marked.setdefault(t.system, []).append(-5.0 * ((systems.index(t.system) + i) % 3))
+    per = {s: sum(v) / len(v) for s, v in marked.items()}
+    assert {s: r["mqm_machine"]["xcomet"] for s, r in spans.items()} == pytest.approx(per)
 
 
 def test_a_closed_typology_refuses_other_categories(demo, tmp_path, capsys):
@@ -223,10 +232,11 @@ def test_spans_refuse_while_another_program_holds_the_file(demo, capsys):
 def test_suggest_prefills_spans_from_ter(demo, capsys):
     assert main(["spans", str(demo), "--suggest", "ter", "--system", "WebTrans"]) == 0
     err = capsys.readouterr().err
-    assert "as judge 'ter'" in err
+    assert "as machine 'ter'" in err
     db = load_database(demo)
     anns = [(t.system, a) for _, t in db.iter_candidates() for a in t.span_annotations]
     assert {s for s, _ in anns} == {"WebTrans"} and {a.judge for _, a in anns} == {"ter"}
+    assert {a.origin for _, a in anns} == {"machine"}        # suggestions, not a judge
     n = sum(1 for s in db.sources if db.references(s)
             for t in db.candidates(s) if t.system == "WebTrans")
     assert len(anns) == n > 0                                  # one per translation

@@ -59,7 +59,7 @@ from evaltrans_qt.engine.data.database import ITEM_MARKS, Database
 from evaltrans_qt.engine.human import agreement as human_agreement
 from evaltrans_qt.engine.human.ranking import RANK_CLASS
 from evaltrans_qt.engine.human.spans.model import PROTOCOLS as SPAN_PROTOCOLS
-from evaltrans_qt.engine.human.spans.model import ErrorSpan, canonical_severity
+from evaltrans_qt.engine.human.spans.model import ErrorSpan, canonical_severity, is_judgement
 from evaltrans_qt.engine.human.spans.prefill import overlaps
 from evaltrans_qt.engine.human.spans.scores import database_weights, judge_penalty
 from evaltrans_qt.engine.metaeval.statistics.coefficients import kendall_tau_b, pearson
@@ -149,14 +149,15 @@ def class_reliability(db: Database, cls: str, *, exclude: Iterable[str] = (ADJUD
 
 def mqm_reliability(db: Database, *, exclude: Iterable[str] = (ADJUDICATED,)) -> Reliability:
     """The matrix of MQM penalties (module doc) with the database's weights; only the
-    annotations of protocol ``mqm`` (ESA's spans do not make an MQM score)."""
+    human annotations of protocol ``mqm`` (ESA's spans do not make an MQM score, and a
+    machine's suggested spans are no judge)."""
     weights = database_weights(db)
     ex = set(exclude)
     cells: dict[tuple[str, Hashable], list[float]] = defaultdict(list)
     for i, src in enumerate(db.sources):
         for ti, t in enumerate(src.targets):
             for a in t.span_annotations:
-                if a.protocol == MQM and _keep(a.judge, ex):
+                if is_judgement(a, MQM) and _keep(a.judge, ex):
                     cells[(judge_name(a.judge), (i, ti))].append(judge_penalty(a, weights))
     return _matrix(MQM_PENALTY, "interval", cells)
 
@@ -440,12 +441,13 @@ class SpanPair:
 
 def _annotations(db: Database, protocol: str, exclude: set[str]
                  ) -> list[dict[str, Sequence[ErrorSpan]]]:
-    """Per candidate annotated under ``protocol`` by two or more judges: judge -> errors."""
+    """Per candidate annotated under ``protocol`` by two or more (human) judges: judge ->
+    errors; a machine's suggested spans are left out."""
     out = []
     for _, t in db.iter_candidates():
         by: dict[str, Sequence[ErrorSpan]] = {
             judge_name(a.judge): a.errors for a in t.span_annotations
-            if a.protocol == protocol and _keep(a.judge, exclude)}
+            if is_judgement(a, protocol) and _keep(a.judge, exclude)}
         if len(by) >= 2:
             out.append(by)
     return out

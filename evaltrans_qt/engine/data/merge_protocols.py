@@ -97,17 +97,19 @@ def merge_target(tgt: Target, ot: Target, outcome: ItemsOutcome, report) -> None
 
 
 def _merge_spans(tgt: Target, ot: Target, name: str, prefer_new: bool, report) -> None:
-    """Error-span annotations per judge and protocol (MQM, ESA): theirs added where we have
-    none; where both differ, a conflict is reported and ours kept (or theirs taken with
-    ``prefer_new``)."""
+    """Error-span annotations per judge, protocol (MQM, ESA) and origin (a judge's or a
+    machine's suggested spans): theirs added where we have none; where both differ, a
+    conflict is reported and ours kept (or theirs taken with ``prefer_new``)."""
     for a in ot.span_annotations:
         mine = next((x for x in tgt.span_annotations
-                     if x.judge == a.judge and x.protocol == a.protocol), None)
+                     if (x.judge, x.protocol, x.origin) == (a.judge, a.protocol, a.origin)),
+                    None)
         if mine is None:
             tgt.span_annotations.append(copy.deepcopy(a))
         elif (mine.errors, mine.seconds, mine.rejected) != (a.errors, a.seconds, a.rejected):
             if prefer_new:
                 tgt.span_annotations[tgt.span_annotations.index(mine)] = copy.deepcopy(a)
             report.protocol_conflicts.append(
-                f"{name}: {a.protocol.upper()} error spans of judge {a.judge or '-'} differ "
+                f"{name}: {a.protocol.upper()} error spans of "
+                f"{'machine' if a.origin == 'machine' else 'judge'} {a.judge or '-'} differ "
                 f"({'took theirs' if prefer_new else 'kept ours'})")

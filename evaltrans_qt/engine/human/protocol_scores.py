@@ -27,8 +27,9 @@ candidates are keyed as human scores are, ``(source index, system, k)``
 * **SER** (survey §4.4.7): the share of candidates that equal none of their references
   after the run's preprocessing (:mod:`~evaltrans_qt.engine.measures.ser`).
 * **MQM** (Freitag et al. 2021, section 3.2; mt-metrics-eval ``score_mqm.py``): per
-  annotated candidate ``(penalty, 1)``, the penalty the mean over judges of the summed
-  weights of their errors (engine/human/spans/scores.py), so the system value is the mean
+  annotated candidate ``(penalty, 1)``, the penalty the mean over (human) judges of the
+  summed weights of their errors (engine/human/spans/scores.py; a machine's suggested
+  spans are no judgement and do not count), so the system value is the mean
   penalty and the MQM score its negation (as :func:`~evaltrans_qt.engine.human.resolve.
   protocol_human_scores` gives it).
 * **mqm:<category>** -- per annotated candidate ``(errors of the category, 1)``: the number
@@ -247,15 +248,17 @@ def mqm(db: Database, judge: str | None = None) -> ProtocolResult:
 
 
 def mqm_category(db: Database, category: str, judge: str | None = None) -> ProtocolResult:
-    """``mqm:<category>``: per candidate with MQM annotations ``(errors of the category, 1)``
-    (module doc); ScoreError if no error of the database has that category."""
+    """``mqm:<category>``: per candidate with human MQM annotations ``(errors of the
+    category, 1)`` (module doc; a machine's suggested spans are no judgement); ScoreError
+    if no error of the database has that category."""
+    from evaltrans_qt.engine.human.spans.model import is_judgement
     cat = category.strip()
     stats: dict[Key, tuple[float, float]] = {}
     lengths: dict[Key, int] = {}
     seen = False
     for key, _src, t in db.keyed_candidates():
         anns = [a for a in t.span_annotations
-                if a.protocol == "mqm" and (judge is None or a.judge == judge)]
+                if is_judgement(a, "mqm") and (judge is None or a.judge == judge)]
         if not anns:
             continue
         counts = [sum(1 for e in a.errors if e.category == cat

@@ -16,17 +16,24 @@
         <rejected machine="xcomet" start="12" end="22" severity="Major"
                   category="Other">Verspätung</rejected>   a suggestion rejected
       </errors>
+      <errors judge="xcomet" origin="machine">         a machine's suggested spans
+        <error start="12" end="22" severity="Major" category="Other">Verspätung</error>
+      </errors>
     </tgt>
 
 ``protocol`` is ``mqm`` when absent (so files written before it are read, and written
-again, unchanged), else ``esa``; there is one ``<errors>`` per judge and protocol.
+again, unchanged), else ``esa``. ``origin`` is ``human`` when absent (a judgement; files
+written before it stay unchanged), else ``machine``: spans a program proposed (imported
+xCOMET or GEMBA-MQM output, TER's edits), shown to the judges as suggestions and left out
+of every human score (engine/human/spans/model.py). There is one ``<errors>`` per judge,
+protocol and origin.
 ``<rejected>`` records a suggested span (of judge ``machine``'s annotation, e.g. imported
 machine spans) that the judge rejected explicitly; its attributes are those of
 ``<error>`` plus ``machine``. ``metadata`` of ``<error>`` keeps the metadata of an imported row as written (Google's
 Marot-format TSVs, io/mqm_tsv.py). ``side`` is ``target`` when absent; the element text is the marked characters (empty for
 omissions and unlocated errors) and is checked on load against the sentence; a severity
-must be one of Neutral, Minor, Major, Critical (any case, kept as written). One
-``<errors>`` per judge and protocol; ``judge`` may be absent (an anonymous judge). Unknown attributes
+must be one of Neutral, Minor, Major, Critical (any case, kept as written).
+``judge`` may be absent (an anonymous judge). Unknown attributes
 of ``<errors>`` are kept; an unknown attribute of ``<error>`` is refused (naming the line),
 so nothing in an annotation is silently dropped. The writer emits exactly what the reader
 accepts: load → save → load is equal, and a file without ``<errors>`` is written as
@@ -50,6 +57,7 @@ from lxml import etree
 
 from evaltrans_qt.engine.data.database import Database, Source, Target
 from evaltrans_qt.engine.human.spans.model import (
+    ORIGINS,
     PROTOCOLS,
     ErrorSpan,
     Rejection,
@@ -93,12 +101,17 @@ def read_target_child(tgt: Target, el, path) -> None:
     if protocol not in PROTOCOLS:
         raise InputFormatError(f"protocol {protocol!r} of <errors> is not one of "
                                f"{', '.join(PROTOCOLS)}", path, el.sourceline)
-    if any(x.judge == judge and x.protocol == protocol for x in tgt.span_annotations):
-        raise InputFormatError(f"two <errors> of judge {judge!r} and protocol {protocol} in "
-                               "one <tgt>", path, el.sourceline)
+    origin = a.pop("origin", "human")
+    if origin not in ORIGINS:
+        raise InputFormatError(f"origin {origin!r} of <errors> is not one of "
+                               f"{', '.join(ORIGINS)}", path, el.sourceline)
+    if any(x.judge == judge and x.protocol == protocol and x.origin == origin
+           for x in tgt.span_annotations):
+        raise InputFormatError(f"two <errors> of judge {judge!r}, protocol {protocol} and "
+                               f"origin {origin} in one <tgt>", path, el.sourceline)
     sec = a.pop("seconds", None)
     seconds = None if sec is None else parse_xml_number(sec, "seconds of <errors>", path, el)
-    ann = SpanAnnotation(judge, [], seconds, a, protocol)
+    ann = SpanAnnotation(judge, [], seconds, a, protocol, origin=origin)
     for child in el:
         if child.tag not in _CHILDREN:
             if isinstance(child.tag, str):
@@ -183,6 +196,7 @@ def target_xml(tgt: Target, src: Source) -> list[str]:
     for ann in tgt.span_annotations:
         head = (f"        <errors{attrs([('judge', ann.judge)])}"
                 f"{attrs([('protocol', None if ann.protocol == 'mqm' else ann.protocol)])}"
+                f"{attrs([('origin', None if ann.origin == 'human' else ann.origin)])}"
                 f"{attrs([('seconds', None if ann.seconds is None else format_number(ann.seconds))])}"
                 f"{attrs(ann.extra_attrs.items())}")
         if not ann.errors and not ann.rejected:

@@ -1,6 +1,11 @@
 """Session → Protocols → MQM… / ESA…: the setup (judge, system for the document-level
 order, a machine judge whose spans are suggestions) and the one open
-:class:`~evaltrans_qt.ui.span_screen.SpanScreen`."""
+:class:`~evaltrans_qt.ui.span_screen.SpanScreen`.
+
+"Suggestions from" lists the machines first -- the judges of annotations of origin
+``machine`` (imported xCOMET/GEMBA-MQM spans, ``spans --suggest``), marked "(machine)" --
+and the first of them is chosen already, so that pre-filled spans show without a choice
+to make; then the human judges, whose marks can be shown as suggestions too."""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLineEdit
 
+from evaltrans_qt.engine.human.spans.model import is_judgement
 from evaltrans_qt.errors import EvalTransError, SaveError
 from evaltrans_qt.span_session import SpanSessionModel, all_candidates, document_order
 from evaltrans_qt.ui import errors
@@ -24,7 +30,7 @@ class SpanSetupDialog(QDialog):
     judge whose spans are shown as suggestions."""
 
     def __init__(self, protocol: str, judge: str, systems: list[str], judges: list[str],
-                 parent=None) -> None:
+                 parent=None, machines: list[str] | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("spanSetupDialog")
         self.setWindowTitle(f"{protocol.upper()} annotation")
@@ -38,9 +44,15 @@ class SpanSetupDialog(QDialog):
                                "mode), or every translation")
         form.addRow("Translations:", self.system)
         self.machine = named(QComboBox(), "spanMachine")
-        self.machine.addItems([NONE, *judges])
-        self.machine.setToolTip("Show this judge's spans (e.g. imported machine spans) as "
-                                "suggestions to accept (A) or reject (R)")
+        self.machine.addItem(NONE, None)
+        for name in machines or []:
+            self.machine.addItem(f"{name} (machine)", name)
+        for name in judges:
+            self.machine.addItem(name, name)
+        if machines:
+            self.machine.setCurrentIndex(1)
+        self.machine.setToolTip("Show these spans (a machine's, e.g. imported xCOMET spans, "
+                                "or a judge's) as suggestions to accept (A) or reject (R)")
         form.addRow("Suggestions from:", self.machine)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                    | QDialogButtonBox.StandardButton.Cancel)
@@ -78,16 +90,17 @@ class SpansController(QObject):
         if db is None:
             return None
         if judge is None:
-            judges = sorted({a.judge for _s, t in db.iter_candidates()
-                             for a in t.span_annotations if a.judge})
+            anns = [a for _s, t in db.iter_candidates() for a in t.span_annotations if a.judge]
+            machines = sorted({str(a.judge) for a in anns if a.origin == "machine"})
+            judges = sorted({str(a.judge) for a in anns if a.origin == "human"})
             dlg = SpanSetupDialog(protocol, str(w.settings.value("session/judge", "")),
-                                  db.systems(), judges, w)
+                                  db.systems(), judges, w, machines)
             self.last_dialog = dlg
             if dlg.exec() != QDialog.DialogCode.Accepted:
                 return None
             judge = dlg.judge.text().strip()
             system = None if dlg.system.currentText() == ALL else dlg.system.currentText()
-            machine_judge = None if dlg.machine.currentText() == NONE else dlg.machine.currentText()
+            machine_judge = dlg.machine.currentData()
             if w.persist_settings:
                 w.settings.setValue("session/judge", judge)
         if ws.path is None:
@@ -123,15 +136,15 @@ class SpansController(QObject):
 
     def screenshot_view(self, protocol: str, size: str) -> None:
         """``evaltrans-qt --screenshot --view mqm|esa``: the screen of ``size`` ("WxH") on
-        the candidate the most errors were marked in under ``protocol`` (by the judge who
-        marked the most errors), its first error selected; nothing is committed."""
+        the candidate the most errors were marked in under ``protocol`` (by the human judge
+        who marked the most errors), its first error selected; nothing is committed."""
         db = self.workspace.database
         if db is None:
             return
         best: tuple[int, str | None, str | None] = (-1, None, None)
         for _s, t in db.iter_candidates():
             for a in t.span_annotations:
-                if a.protocol == protocol and len(a.errors) > best[0]:
+                if is_judgement(a, protocol) and len(a.errors) > best[0]:
                     best = (len(a.errors), a.judge, t.system)
         _n, judge, system = best
         screen = self.open_screen(protocol, judge=judge or "judge", system=system)

@@ -17,7 +17,14 @@ order they were marked, the time spent and its **protocol** (:data:`PROTOCOLS`):
 (errors weighted into the MQM score) or ``esa`` (the spans an ESA judge marks before the
 0-100 score, which do not count towards MQM). An annotation without errors is a judgement
 too ("no error", Google's ``no-error`` rows): it counts as a score of 0 for MQM.
-A candidate holds at most one annotation per judge and protocol
+Its **origin** (:data:`ORIGINS`) says who made it: ``human`` (a judgement; the default)
+or ``machine`` (spans a program proposed -- xCOMET's or GEMBA-MQM's output imported as
+JSON Lines, or the edits of an alignment such as TER's -- kept as suggestions for the
+judges, ESA-AI's pre-filled spans, Kocmi et al. 2024 §5). Only human annotations are
+judgements: the MQM and ESA columns, the category counts and the agreement between
+judges use those alone (:func:`is_judgement`); machine annotations are compared with the
+human ones by engine/human/spans/prefill.py and scored as a column of their own.
+A candidate holds at most one annotation per judge, protocol and origin
 (``Target.span_annotations``; :func:`find_annotation`).
 
 When a judge was shown another judge's spans as suggestions (pre-filled spans, e.g. a
@@ -46,6 +53,8 @@ ESA_SEVERITIES = ("Minor", "Major")
 SIDES = ("target", "source")
 #: The error-span protocols: MQM (Freitag et al. 2021) and ESA (Kocmi et al. 2024).
 PROTOCOLS = ("mqm", "esa")
+#: Who made an annotation: a human judge (a judgement) or a machine (suggestions).
+ORIGINS = ("human", "machine")
 
 
 def check_protocol(protocol: str) -> str:
@@ -53,6 +62,13 @@ def check_protocol(protocol: str) -> str:
     if protocol not in PROTOCOLS:
         raise ScoreError(f"protocol {protocol!r} is not one of {', '.join(PROTOCOLS)}")
     return protocol
+
+
+def check_origin(origin: str) -> str:
+    """``origin`` if it is one of :data:`ORIGINS`; ScoreError naming it otherwise."""
+    if origin not in ORIGINS:
+        raise ScoreError(f"origin {origin!r} is not one of {', '.join(ORIGINS)}")
+    return origin
 
 
 def canonical_severity(text: str) -> str:
@@ -108,14 +124,23 @@ class SpanAnnotation:
     extra_attrs: dict[str, str] = field(default_factory=dict)
     protocol: str = "mqm"
     rejected: list[Rejection] = field(default_factory=list)
+    origin: str = "human"
+
+
+def is_judgement(a: SpanAnnotation, protocol: str | None = None) -> bool:
+    """Whether ``a`` is a human judgement (under ``protocol``; None: any): what scores,
+    summaries and agreement count (module doc)."""
+    return a.origin == "human" and (protocol is None or a.protocol == protocol)
 
 
 def find_annotation(annotations: Iterable[SpanAnnotation], judge: str | None,
-                    protocol: str | None = None) -> SpanAnnotation | None:
-    """``judge``'s annotation among ``annotations`` under ``protocol`` (None: the first of
-    any protocol)."""
+                    protocol: str | None = None, origin: str | None = None
+                    ) -> SpanAnnotation | None:
+    """``judge``'s annotation among ``annotations`` under ``protocol`` and of ``origin``
+    (None: the first of any protocol, of any origin)."""
     return next((a for a in annotations if a.judge == judge
-                 and (protocol is None or a.protocol == protocol)), None)
+                 and (protocol is None or a.protocol == protocol)
+                 and (origin is None or a.origin == origin)), None)
 
 
 def check_error(e: ErrorSpan, target_text: str, source_text: str,

@@ -1,9 +1,10 @@
 """Pre-filled spans (ESA-AI, post-editing machine spans; Kocmi et al. 2024, section 5):
 what the judges did with the spans a machine proposed.
 
-The machine's spans are stored as the annotation of a judge of their own (e.g. ``xcomet``,
-imported with ``evaltrans spans --import-json``); a human judge's annotation of the same
-candidate is the final one, and it records the suggestions the judge rejected explicitly
+The machine's spans are stored as a machine annotation (origin ``machine``,
+engine/human/spans/model.py) of a judge of their own (e.g. ``xcomet``, imported with
+``evaltrans spans --import-json``; ``ter`` from ``--suggest ter``), which no human score
+counts; a human judge's annotation of the same candidate is the final one, and it records the suggestions the judge rejected explicitly
 (:class:`~evaltrans_qt.engine.human.spans.model.Rejection`, the R key of the annotation
 screen). :func:`compare` sorts each of the machine's spans into exactly one of
 
@@ -137,16 +138,23 @@ def compare(machine: Sequence[ErrorSpan], final: Sequence[ErrorSpan],
 def prefill_statistics(db: Database, machine_judge: str | None,
                        judges: Iterable[str | None] | None = None) -> PrefillComparison:
     """:func:`compare` summed over every candidate that has the machine's annotation and a
-    final one of a human judge (any judge but ``machine_judge``, or those of ``judges``);
-    a candidate two judges annotated counts once per judge."""
+    final one of a human judge (a human annotation of any judge but ``machine_judge``, or
+    of those of ``judges``); a candidate two judges annotated counts once per judge.
+    The machine's annotation is ``machine_judge``'s of origin ``machine``; in a database
+    without any (written before annotations had an origin, when imported machine spans
+    were stored as a judge's) ``machine_judge``'s annotation of any origin."""
     want = None if judges is None else set(judges)
+    legacy = not any(a.origin == "machine" and a.judge == machine_judge
+                     for _, t in db.iter_candidates() for a in t.span_annotations)
     total = PrefillComparison()
     for _, t in db.iter_candidates():
-        m = next((a for a in t.span_annotations if a.judge == machine_judge), None)
+        m = next((a for a in t.span_annotations if a.judge == machine_judge
+                  and (legacy or a.origin == "machine")), None)
         if m is None:
             continue
         for a in t.span_annotations:
-            if a.judge == machine_judge or (want is not None and a.judge not in want):
+            if a is m or a.origin != "human" or a.judge == machine_judge \
+                    or (want is not None and a.judge not in want):
                 continue
             total = total + compare(m.errors, a.errors, [r.error for r in a.rejected
                                                          if r.machine == machine_judge])

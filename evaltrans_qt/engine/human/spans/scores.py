@@ -3,8 +3,9 @@
 **MQM** (mt-metrics-eval ``converters/score_mqm.py``; Freitag et al. 2021, section 3.2):
 a judge's score of a candidate is minus the sum of the weights
 (:mod:`.weights`) of that judge's errors -- 0 for an annotation without errors --
-and the candidate's score the mean over the judges who annotated it. Only annotations of
-the protocol ``mqm`` count (an ESA judge's spans do not). Here the candidate
+and the candidate's score the mean over the judges who annotated it. Only human annotations
+of the protocol ``mqm`` count (an ESA judge's spans do not, nor a machine's suggested
+spans, origin ``machine`` in :mod:`.model`). Here the candidate
 statistic is the *penalty* ``Σ weights`` (averaged over judges), so that MQM fits the
 protocols' error-rate frame (engine/human/protocol_scores.py: ``(penalty, 1)`` per
 candidate, system value = mean penalty over the annotated candidates); the MQM score
@@ -18,6 +19,11 @@ and divided by the source words of the annotated candidates.
 the mean over judges), like every human class (engine/human/resolve.py). The spans of ESA
 annotations (protocol ``esa``) are counted per category and severity apart from MQM's
 (:func:`summary`'s ``esa_categories``, ``esa_severities``).
+
+**Machine spans** (origin ``machine``: imported xCOMET or GEMBA-MQM output, TER's edits)
+are not judgements; :func:`machine_mqm_system_scores` scores each machine judge's spans
+with the same weights as a column of its own (``evaltrans human --json``'s
+``mqm_machine``), never mixed into ``mqm``.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping
 
 from evaltrans_qt.engine.data.database import Database, Levels, Target
-from evaltrans_qt.engine.human.spans.model import SpanAnnotation, find_annotation
+from evaltrans_qt.engine.human.spans.model import SpanAnnotation, find_annotation, is_judgement
 from evaltrans_qt.engine.human.spans.weights import DEFAULT_WEIGHTS, Weights, parse_weights
 
 Key = tuple[int, str, int]
@@ -42,11 +48,11 @@ def database_weights(db: Database) -> Weights:
     return DEFAULT_WEIGHTS if spec is None else parse_weights(spec)
 
 
-def annotation_by(t: Target, judge: str | None, protocol: str | None = None
-                  ) -> SpanAnnotation | None:
-    """``judge``'s error annotation of candidate ``t`` under ``protocol`` (None: any), if
-    any."""
-    return find_annotation(t.span_annotations, judge, protocol)
+def annotation_by(t: Target, judge: str | None, protocol: str | None = None,
+                  origin: str | None = None) -> SpanAnnotation | None:
+    """``judge``'s error annotation of candidate ``t`` under ``protocol`` and of ``origin``
+    (None: any), if any."""
+    return find_annotation(t.span_annotations, judge, protocol, origin)
 
 
 def judge_penalty(a: SpanAnnotation, weights: Weights) -> float:
@@ -56,10 +62,10 @@ def judge_penalty(a: SpanAnnotation, weights: Weights) -> float:
 
 def candidate_penalty(t: Target, weights: Weights, judge: str | None = None,
                       all_judges: bool = True) -> float | None:
-    """Mean over judges of :func:`judge_penalty` of their MQM annotations (only ``judge``
-    unless ``all_judges``); None if nobody annotated ``t`` under MQM."""
+    """Mean over judges of :func:`judge_penalty` of their human MQM annotations (only
+    ``judge`` unless ``all_judges``); None if nobody annotated ``t`` under MQM."""
     anns = [a for a in t.span_annotations
-            if a.protocol == "mqm" and (all_judges or a.judge == judge)]
+            if is_judgement(a, "mqm") and (all_judges or a.judge == judge)]
     if not anns:
         return None
     return sum(judge_penalty(a, weights) for a in anns) / len(anns)
@@ -105,12 +111,12 @@ def mqm_per_1000_words(db: Database, weights: Weights | None = None) -> dict[str
 def category_counts(db: Database, judge: str | None = None, all_judges: bool = True,
                     protocol: str = "mqm") -> dict[str, dict[str, int]]:
     """Per system the number of errors of each category (top level and full path, e.g.
-    ``Accuracy`` and ``Accuracy/Mistranslation``) in annotations of ``protocol``, summed
-    over judges."""
+    ``Accuracy`` and ``Accuracy/Mistranslation``) in human annotations of ``protocol``,
+    summed over judges."""
     out: dict[str, Counter[str]] = {}
     for key, _src, t in db.keyed_candidates():
         for a in t.span_annotations:
-            if a.protocol != protocol or (not all_judges and a.judge != judge):
+            if not is_judgement(a, protocol) or (not all_judges and a.judge != judge):
                 continue
             c = out.setdefault(key[1], Counter())
             for e in a.errors:
@@ -121,22 +127,39 @@ def category_counts(db: Database, judge: str | None = None, all_judges: bool = T
 
 
 def severity_counts(db: Database, protocol: str = "mqm") -> dict[str, dict[str, int]]:
-    """Per system the number of errors of each severity (as written) in annotations of
-    ``protocol``, over judges."""
+    """Per system the number of errors of each severity (as written) in human annotations
+    of ``protocol``, over judges."""
     out: dict[str, Counter[str]] = {}
     for key, _src, t in db.keyed_candidates():
         for a in t.span_annotations:
-            if a.protocol != protocol:
+            if not is_judgement(a, protocol):
                 continue
             out.setdefault(key[1], Counter()).update(e.severity for e in a.errors)
     return {s: dict(sorted(c.items())) for s, c in out.items()}
 
 
-def has_spans(db: Database, protocol: str | None = None) -> bool:
-    """Whether any candidate of ``db`` has an error annotation (of ``protocol``; None: of
-    any)."""
-    return any(protocol is None or a.protocol == protocol
+def has_spans(db: Database, protocol: str | None = None, origin: str | None = "human"
+              ) -> bool:
+    """Whether any candidate of ``db`` has an error annotation of ``protocol`` and
+    ``origin`` (None: of any; by default a human one, a judgement)."""
+    return any((protocol is None or a.protocol == protocol)
+               and (origin is None or a.origin == origin)
                for _, t in db.iter_candidates() for a in t.span_annotations)
+
+
+def machine_mqm_system_scores(db: Database, weights: Weights | None = None
+                              ) -> dict[str, dict[str, float]]:
+    """Per machine judge (annotations of origin ``machine``, module doc) and system the
+    mean over the candidates it marked of ``−Σ weights`` of its spans (score_mqm.py's
+    per-rater score, one rater): a measure-like column, never part of ``mqm``."""
+    w = weights or database_weights(db)
+    acc: dict[str, dict[str, list[float]]] = {}
+    for (_, system, _), _src, t in db.keyed_candidates():
+        for a in t.span_annotations:
+            if a.origin == "machine":
+                acc.setdefault(a.judge or "", {}).setdefault(system, []).append(
+                    -judge_penalty(a, w))
+    return {j: {s: sum(v) / len(v) for s, v in per.items()} for j, per in sorted(acc.items())}
 
 
 def ensure_esa_class(db: Database) -> Levels:
@@ -164,7 +187,9 @@ def summary(db: Database, weights: Weights | None = None) -> Mapping[str, dict[s
     """Per system: ``mqm`` (mean score), ``mqm_per_1000_words``, ``mqm_segments`` and the
     per-category and per-severity counts of the MQM annotations' errors (``categories``,
     ``severities``); ``esa``, ``esa_segments`` (candidates with an ESA annotation) and
-    the counts of the ESA annotations' spans (``esa_categories``, ``esa_severities``)
+    the counts of the ESA annotations' spans (``esa_categories``, ``esa_severities``), all
+    from human annotations; ``mqm_machine``: per machine judge the MQM score of its
+    suggested spans (:func:`machine_mqm_system_scores`, apart from ``mqm``)
     (``evaltrans human``)."""
     mqm = mqm_system_scores(db, weights)
     per_k = mqm_per_1000_words(db, weights)
@@ -174,7 +199,8 @@ def summary(db: Database, weights: Weights | None = None) -> Mapping[str, dict[s
     nseg: Counter[str] = Counter(k[1] for k in mqm_penalties(db, weights))
     nesa: Counter[str] = Counter(
         key[1] for key, _src, t in db.keyed_candidates()
-        if any(a.protocol == "esa" for a in t.span_annotations))
+        if any(is_judgement(a, "esa") for a in t.span_annotations))
+    machine = machine_mqm_system_scores(db, weights)
     out: dict[str, dict[str, object]] = {}
     for s in db.systems():
         out[s] = {"mqm": mqm.get(s), "mqm_per_1000_words": per_k.get(s),
@@ -182,5 +208,6 @@ def summary(db: Database, weights: Weights | None = None) -> Mapping[str, dict[s
                   "esa_segments": nesa.get(s, 0),
                   "categories": cats.get(s, {}), "severities": sev.get(s, {}),
                   "esa_categories": esa_cats.get(s, {}),
-                  "esa_severities": esa_sev.get(s, {})}
+                  "esa_severities": esa_sev.get(s, {}),
+                  "mqm_machine": {j: v[s] for j, v in machine.items() if s in v}}
     return out
