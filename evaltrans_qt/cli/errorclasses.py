@@ -17,6 +17,11 @@ level first (rates from each sentence's own counts and its best reference's leng
 ``-c`` a file of every word with its class (``word~~class``, ``word#POS~~class`` with POS
 files), and with POS files the POS-wise rates (each tag's words in each class over the
 side's length). ``--json`` prints all of it as one object.
+
+Two of Hjerson's sentence-level rates (``-s``) are slips we do not copy (the counts agree):
+its ``refINFer`` rate divides the sentence's RPER count, and its ``Rper`` rate divides by the
+length of the sentence's last reference; ours divide the inflection count and the best
+reference's length. The document-level lines are Hjerson's exactly.
 """
 
 from __future__ import annotations
