@@ -7,6 +7,10 @@ is a missing reference word / an extra candidate word) recorded for
     python3 make_hjerson_outputs.py /path/to/hjerson.py 60 hjerson_outputs.json
     python3 make_hjerson_outputs.py /path/to/hjerson.py 60 hjerson_prefix4.json prefix4
 
+``hjerson_stdout_2refs.txt`` is Hjerson's stdout (``-s``) for the sentences of
+``hjerson_outputs.json`` with two references, written as Hjerson reads them (references
+and their base forms joined by ``#+``), for ``tests/cli/test_errorclasses_cli.py``.
+
 With ``prefix4`` Hjerson gets no base-form files and uses its own fallback (the first four
 letters of each word); the recorded base forms are then those four-letter prefixes.
 """
