@@ -325,3 +325,16 @@ def test_sigkill_loses_no_span_marked_on_the_screen(path):
         w.close()
     db = load_database(path)
     assert any(a.judge == "kim" for a in db.sources[0].targets[0].span_annotations)
+
+
+def test_setup_lists_the_machines_first_and_chooses_one(qtbot):
+    from evaltrans_qt.ui.controllers.spans import NONE, SpanSetupDialog
+    d = SpanSetupDialog("esa", "kim", ["A", "B"], ["anna", "xcomet"], machines=["ter", "xcomet"])
+    qtbot.addWidget(d)
+    items = [(d.machine.itemText(i), d.machine.itemData(i)) for i in range(d.machine.count())]
+    assert items == [(NONE, None), ("ter (machine)", "ter"), ("xcomet (machine)", "xcomet"),
+                     ("anna", "anna"), ("xcomet", "xcomet")]
+    assert d.machine.currentData() == "ter"          # pre-filled spans show at once
+    plain = SpanSetupDialog("mqm", "kim", ["A"], ["anna"])
+    qtbot.addWidget(plain)
+    assert plain.machine.currentData() is None       # no machine: no suggestions chosen
