@@ -411,12 +411,23 @@ def metric_significance(data: MetaEvalData, statistic: str = "pearson", *, level
         p = _pairs_matrix(g, vs, samples, seed, early_stop,
                           variant="acc23" if statistic == "acc-eq" else variant,
                           epsilon=(epsilon or 0.0) if statistic == "kendall" else epsilon)
-    else:
+    elif statistic == "acc-eq" and epsilon is None and method == "perm-both":
         # PermutationSigDiff with KendallWithTiesOpt (acc-eq recalibrated in every
-        # resample) swaps the cells system by system whatever the grouping (our order);
-        # the other statistics in its group-by-group order
-        swaps = None if statistic == "acc-eq" and epsilon is None else mtme_order(g)
-        p = significance_matrix(stat, vs, method, samples, seed, williams, swaps, early_stop)
+        # resample) z-scores and swaps *all* cells, system by system whatever the grouping,
+        # the calibration then leaving out the cells without a human score
+        grp = grouping if level == "seg" else "none"
+        whole = Grouped(np.where(complete, 0.0, np.nan), grp)
+        scored = np.isfinite(gold.reshape(-1)[whole.keep])
+        whole_vs = [whole.cells(vecs[m]) for m in names]
+
+        def recalibrated(v: np.ndarray) -> float:
+            return g.acc_eq(v[scored], cells=True, seed=seed).value
+        p = significance_matrix(recalibrated, whole_vs, method, samples, seed,
+                                early_stop=early_stop)
+    else:
+        # the other statistics swap in PermutationSigDiff's group-by-group order
+        p = significance_matrix(stat, vs, method, samples, seed, williams, mtme_order(g),
+                                early_stop)
     return MetricSignificance(statistic, data.human, level, grouping, method, samples, alpha,
                               names, values, p, assign_ranks(p, alpha), n, data.convention)
 

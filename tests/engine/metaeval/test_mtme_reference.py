@@ -458,3 +458,43 @@ def test_export_of_the_real_data_loads_in_evalset_with_the_same_numbers(imported
         sys_ = {s: [sign * v for v in vals] for s, vals in evs.Scores("sys", names[m]).items()}
         c = evs.Correlation(evs.Scores("sys", "mqm"), sys_, SCORED)
         assert sys_rows[m].values["pearson"] == pytest.approx(c.Pearson()[0], abs=TOL)
+
+
+@pytest.mark.parametrize("grouping", ["item", "none"])
+def test_perm_both_on_tie_calibrated_acc_eq_equals_mt_metrics_eval(ours, theirs, grouping):
+    """PERM-BOTH whose statistic recalibrates acc*_eq in every resample, on the first
+    SMALL segments with their unrated cells: mt-metrics-eval z-scores and swaps all cells
+    (PermutationSigDiff with KendallWithTiesOpt), so do we -- the same resampled values.
+    acc*_eq takes few distinct values, so a resampled difference often equals the
+    observed one exactly, and whether it counts as a hit then depends on each side's
+    rounding: the p-values may differ by those exact ties only."""
+    from evaltrans_qt.engine.metaeval.metrics_task import MetaEvalData, metric_significance
+    from evaltrans_qt.engine.metaeval.statistics.metric_significance import perm_both
+    _, data = ours
+    systems, inputs = theirs
+    gold, metrics = inputs["seg"]
+    items = list(range(SMALL))
+    small = MetaEvalData(data.human, data.systems, data.items[:SMALL], data.gold[:, items],
+                         {m: data.metrics[m][:, items] for m in ("chrf", "bleu")},
+                         data.sys_gold, data.sys_metrics, data.negated, data.convention)
+    assert np.isnan(small.gold).any()                  # unrated cells are in play
+    k = 8
+    sig = metric_significance(small, "acc-eq", level="seg", grouping=grouping, samples=k,
+                              seed=21)
+    better, worse = sig.measures
+    g = Grouped(small.gold, grouping)
+    scored = np.isfinite(small.gold.ravel())
+    mine: list[tuple[float, float]] = []
+    p, delta, _ = perm_both(lambda v: g.acc_eq(v[scored], cells=True).value,
+                            small.metrics[better].ravel(), small.metrics[worse].ravel(), k,
+                            seed=21 + 0 * 2 + 1, draws=mine)
+    assert sig.p[0, 1] == p                            # what metric_significance runs
+    np.random.seed(21 + 0 * 2 + 1)
+    their_p, their_delta, used, draws = mstats.PermutationSigDiff(
+        _corr(systems, gold, metrics[worse], items), _corr(systems, gold, metrics[better], items),
+        mstats.KendallWithTiesOpt, AVG[grouping], k, variant="acc23", sample_rate=1.0)
+    assert used == k
+    assert delta == pytest.approx(their_delta, abs=TOL)
+    assert np.asarray(mine) == pytest.approx(np.asarray(draws), abs=1e-9)
+    ties = sum(abs((c2 - c1) - their_delta) < 1e-9 for c2, c1 in draws)
+    assert abs(p - their_p) <= ties / k
