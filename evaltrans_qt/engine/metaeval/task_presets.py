@@ -10,6 +10,11 @@ components that mt-metrics-eval's task set computes for one pair:
 * ``wmt24``, ``wmt25``: system-level soft pairwise accuracy (1 - pairwise confidence
   error, ``'pce'``) and segment-level acc*_eq grouped by item -- equal weights.
 
+Across language pairs only WMT23 defines a statistic, the system-level pairwise accuracy
+over all pairs' systems together (``CompareMetricsWithGlobalAccuracy``); a database holds
+one pair, so it is taken over this pair's systems. WMT24 and WMT25 define none (their
+system-level statistic is per pair).
+
 The overall score of a measure is ``TaskSetResults.AverageCorrs``: each component mapped
 to [0, 1] by its range ((0, 1) for accuracies and acc*_eq, (-1, 1) for correlations),
 then the weighted sum. The system level follows the metrics-task data's convention
