@@ -5,10 +5,13 @@ definitions, against Hjerson's own output (``data/hjerson_outputs.json``, made b
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evaltrans_qt.engine.analysis.error_classes import classify_system, read_word_file
 from evaltrans_qt.engine.analysis.error_classes_corpus import (
@@ -17,6 +20,7 @@ from evaltrans_qt.engine.analysis.error_classes_corpus import (
     pos_rates,
     system_class_rates,
 )
+from evaltrans_qt.engine.kernels.levenshtein import lev_distance_py
 from evaltrans_qt.engine.text.error_classes import (
     CORRECT,
     EXT,
@@ -229,3 +233,29 @@ def test_system_class_rates_classifies_every_system():
                              "B": [["house", "the"], ["a", "dog"]]}, refs, base="prefix4")
     assert df.loc["A", "sum_rate"] == 0.0
     assert df.loc["B", "hyp_reord"] == 2 and df.loc["B", "hyp_lex"] == 1
+
+
+# --------------------------------------------------------------------------- properties
+_words = st.lists(st.sampled_from(["a", "b", "c", "ab", "abc", "d"]), max_size=10)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_words, _words)
+def test_every_word_gets_one_class_and_the_counts_agree(hyp, ref):
+    s = classify(hyp, ref, [w[:1] for w in hyp], [w[:1] for w in ref])
+    assert len(s.hyp_classes) == len(hyp) and len(s.ref_classes) == len(ref)
+    assert set(s.hyp_classes) <= {X, INFL, REORD, EXT, LEX}
+    assert set(s.ref_classes) <= {X, INFL, REORD, MISS, LEX}
+    c = dict(zip(STAT_NAMES, s.counts.tolist()))
+    common = sum((Counter(hyp) & Counter(ref)).values())
+    assert c["hper"] == len(hyp) - common and c["rper"] == len(ref) - common
+    assert c["wer"] == lev_distance_py(hyp, ref)
+    assert c["hyp_reord"] == s.hyp_classes.count(REORD)
+    assert c["ref_reord"] == s.ref_classes.count(REORD)
+    assert c["ext"] >= s.hyp_classes.count(EXT) and c["miss"] >= s.ref_classes.count(MISS)
+    # each PER error at most once (Hjerson: one whose WER counterpart is a match -- a
+    # repeated word matched by WER at another occurrence than by PER -- gets no class)
+    assert c["hyp_infl"] + c["ext"] + c["hyp_lex"] <= c["hper"]
+    assert c["ref_infl"] + c["miss"] + c["ref_lex"] <= c["rper"]
+    if hyp == ref:
+        assert set(s.hyp_classes) <= {X}

@@ -8,6 +8,8 @@ import random
 import numpy as np
 import pytest
 from compare_mt.scorers import GleuScorer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evaltrans_qt.engine.measures.alignment import explain_segment
 from evaltrans_qt.engine.measures.base import Segment
@@ -104,3 +106,13 @@ def test_a_run_passes_the_database_sources():
     before = run.systems[system].scores["gleu"].value
     after = again.systems[system].scores["gleu"].value
     assert 0 < after < before < 1
+
+
+_words = st.lists(st.sampled_from(WORDS), max_size=14)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_words.filter(bool), _words, _words)
+def test_equals_compare_mt_on_any_sentences(ref, hyp, src):
+    want = GleuScorer().score_sentence(ref, hyp, src)[0] / 100
+    assert abs(gleu_value(gleu_stats(hyp, ref, src)) - want) <= 1e-12

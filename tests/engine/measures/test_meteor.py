@@ -8,6 +8,8 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from nltk.stem.snowball import SnowballStemmer
 from nltk.translate.meteor_score import meteor_score
 
@@ -165,3 +167,30 @@ def test_alignment_shows_exact_and_stem_matches():
     assert {(1, 1), (2, 2), (3, 3), (4, 4), (5, 5)} <= matched
     assert (1, 1) in a.notes["stem_matches"] and (5, 5) in a.notes["stem_matches"]
     assert e.score.value == pytest.approx(a.notes["score"])
+
+
+# --------------------------------------------------------------------------- property-based
+
+_words = st.lists(st.sampled_from(WORDS), max_size=12)
+
+
+def _meteor_equals_nltk(hyp, refs, alpha, beta, gamma):
+    opts = EvalOptions(meteor_alpha=alpha, meteor_beta=beta, meteor_gamma=gamma)
+    _m, stats = _scores([hyp], [refs], opts)
+    want = meteor_score(refs, hyp, wordnet=NoSynonyms(), alpha=alpha, beta=beta, gamma=gamma)
+    assert abs(stats[0, 0] - want) <= 1e-12
+
+
+@settings(max_examples=250, deadline=None)
+@given(_words, st.lists(_words, min_size=1, max_size=3),
+       st.floats(0, 1), st.floats(0, 5), st.floats(0, 1))
+def test_equals_nltk_on_any_sentences(hyp, refs, alpha, beta, gamma):
+    _meteor_equals_nltk(hyp, refs, alpha, beta, gamma)
+
+
+@pytest.mark.fuzz
+@settings(max_examples=5000, deadline=None)
+@given(_words, st.lists(_words, min_size=1, max_size=3),
+       st.floats(0, 1), st.floats(0, 5), st.floats(0, 1))
+def test_equals_nltk_on_any_sentences_deeply(hyp, refs, alpha, beta, gamma):
+    _meteor_equals_nltk(hyp, refs, alpha, beta, gamma)

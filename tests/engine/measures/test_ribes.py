@@ -8,6 +8,8 @@ import random
 import numpy as np
 import pytest
 from compare_mt.scorers import RibesScorer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evaltrans_qt.engine.measures.alignment import explain_segment
 from evaltrans_qt.engine.measures.base import Segment
@@ -69,3 +71,16 @@ def test_alignment_pairs_each_aligned_word_once():
     pairs = {(op.hyp_pos, op.ref_pos) for op in a.operations if op.kind.value == "="}
     assert (0, 5) in pairs and (3, 2) in pairs and (4, 1) in pairs
     assert a.notes["kendall_tau"] < 0.5 and e.score.value == pytest.approx(a.notes["score"])
+
+
+_words = st.lists(st.sampled_from(WORDS), max_size=14)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_words, _words)
+def test_equals_compare_mt_on_any_sentences(ref, hyp):
+    ids = {w: i for i, w in enumerate(WORDS)}
+    want = RibesScorer().score_sentence(ref, hyp)[0] / 100 if ref else 0.0
+    got, pairs = ribes_sentence([ids[w] for w in ref], [ids[w] for w in hyp])
+    assert abs(got - want) <= 1e-12
+    assert len({h for h, _ in pairs}) == len(pairs)           # a candidate word aligned once
