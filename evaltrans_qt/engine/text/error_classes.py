@@ -27,7 +27,9 @@ errors are counted by the PER step, missing/extra/lexical ones by the WER/PER st
 reordering errors by the reordering step, which overrides the class of a word found in
 both lists -- so in the rare case of a repeated word whose PER error is also a reordering
 error, Hjerson counts it twice (once in each class) while the word shows one class (the
-reordering); we count as Hjerson. "Block" counts are runs of consecutive words of one
+reordering); we count as Hjerson. Likewise a PER error whose word WER matches at another
+occurrence than the one PER matched gets no class (Hjerson's "x"), so the classes may count
+fewer errors than RPER/HPER. "Block" counts are runs of consecutive words of one
 class on one side (Hjerson's block error rates).
 
 Two cases where Hjerson's output is degenerate are defined here instead: an empty
