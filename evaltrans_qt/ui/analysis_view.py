@@ -238,18 +238,6 @@ class AnalysisView(QWidget):
         self.reference_box.activated.connect(
             lambda _i: self._write(reference=self.reference_box.currentData()))
         row.addWidget(self.reference_box)
-        row.addWidget(QLabel("n-grams:"))
-        self.top_spin = QSpinBox(objectName="analysisTop", minimum=1, maximum=1000)
-        self.top_spin.setToolTip("Characteristic n-grams per direction (compare-mt: 50)")
-        self.top_spin.editingFinished.connect(lambda: self._write(top=self.top_spin.value()))
-        row.addWidget(self.top_spin)
-        row.addWidget(QLabel("examples:"))
-        self.examples_spin = QSpinBox(objectName="analysisExamplesCount", minimum=1,
-                                      maximum=1000)
-        self.examples_spin.setToolTip("Example sentences per direction (compare-mt: 10)")
-        self.examples_spin.editingFinished.connect(
-            lambda: self._write(examples=self.examples_spin.value()))
-        row.addWidget(self.examples_spin)
         row.addStretch(1)
         lay.addLayout(row)
 
@@ -266,6 +254,18 @@ class AnalysisView(QWidget):
         menu.addAction("No label files", lambda: self._write(labels=None))
         self.train_button.setMenu(menu)
         row.addWidget(self.train_button)
+        row.addWidget(QLabel("n-grams:"))
+        self.top_spin = QSpinBox(objectName="analysisTop", minimum=1, maximum=1000)
+        self.top_spin.setToolTip("Characteristic n-grams per direction (compare-mt: 50)")
+        self.top_spin.editingFinished.connect(lambda: self._write(top=self.top_spin.value()))
+        row.addWidget(self.top_spin)
+        row.addWidget(QLabel("examples:"))
+        self.examples_spin = QSpinBox(objectName="analysisExamplesCount", minimum=1,
+                                      maximum=1000)
+        self.examples_spin.setToolTip("Example sentences per direction (compare-mt: 10)")
+        self.examples_spin.editingFinished.connect(
+            lambda: self._write(examples=self.examples_spin.value()))
+        row.addWidget(self.examples_spin)
         self.pair_label = QLabel("Pair:")
         row.addWidget(self.pair_label)
         self.pair_box = QComboBox(objectName="analysisPair")
@@ -641,11 +641,14 @@ class AnalysisView(QWidget):
         if r.error_classes is not None:
             self._show_error_classes(r)
         self.tabs.setTabVisible(self._error_index, r.error_classes is not None)
+        ref = r.meta.get("reference")
+        ref = "the first reference of each source" if ref in (None, "first") else f"reference {ref}"
         self.status.setText(
-            f"{len(systems)} systems on {r.n_sentences} sentences, reference "
-            f"{r.meta.get('reference')}; {r.measure_name}; frequencies in the "
-            f"{r.settings.frequency_source}. Signature: {r.signatures.get('bootstrap', '')}")
-        self.status.setToolTip("\n".join(f"{k}: {v}" for k, v in r.signatures.items()))
+            f"{len(systems)} systems on {r.n_sentences} sentences against {ref}; "
+            f"{r.measure}; word frequencies in the "
+            f"{r.settings.frequency_source} (signatures: hover)")
+        self.status.setToolTip("\n".join([r.measure_name] + [
+            f"{k}: {v}" for k, v in r.signatures.items()]))
         self.analysisReady.emit(r)
 
     def _show_error_classes(self, r: AnalysisResult) -> None:
