@@ -2,8 +2,9 @@
 systems as a measure does, given the size of the measure's difference.
 
 Kocmi, Zouhar, Federmann & Post (2024), "Navigating the Metrics Maze: Reconciling Score
-Magnitudes and Accuracies" §3-§4: over many system pairs with human judgements, the share
-of pairs whose order the metric gets right grows with the metric's difference Delta; they
+Magnitudes and Accuracies" (arXiv 2401.06760): over many system pairs with human
+judgements, the share of pairs whose order the metric gets right grows with the metric's
+difference Delta; they
 fit ``accuracy(Delta) = a * sigmoid(b * Delta)`` per metric (a in percent) and publish
 ``a`` and ``b`` in their ``mt-thresholds`` tool (``mt_thresholds.py``, ``_thresholds``).
 Delta is on the paper's 0-100 scale (BLEU and chrF points, neural metrics x 100).
@@ -70,8 +71,8 @@ def published_key(name: str) -> str | None:
 
 @dataclass(frozen=True)
 class AgreementModel:
-    """``P(humans agree | Delta) = a * sigmoid(b * scale * |Delta|)`` (Kocmi et al. 2024 §4);
-    ``source`` says where ``a`` and ``b`` come from."""
+    """``P(humans agree | Delta) = a * sigmoid(b * scale * |Delta|)`` (Kocmi et al. 2024,
+    their mt-thresholds tool); ``source`` says where ``a`` and ``b`` come from."""
 
     a: float
     b: float

@@ -224,8 +224,8 @@ class Grouped:
 
     def kendall_like(self, metric: np.ndarray, threshold: float = 25.0, *,
                      cells: bool = False) -> float:
-        """WMT20's Kendall-like tau (Mathur et al. 2020 §4; mt-metrics-eval
-        ``stats.KendallLike``, ``Correlation.KendallLike``): only pairs whose human scores
+        """WMT20's Kendall-like tau (the WMT20 metrics task findings, Mathur et al. 2020;
+        mt-metrics-eval ``stats.KendallLike``, ``Correlation.KendallLike``): only pairs whose human scores
         differ by at least ``threshold`` count; a pair is concordant when the metric orders
         it strictly the same way, discordant otherwise (a metric tie included); per group
         (con - dis) / pairs, averaged weighted by the pairs (``macro=False``, always).
