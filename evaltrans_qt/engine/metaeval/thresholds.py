@@ -4,9 +4,9 @@ systems as a measure does, given the size of the measure's difference.
 Kocmi, Zouhar, Federmann & Post (2024), "Navigating the Metrics Maze: Reconciling Score
 Magnitudes and Accuracies" (arXiv 2401.06760): over many system pairs with human
 judgements, the share of pairs whose order the metric gets right grows with the metric's
-difference Delta; they
-fit ``accuracy(Delta) = a * sigmoid(b * Delta)`` per metric (a in percent) and publish
-``a`` and ``b`` in their ``mt-thresholds`` tool (``mt_thresholds.py``, ``_thresholds``).
+difference Delta; they fit ``accuracy(Delta) = a * sigmoid(b * Delta)`` per metric (a in
+percent) and publish ``a`` and ``b`` in their ``mt-thresholds`` tool (``mt_thresholds.py``,
+``_thresholds``).
 Delta is on the paper's 0-100 scale (BLEU and chrF points, neural metrics x 100).
 
 Two sources of a model (:class:`AgreementModel`), always named in the output:
