@@ -110,6 +110,16 @@ def test_agreement_ignores_machine_annotations():
     assert span_agreement(only_one) is None                 # ann and a machine: no pair
 
 
+def test_campaigns_see_no_judge_in_a_machine():
+    from evaltrans_qt.engine.campaign.adjudication import span_disagreement
+    from evaltrans_qt.engine.campaign.plan import judged
+    db = _db()
+    d = span_disagreement(db, (0, 0), always=True)
+    assert d is not None and sorted(d.spans) == ["ann", "bob"]
+    b = db.sources[0].targets[1]                 # xcomet's spans only: not judged
+    assert not judged(b, None) and judged(db.sources[0].targets[0], None)
+
+
 def test_prefill_statistics_compare_the_machine_with_the_judges():
     st = prefill_statistics(_db(), "xcomet")
     # ann kept MAJOR, left MINOR and the Critical alone; bob kept MINOR, left the others

@@ -152,7 +152,7 @@ def span_disagreement(db: Database, item: Item, protocol: str = "mqm", *,
     spans: dict[str, tuple[ErrorSpan, ...]] = {}
     final = None
     for a in t.span_annotations:
-        if a.protocol != protocol:
+        if a.protocol != protocol or a.origin != "human":     # a machine's: suggestions
             continue
         if a.judge == ADJUDICATED:
             final = tuple(a.errors)

@@ -86,10 +86,12 @@ def parse_budget(text: str | int, total: int) -> int:
 def judged(t: Target, cls: str | None) -> bool:
     """Whether ``t`` has a person-given judgement: a score of ``cls`` (``a+b``: of each
     part; the database method's :func:`~evaltrans_qt.engine.human.similar.scored_value`),
-    or with ``cls`` None any score or an error-span annotation."""
+    or with ``cls`` None any score or a judge's error-span annotation (a machine's
+    suggested spans are none)."""
     if cls is not None:
         return math.isfinite(scored_value(t, cls))
-    return any(not s.extrapolated for s in t.scores) or bool(t.span_annotations)
+    return any(not s.extrapolated for s in t.scores) or any(
+        a.origin == "human" for a in t.span_annotations)
 
 
 def check_human(db: Database, cls: str) -> str:
