@@ -857,10 +857,13 @@ class AnalysisView(QWidget):
 
 
 def add_analysis_tab(results) -> AnalysisView:
-    """Add the "Analysis" tab to a ResultsView (the one hook in ``results_view.py``)."""
+    """Add the "Analysis" tab to a ResultsView after its Unseen systems tab (Histogram
+    stays last; the one hook in ``results_view.py``)."""
     window = getattr(results, "window_", None)
     view = AnalysisView(results.workspace, getattr(window, "open_in_compare", None))
-    results.tabs.addTab(view, "Analysis")
+    unseen = getattr(results, "unseen_view", None)
+    at = results.tabs.indexOf(unseen) + 1 if unseen is not None else results.tabs.count()
+    results.tabs.insertTab(at, view, "Analysis")
     return view
 
 
