@@ -86,6 +86,10 @@ def test_the_mqm_column_is_the_human_judges_alone():
     assert machine_mqm_system_scores(db) == {"xcomet": {"A": -6.0, "B": -5.0}}
     assert s["A"]["mqm_machine"] == {"xcomet": -6.0} and s["B"]["mqm_machine"] == {
         "xcomet": -5.0}
+    from evaltrans_qt.io.mtme import mqm_tables
+    assert mqm_tables(db, ["A", "B"], 1) == {"seg": ["A -3.0"], "sys": ["A -3.0"]}
+    rows = list(mqm_rows(db))[1:]                              # the TSV export: ann, bob
+    assert [(r[4], r[8]) for r in rows] == [("ann", "Major"), ("bob", "Minor")]
 
 
 def test_machine_spans_alone_make_no_mqm_column():
@@ -327,3 +331,22 @@ def test_cli_list_and_human_json_tell_the_machine_apart(ws, capsys):
                  "--add", "0:5", "--severity", "minor"]) == 0
     anns = load_database(path).sources[0].targets[1].span_annotations
     assert [(a.origin, len(a.errors)) for a in anns] == [("machine", 1), ("human", 1)]
+
+
+def test_suggest_changes_no_human_column(tmp_path, capsys):
+    """TER's suggested spans on the demo leave ``correlate --human mqm`` (and so TER's
+    correlation with MQM) exactly as it was: no circularity."""
+    import shutil
+    demo = tmp_path / "demo.etdb.xml"
+    shutil.copy(demo_database_path(), demo)
+    args = ["correlate", str(demo), "--human", "mqm", "--measures", "ter,bleu", "--level",
+            "sentence", "--json"]
+    assert main(args) == 0
+    before = json.loads(capsys.readouterr().out)
+    assert main(["spans", str(demo), "--suggest", "ter"]) == 0
+    db = load_database(demo)
+    ter = [a for _, t in db.iter_candidates() for a in t.span_annotations if a.judge == "ter"]
+    assert ter and {a.origin for a in ter} == {"machine"} and any(a.errors for a in ter)
+    capsys.readouterr()
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out) == before
