@@ -911,30 +911,23 @@ def analyze(db: _EngineDatabase, systems: Sequence[str], *, measure: str = "comp
     reference of each source); tokenisation and case from ``options``/``preset``
     (default ``evaltrans default``). Returns an
     :class:`~evaltrans_qt.engine.analysis.pairwise.AnalysisResult` of DataFrames."""
-    from evaltrans_qt.engine.analysis.corpus import corpus_from_database
-    from evaltrans_qt.engine.analysis.pairwise import AnalysisSettings, analyze_systems
-    from evaltrans_qt.io.analysis_inputs import read_labels, read_train_counts
+    from evaltrans_qt.io.analysis_inputs import analyze_database
     if not isinstance(db, _EngineDatabase):
         raise OptionError(f"analyze: expected a Database, got {type(db).__name__}")
     names = _check_names(systems, "systems", optional=False) or []
     for what, value in (("top", top), ("examples", examples), ("samples", samples)):
         _check_count(value, what, zero=False)
     opts = make_options(options, preset, **option_values)
-    corpus = corpus_from_database(db, names, opts, reference=reference)
-    counts = None
     if train is not None:
         _check_path(train, "train")
-        counts = read_train_counts(train, opts.tokenization, opts.case)
-    label_data = None
+    files = None
     if labels is not None:
         files = [labels] if isinstance(labels, (str, os.PathLike)) else list(labels)
         for f in files:
             _check_path(f, "labels")
-        label_data = read_labels(corpus, files, len(db.sources))
-    settings = AnalysisSettings(measure=measure, top_ngrams=top, top_examples=examples,
-                                samples=samples, seed=seed)
-    return analyze_systems(corpus, measure=measure, options=opts, train_counts=counts,
-                           labels=label_data, settings=settings)
+    return analyze_database(db, names, measure=measure, options=opts, reference=reference,
+                            train=train, labels=files, top=top, examples=examples,
+                            samples=samples, seed=seed)
 
 
 __all__ = ["Database", "EvalOptions", "Metric", "Run", "analyze", "available_measures",

@@ -71,8 +71,8 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evaltrans_qt.api import analyze
     from evaltrans_qt.errors import OptionError
+    from evaltrans_qt.io.analysis_inputs import analyze_database
     systems = comma_list(args.systems) or []
     if len(systems) < 2:
         raise OptionError("--systems: name at least two systems, separated by commas")
@@ -95,10 +95,10 @@ def run(args: argparse.Namespace) -> int:
                           command_uses=_USES)
     check_output_file(args.html, "--html")
     db = open_database(args.database)
-    result = analyze(db, systems, measure=measure, options=options_from_args(args),
-                     reference=args.reference, train=args.train, labels=args.labels,
-                     top=args.top, examples=args.examples, samples=args.samples,
-                     seed="env" if args.seed is None else args.seed)
+    result = analyze_database(db, systems, measure=measure, options=options_from_args(args),
+                              reference=args.reference, train=args.train, labels=args.labels,
+                              top=args.top, examples=args.examples, samples=args.samples,
+                              seed="env" if args.seed is None else args.seed)
     if args.html:
         from evaltrans_qt.io.html_report import write_html_report
         write_html_report(result, args.html, title=f"{', '.join(systems)} on {args.database}")

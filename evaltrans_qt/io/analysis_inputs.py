@@ -19,8 +19,15 @@ import os
 from collections import Counter
 from collections.abc import Sequence
 
-from evaltrans_qt.engine.analysis.corpus import AnalysisCorpus
-from evaltrans_qt.engine.analysis.pairwise import Labels
+from evaltrans_qt.engine.analysis.corpus import AnalysisCorpus, corpus_from_database
+from evaltrans_qt.engine.analysis.pairwise import (
+    AnalysisResult,
+    AnalysisSettings,
+    Labels,
+    analyze_systems,
+)
+from evaltrans_qt.engine.data.database import Database
+from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.engine.text.preprocess import tokenize
 from evaltrans_qt.errors import InputFormatError, OptionError
 from evaltrans_qt.io.plaintext import read_lines
@@ -67,3 +74,21 @@ def read_labels(corpus: AnalysisCorpus, files: Sequence[PathLike], lines: int) -
             outs[s] = [rows[i] for i in corpus.source_index]
             names[s] = str(f)
     return Labels(ref, outs, None, str(files[0]), names)
+
+
+def analyze_database(db: Database, systems: Sequence[str], *, measure: str = "comparemt-bleu",
+                     options: EvalOptions, reference: str | None = None,
+                     train: PathLike | None = None, labels: Sequence[PathLike] | None = None,
+                     top: int = 50, examples: int = 10, samples: int = 1000,
+                     seed: int | str | None = "env") -> AnalysisResult:
+    """The analysis of ``systems`` of ``db`` with its files read (``train``: a training
+    corpus for word frequencies; ``labels``: the reference's label file, then optionally
+    one per system): the one composition the command line and the API share."""
+    corpus = corpus_from_database(db, systems, options, reference=reference)
+    counts = None if train is None else read_train_counts(train, options.tokenization,
+                                                          options.case)
+    label_data = None if labels is None else read_labels(corpus, labels, len(db.sources))
+    settings = AnalysisSettings(measure=measure, top_ngrams=top, top_examples=examples,
+                                samples=samples, seed=seed)
+    return analyze_systems(corpus, measure=measure, options=options, train_counts=counts,
+                           labels=label_data, settings=settings)
