@@ -23,6 +23,7 @@ from evaltrans_qt.engine.run.driver import Progress, evaluate, iter_evaluate  # 
 from evaltrans_qt.engine.run.executors.choice import make_executor  # noqa: E402
 from evaltrans_qt.engine.run.executors.dask import DaskExecutor  # noqa: E402
 from evaltrans_qt.engine.run.executors.local import LocalProcessExecutor, SerialExecutor  # noqa: E402
+from evaltrans_qt.engine.run.schedule import TimeLeft  # noqa: E402
 from evaltrans_qt.errors import Cancelled, OptionError  # noqa: E402
 from evaltrans_qt.io.etdb import demo_database_path, load_database  # noqa: E402
 
@@ -215,6 +216,7 @@ def test_progress_bar_shows_measure_pairs_and_time_left():
     now = [0.0]
     out = Tty()
     bar = ProgressBar(out, workers=2, interval=0.0, clock=lambda: now[0])
+    bar._left = TimeLeft(2, load=lambda: 0.0, cpus=2)   # an idle 2-CPU machine, whatever runs now
     now[0] = 1.0
     bar(Progress(0, 400, "INVWER: 300 sentence pairs", cost_total=100.0))
     assert "~50 s left" in out.getvalue()          # the model alone: 100 s over 2 workers
