@@ -122,7 +122,8 @@ class ResultsController(QObject):
                                        view.ask_export_table, "action_export_table")
         self.act_export_plot = action("Export &plot (PNG/SVG)…", ["Ctrl+Shift+P"],
                                       view.ask_export_plot, "action_export_plot")
-        self.act_export_analysis = action("Export &analysis as HTML…", [], self._export_analysis,
+        self.act_export_analysis = action("Export &analysis as HTML…", ["Ctrl+Shift+H"],
+                                          self._export_analysis,
                                           "action_export_analysis",
                                           "The Analysis tab's comparison of systems as one "
                                           "self-contained HTML report")
