@@ -351,3 +351,28 @@ def test_the_analysis_runs_off_the_ui_thread(qtbot, tab, monkeypatch):
     r = _compute(qtbot, view)
     assert threads and all(t is not threading.main_thread() for t in threads)
     assert view.result is r
+
+
+def test_the_evaluate_menu_exports_the_analysis(qtbot, tab, tmp_path, monkeypatch):
+    """Evaluate → Export analysis as HTML… (Ctrl+Shift+H): the Analysis tab is shown, the
+    file asked for (the .html suffix added to a bare name) and written in the background."""
+    from evaltrans_qt.ui import analysis_view
+    window, rv, view = tab
+    asked = []
+
+    def save_name(parent, title, start, filters):
+        asked.append((title, start, filters))
+        return str(tmp_path / "mine"), "HTML (*.html)"
+    monkeypatch.setattr(analysis_view.QFileDialog, "getSaveFileName", staticmethod(save_name))
+    act = window.results.act_export_analysis
+    assert act.shortcut().toString() == "Ctrl+Shift+H"
+    with qtbot.waitSignal(view.exported, timeout=120_000) as sig:
+        act.trigger()
+    assert rv.tabs.currentWidget() is view
+    assert asked and asked[0][1].endswith("demo.analysis.html")
+    out = sig.args[0]
+    assert out == tmp_path / "mine.html"
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>") and "</html>" in text
+    for s in window.workspace.comparison.systems:
+        assert s in text
