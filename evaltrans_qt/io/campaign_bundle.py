@@ -60,6 +60,7 @@ from evaltrans_qt.io.atomic import atomic_write_bytes
 from evaltrans_qt.io.campaign_file import class_levels, load_campaign_database, read_campaign
 from evaltrans_qt.io.etdb import checked_bytes, load_database
 from evaltrans_qt.io.etdb.spans import database_typology, set_database_typology
+from evaltrans_qt.io.gcpause import paused_gc
 from evaltrans_qt.io.xmlsafe import safe_parser
 
 PathLike = str | os.PathLike[str]
@@ -242,7 +243,13 @@ def bundle_file_name(annotator: str) -> str:
 def write_bundles(campaign: PathLike, out_dir: PathLike) -> list[Path]:
     """Write every annotator's bundle of the campaign file ``campaign`` into ``out_dir``
     (created if needed); returns the paths. A file there that differs from its bundle
-    (an annotator's work, say) is never overwritten: :class:`CampaignError` naming it."""
+    (an annotator's work, say) is never overwritten: :class:`CampaignError` naming it.
+    The cyclic garbage collector is paused meanwhile (``io/gcpause.py``)."""
+    with paused_gc():
+        return _write_bundles(campaign, out_dir)
+
+
+def _write_bundles(campaign: PathLike, out_dir: PathLike) -> list[Path]:
     d = read_campaign(campaign)
     db = load_campaign_database(d, campaign)
     names = [bundle_file_name(a) for a in d.annotators]

@@ -54,6 +54,7 @@ from evaltrans_qt.io.campaign_qc import (
     set_result,
 )
 from evaltrans_qt.io.etdb import loads, save_database
+from evaltrans_qt.io.gcpause import paused_gc
 from evaltrans_qt.io.journal import Change, ScoreChange, journal_path, seconds_of
 from evaltrans_qt.io.judgements import commit_changes
 from evaltrans_qt.io.plaintext import read_input_bytes
@@ -263,7 +264,14 @@ def collect(campaign: PathLike, files: Sequence[PathLike], result: PathLike, *,
             warn: Callable[[str], None] | None = None) -> CollectReport:
     """Check every bundle in ``files`` and merge their judgements into ``result``
     (module doc); nothing is written when one is refused (:class:`CampaignError` naming
-    it). ``warn`` is given each warning (a bundle given twice, already collected)."""
+    it). ``warn`` is given each warning (a bundle given twice, already collected).
+    The cyclic garbage collector is paused meanwhile (``io/gcpause.py``)."""
+    with paused_gc():
+        return _collect(campaign, files, result, warn)
+
+
+def _collect(campaign: PathLike, files: Sequence[PathLike], result: PathLike,
+             warn: Callable[[str], None] | None) -> CollectReport:
     report = CollectReport()
 
     def say(text: str) -> None:

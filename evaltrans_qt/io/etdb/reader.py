@@ -66,6 +66,7 @@ from evaltrans_qt.io import scores as external_scores
 from evaltrans_qt.io.etdb import protocols as _protocols
 from evaltrans_qt.io.etdb import segranks as _segranks
 from evaltrans_qt.io.etdb import spans as _spans
+from evaltrans_qt.io.gcpause import paused_gc
 from evaltrans_qt.io.limits import MAX_TEXT_CHARS
 from evaltrans_qt.io.plaintext import read_input_bytes
 from evaltrans_qt.io.xmlsafe import (
@@ -255,7 +256,13 @@ def _read_source(el, db: Database, levels: dict[str, Levels], path, lines: dict[
 
 
 def loads(data: bytes, path: str | os.PathLike[str] | None = None) -> Database:
-    """Parse an EvalTrans database from ``data`` (``path`` is only used in messages)."""
+    """Parse an EvalTrans database from ``data`` (``path`` is only used in messages);
+    the cyclic garbage collector paused meanwhile (``io/gcpause.py``)."""
+    with paused_gc():
+        return _loads(data, path)
+
+
+def _loads(data: bytes, path: str | os.PathLike[str] | None) -> Database:
     where = str(path) if path is not None else "<data>"
     if not data.strip():
         raise InputFormatError("empty file (expected an EvalTrans <database>)", where)
