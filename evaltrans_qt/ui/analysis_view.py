@@ -214,9 +214,9 @@ class AnalysisView(QWidget):
         self.system_a.setToolTip("System A (compared with B and any more systems)")
         self.system_b = QComboBox(objectName="analysisSystemB")
         self.system_b.setToolTip("System B")
-        for box in (self.system_a, self.system_b):
+        for k, box in enumerate((self.system_a, self.system_b)):
             box.setSizeAdjustPolicy(QComboBox.AdjustToContents)
-            box.activated.connect(lambda _i: self._write_systems())
+            box.activated.connect(lambda _i, k=k: self._write_systems(k))
             row.addWidget(box)
         self.more = QToolButton(objectName="analysisMoreSystems", text="More…")
         self.more.setToolTip("Further systems to compare (every pair is compared)")
@@ -478,13 +478,17 @@ class AnalysisView(QWidget):
             self._show_choice()
             return False
 
-    def _write_systems(self) -> None:
-        a, b = self.system_a.currentData(), self.system_b.currentData()
-        rest = [s for s in self.choice.systems[2:] if s not in (a, b)]
-        if a == b:        # picking B's system as A swaps them
-            old = list(self.choice.systems)
-            b = old[0] if len(old) > 0 and old[0] != a else (old[1] if len(old) > 1 else b)
-        self._write(systems=[s for s in (a, b) if s is not None] + rest)
+    def _write_systems(self, changed: int) -> None:
+        """System A (``changed`` 0) or B (1) was picked; picking the other one's system
+        swaps them, picking one of the further systems takes its place there."""
+        old = list(self.choice.systems)
+        picked = (self.system_a, self.system_b)[changed].currentData()
+        new = old[:2] if len(old) >= 2 else old + [None] * (2 - len(old))
+        if picked in new and new[changed] != picked:
+            new[1 - changed] = new[changed]
+        new[changed] = picked
+        rest = [s for s in old[2:] if s not in new]
+        self._write(systems=[s for s in new if s is not None] + rest)
 
     def _toggle_more(self, system: str, on: bool) -> None:
         systems = [s for s in self.choice.systems if s != system]

@@ -376,3 +376,26 @@ def test_the_evaluate_menu_exports_the_analysis(qtbot, tab, tmp_path, monkeypatc
     assert text.startswith("<!DOCTYPE html>") and "</html>" in text
     for s in window.workspace.comparison.systems:
         assert s in text
+
+
+def test_picking_the_other_ones_system_swaps_a_and_b(qtbot, tab):
+    window, _rv, view = tab
+    c = window.workspace.comparison
+    s = window.workspace.database.systems()
+
+    def pick(box, system):
+        box.setCurrentIndex(box.findData(system))
+        box.activated.emit(box.currentIndex())
+
+    c.set(systems=[s[0], s[1]])
+    pick(view.system_a, s[1])
+    assert c.systems == (s[1], s[0])
+    pick(view.system_b, s[1])
+    assert c.systems == (s[0], s[1])
+    pick(view.system_b, s[2])
+    assert c.systems == (s[0], s[2])
+    # a further system picked as A takes that place; the extras stay otherwise
+    c.set(systems=[s[0], s[1], s[2], s[3]])
+    pick(view.system_a, s[3])
+    assert c.systems == (s[3], s[1], s[2])
+    assert (view.system_a.currentData(), view.system_b.currentData()) == (s[3], s[1])
