@@ -309,7 +309,8 @@ def compute_comparison(measure_name: str, hyp_text: str, ref_texts: list[str], r
         if ref_len is None and stats is not None and len(stats) > 1:
             ref_len = float(stats[1])
         breakdown.append(("Reference length", _fmt(float(ref_len)) if ref_len is not None else "-"))
-        breakdown.append(("Rate", f"{100 * score.value:.2f} %"))
+        breakdown.append(("SUMerr (sum of the class rates)" if al.notes.get("class_names")
+                          else "Rate", f"{100 * score.value:.2f} %"))
     elif e.error:
         breakdown.append(("Score", f"not available: {e.error}"))
     breakdown.append(("Identities", str(counts.get("match", 0))))

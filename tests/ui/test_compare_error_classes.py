@@ -65,6 +65,9 @@ def test_hand_worked_classes_colours_and_legend(qtbot):
     breakdown = dict(view.comparison.breakdown)
     assert breakdown["Missing word"] == "0 candidate, 1 reference"
     assert breakdown["Reordering error"] == "2 candidate, 2 reference"
+    # Hjerson's SUMerr: the candidate-side class rates (1 + 2 + 0 + 0) / 6 plus the missing
+    # words over the reference length, 1 / 7
+    assert breakdown["SUMerr (sum of the class rates)"] == f"{100 * (3 / 6 + 1 / 7):.2f} %"
     # painted: a classified word's box has its class's colour over the background, a
     # correct word's box none
     view.hyp_flow.repaint()
