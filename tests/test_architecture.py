@@ -43,6 +43,8 @@ ALLOWED = {
     "ranking_session": {"engine", "io", "errors", "workspace", "history"},
     "span_session": {"engine", "io", "errors", "workspace", "history"},
     "adjudication_session": {"engine", "io", "errors", "workspace", "history"},
+    # annotator mode (a campaign bundle open) as a Qt-free model over the workspace
+    "campaign_mode": {"engine", "io", "errors", "workspace"},
     "selection": {"errors"},                            # the Qt-free selection model
     "cli": {"engine", "io", "errors", "workspace", "cli", "version"},
     "api": {"engine", "io", "errors", "api"},          # the public Python API (docs/api.md)

@@ -18,7 +18,9 @@ window is a thin composition of controllers, each owning its widgets, actions an
 * ``protocol_modes`` (:class:`~evaltrans_qt.ui.protocol_modes.ProtocolModes`) --
   references, post-edits, information items;
 * ``window_layout`` (:class:`~.controllers.layout.WindowLayout`) -- panels on the screen,
-  window settings.
+  window settings;
+* ``campaign`` (:class:`~.controllers.campaign.CampaignController`) -- the Campaign menu
+  and annotator mode (a campaign bundle opened).
 
 Contract used by other parts of the UI: ``database``, ``database_path``, ``session`` (views
 of the workspace and of the scoring controller); signals ``databaseChanged()``,
@@ -47,6 +49,7 @@ from evaltrans_qt.io.journal import Journal, ReplayReport
 from evaltrans_qt.ui.compare_view import CompareView
 from evaltrans_qt.ui.controllers.actions import make_action
 from evaltrans_qt.ui.controllers.browse import BrowseController
+from evaltrans_qt.ui.controllers.campaign import CampaignController
 from evaltrans_qt.ui.controllers.files import FilesController, make_settings
 from evaltrans_qt.ui.controllers.layout import WindowLayout
 from evaltrans_qt.ui.controllers.ranking import RankingController
@@ -93,6 +96,7 @@ class MainWindow(QMainWindow):
         self.results = ResultsController(self)
         self.protocol_modes = ProtocolModes(self)   # references, post-edits, items
         self.spans = SpansController(self)          # MQM / ESA annotation screen
+        self.campaign = CampaignController(self)    # Campaign menu, annotator mode
         ws = self.workspace
         ws.database_changed.connect(self._database_shown)
         ws.path_changed.connect(self._path_changed)

@@ -1,0 +1,359 @@
+"""The application side of campaigns (docs/campaigns.md): a bundle opened in annotator mode
+shows only its items, its instructions and progress and no system name; the practice
+items give feedback; the adjudication screen records an ``adjudicated`` judgement from the
+keyboard and undo takes it back; the Campaign menu's actions run create, bundle, collect,
+QC report and agreement on a tiny database."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QApplication,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QTextEdit,
+    QWidget,
+)
+
+from evaltrans_qt.campaign_mode import check_tutorial
+from evaltrans_qt.engine.campaign.agreement import ADJUDICATED
+from evaltrans_qt.engine.campaign.definition import QCPlan, TutorialItem
+from evaltrans_qt.engine.data.database import Database
+from evaltrans_qt.io.campaign_bundle import bundle_items, write_bundles
+from evaltrans_qt.io.campaign_file import create_campaign
+from evaltrans_qt.io.etdb import load_database, save_database
+
+SYSTEMS = ("SysAlpha", "SysBeta", "SysGamma")
+WORDS = "house tree river stone cloud bread window garden music letter".split()
+
+
+def _database() -> Database:
+    rng = random.Random(0)
+    db = Database()
+    for i in range(8):
+        src = db.add_source(f"Quelle {i} " + " ".join(rng.choice(WORDS) for _ in range(6)),
+                            doc=f"d{i // 4}", seg=str(i + 1))
+        db.add_target(src, "ref " + " ".join(rng.choice(WORDS) for _ in range(6)), "ref-A",
+                      reference=True)
+        for s in SYSTEMS:
+            db.add_target(src, " ".join(rng.choice(WORDS) for _ in range(7)), s)
+    return db
+
+
+def _campaign(folder: Path, protocol: str, tutorial: Path | None = None) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    save_database(_database(), folder / "db.etdb.xml")
+    (folder / "howto.md").write_text("# How to judge\n\nRead the **source** first.\n")
+    create_campaign(folder / "db.etdb.xml", folder / "c.etcampaign.json", protocol=protocol,
+                    annotators=["anna", "ben"], redundancy=2, batch=5, seed=1,
+                    qc=QCPlan(repeats=0.2), instructions=folder / "howto.md",
+                    tutorial=tutorial)
+    write_bundles(folder / "c.etcampaign.json", folder / "bundles")
+    return folder
+
+
+@pytest.fixture
+def window(main_window):
+    main_window.resize(1366, 768)
+    return main_window
+
+
+def _open(qtbot, window, path: Path) -> None:
+    worker = window.open_database(path)
+    qtbot.waitUntil(lambda: worker.result is not None or worker.error is not None, timeout=20000)
+    qtbot.waitUntil(lambda: window.campaign.view is not None, timeout=10000)
+
+
+def _visible_texts(window) -> list[str]:
+    """Every text a user can see or hover: window title, widget texts and tooltips of
+    visible widgets, visible menus' titles and actions, the status bar."""
+    out = [window.windowTitle(), window.statusBar().currentMessage()]
+    for w in window.findChildren(QWidget):
+        if not w.isVisible():
+            continue
+        out.append(w.toolTip())
+        out.append(w.windowTitle())
+        if isinstance(w, (QLabel, QAbstractButton, QLineEdit)):
+            out.append(w.text())
+        elif isinstance(w, QTextEdit):
+            out.append(w.toPlainText())
+    for act in window.menuBar().actions():
+        if act.isVisible():
+            out.append(act.text())
+            if act.menu() is not None:
+                out.extend(a.text() + a.toolTip() + a.statusTip()
+                           for a in act.menu().actions())
+    return [t for t in out if t]
+
+
+def test_bundle_opens_in_annotator_mode_without_system_names(qtbot, window, tmp_path):
+    folder = _campaign(tmp_path / "c", "da-ref")
+    bundle = folder / "bundles" / "anna.etdb.xml"
+    items = bundle_items(load_database(bundle))
+    _open(qtbot, window, bundle)
+    c = window.campaign
+    assert c.mode.active and c.mode.annotator == "anna"
+    view = c.view
+    assert window.centralWidget() is view
+    # only the annotation menu, no panel, no toolbar
+    shown_menus = [a.text() for a in window.menuBar().actions() if a.isVisible()]
+    assert shown_menus == ["&Annotation"]
+    assert not any(d.isVisible() for d in window.panels.values())
+    assert not window.toolbar.isVisible()
+    assert not window.files.act_open.isEnabled() and not c.act_create.isEnabled()
+    assert not window.scoring.act_identical.isEnabled()
+    # instructions rendered from the coordinator's Markdown
+    assert view.currentWidget() is view.instructions
+    assert "How to judge" in view.instructions.toPlainText()
+    assert "**" not in view.instructions.toPlainText()
+    # the scoring session walks exactly the bundle's items
+    s = window.session
+    assert s is not None and s.judge == "anna" and s.classes == ["da"]
+    assert [window.database.sources[si].targets[ti].text for si, ti in s.items] == \
+        [x.candidate for x in items]
+    view.show_work()
+    qtbot.waitUntil(lambda: view.work.isVisible())
+    assert view.work.source.text() == items[0].source
+    assert view.work.reference.text() == items[0].references[0]
+    # no system name -- neither the real ones nor the bundle's opaque ids
+    opaque = {x.system for x in items}
+    texts = "\n".join(_visible_texts(window))
+    for name in (*SYSTEMS, *opaque):
+        assert name not in texts, name
+    assert "system" not in window.scoring.score_panel.header.text().lower()
+    # progress in the status bar follows the judgements
+    label = c.progress_label
+    assert label.isVisible()
+    batches = 1 + max(x.batch for x in items)
+    assert batches > 2
+    assert label.text() == f"0 of {len(items)}, {batches} batches left"
+    for v in "80":
+        window.score_current(int(v))
+    qtbot.keyClick(window.scoring.score_panel.editors["da"], Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: label.text().startswith("1 of "))
+    assert label.text() == f"1 of {len(items)}, {batches} batches left"
+    db = window.database
+    si, ti = s.items[0]
+    assert [(x.cls, x.value, x.judge) for x in db.sources[si].targets[ti].scores] == \
+        [("da", 80.0, "anna")]
+
+
+def test_leaving_annotator_mode_gives_the_window_back(qtbot, window, tmp_path, demo_copy):
+    folder = _campaign(tmp_path / "c", "da-ref")
+    _open(qtbot, window, folder / "bundles" / "ben.etdb.xml")
+    compare = window.compare_view
+    worker = window.open_database(demo_copy)
+    qtbot.waitUntil(lambda: worker.result is not None, timeout=20000)
+    qtbot.waitUntil(lambda: window.campaign.view is None and not window.campaign.mode.active)
+    assert window.centralWidget() is compare
+    assert window.files.act_open.isEnabled() and window.campaign.act_create.isEnabled()
+    assert "&File" in [a.text() for a in window.menuBar().actions() if a.isVisible()]
+    assert not window.campaign.annotator_menu.menuAction().isVisible()
+    assert window.panels["Scoring"].widget() is window.scoring.score_panel
+    assert window.scoring.score_panel.show_system
+    assert not window.campaign.progress_label.isVisible()
+
+
+def test_esa_bundle_shows_the_span_screen_without_system_names(qtbot, window, tmp_path):
+    folder = _campaign(tmp_path / "c", "esa")
+    bundle = folder / "bundles" / "anna.etdb.xml"
+    items = bundle_items(load_database(bundle))
+    _open(qtbot, window, bundle)
+    view = window.campaign.view
+    screen = view.work.judging
+    assert type(screen).__name__ == "AnnotatorSpanScreen"
+    assert screen.model.judge == "anna" and screen.model.protocol == "esa"
+    assert len(screen.model.items) == len(items)
+    view.show_work()
+    qtbot.waitUntil(screen.isVisible)
+    texts = "\n".join(_visible_texts(window))
+    for name in (*SYSTEMS, *{x.system for x in items}):
+        assert name not in texts, name
+    assert screen.header.text().startswith("<b>Item 1 of ")
+    assert window.session is None
+
+
+def test_practice_items_give_feedback(qtbot, window, tmp_path):
+    tut = tmp_path / "tutorial.json"
+    tut.write_text('[{"source": "Das Haus.", "candidate": "The house.", "reference": '
+                   '"The house.", "answer": {"da": 90}, "tolerance": 10, '
+                   '"feedback": "A perfect translation scores high."}]')
+    folder = _campaign(tmp_path / "c", "da-ref", tutorial=tut)
+    _open(qtbot, window, folder / "bundles" / "anna.etdb.xml")
+    page = window.campaign.view.practice
+    assert page is not None and page.candidate.toPlainText() == "The house."
+    page.values["da"].setValue(30)
+    text = page.check_answer()
+    assert text.startswith("Not quite.") and "expected 90 ± 10" in text
+    assert "A perfect translation scores high." in page.feedback.text()
+    page.values["da"].setValue(85)
+    assert page.check_answer().startswith("Correct.")
+    # nothing of the practice is stored
+    assert not any(t.scores for _s, t in window.database.iter_candidates())
+
+
+def test_check_tutorial_spans_and_scores():
+    item = TutorialItem("s", "a b c d", {"esa": 50.0}, ((2, 3),), 5.0, "fb")
+    assert check_tutorial(item, {"esa": 52}, [(2, 3)]).correct
+    assert not check_tutorial(item, {"esa": 52}, []).correct          # error not marked
+    assert not check_tutorial(item, {"esa": 52}, [(2, 3), (6, 7)]).correct  # extra mark
+    assert not check_tutorial(item, {"esa": 60}, [(2, 3)]).correct    # outside tolerance
+    assert not check_tutorial(item, {}, [(2, 3)]).correct             # no score
+
+
+# ------------------------------------------------------------------ adjudication
+def _disagreeing(path: Path) -> None:
+    db = Database()
+    db.add_class(__import__("evaltrans_qt.engine.data.schemes", fromlist=["template"])
+                 .template("adequacy5", "adequacy5"))
+    for i, (a, b) in enumerate([(1, 5), (3, 3), (2, 5)]):
+        src = db.add_source(f"source {i}")
+        t = db.add_target(src, f"candidate {i}", "S1")
+        t.set_score("adequacy5", a, judge="anna")
+        t.set_score("adequacy5", b, judge="ben")
+    save_database(db, path)
+
+
+def test_adjudication_screen_keyboard_flow_and_undo(qtbot, window, tmp_path):
+    path = tmp_path / "result.etdb.xml"
+    _disagreeing(path)
+    worker = window.open_database(path)
+    qtbot.waitUntil(lambda: worker.result is not None, timeout=20000)
+    screen = window.campaign.adjudicate()
+    assert screen is not None
+    qtbot.waitUntil(screen.isVisible)
+    s = screen.session
+    assert len(s) == 2                          # item 1 agrees: not listed
+    assert screen.table.rowCount() == 2
+    assert [screen.table.item(r, 1).text() for r in range(2)] == ["anna", "ben"]
+
+    def final(k: int):
+        si, ti = s.items[k].item
+        return [(x.value, x.judge) for x in window.database.sources[si].targets[ti].scores
+                if x.judge == ADJUDICATED]
+    screen.setFocus()
+    qtbot.keyClick(screen, Qt.Key.Key_2)        # take ben's 5
+    assert final(0) == [(5.0, ADJUDICATED)]
+    assert screen.final_text.text() == "5"
+    qtbot.keyClick(screen, Qt.Key.Key_N)
+    assert s.index == 1
+    qtbot.keyClick(screen, Qt.Key.Key_Return)   # to the value field, type, Enter
+    assert screen.focusWidget() is screen.final
+    screen.final.selectAll()
+    qtbot.keyClicks(screen.final, "4")
+    qtbot.keyClick(screen.final, Qt.Key.Key_Return)
+    assert final(1) == [(4.0, ADJUDICATED)]
+    assert "2 of 2 adjudicated" in screen.header.text()
+    qtbot.keyClick(screen, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert final(1) == []
+    assert screen.final_text.text() == "none yet"
+    qtbot.keyClick(screen, Qt.Key.Key_P)
+    qtbot.keyClick(screen, Qt.Key.Key_Delete)
+    assert final(0) == []
+    # journaled: the journal beside the file holds the final judgements
+    assert window.workspace.journal is not None and window.workspace.journal.path.exists()
+
+
+# ------------------------------------------------------------------ the Campaign menu
+def _accept(qtbot, window, action, fill) -> object:
+    before = window.campaign.worker
+    action.trigger()
+    dlg = window.campaign.last_dialog
+    fill(dlg)
+    dlg.accept()
+    qtbot.waitUntil(lambda: window.campaign.worker is not before, timeout=5000)
+    wk = window.campaign.worker
+    qtbot.waitUntil(lambda: wk.result is not None or wk.error is not None, timeout=30000)
+    assert wk.error is None, wk.error
+    qtbot.waitUntil(lambda: window.campaign.last_report is wk.result, timeout=5000)
+    return wk.result
+
+
+def test_campaign_menu_create_bundle_collect_qc_agreement(qtbot, window, tmp_path):
+    save_database(_database(), tmp_path / "db.etdb.xml")
+    menu = window.findChild(QMenu, "campaignMenu")
+    assert [a.text() for a in menu.actions() if not a.isSeparator()] == [
+        "&Create campaign…", "&Bundle…", "C&ollect…", "&QC report", "&Agreement",
+        "A&djudicate…"]
+    c = window.campaign
+
+    def create(dlg):
+        dlg.database.set_path(tmp_path / "db.etdb.xml")
+        dlg.protocol.setCurrentText("da")
+        dlg.annotators.setText("anna, ben")
+        dlg.redundancy.setValue(2)
+        dlg.batch.setValue(6)
+        dlg.qc.setText("repeats=0.2")
+        dlg.output.setText(str(tmp_path / "c.etcampaign.json"))
+    d = _accept(qtbot, window, c.act_create, create)
+    assert d.annotators == ("anna", "ben") and d.redundancy == 2 and d.qc.repeats == 0.2
+    assert (tmp_path / "c.etcampaign.json").exists()
+
+    def bundle(dlg):
+        assert dlg.campaign.path() == str(tmp_path / "c.etcampaign.json")
+        dlg.folder.set_path(tmp_path / "out")
+    paths = _accept(qtbot, window, c.act_bundle, bundle)
+    assert sorted(p.name for p in paths) == ["anna.etdb.xml", "ben.etdb.xml"]
+    # the annotators judge (one scores everything 70, the other 30)
+    for p, v in zip(sorted(paths), (70, 30)):
+        db = load_database(p)
+        for x in bundle_items(db):
+            db.sources[x.source_index].targets[x.target_index].set_score(
+                "da", v, judge=p.name.split(".")[0], time="2026-01-01T00:00:05")
+        save_database(db, p)
+
+    def collect(dlg):
+        dlg.bundles.set_paths(paths)
+        dlg.result_path.setText(str(tmp_path / "result.etdb.xml"))
+    report = _accept(qtbot, window, c.act_collect, collect)
+    assert sorted(r.annotator for r in report.merged) == ["anna", "ben"]
+    assert report.judgements > 0
+    worker = window.open_database(tmp_path / "result.etdb.xml")
+    qtbot.waitUntil(lambda: worker.result is not None, timeout=20000)
+    assert not c.mode.active                    # a result is no bundle
+
+    qc = _run_report(qtbot, window, c.act_qc)
+    model = c.last_dialog.views["qc"].model()
+    assert model.rowCount() == 2
+    assert [model.index(r, 0).data() for r in range(2)] == [a.annotator for a in qc.annotators]
+    for r, a in enumerate(qc.annotators):
+        assert model.index(r, 1).data() == ("PASS" if a.passed else "FAIL")
+        assert model.index(r, 2).data() == str(a.done)
+    # every judgement the same value: straight-lining fails both
+    assert all(not a.passed for a in qc.annotators)
+    assert model.index(0, model.columnCount() - 1).data() == "; ".join(qc.annotators[0].reasons)
+
+    ag = _run_report(qtbot, window, c.act_agreement)
+    classes = c.last_dialog.views["classes"].model()
+    da = next(x for x in ag.classes if x.name == "da")
+    row = next(r for r in range(classes.rowCount()) if classes.index(r, 0).data() == "da")
+    assert classes.index(row, 3).data() == str(da.units)
+    pairs = c.last_dialog.views["pairs"].model()
+    assert pairs.rowCount() == sum(len(x.pairs) for x in ag.classes)
+
+
+def _run_report(qtbot, window, action):
+    c = window.campaign
+    before = c.last_report
+    from evaltrans_qt.ui import errors
+    action.trigger()
+    qtbot.waitUntil(lambda: c.last_report is not before or bool(errors.history), timeout=60000)
+    assert not errors.history, errors.history
+    qtbot.waitUntil(lambda: c.last_dialog is not None and c.last_dialog.isVisible())
+    return c.last_report
+
+
+def test_bad_form_input_is_shown_the_products_way(qtbot, window, tmp_path):
+    from evaltrans_qt.ui import errors
+    window.campaign.act_create.trigger()
+    dlg = window.campaign.last_dialog
+    dlg.annotators.setText(" , ")
+    dlg.accept()
+    assert errors.history and "annotators" in str(errors.history[-1]).lower()
+    QApplication.processEvents()
