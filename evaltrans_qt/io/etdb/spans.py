@@ -78,9 +78,8 @@ from evaltrans_qt.io.xmlsafe import (
 TAG = "errors"
 _ERROR_ATTRS = ("side", "start", "end", "severity", "category", "comment", "seconds",
                 "metadata")
+_ERROR_ATTR_SET = frozenset(_ERROR_ATTRS)
 _CHILDREN = ("error", "rejected")
-#: Line of each <error> element while a file is read (checked once the source is known).
-_LINES: dict[int, int] = {}
 
 
 def _int(text: str | None, what: str, path, el) -> int | None:
@@ -131,8 +130,8 @@ def _error(child, path) -> tuple[ErrorSpan, str | None]:
     tag = child.tag
     ea = dict(attr_items(child))
     machine = ea.pop("machine", None) if tag == "rejected" else None
-    unknown = [k for k in ea if k not in _ERROR_ATTRS]
-    if unknown:
+    if not _ERROR_ATTR_SET.issuperset(ea):
+        unknown = [k for k in ea if k not in _ERROR_ATTRS]
         raise InputFormatError(f"unknown attribute {unknown[0]!r} of <{tag}>", path,
                                child.sourceline)
     if "severity" not in ea or "category" not in ea:
@@ -150,40 +149,36 @@ def _error(child, path) -> tuple[ErrorSpan, str | None]:
     if shown and not e.located:
         raise InputFormatError(f"<{tag}> without start/end has text", path,
                                child.sourceline)
-    _LINES[id(e)] = child.sourceline
-    _TEXTS[id(e)] = shown
+    _PENDING[id(e)] = (child.sourceline, shown)
     return e, machine
 
 
-_TEXTS: dict[int, str] = {}
+#: (line, element text) of each <error>/<rejected> read and not yet checked by
+#: :func:`check_source`, by object id.
+_PENDING: dict[int, tuple[int, str]] = {}
 
 
 def check_source(src: Source, path) -> None:
     """Check every error of ``src``'s targets against the texts: valid severity, span inside
     the text and the element's text equal to the marked characters."""
-    try:
-        for t in src.targets:
-            for ann in t.span_annotations:
-                for e in _spans(ann):
-                    if id(e) not in _TEXTS:       # checked with an earlier <source>
-                        continue
-                    line = _LINES.get(id(e))
-                    try:
-                        check_error(e, t.text, src.text)
-                    except EvalTransError as exc:
-                        raise InputFormatError(f"<error>: {exc.problem}", path, line) from None
-                    shown = _TEXTS.get(id(e), "")
-                    marked = e.text_of(t.text if e.side == "target" else src.text)
-                    if e.located and shown != marked:
-                        raise InputFormatError(
-                            f"<error start=\"{e.start}\" end=\"{e.end}\"> says {shown!r}, but "
-                            f"those characters of the {e.side} are {marked!r}", path, line)
+    pending = [(t, e) for t in src.targets for ann in t.span_annotations
+               for e in _spans(ann) if id(e) in _PENDING]     # else checked with an earlier
+    try:                                                      # <source>
+        for t, e in pending:
+            line, shown = _PENDING[id(e)]
+            try:
+                check_error(e, t.text, src.text)
+            except EvalTransError as exc:
+                raise InputFormatError(f"<error>: {exc.problem}", path, line) from None
+            if e.located:
+                marked = e.text_of(t.text if e.side == "target" else src.text)
+                if shown != marked:
+                    raise InputFormatError(
+                        f"<error start=\"{e.start}\" end=\"{e.end}\"> says {shown!r}, but "
+                        f"those characters of the {e.side} are {marked!r}", path, line)
     finally:
-        for t in src.targets:
-            for ann in t.span_annotations:
-                for e in _spans(ann):
-                    _LINES.pop(id(e), None)
-                    _TEXTS.pop(id(e), None)
+        for _, e in pending:
+            _PENDING.pop(id(e), None)
 
 
 def _spans(ann: SpanAnnotation) -> list[ErrorSpan]:
