@@ -362,9 +362,10 @@ def _significance_between_metrics(args: argparse.Namespace) -> int:
     systems = comma_list(args.systems) or [s for s in db.systems() if s in set(hs.systems())]
     run = _with_external(evaluate(db, opts, computed, systems,
                                       progress=progress_for(args, _cores())), db, external)
+    from evaltrans_qt.engine.metaeval.metadata import Where
     data = mt.gather(db, run, cls, weighted=not args.unweighted, scores=hs,
                      measures=_shown(run, filler), convention=args.convention,
-                     subset=args.subset)
+                     subset=args.subset, where=Where.parse(args.where))
     method = args.method if args.method in mt.METHODS else "perm-both"
     seed = 12345 if args.seed in (None, "none") else int(args.seed)
     res = mt.metric_significance(data, args.statistic, level=args.level, grouping=args.group,
@@ -438,7 +439,7 @@ def run_significance(args: argparse.Namespace) -> int:
                         ("--kendall-variant", args.kendall_variant), ("--alpha", args.alpha),
                         ("--epsilon", args.epsilon), ("--gold-threshold", args.gold_threshold),
                         ("--micro", args.micro or None), ("--nan-as-zero", args.nan_as_zero or None),
-                        ("--early-stop", args.early_stop or None),
+                        ("--early-stop", args.early_stop or None), ("--where", args.where),
                         ("--convention", args.convention if args.convention != "mtme" else None),
                         ("--subset", args.subset if args.subset != "all" else None)):
         if value is not None:
@@ -739,6 +740,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="--between-metrics perm-both / perm-pairs: stop after a block of 1000 "
                         "resamples when p < 0.02 or p > 0.5 (mt-metrics-eval "
                         "PermutationSigDiffParams)")
+    p.add_argument("--where", action="append", metavar="KEY=VALUE",
+                   help="--between-metrics: only translations whose mt-metrics-eval metadata "
+                        "or source attribute (domain, doc, ...) KEY equals VALUE (as "
+                        "correlate --where)")
     _add_convention_arguments(p)
     p.add_argument("--alpha", type=float, default=None,
                    help="--between-metrics: significance level of the clusters")

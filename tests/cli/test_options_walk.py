@@ -385,6 +385,7 @@ TABLE: dict[str, dict[str, object]] = {
                      "--micro": R("--micro", needle="--micro"),
                      "--nan-as-zero": R("--nan-as-zero", needle="--nan-as-zero"),
                      "--early-stop": R("--early-stop", needle="--early-stop"),
+                     "--where": R("--where", "domain=news", needle="--where"),
                      "--agreement": C("--agreement", "none"),
                      "--convention": R("--convention", "wmt22", needle="--convention"),
                      "--subset": R("--subset", "x", needle="--subset"),

@@ -184,3 +184,26 @@ def test_correlate_where_filters_cells_by_metadata_and_domain(jsonl_dir, tmp_pat
     rc = main(["correlate", str(path), "--human", "esa-human2", "--measures", "chrf",
                "--stats", "pearson", "--where", "nonsense"])
     assert rc == 2 and "KEY=VALUE" in capsys.readouterr().err
+
+
+def test_significance_between_metrics_where(jsonl_dir, tmp_path, capsys):
+    """significance --between-metrics --where: the values of the kept cells, named."""
+    from evaltrans_qt.cli.main import main
+    from evaltrans_qt.engine.metaeval.metrics_task import gather, metrics_table
+    from evaltrans_qt.io.etdb import save_database
+    db = import_mtme(jsonl_dir, LP)
+    path = tmp_path / "m.etdb.xml"
+    save_database(db, path)
+    rc = main(["significance", str(path), "--between-metrics", "--human", "esa-human2",
+               "--measures", "chrf,bleu", "--level", "seg", "--samples", "20",
+               "--where", "domain=social", "--json"])
+    res = json.loads(capsys.readouterr().out)
+    assert rc == 0 and res["where"] == "domain=social" and res["n"] == 5   # sysX: one None
+    run = evaluate(db, EvalOptions(), ["chrf", "bleu"], list(OUT))
+    rows = {r.measure: r for r in metrics_table(
+        gather(db, run, "esa-human2", where=Where.parse(["domain=social"])), ["pearson"])}
+    got = [float("nan") if v is None else v for v in res["values"]]
+    assert got == pytest.approx([rows[m].values["pearson"] for m in res["measures"]],
+                                nan_ok=True)
+    rc = main(["significance", str(path), "--measure", "bleu", "--where", "domain=news"])
+    assert rc == 2 and "--where" in capsys.readouterr().err

@@ -300,12 +300,14 @@ class MetricSignificance:
     ranks: list[int]
     n: int = 0
     convention: str = ""
+    where: str = ""
 
     def to_dict(self) -> dict:
         def clean(a):
             return [[None if not math.isfinite(x) else float(x) for x in row] for row in a]
         return {"statistic": self.statistic, "human": self.human, "level": self.level,
                 "grouping": self.grouping, "convention": self.convention,
+                **({"where": self.where} if self.where else {}),
                 "method": self.method, "samples": self.samples,
                 "alpha": self.alpha, "n": self.n, "measures": self.measures,
                 "values": [None if not math.isfinite(v) else float(v) for v in self.values],
@@ -429,7 +431,8 @@ def metric_significance(data: MetaEvalData, statistic: str = "pearson", *, level
         p = significance_matrix(stat, vs, method, samples, seed, williams, mtme_order(g),
                                 early_stop)
     return MetricSignificance(statistic, data.human, level, grouping, method, samples, alpha,
-                              names, values, p, assign_ranks(p, alpha), n, data.convention)
+                              names, values, p, assign_ranks(p, alpha), n, data.convention,
+                              data.where)
 
 
 def _pairs_matrix(g: Grouped, vs: list[np.ndarray], samples: int, seed: int,
@@ -508,6 +511,7 @@ def format_significance(sig: MetricSignificance) -> str:
     lines = [f"Significance between metrics: {sig.method} on {sig.statistic} ({sig.level} level,"
              f" grouping {sig.grouping}, convention {sig.convention or '-'}, {sig.n} cells"
              + (f", {sig.samples} resamples" if sig.method != "williams" else "")
+             + (f", only translations with {sig.where}" if sig.where else "")
              + f"); clusters at p <= {sig.alpha:g}",
              f"{'':4}{'measure':<{width}}{'cluster':>8}{sig.statistic:>14}"]
     for k, (m, v, r) in enumerate(zip(sig.measures, sig.values, sig.ranks)):
