@@ -10,10 +10,9 @@ shown anywhere (the bundle holds opaque ids only, and the views do not show thos
 Opening any other database leaves the mode.
 
 The tutorial (Appraise's and Anthea's practice items: known answers, feedback before the
-real work) is checked here, so the view only collects the annotator's answer:
-:func:`check_tutorial` compares scores within the item's tolerance and spans by overlap
-(the same overlap as the injected-error check, :func:`evaltrans_qt.engine.campaign.qc.
-overlaps`). Tutorial answers are never stored in the database.
+real work) is answered on the practice page and checked by
+:func:`evaltrans_qt.engine.campaign.definition.tutorial_check`; tutorial answers are
+never stored in the database.
 
 Signals (psygnal): ``changed(active: bool)`` -- a bundle was opened or left;
 ``progress_changed(text)`` -- a judgement of the bundle was committed, undone or redone.
@@ -21,13 +20,9 @@ Signals (psygnal): ``changed(active: bool)`` -- a bundle was opened or left;
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-
 from psygnal import Signal
 
 from evaltrans_qt.engine.campaign.definition import PROTOCOLS, Protocol, TutorialItem
-from evaltrans_qt.engine.campaign.qc import overlaps
 from evaltrans_qt.errors import EvalTransError
 from evaltrans_qt.io.campaign_bundle import BundleInfo, Progress, bundle_info, bundle_progress
 from evaltrans_qt.workspace import Workspace
@@ -44,50 +39,6 @@ def screen_of(protocol: Protocol) -> str:
     if protocol.postedit or protocol.items:
         return OTHER
     return SCORING
-
-
-@dataclass(frozen=True)
-class TutorialFeedback:
-    """The outcome of one tutorial answer: ``correct``, one line per checked part
-    (``lines``) and the coordinator's feedback text."""
-
-    correct: bool
-    lines: tuple[str, ...]
-    feedback: str
-
-    @property
-    def text(self) -> str:
-        head = "Correct." if self.correct else "Not quite."
-        return "\n".join([head, *self.lines, *([self.feedback] if self.feedback else [])])
-
-
-def check_tutorial(item: TutorialItem, scores: Mapping[str, float | None],
-                   spans: Sequence[tuple[int, int]] = ()) -> TutorialFeedback:
-    """Compare an answer with the tutorial ``item``'s known one (module doc): every class
-    of ``item.answer`` must be given and within ``item.tolerance`` of it; every expected
-    span must be overlapped by a marked one and every marked span must overlap an
-    expected one (when the item names spans, or when spans were marked)."""
-    lines: list[str] = []
-    ok = True
-    for cls, want in sorted(item.answer.items()):
-        got = scores.get(cls)
-        if got is None:
-            ok = False
-            lines.append(f"{cls}: no score given (expected {want:g})")
-            continue
-        good = abs(got - want) <= item.tolerance
-        ok &= good
-        tol = f" ± {item.tolerance:g}" if item.tolerance else ""
-        lines.append(f"{cls}: {got:g} — expected {want:g}{tol}" + ("" if good else " ✗"))
-    if item.spans or spans:
-        found = sum(any(overlaps(m, e) for m in spans) for e in item.spans)
-        extra = sum(not any(overlaps(m, e) for e in item.spans) for m in spans)
-        good = found == len(item.spans) and not extra
-        ok &= good
-        lines.append(f"errors: {found} of {len(item.spans)} expected marked"
-                     + (f", {extra} marked where there is none" if extra else "")
-                     + ("" if good else " ✗"))
-    return TutorialFeedback(ok, tuple(lines), item.feedback)
 
 
 class AnnotatorMode:
@@ -171,5 +122,4 @@ class AnnotatorMode:
             self.progress_changed.emit(self.status_text())
 
 
-__all__ = ["SCORING", "SPANS", "OTHER", "screen_of", "TutorialFeedback", "check_tutorial",
-           "AnnotatorMode"]
+__all__ = ["SCORING", "SPANS", "OTHER", "screen_of", "AnnotatorMode"]

@@ -102,7 +102,7 @@ class AdjudicationScreen(QWidget):
         fin.addRow("Final value:", self.final)
         fin.addRow("Final judgement:", self.final_text)
         lay.addLayout(fin)
-        keys = QLabel("1–9 take an annotator's judgement · type a value + Enter · + add the "
+        keys = QLabel("1–9 take an annotator's judgement · Enter, type the value, Enter · + add the "
                       "chosen span, − remove the last · Delete clear · N/P next/previous · "
                       "U next open · Ctrl+Z undo")
         keys.setWordWrap(True)

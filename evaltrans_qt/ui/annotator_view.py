@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from evaltrans_qt.campaign_mode import AnnotatorMode, check_tutorial
-from evaltrans_qt.engine.campaign.definition import TutorialItem
+from evaltrans_qt.campaign_mode import AnnotatorMode
+from evaltrans_qt.engine.campaign.definition import TutorialItem, tutorial_check
 from evaltrans_qt.ui.span_screen import SpanScreen
 
 
@@ -95,7 +95,7 @@ class WorkPage(QWidget):
 
 
 class PracticePage(QWidget):
-    """The tutorial items one by one: the annotator answers, :func:`check_tutorial` says
+    """The tutorial items one by one: the annotator answers, :func:`tutorial_check` says
     whether it was right and shows the coordinator's feedback. Nothing is stored."""
 
     def __init__(self, items: tuple[TutorialItem, ...], classes: tuple[str, ...],
@@ -173,10 +173,11 @@ class PracticePage(QWidget):
 
     def check_answer(self) -> str:
         """Check the answer given; the feedback text shown (also returned)."""
-        scores = {c: (b.value() if b.value() >= 0 else None) for c, b in self.values.items()}
-        fb = check_tutorial(self.items[self.index], scores, self.marked)
-        self.feedback.setText(fb.text)
-        return fb.text
+        scores = {c: b.value() for c, b in self.values.items() if b.value() >= 0}
+        ok, why = tutorial_check(self.items[self.index], scores, self.marked)
+        text = "\n".join(["Correct." if ok else "Not quite.", *([why] if why else [])])
+        self.feedback.setText(text)
+        return text
 
 
 class AnnotatorView(QTabWidget):

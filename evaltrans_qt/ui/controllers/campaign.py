@@ -42,6 +42,8 @@ class _Chrome:
     central: QWidget
     docks: dict[str, bool]
     bars: list[QToolBar]
+    #: the status bar's own widgets (counts of sources, systems…)
+    status: list[QWidget] = field(default_factory=list)
     disabled: list[QAction] = field(default_factory=list)
 
 
@@ -120,6 +122,7 @@ class CampaignController(QObject):
         bar = self.window.statusBar()
         bar.showMessage(f"{what} …")
         wk = start_worker(job, _start=False)
+        wk.signals.finished.connect(lambda _r: bar.showMessage(f"{what}: done", 5000))
         wk.signals.finished.connect(done)
 
         def failed(exc: BaseException) -> None:
@@ -299,6 +302,9 @@ class CampaignController(QObject):
         central.setParent(self._holder)
         self._chrome = c = _Chrome(central, {t: d.isVisible() for t, d in w.panels.items()},
                                    [b for b in w.findChildren(QToolBar) if b.isVisible()])
+        bar = w.statusBar()
+        c.status = [x for x in bar.findChildren(QWidget, options=Qt.FindChildOption.FindDirectChildrenOnly)
+                    if x.isVisible() and x is not self.progress_label]
         self.view = view = AnnotatorView(self.mode)
         w.setCentralWidget(view)
         self._start_work(view)
@@ -373,7 +379,7 @@ class CampaignController(QObject):
                   w.help_menu, self.menu):
             m.menuAction().setVisible(on)
         self.annotator_menu.menuAction().setVisible(not on)
-        for b in c.bars:
+        for b in [*c.bars, *c.status]:
             b.setVisible(on)
         for title, dock in w.panels.items():
             dock.setVisible(on and c.docks.get(title, False))
