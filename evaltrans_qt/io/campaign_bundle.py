@@ -55,7 +55,7 @@ from evaltrans_qt.engine.campaign.definition import (
     tutorial_item,
 )
 from evaltrans_qt.engine.campaign.qc import bad_reference, inject_error
-from evaltrans_qt.engine.data.database import Database, Target
+from evaltrans_qt.engine.data.database import Database, Levels, Target
 from evaltrans_qt.io.atomic import atomic_write_bytes
 from evaltrans_qt.io.campaign_file import class_levels, load_campaign_database, read_campaign
 from evaltrans_qt.io.etdb import checked_bytes, load_database
@@ -139,18 +139,41 @@ def is_bundle(db: Database) -> bool:
     return any(_is_bundle_element(x) for x in db.extra_children)
 
 
-def items_checksum(db: Database) -> str:
-    """SHA-256 (hex) of a bundle's positions, judgements left out (module doc)."""
-    h = hashlib.sha256()
+@dataclass(frozen=True)
+class Position:
+    """What a bundle's position holds outside the judgements (what the checksum covers):
+    the source's ids, text and information items, its targets' (id, text, reference?)."""
+
+    doc: str | None
+    seg: str | None
+    source: str
+    items: tuple[tuple[int, int], ...]
+    targets: tuple[tuple[str, str, bool], ...]
+
+
+def positions_of(db: Database) -> list[Position]:
+    """The :class:`Position` of every source of ``db``."""
     is_ref = db.reference_test()
-    for src in db.sources:                  # fields separated by US, records by RS
-        parts = [src.doc or "", src.seg or "", src.text,
-                 " ".join(f"{a}-{b}" for a, b in src.items)]
-        for t in src.targets:
-            parts += [t.system or "", t.text, "1" if is_ref(t) else "0"]
+    return [Position(src.doc, src.seg, src.text, tuple(src.items),
+                     tuple((t.system or "", t.text, is_ref(t)) for t in src.targets))
+            for src in db.sources]
+
+
+def positions_checksum(positions: Sequence[Position]) -> str:
+    """SHA-256 (hex) of ``positions`` (module doc)."""
+    h = hashlib.sha256()
+    for p in positions:                     # fields separated by US, records by RS
+        parts = [p.doc or "", p.seg or "", p.source, " ".join(f"{a}-{b}" for a, b in p.items)]
+        for system, text, ref in p.targets:
+            parts += [system, text, "1" if ref else "0"]
         h.update("\x1f".join(parts).encode("utf-8", "surrogatepass"))
         h.update(b"\x1e")
     return h.hexdigest()
+
+
+def items_checksum(db: Database) -> str:
+    """SHA-256 (hex) of a bundle's positions, judgements left out (module doc)."""
+    return positions_checksum(positions_of(db))
 
 
 # --------------------------------------------------------------------------- building
@@ -195,40 +218,69 @@ def slot_texts(d: Definition, db: Database, plan: AnnotatorPlan,
     return out
 
 
-def bundle_database(d: Definition, db: Database, plan: AnnotatorPlan,
-                    texts: list[SlotText] | None = None) -> Database:
-    """The bundle of ``plan``'s annotator (module doc)."""
-    spec = d.spec
-    texts = texts if texts is not None else slot_texts(d, db, plan)
-    bdb = Database([class_levels(db, c) for c in d.classes],
-                   version_id=f"evaltrans campaign {d.campaign_id}: bundle of {plan.annotator}")
-    if spec.spans:
-        typ = database_typology(db)
-        if typ is not None:
-            set_database_typology(bdb, typ)
-    is_ref = db.reference_test()
-    # always a last class that marks references (thesis Appendix A.2): otherwise the last
-    # protocol class would, and a candidate scored at its perfect level would turn into one
+def bundle_levels(d: Definition, db: Database) -> list[Levels]:
+    """The ``<levels>`` of a bundle: the protocol's classes, then a last class that marks
+    references (thesis Appendix A.2: otherwise the last protocol class would, and a
+    candidate scored at its perfect level would turn into one)."""
+    bdb = Database([class_levels(db, c) for c in d.classes])
     bdb.ensure_reference_class()
+    return bdb.levels
+
+
+def bundle_positions(d: Definition, db: Database, plan: AnnotatorPlan,
+                     texts: Sequence[SlotText]) -> list[Position]:
+    """The positions of ``plan``'s bundle (``texts``: its :func:`slot_texts`): position n
+    has seg n (doc: its unit when documents stay together), the references when the
+    protocol shows them, and the candidate under its opaque id."""
+    spec = d.spec
+    is_ref = db.reference_test()
+    out: list[Position] = []
     for n, (slot, st) in enumerate(zip(plan.slots, texts), 1):
         si, system = d.items[slot.item]
         src = db.sources[si]
-        bsrc = bdb.add_source(src.text, doc=f"d{slot.unit + 1}" if d.documents else None,
-                              seg=str(n))
-        if spec.items:
-            bsrc.items = list(src.items)
-            bsrc.items_tokenization = src.items_tokenization
+        refs: tuple[tuple[str, str, bool], ...] = ()
         if spec.references:
-            for k, ref in enumerate((t for t in src.targets if is_ref(t)), 1):
-                bdb.add_target(bsrc, ref.text, f"reference-{k}", reference=True)
-        bsrc.targets.append(Target(st.text, plan.opaque[system]))
+            refs = tuple((f"reference-{k}", ref.text, True)
+                         for k, ref in enumerate((t for t in src.targets if is_ref(t)), 1))
+        out.append(Position(f"d{slot.unit + 1}" if d.documents else None, str(n), src.text,
+                            tuple(src.items) if spec.items else (),
+                            (*refs, (plan.opaque[system], st.text, False))))
+    return out
+
+
+def expected_info(d: Definition, plan: AnnotatorPlan, positions: Sequence[Position]
+                  ) -> BundleInfo:
+    """The ``<campaign-bundle>`` data of ``plan``'s bundle with these positions."""
     ends: list[int] = []
     for n, slot in enumerate(plan.slots, 1):
         if n == len(plan.slots) or plan.slots[n].batch != slot.batch:
             ends.append(n)
-    info = BundleInfo(d.campaign_id, plan.annotator, d.protocol, d.classes, len(plan.slots),
-                      tuple(ends), items_checksum(bdb), d.instructions, d.tutorial)
-    bdb.extra_children.append(info.element())
+    return BundleInfo(d.campaign_id, plan.annotator, d.protocol, d.classes, len(plan.slots),
+                      tuple(ends), positions_checksum(positions), d.instructions, d.tutorial)
+
+
+def bundle_database(d: Definition, db: Database, plan: AnnotatorPlan,
+                    texts: list[SlotText] | None = None) -> Database:
+    """The bundle of ``plan``'s annotator (module doc)."""
+    texts = texts if texts is not None else slot_texts(d, db, plan)
+    bdb = Database(bundle_levels(d, db),
+                   version_id=f"evaltrans campaign {d.campaign_id}: bundle of {plan.annotator}")
+    if d.spec.spans:
+        typ = database_typology(db)
+        if typ is not None:
+            set_database_typology(bdb, typ)
+    positions = bundle_positions(d, db, plan, texts)
+    for slot, p in zip(plan.slots, positions):
+        bsrc = bdb.add_source(p.source, doc=p.doc, seg=p.seg)
+        if d.spec.items:
+            bsrc.items = list(p.items)
+            bsrc.items_tokenization = db.sources[d.items[slot.item][0]].items_tokenization
+        for system, text, ref in p.targets:
+            if ref:
+                bdb.add_target(bsrc, text, system, reference=True)
+            else:
+                bsrc.targets.append(Target(text, system))
+    bdb.extra_children.append(expected_info(d, plan, positions).element())
     return bdb
 
 
@@ -370,6 +422,8 @@ def open_bundle(path: PathLike) -> tuple[Database, BundleInfo]:
     return db, info
 
 
-__all__ = ["TAG", "BundleInfo", "bundle_info", "is_bundle", "items_checksum", "SlotText",
+__all__ = ["TAG", "BundleInfo", "bundle_info", "is_bundle", "Position", "positions_of",
+           "positions_checksum", "items_checksum", "SlotText", "bundle_levels",
+           "bundle_positions", "expected_info",
            "item_texts", "slot_texts", "bundle_database", "bundle_file_name", "write_bundles", "BundleItem",
            "Progress", "candidate_judged", "bundle_items", "bundle_progress", "open_bundle"]

@@ -3,9 +3,10 @@
 
 Every bundle is checked before anything is written: it must be a bundle of *this*
 campaign (its ``<campaign-bundle campaign>`` id), of one of its annotators, and hold
-exactly the positions the campaign gives that annotator -- the bundle is rebuilt from the
-definition and compared (levels, then position by position: ids, source, references,
-candidate), the first difference named; the stored checksum must match the positions too.
+exactly the positions the campaign gives that annotator -- the bundle's levels and positions
+are computed from the definition (:func:`~evaltrans_qt.io.campaign_bundle.bundle_positions`,
+what the bundle was written from) and compared (levels, then position by position: ids,
+source, references, candidate), the first difference named; the stored checksum must match the positions too.
 Judgements in a journal beside a bundle (``NAME.etdb.xml.journal``: the annotator's
 application stopped before saving) are included, with a warning saying how many.
 A file given twice (the same bytes) is merged once with a warning naming it; two
@@ -36,13 +37,17 @@ from pathlib import Path
 from evaltrans_qt.engine.campaign.assignment import INJECTED, REAL, assign
 from evaltrans_qt.engine.campaign.definition import CampaignError, Definition
 from evaltrans_qt.engine.campaign.qc import Judged
-from evaltrans_qt.engine.data.database import Database, Target
+from evaltrans_qt.engine.data.database import Database, Levels, Target
 from evaltrans_qt.engine.human.spans.scores import database_weights, judge_penalty
 from evaltrans_qt.io.campaign_bundle import (
     BundleInfo,
-    bundle_database,
+    Position,
     bundle_info,
+    bundle_levels,
+    bundle_positions,
+    expected_info,
     item_texts,
+    positions_of,
     slot_texts,
 )
 from evaltrans_qt.io.campaign_file import class_levels, load_campaign_database, read_campaign
@@ -99,41 +104,41 @@ def _short(text: str) -> str:
     return repr(text if len(text) <= 60 else text[:57] + "...")
 
 
-def first_difference(expected: Database, found: Database) -> str | None:
-    """The first way ``found`` (a returned bundle) differs from ``expected`` outside the
-    judgements, or None (module doc)."""
-    if [lv.name for lv in expected.levels] != [lv.name for lv in found.levels] or any(
+def first_difference(levels: Sequence[Levels], expected: Sequence[Position],
+                     found: Database) -> str | None:
+    """The first way ``found`` (a returned bundle) differs from a bundle with these
+    ``levels`` and ``expected`` positions outside the judgements, or None (module doc)."""
+    if [lv.name for lv in levels] != [lv.name for lv in found.levels] or any(
             (a.count, a.continuous, a.minimum, a.maximum, a.firstvalid)
             != (b.count, b.continuous, b.minimum, b.maximum, b.firstvalid)
-            for a, b in zip(expected.levels, found.levels)):
+            for a, b in zip(levels, found.levels)):
         return "its score classes (<levels>) were changed"
-    if len(expected.sources) != len(found.sources):
+    if len(expected) != len(found.sources):
         return (f"it has {len(found.sources)} positions, the campaign gave "
-                f"{len(expected.sources)}")
-    is_ref_e, is_ref_f = expected.reference_test(), found.reference_test()
-    for n, (a, b) in enumerate(zip(expected.sources, found.sources), 1):
+                f"{len(expected)}")
+    for n, (a, b) in enumerate(zip(expected, positions_of(found)), 1):
+        if a == b:
+            continue
         if (a.doc, a.seg) != (b.doc, b.seg):
             return f"position {n}: its ids changed (doc/seg {a.doc}/{a.seg} -> {b.doc}/{b.seg})"
-        if a.text != b.text:
-            return f"position {n}: the source changed: expected {_short(a.text)}, found " \
-                   f"{_short(b.text)}"
+        if a.source != b.source:
+            return f"position {n}: the source changed: expected {_short(a.source)}, found " \
+                   f"{_short(b.source)}"
         if a.items != b.items:
             return f"position {n}: the information items changed"
-        ta = [(t.system, t.text, is_ref_e(t)) for t in a.targets]
-        tb = [(t.system, t.text, is_ref_f(t)) for t in b.targets]
-        if ta != tb:
-            if len(ta) != len(tb):
-                return f"position {n}: {len(tb)} translations, expected {len(ta)}"
-            for x, y in zip(ta, tb):
-                what = "reference" if x[2] else "candidate"
-                if x[1] != y[1]:
-                    return f"position {n}: the {what} changed: expected {_short(x[1])}, " \
-                           f"found {_short(y[1])}"
-                if x[0] != y[0]:
-                    return f"position {n}: the {what}'s id changed ({x[0]} -> {y[0]})"
-                if x[2] != y[2]:
-                    return f"position {n}: the {what} was " + (
-                        "made a reference" if y[2] else "unmarked as a reference")
+        ta, tb = a.targets, b.targets
+        if len(ta) != len(tb):
+            return f"position {n}: {len(tb)} translations, expected {len(ta)}"
+        for x, y in zip(ta, tb):
+            what = "reference" if x[2] else "candidate"
+            if x[1] != y[1]:
+                return f"position {n}: the {what} changed: expected {_short(x[1])}, " \
+                       f"found {_short(y[1])}"
+            if x[0] != y[0]:
+                return f"position {n}: the {what}'s id changed ({x[0]} -> {y[0]})"
+            if x[2] != y[2]:
+                return f"position {n}: the {what} was " + (
+                    "made a reference" if y[2] else "unmarked as a reference")
     return None
 
 
@@ -186,12 +191,11 @@ def read_returned(d: Definition, db: Database, path: PathLike, data: bytes,
         raise CampaignError(f"annotator {info.annotator!r} is not in the campaign", p)
     plan = (plans or assign(d))[info.annotator]
     shown = slot_texts(d, db, plan, texts)
-    expected = bundle_database(d, db, plan, shown)
-    diff = first_difference(expected, bdb)
+    expected = bundle_positions(d, db, plan, shown)
+    diff = first_difference(bundle_levels(d, db), expected, bdb)
     if diff is not None:
         raise CampaignError(f"edited outside its items: {diff}", p)
-    exp_info = bundle_info(expected)
-    assert exp_info is not None
+    exp_info = expected_info(d, plan, expected)
     # the positions equal the expected ones (first_difference compares exactly the fields
     # the checksum covers), so the stored checksum is the only one left to compare
     if info.checksum != exp_info.checksum:
