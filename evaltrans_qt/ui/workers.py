@@ -37,6 +37,7 @@ from collections.abc import Callable
 from numbers import Real
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from evaltrans_qt.errors import Cancelled
@@ -261,10 +262,12 @@ class LatestRunner(QObject):
         return w
 
     def _is_current(self, gen: int) -> bool:
-        return gen == self.generation
+        # a job that ends after its owner (and so this runner, its child) was deleted --
+        # a window closed while it computed -- has nothing left to show its result in
+        return gen == self.generation and shiboken6.isValid(self)
 
     def _finish(self, gen: int) -> None:
-        if gen == self.generation:
+        if self._is_current(gen):
             self._current = None
             self.idle.emit()
 
