@@ -53,6 +53,7 @@ class _Form(QDialog):
         super().__init__(parent)
         self.setObjectName(name)
         self.setWindowTitle(title)
+        self.setMinimumWidth(560)           # the paths and the placeholders are read whole
         self.form = QFormLayout(self)
 
     def _buttons(self, ok: str) -> None:

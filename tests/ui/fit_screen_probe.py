@@ -70,6 +70,7 @@ def dialogs(window) -> dict[str, Callable[[], QWidget]]:
     from evaltrans_qt.engine.data.merge import Conflict
     from evaltrans_qt.errors import InputFormatError
     from evaltrans_qt.ui import errors
+    from evaltrans_qt.ui.campaign_dialogs import BundleDialog, CollectDialog, CreateDialog
     from evaltrans_qt.ui.classes_dialog import ClassesDialog
     from evaltrans_qt.ui.disk_change_dialog import DiskChangeDialog
     from evaltrans_qt.ui.export_dialog import TABLE_FORMATS, file_filters
@@ -114,6 +115,26 @@ def dialogs(window) -> dict[str, Callable[[], QWidget]]:
         from evaltrans_qt.ui.controllers.spans import SpanSetupDialog
         return SpanSetupDialog("mqm", "judge", db.systems(), ["anna", "ben", "eva"], window)
 
+    def campaign_report(kind: str) -> QDialog:
+        from evaltrans_qt.engine.campaign.agreement import campaign_agreement
+        from evaltrans_qt.engine.campaign.qc import AnnotatorQC, Check
+        from evaltrans_qt.io.campaign_qc import QCReport
+        from evaltrans_qt.ui.campaign_tables import agreement_dialog, qc_dialog
+        if kind == "agreement":
+            return agreement_dialog(campaign_agreement(db), window)
+        checks = [Check("bad-refs", False, 0.4, "Wilcoxon p = 0.403 over 12 pairs (>= 0.05: "
+                        "BAD references not scored clearly lower)"),
+                  Check("repeats", True, 0.05, "mean difference 5% of the scale over 8 repeats"),
+                  Check("speed", True, 0.0, "0% of items faster than 2 s (<= 20%)")]
+        report = QCReport("f2ce8a5111f29eb5", tuple(
+            AnnotatorQC(f"annotator-{k}", 400, 400, 12.5, checks) for k in range(12)), ("late",))
+        return qc_dialog(report, window)
+
+    def adjudication() -> QWidget:
+        from evaltrans_qt.adjudication_session import AdjudicationSession
+        from evaltrans_qt.ui.adjudication_screen import AdjudicationScreen
+        return AdjudicationScreen(AdjudicationSession(window.workspace), window)
+
     def export() -> QDialog:
         d = QFileDialog(window, "Export table", "demo.system.csv", file_filters(TABLE_FORMATS))
         d.setOption(QFileDialog.Option.DontUseNativeDialog)
@@ -144,6 +165,14 @@ def dialogs(window) -> dict[str, Callable[[], QWidget]]:
         "span_setup": span_setup,
         "span_mqm_screen": lambda: span_screen("mqm"),
         "span_esa_screen": lambda: span_screen("esa"),
+        "campaign_create": lambda: CreateDialog(window.database_path, window),
+        "campaign_bundle": lambda: BundleDialog(Path("/data/campaign/demo.etcampaign.json"),
+                                                window),
+        "campaign_collect": lambda: CollectDialog(Path("/data/campaign/demo.etcampaign.json"),
+                                                  window),
+        "campaign_qc_report": lambda: campaign_report("qc"),
+        "campaign_agreement": lambda: campaign_report("agreement"),
+        "adjudication_screen": adjudication,
     }
 
 

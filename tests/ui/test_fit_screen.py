@@ -28,7 +28,9 @@ DIALOGS = ("options", "classes", "import_text", "import_aachen", "import_sgml", 
            "merge_conflict", "session_setup", "ranking_setup_sentences",
            "ranking_setup_segments", "shortcuts", "disk_change", "export", "add_reference",
            "information_items", "error", "segranks_extract", "getting_started",
-           "ranking_sentences_screen", "span_setup", "span_mqm_screen", "span_esa_screen")
+           "ranking_sentences_screen", "span_setup", "span_mqm_screen", "span_esa_screen",
+           "campaign_create", "campaign_bundle", "campaign_collect", "campaign_qc_report",
+           "campaign_agreement", "adjudication_screen")
 
 
 @pytest.fixture(scope="module", params=["1366x768", "1920x1080"])
