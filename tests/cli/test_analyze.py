@@ -33,7 +33,7 @@ def test_text_output_has_every_part(demo, capsys):
                  "== Error class rates", "3 n-grams where WebTrans is better",
                  "3 n-grams where RuleMT is better", "2 sentences where WebTrans is better"):
         assert head in out, head
-    assert "signature: comparemt-bleu|nrefs:1|ref:first|tok:mteval|case:mixed" in out
+    assert "signature: comparemt-bleu|nrefs:1|ref:first|tok:13a|case:mixed" in out
 
 
 def test_json_and_html(demo, tmp_path, capsys):

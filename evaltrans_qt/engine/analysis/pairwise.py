@@ -73,6 +73,7 @@ from evaltrans_qt.engine.metaeval.significance import (
 )
 from evaltrans_qt.engine.options import EvalOptions
 from evaltrans_qt.engine.run.executors.base import CancelFlag
+from evaltrans_qt.engine.run.signature import tokenizer_signature
 from evaltrans_qt.errors import Cancelled, InputFormatError, OptionError
 
 
@@ -475,8 +476,10 @@ def analyze_systems(corpus: AnalysisCorpus, *, measure: str = COMPAREMT_BLEU,
     examples = _example_table(corpus, sent, st) if pairs else pd.DataFrame()
     signatures = {"measure": m.signature,
                   "bootstrap": f"{m.signature}|bs:{st.samples}|seed:{seed}",
-                  "words": (f"words|ref:{corpus.reference}|tok:{corpus.tokenization}|"
-                            f"case:{corpus.case}|freq:{st.frequency_source}")}
+                  "words": (f"words|ref:{corpus.reference}|"
+                            f"tok:{tokenizer_signature(corpus.tokenization)}|"
+                            f"case:{'lc' if corpus.case == 'ignore' else 'mixed'}|"
+                            f"freq:{st.frequency_source}")}
     classes = None
     if st.error_classes:
         step("error_classes")

@@ -163,7 +163,9 @@ def length_ratio(sums: np.ndarray) -> np.ndarray:
 
 # ------------------------------------------------------------------ measures
 def _signature(corpus: AnalysisCorpus, name: str) -> str:
-    return (f"{name}|nrefs:1|ref:{corpus.reference}|tok:{corpus.tokenization}|"
+    from evaltrans_qt.engine.run.signature import tokenizer_signature
+    return (f"{name}|nrefs:1|ref:{corpus.reference}|"
+            f"tok:{tokenizer_signature(corpus.tokenization)}|"
             f"case:{'lc' if corpus.case == 'ignore' else 'mixed'}|"
             f"compare-mt:{COMPAREMT_VERSION}")
 
