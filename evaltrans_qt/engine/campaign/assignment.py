@@ -123,8 +123,9 @@ def _qc_positions(n: int, originals: list[int], rng: random.Random, far: bool,
             q = rng.choice(boundaries)
             if abs(q - p) >= gap_of:
                 break
-        else:                                     # none found: the farthest boundary
-            q = max(boundaries, key=lambda b: abs(b - p))
+        else:                                     # none found: the farthest boundary,
+            first, last = boundaries[0], boundaries[-1]   # an end (they ascend); the first
+            q = first if abs(first - p) >= abs(last - p) else last   # on a tie
         out.append(q)
     return out
 
