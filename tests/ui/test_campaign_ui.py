@@ -27,6 +27,7 @@ from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.io.campaign_bundle import bundle_items, write_bundles
 from evaltrans_qt.io.campaign_file import create_campaign
 from evaltrans_qt.io.etdb import load_database, save_database
+from tests.ui.conftest import open_db
 
 SYSTEMS = ("SysAlpha", "SysBeta", "SysGamma")
 WORDS = "house tree river stone cloud bread window garden music letter".split()
@@ -64,8 +65,7 @@ def window(main_window):
 
 
 def _open(qtbot, window, path: Path) -> None:
-    worker = window.open_database(path)
-    qtbot.waitUntil(lambda: worker.result is not None or worker.error is not None, timeout=20000)
+    open_db(qtbot, window, path)
     qtbot.waitUntil(lambda: window.campaign.view is not None, timeout=10000)
 
 
@@ -150,8 +150,7 @@ def test_leaving_annotator_mode_gives_the_window_back(qtbot, window, tmp_path, d
     folder = _campaign(tmp_path / "c", "da-ref")
     _open(qtbot, window, folder / "bundles" / "ben.etdb.xml")
     compare = window.compare_view
-    worker = window.open_database(demo_copy)
-    qtbot.waitUntil(lambda: worker.result is not None, timeout=20000)
+    open_db(qtbot, window, demo_copy)
     qtbot.waitUntil(lambda: window.campaign.view is None and not window.campaign.mode.active)
     assert window.centralWidget() is compare
     assert window.files.act_open.isEnabled() and window.campaign.act_create.isEnabled()
@@ -216,8 +215,7 @@ def _disagreeing(path: Path) -> None:
 def test_adjudication_screen_keyboard_flow_and_undo(qtbot, window, tmp_path):
     path = tmp_path / "result.etdb.xml"
     _disagreeing(path)
-    worker = window.open_database(path)
-    qtbot.waitUntil(lambda: worker.result is not None, timeout=20000)
+    open_db(qtbot, window, path)
     screen = window.campaign.adjudicate()
     assert screen is not None
     qtbot.waitUntil(screen.isVisible)
@@ -307,8 +305,7 @@ def test_campaign_menu_create_bundle_collect_qc_agreement(qtbot, window, tmp_pat
     report = _accept(qtbot, window, c.act_collect, collect)
     assert sorted(r.annotator for r in report.merged) == ["anna", "ben"]
     assert report.judgements > 0
-    worker = window.open_database(tmp_path / "result.etdb.xml")
-    qtbot.waitUntil(lambda: worker.result is not None, timeout=20000)
+    open_db(qtbot, window, tmp_path / "result.etdb.xml")
     assert not c.mode.active                    # a result is no bundle
 
     qc = _run_report(qtbot, window, c.act_qc)
@@ -336,7 +333,7 @@ def _run_report(qtbot, window, action):
     before = c.last_report
     from evaltrans_qt.ui import errors
     action.trigger()
-    qtbot.waitUntil(lambda: c.last_report is not before or bool(errors.history), timeout=60000)
+    qtbot.waitUntil(lambda: c.last_report is not before or bool(errors.history), timeout=30000)
     assert not errors.history, errors.history
     qtbot.waitUntil(lambda: c.last_dialog is not None and c.last_dialog.isVisible())
     return c.last_report
@@ -350,3 +347,58 @@ def test_bad_form_input_is_shown_the_products_way(qtbot, window, tmp_path):
     dlg.accept()
     assert errors.history and "annotators" in str(errors.history[-1]).lower()
     QApplication.processEvents()
+
+
+def test_adjudicating_spans_from_the_keyboard(qtbot, window, tmp_path):
+    from evaltrans_qt.engine.human.spans.model import ErrorSpan, SpanAnnotation
+    db = Database()
+    src = db.add_source("Das ist ein Haus.")
+    t = db.add_target(src, "This is a house.", "S1")
+    t.span_annotations = [
+        SpanAnnotation("anna", [ErrorSpan("major", "Accuracy/Mistranslation", 0, 4)]),
+        SpanAnnotation("ben", [ErrorSpan("minor", "Fluency/Grammar", 10, 15)])]
+    path = tmp_path / "spans.etdb.xml"
+    save_database(db, path)
+    open_db(qtbot, window, path)
+    screen = window.campaign.adjudicate()
+    assert screen is not None and len(screen.session) == 1
+    d = screen.session.current()
+    assert d.kind == "spans" and d.judges == ["anna", "ben"]
+    # rows: anna, her error (lone), ben, his error (lone)
+    assert screen.rows == [("anna", None), ("anna", 0), ("ben", None), ("ben", 0)]
+    assert "found by this annotator only" in screen.table.item(1, 2).text()
+
+    def final():
+        return [(a.judge, [(e.start, e.end) for e in a.errors])
+                for a in window.database.sources[0].targets[0].span_annotations
+                if a.judge == ADJUDICATED]
+    screen.setFocus()
+    assert screen.table.currentRow() == 1            # the first span is chosen
+    qtbot.keyClick(screen, Qt.Key.Key_Plus)          # anna's span into the final ones
+    assert final() == [(ADJUDICATED, [(0, 4)])]
+    qtbot.keyClick(screen, Qt.Key.Key_Down)
+    qtbot.keyClick(screen, Qt.Key.Key_Down)
+    qtbot.keyClick(screen, Qt.Key.Key_Plus)          # and ben's
+    assert final() == [(ADJUDICATED, [(0, 4), (10, 15)])]
+    assert "house" in screen.final_text.text() and "This" in screen.final_text.text()
+    qtbot.keyClick(screen, Qt.Key.Key_Minus)         # the last one out again
+    assert final() == [(ADJUDICATED, [(0, 4)])]
+    qtbot.keyClick(screen, Qt.Key.Key_2)             # ben's whole annotation instead
+    assert final() == [(ADJUDICATED, [(10, 15)])]
+    qtbot.keyClick(screen, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert final() == [(ADJUDICATED, [(0, 4)])]
+
+
+def test_undo_in_annotator_mode_takes_the_progress_back(qtbot, window, tmp_path):
+    folder = _campaign(tmp_path / "c", "sser")
+    _open(qtbot, window, folder / "bundles" / "ben.etdb.xml")
+    label = window.campaign.progress_label
+    assert label.text().startswith("0 of ")
+    window.score_current(7)
+    editor = window.scoring.score_panel.editors.get("sser")
+    if editor is not None:                           # 11 levels: typed, then Enter
+        qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: label.text().startswith("1 of "))
+    window.scoring.act_undo.trigger()
+    qtbot.waitUntil(lambda: label.text().startswith("0 of "))
+    assert not any(t.scores for _s, t in window.database.iter_candidates())
