@@ -402,3 +402,19 @@ def test_undo_in_annotator_mode_takes_the_progress_back(qtbot, window, tmp_path)
     window.scoring.act_undo.trigger()
     qtbot.waitUntil(lambda: label.text().startswith("0 of "))
     assert not any(t.scores for _s, t in window.database.iter_candidates())
+
+
+def test_post_edit_bundle_says_annotator_mode_does_not_show_it(qtbot, window, tmp_path):
+    folder = tmp_path / "c"
+    folder.mkdir()
+    save_database(_database(), folder / "db.etdb.xml")
+    create_campaign(folder / "db.etdb.xml", folder / "c.etcampaign.json", protocol="postedit",
+                    annotators=["anna"], batch=8)
+    write_bundles(folder / "c.etcampaign.json", folder / "bundles")
+    _open(qtbot, window, folder / "bundles" / "anna.etdb.xml")
+    view = window.campaign.view
+    assert view.work.judging.objectName() == "annotatorUnsupported"
+    assert "evaltrans postedit" in view.work.judging.text() and "--judge anna" in \
+        view.work.judging.text()
+    assert window.session is None
+    assert [a.text() for a in window.menuBar().actions() if a.isVisible()] == ["&Annotation"]

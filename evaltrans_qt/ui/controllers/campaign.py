@@ -354,9 +354,13 @@ class CampaignController(QObject):
             view.work.set_judging(screen, texts=False)
             todo = next((i for i in range(len(model.items)) if not model.done(i)), 0)
             model.go(todo)
-        else:
-            note = QLabel(f"The {info.protocol} protocol is judged in the full window: "
-                          "Session → Protocols (this bundle's items only).")
+        else:       # post-edits, information items: not judged in annotator mode (yet)
+            what = "post-edits" if mode.protocol.postedit else "information-item marks"
+            note = QLabel(f"This bundle asks for {what}, which annotator mode does not "
+                          "show yet. Judge its items on the command line (evaltrans "
+                          f"{'postedit' if mode.protocol.postedit else 'items'} … "
+                          f"--judge {info.annotator}) and send the file back.")
+            note.setObjectName("annotatorUnsupported")
             note.setWordWrap(True)
             view.work.set_judging(note, texts=False)
 
