@@ -12,7 +12,11 @@ QC plan bad-refs=0.1, injected=0.1, repeats=0.05. Rows (wall time, best of ``--r
   the campaign, 40,080 judgements stored in a new result through the one commit path
   (target: < 10 s);
 * ``qc`` -- ``evaltrans campaign qc``: reading the result and the ten reports (target:
-  < 5 s).
+  < 5 s; the first run includes importing ``scipy.stats`` for the Wilcoxon test).
+
+Each row gives the wall time and the process's CPU time (``time.process_time``, the
+better measure on a shared machine: the targets are for an idle one) and the load
+average before the run.
 
     python benchmarks/bench_campaign.py [--repeat N]
 """
@@ -20,6 +24,7 @@ QC plan bad-refs=0.1, injected=0.1, repeats=0.05. Rows (wall time, best of ``--r
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import shutil
 import tempfile
@@ -66,13 +71,15 @@ def judge_all(path: Path, seed: int) -> None:
     save_database(db, path)
 
 
-def best(fn, repeat: int) -> float:
-    times = []
+def best(fn, repeat: int) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds, load average before) of the fastest of ``repeat`` runs."""
+    runs = []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        load = os.getloadavg()[0]
+        t0, c0 = time.perf_counter(), time.process_time()
         fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+        runs.append((time.perf_counter() - t0, time.process_time() - c0, load))
+    return min(runs)
 
 
 def main() -> None:
@@ -107,9 +114,10 @@ def main() -> None:
         positions = sum(len(open_bundle(f)[0].sources) for f in files)
         print(f"{SYSTEMS} systems x {SOURCES} sources, r = {R}, {ANNOTATORS} annotators: "
               f"{positions} bundle positions, {len(rep.annotators)} QC reports")
-        for name, t, target in (("bundle", t_bundle, 10), ("collect", t_collect, 10),
-                                ("qc", t_qc, 5)):
-            print(f"{name:<8} {t:7.2f} s  (target < {target} s)")
+        for name, (wall, cpu, load), target in (
+                ("bundle", t_bundle, 10), ("collect", t_collect, 10), ("qc", t_qc, 5)):
+            print(f"{name:<8} {wall:7.2f} s wall  {cpu:7.2f} s CPU  (load {load:.1f}; "
+                  f"target < {target} s)")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -35,7 +35,7 @@ import json
 import os
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -359,27 +359,42 @@ class Progress:
         return f"{self.done} of {self.total}, {left}"
 
 
+def judged_test(db: Database, info: BundleInfo) -> Callable[[Target], bool]:
+    """:func:`candidate_judged` for the candidates of one bundle (the protocol and its
+    classes' floors looked up once)."""
+    from evaltrans_qt.engine.campaign.definition import PROTOCOLS
+    spec = PROTOCOLS.get(info.protocol)
+    if spec is None:
+        return lambda t: False
+    floors: list[tuple[str, float]] = []
+    for c in info.classes:
+        lv = db.level(c) if db.has_class(c) else None
+        floors.append((c, lv.firstvalid if lv is not None and not lv.continuous
+                       else float("-inf")))
+    need_spans = spec.spans and not info.classes
+    postedit, items = spec.postedit, spec.items
+
+    def test(t: Target) -> bool:
+        if need_spans and not t.span_annotations:
+            return False                # MQM: the annotation is the judgement (ESA: score)
+        if postedit and not t.postedits:
+            return False
+        if items and not t.item_marks:
+            return False
+        for c, floor in floors:
+            if not any(s.cls == c and not s.extrapolated and s.value >= floor
+                       for s in t.scores):
+                return False
+        return True
+    return test
+
+
 def candidate_judged(db: Database, info: BundleInfo, t: Target) -> bool:
     """True if the bundle's candidate ``t`` holds its annotator's judgement: a score of
     every class of the protocol at or above its first valid level (ESA: its score; the
     spans may be none), an error annotation (MQM), a post-edit or item marks -- whatever
     the protocol asks for."""
-    from evaltrans_qt.engine.campaign.definition import PROTOCOLS
-    spec = PROTOCOLS.get(info.protocol)
-    if spec is None:
-        return False
-    if spec.spans and not info.classes and not t.span_annotations:
-        return False                    # MQM: the annotation is the judgement (ESA: score)
-    if spec.postedit and not t.postedits:
-        return False
-    if spec.items and not t.item_marks:
-        return False
-    for c in info.classes:
-        lv = db.level(c) if db.has_class(c) else None
-        floor = lv.firstvalid if lv is not None and not lv.continuous else float("-inf")
-        if not any(s.cls == c and not s.extrapolated and s.value >= floor for s in t.scores):
-            return False
-    return True
+    return judged_test(db, info)(t)
 
 
 def bundle_items(db: Database) -> list[BundleItem]:
@@ -388,6 +403,7 @@ def bundle_items(db: Database) -> list[BundleItem]:
     if info is None:
         raise CampaignError("not an annotator's bundle (no <campaign-bundle>)")
     is_ref = db.reference_test()
+    judged = judged_test(db, info)
     ends = list(info.batch_ends) or [len(db.sources)]
     out: list[BundleItem] = []
     batch = 0
@@ -399,7 +415,7 @@ def bundle_items(db: Database) -> list[BundleItem]:
             raise CampaignError(f"position {i + 1} of the bundle has no candidate")
         out.append(BundleItem(i + 1, i, ti, src.text, t.text, t.system or "",
                               tuple(x.text for x in src.targets if is_ref(x)), batch,
-                              candidate_judged(db, info, t)))
+                              judged(t)))
     return out
 
 
@@ -426,4 +442,4 @@ __all__ = ["TAG", "BundleInfo", "bundle_info", "is_bundle", "Position", "positio
            "positions_checksum", "items_checksum", "SlotText", "bundle_levels",
            "bundle_positions", "expected_info",
            "item_texts", "slot_texts", "bundle_database", "bundle_file_name", "write_bundles", "BundleItem",
-           "Progress", "candidate_judged", "bundle_items", "bundle_progress", "open_bundle"]
+           "Progress", "judged_test", "candidate_judged", "bundle_items", "bundle_progress", "open_bundle"]

@@ -47,6 +47,7 @@ from evaltrans_qt.io.campaign_bundle import (
     bundle_positions,
     expected_info,
     item_texts,
+    judged_test,
     positions_of,
     slot_texts,
 )
@@ -204,14 +205,14 @@ def read_returned(d: Definition, db: Database, path: PathLike, data: bytes,
     if info != exp_info:
         raise CampaignError("edited outside its items: its <campaign-bundle> element was "
                             "changed", p)
-    from evaltrans_qt.io.campaign_bundle import candidate_judged
+    is_judged = judged_test(bdb, info)
     judged: list[Judged] = []
     real: list[tuple[int, Target]] = []
     is_ref = bdb.reference_test()
     for n, (slot, st, src) in enumerate(zip(plan.slots, shown, bdb.sources), 1):
         t = next(x for x in src.targets if not is_ref(x))
         _check_judges(t, info.annotator, n, p)
-        if not candidate_judged(bdb, info, t):
+        if not is_judged(t):
             continue
         value, secs = _value(d, db, t)
         spans = tuple((e.start, e.end) for a in t.span_annotations for e in a.errors

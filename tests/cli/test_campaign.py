@@ -174,6 +174,36 @@ def test_same_definition_and_seed_give_byte_identical_files(campaign, tmp_path):
         (campaign / "bundles" / "ann1.etdb.xml").read_bytes()
 
 
+def test_collect_checks_against_the_positions_the_bundle_was_written_from(campaign):
+    """collect computes each bundle's positions from the definition instead of rebuilding
+    it: they equal those read back from the written file, checksum included, and a
+    change of one candidate is the first difference named."""
+    from evaltrans_qt.io.campaign_bundle import (
+        bundle_levels,
+        bundle_positions,
+        expected_info,
+        item_texts,
+        positions_of,
+        slot_texts,
+    )
+    from evaltrans_qt.io.campaign_collect import first_difference
+    from evaltrans_qt.io.campaign_file import load_campaign_database
+    d = read_campaign(campaign / "c.etcampaign.json")
+    db = load_campaign_database(d, campaign / "c.etcampaign.json")
+    plans, texts = assign(d), item_texts(d, db)
+    for a in ANNOTATORS:
+        bdb, info = open_bundle(campaign / "bundles" / f"{a}.etdb.xml")
+        expected = bundle_positions(d, db, plans[a], slot_texts(d, db, plans[a], texts))
+        assert positions_of(bdb) == expected
+        assert expected_info(d, plans[a], expected) == info
+        assert first_difference(bundle_levels(d, db), expected, bdb) is None
+    n = next(k for k, p in enumerate(expected) if not p.targets[-1][2])
+    bdb.sources[n].targets[-1].text += " x"
+    diff = first_difference(bundle_levels(d, db), expected, bdb)
+    assert diff is not None and diff.startswith(f"position {n + 1}: the candidate changed: "
+                                                f"expected {expected[n].targets[-1][1][:20]!r}"[:-1])
+
+
 def _collect(campaign: Path, files: list[Path], out: Path, capsys) -> tuple[int, str, str]:
     capsys.readouterr()
     rc = main(["campaign", "collect", str(campaign / "c.etcampaign.json"),
