@@ -40,12 +40,18 @@ def menu_actions(menu: QMenu, path: str = "") -> list[tuple[str, QAction]]:
 
 
 def all_actions(window: QMainWindow) -> list[tuple[str, QAction]]:
-    """Every menu action of ``window`` with its menu path (recent files excluded)."""
+    """Every menu action of ``window`` with its menu path (recent files excluded), each
+    once (an action in two menus -- Save in File and in annotator mode's menu -- under
+    the first)."""
     out: list[tuple[str, QAction]] = []
+    seen: set[int] = set()
     for act in window.menuBar().actions():
         m = act.menu()
         if isinstance(m, QMenu):
-            out.extend((p, a) for p, a in menu_actions(m) if "recent" not in p.lower())
+            for p, a in menu_actions(m):
+                if "recent" not in p.lower() and id(a) not in seen:
+                    seen.add(id(a))
+                    out.append((p, a))
     return out
 
 

@@ -78,18 +78,19 @@ class CampaignController(QObject):
     def _build_menus(self) -> None:
         w = self.window
 
-        def a(text: str, slot, tip: str) -> QAction:
-            return make_action(w, text, None, slot, tip)
-        self.act_create = a("&Create campaign…", self.create,
+        def a(text: str, key: str, slot, tip: str) -> QAction:
+            return make_action(w, text, key, slot, tip)
+        self.act_create = a("&Create campaign…", "Ctrl+Alt+Shift+C", self.create,
                             "Define a campaign over a database: protocol, annotators, redundancy")
-        self.act_bundle = a("&Bundle…", self.bundle, "Write one bundle file per annotator")
-        self.act_collect = a("C&ollect…", self.collect,
+        self.act_bundle = a("&Bundle…", "Ctrl+Alt+Shift+B", self.bundle,
+                            "Write one bundle file per annotator")
+        self.act_collect = a("C&ollect…", "Ctrl+Alt+Shift+O", self.collect,
                              "Check the returned bundles and merge them into the result")
-        self.act_qc = a("&QC report", self.qc_report,
+        self.act_qc = a("&QC report", "Ctrl+Alt+Shift+Q", self.qc_report,
                         "Quality control per annotator of the open campaign result")
-        self.act_agreement = a("&Agreement", self.agreement,
+        self.act_agreement = a("&Agreement", "Ctrl+Alt+Shift+G", self.agreement,
                                "Krippendorff's alpha, kappa, pairs of judges, error spans")
-        self.act_adjudicate = a("A&djudicate…", self.adjudicate,
+        self.act_adjudicate = a("A&djudicate…", "Ctrl+Alt+Shift+J", lambda: self.adjudicate(),
                                 "Decide the items where the annotators disagree")
         self.actions = [self.act_create, self.act_bundle, self.act_collect, self.act_qc,
                         self.act_agreement, self.act_adjudicate]
@@ -101,11 +102,11 @@ class CampaignController(QObject):
         self.menu.addSeparator()
         self.menu.addActions(self.actions[3:])
         # annotator mode's one menu
-        self.act_instructions = a("&Instructions", lambda: self._page("instructions"),
+        self.act_instructions = a("&Instructions", "F2", lambda: self._page("instructions"),
                                   "The coordinator's instructions")
-        self.act_practice = a("&Practice items", lambda: self._page("practice"),
+        self.act_practice = a("&Practice items", "F3", lambda: self._page("practice"),
                               "Practice items with known answers")
-        self.act_work = a("&Work", lambda: self._page("work"), "The items to judge")
+        self.act_work = a("&Work", "F4", lambda: self._page("work"), "The items to judge")
         self.annotator_menu = mb.addMenu("&Annotation")
         self.annotator_menu.setObjectName("annotatorMenu")
         m = self.annotator_menu
