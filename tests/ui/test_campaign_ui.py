@@ -178,6 +178,16 @@ def test_esa_bundle_shows_the_span_screen_without_system_names(qtbot, window, tm
         assert name not in texts, name
     assert screen.header.text().startswith("<b>Item 1 of ")
     assert window.session is None
+    # the keys reach the embedded screen (the window's scoring keys are off): mark, undo
+    m = screen.model
+    screen.target.select(0, 0)
+    qtbot.keyClick(screen.target, Qt.Key.Key_Right, Qt.KeyboardModifier.ShiftModifier)
+    start, end = screen.target.selection()
+    assert end > start
+    qtbot.keyClick(screen.target, Qt.Key.Key_2)      # major: ESA marks at once
+    assert [(e.start, e.end, e.severity) for e in m.errors()] == [(start, end, "Major")]
+    window.scoring.act_undo.trigger()
+    assert m.errors() == []
 
 
 def test_practice_items_give_feedback(qtbot, window, tmp_path):
