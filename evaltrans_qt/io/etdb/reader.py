@@ -201,7 +201,8 @@ def _read_target(el, levels: dict[str, Levels], path) -> Target:
             tgt.extra_children.append(_serialize(child))
     if not seen_text:
         raise InputFormatError("<tgt> has no <t_sent>", path, el.sourceline)
-    _protocols.read_target_attrs(tgt)
+    if a:                                   # ``added``/``judge`` among them (tgt.extra_attrs)
+        _protocols.read_target_attrs(tgt)
     return tgt
 
 
@@ -248,7 +249,8 @@ def _read_source(el, db: Database, levels: dict[str, Levels], path, lines: dict[
     src.extra_children.extend(extra)
     for k, v in attrs.items():
         src.extra_attrs.setdefault(k, v)
-    _protocols.read_source_children(src, protocol_children, path)
+    if protocol_children or any(t.item_marks for t in targets):
+        _protocols.read_source_children(src, protocol_children, path)
     if any(t.span_annotations for t in targets):
         _spans.check_source(src, path)
     for c in segranks_children:

@@ -104,8 +104,8 @@ def read_target_child(tgt: Target, el, path) -> None:
     if origin not in ORIGINS:
         raise InputFormatError(f"origin {origin!r} of <errors> is not one of "
                                f"{', '.join(ORIGINS)}", path, el.sourceline)
-    if any(x.judge == judge and x.protocol == protocol and x.origin == origin
-           for x in tgt.span_annotations):
+    if tgt.span_annotations and any(x.judge == judge and x.protocol == protocol
+                                    and x.origin == origin for x in tgt.span_annotations):
         raise InputFormatError(f"two <errors> of judge {judge!r}, protocol {protocol} and "
                                f"origin {origin} in one <tgt>", path, el.sourceline)
     sec = a.pop("seconds", None)
