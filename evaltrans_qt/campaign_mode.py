@@ -14,6 +14,10 @@ real work) is answered on the practice page and checked by
 :func:`evaltrans_qt.engine.campaign.definition.tutorial_check`; tutorial answers are
 never stored in the database.
 
+The progress is counted once when the bundle opens and then kept up to date per
+committed judgement (only the candidate it touched is looked at again), so a keystroke
+in a bundle of 4 000 positions does not recount them all.
+
 Signals (psygnal): ``changed(active: bool)`` -- a bundle was opened or left;
 ``progress_changed(text)`` -- a judgement of the bundle was committed, undone or redone.
 """
@@ -24,7 +28,14 @@ from psygnal import Signal
 
 from evaltrans_qt.engine.campaign.definition import PROTOCOLS, Protocol, TutorialItem
 from evaltrans_qt.errors import EvalTransError
-from evaltrans_qt.io.campaign_bundle import BundleInfo, Progress, bundle_info, bundle_progress
+from evaltrans_qt.io.campaign_bundle import (
+    BundleInfo,
+    Progress,
+    bundle_info,
+    bundle_items,
+    candidate_judged,
+)
+from evaltrans_qt.io.protocol_changes import source_of
 from evaltrans_qt.workspace import Workspace
 
 #: The screen of each kind of protocol: scales and DA are scored, MQM/ESA spans marked.
@@ -51,6 +62,10 @@ class AnnotatorMode:
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
         self.info: BundleInfo | None = None
+        #: Per position: judged?; its batch; position of each (source, target) index.
+        self._judged: list[bool] = []
+        self._batch: list[int] = []
+        self._position: dict[tuple[int, int], int] = {}
         #: A bundle whose ``<campaign-bundle>`` is malformed (its error), else None.
         self.error: EvalTransError | None = None
         workspace.database_changed.connect(self._database_changed)
@@ -92,10 +107,19 @@ class AnnotatorMode:
         return self.info.tutorial if self.info is not None else ()
 
     def progress(self) -> Progress:
-        db = self.workspace.database
-        if self.info is None or db is None:
+        if self.info is None or self.workspace.database is None:
             raise LookupError("no bundle is open")
-        return bundle_progress(db)
+        open_batches = {b for b, j in zip(self._batch, self._judged) if not j}
+        return Progress(sum(self._judged), len(self._judged),
+                        1 + max(self._batch, default=-1), len(open_batches))
+
+    def _count(self) -> None:
+        """Every position's state, from the database (the bundle was opened)."""
+        db = self.workspace.database
+        items = bundle_items(db) if db is not None and self.info is not None else []
+        self._judged = [x.judged for x in items]
+        self._batch = [x.batch for x in items]
+        self._position = {(x.source_index, x.target_index): k for k, x in enumerate(items)}
 
     def status_text(self) -> str:
         """``312 of 400, 2 batches left`` (empty outside annotator mode)."""
@@ -114,12 +138,26 @@ class AnnotatorMode:
                 self.error = EvalTransError(f"the bundle's protocol {self.info.protocol!r} is "
                                             "unknown", self.workspace.path)
                 self.info = None
+            if self.info is not None:
+                try:
+                    self._count()
+                except EvalTransError as exc:       # a position without a candidate
+                    self.error, self.info = exc, None
         if self.active or was:
             self.changed.emit(self.active)
 
-    def _committed(self, _change: object) -> None:
-        if self.active:
-            self.progress_changed.emit(self.status_text())
-
+    def _committed(self, change: object) -> None:
+        db, info = self.workspace.database, self.info
+        if info is None or db is None:
+            return
+        src = source_of(db, change) if hasattr(change, "source") else None
+        ti = getattr(change, "target_index", None)
+        si = db.source_index(src) if src is not None else None
+        k = self._position.get((si, ti)) if si is not None and isinstance(ti, int) else None
+        if src is None or k is None or not isinstance(ti, int):
+            self._count()                       # not one candidate's judgement: recount
+        else:
+            self._judged[k] = candidate_judged(db, info, src.targets[ti])
+        self.progress_changed.emit(self.status_text())
 
 __all__ = ["SCORING", "SPANS", "OTHER", "screen_of", "AnnotatorMode"]
