@@ -18,6 +18,7 @@ Keys (all on the screen, nothing needs the mouse):
 
 Stable object names: ``adjudicationScreen``, ``adjudicationHeader``,
 ``adjudicationJudges`` (the table), ``adjudicationFinal`` (the value field),
+``adjudicationThreshold`` (the share of the scale beyond which a spread is listed),
 ``adjudicationFinalText``.
 """
 
@@ -27,7 +28,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QDoubleSpinBox,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QTableWidget,
@@ -70,7 +73,20 @@ class AdjudicationScreen(QWidget):
         lay = QVBoxLayout(self)
         self.header = QLabel()
         self.header.setObjectName("adjudicationHeader")
-        lay.addWidget(self.header)
+        top = QHBoxLayout()
+        top.addWidget(self.header, 1)
+        self.threshold = QDoubleSpinBox()
+        self.threshold.setObjectName("adjudicationThreshold")
+        self.threshold.setRange(0.0, 1.0)
+        self.threshold.setSingleStep(0.05)
+        self.threshold.setValue(session.threshold)
+        self.threshold.setFocusPolicy(Qt.FocusPolicy.ClickFocus)     # the keys stay here
+        self.threshold.setToolTip("A score item is listed when the annotators' spread "
+                                  "exceeds this share of the scale")
+        self.threshold.valueChanged.connect(self.set_threshold)
+        top.addWidget(QLabel("Threshold:"))
+        top.addWidget(self.threshold)
+        lay.addLayout(top)
         form = QFormLayout()
         self.source = QTextEdit(readOnly=True)
         self.candidate = QTextEdit(readOnly=True)
@@ -107,14 +123,29 @@ class AdjudicationScreen(QWidget):
                       "U next open · Ctrl+Z undo")
         keys.setWordWrap(True)
         lay.addWidget(keys)
-        for seq, slot in ((QKeySequence.StandardKey.Undo, session.undo),
-                          (QKeySequence.StandardKey.Redo, session.redo),
-                          ("Ctrl+Shift+Z", session.redo)):
+        for seq, slot in ((QKeySequence.StandardKey.Undo, lambda: self.session.undo()),
+                          (QKeySequence.StandardKey.Redo, lambda: self.session.redo()),
+                          ("Ctrl+Shift+Z", lambda: self.session.redo())):
             sc = QShortcut(QKeySequence(seq), self)
             sc.activated.connect(slot)
-        observe(self, session.shown, lambda _i: self.refresh())
-        observe(self, session.changed, lambda _i: self.refresh())
+        self._follow(session)
         self.resize(900, 560)
+        self.refresh()
+
+    def _follow(self, session: AdjudicationSession) -> None:
+        def shown(_i: int) -> None:
+            if session is self.session:       # not a session of an earlier threshold
+                self.refresh()
+        observe(self, session.shown, shown)
+        observe(self, session.changed, shown)
+
+    def set_threshold(self, threshold: float) -> None:
+        """List the disagreements beyond ``threshold`` (a share of the scale) instead."""
+        old = self.session
+        if threshold == old.threshold:
+            return
+        self.session = AdjudicationSession(old.workspace, threshold, severity=old.severity)
+        self._follow(self.session)
         self.refresh()
 
     # ------------------------------------------------------------ showing

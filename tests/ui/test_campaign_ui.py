@@ -259,6 +259,13 @@ def test_adjudication_screen_keyboard_flow_and_undo(qtbot, window, tmp_path):
     assert final(0) == []
     # journaled: the journal beside the file holds the final judgements
     assert window.workspace.journal is not None and window.workspace.journal.path.exists()
+    # a higher threshold lists fewer items (as the engine finds them)
+    from evaltrans_qt.engine.campaign.adjudication import find_disagreements
+    want = len(find_disagreements(window.database, 0.8))
+    assert 0 < want < 2
+    screen.threshold.setValue(0.8)
+    assert len(screen.session) == want and screen.session.threshold == 0.8
+    assert f"of {want} adjudicated" in screen.header.text()
 
 
 # ------------------------------------------------------------------ the Campaign menu
