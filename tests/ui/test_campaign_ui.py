@@ -435,3 +435,17 @@ def test_post_edit_bundle_says_annotator_mode_does_not_show_it(qtbot, window, tm
         view.work.judging.text()
     assert window.session is None
     assert [a.text() for a in window.menuBar().actions() if a.isVisible()] == ["&Annotation"]
+
+
+def test_closing_in_annotator_mode_stores_the_windows_own_layout(qtbot, window, tmp_path,
+                                                                  monkeypatch):
+    before = {t: d.isVisible() for t, d in window.panels.items()}
+    folder = _campaign(tmp_path / "c", "da-ref")
+    _open(qtbot, window, folder / "bundles" / "anna.etdb.xml")
+    assert not any(d.isVisible() for d in window.panels.values())
+    stored: list[dict[str, bool]] = []
+    monkeypatch.setattr(window.window_layout, "store_settings", lambda: stored.append(
+        {t: d.isVisible() for t, d in window.panels.items()}))
+    window.close()
+    assert stored and any(stored[0].values())
+    assert {t for t, v in stored[0].items() if v} >= {t for t, v in before.items() if v}
