@@ -69,7 +69,7 @@ def _judge(paths: list[Path]) -> None:
 def main(argv: list[str]) -> int:
     out = Path(argv[0]) if argv else Path("docs")
     from PySide6.QtCore import QSettings
-    from PySide6.QtWidgets import QApplication, QMessageBox
+    from PySide6.QtWidgets import QApplication
     work = Path(tempfile.mkdtemp(prefix="campaign-shots-"))
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(work / "cfg"))
     app = QApplication([])
@@ -91,7 +91,6 @@ def main(argv: list[str]) -> int:
 
     paths = _campaign(work)
     w = MainWindow(persist_settings=False)
-    w.files.ask_unsaved = lambda: QMessageBox.StandardButton.Discard
     w.resize(1366, 768)
     w.move(0, 0)
     w.show()
@@ -104,7 +103,9 @@ def main(argv: list[str]) -> int:
     w.open_database(anna)
     pump(60, lambda: w.campaign.view is not None)
     w.campaign.view.show_work()
-    w.session.go_to(7)
+    session = w.session
+    assert session is not None                      # the bundle's scoring session
+    session.go_to(7)
     shoot("screenshot-annotator-mode.png")
 
     _judge([p for p in paths if p != anna] + [anna])
