@@ -449,3 +449,23 @@ def test_closing_in_annotator_mode_stores_the_windows_own_layout(qtbot, window, 
     window.close()
     assert stored and any(stored[0].values())
     assert {t for t, v in stored[0].items() if v} >= {t for t, v in before.items() if v}
+
+
+def test_practice_items_of_a_span_protocol_check_the_marked_errors(qtbot, window, tmp_path):
+    tut = tmp_path / "tutorial.json"
+    tut.write_text('[{"source": "Das Haus ist rot.", "candidate": "The horse is red.", '
+                   '"answer": {"esa": 40}, "spans": [[4, 9]], "tolerance": 20, '
+                   '"feedback": "horse is a mistranslation."}]')
+    folder = _campaign(tmp_path / "c", "esa", tutorial=tut)
+    _open(qtbot, window, folder / "bundles" / "anna.etdb.xml")
+    page = window.campaign.view.practice
+    assert page is not None and page.mark.isVisibleTo(page)
+    page.values["esa"].setValue(45)
+    assert page.check_answer().startswith("Not quite.")      # the error not marked
+    cur = page.candidate.textCursor()
+    cur.setPosition(4)
+    cur.setPosition(9, cur.MoveMode.KeepAnchor)
+    page.candidate.setTextCursor(cur)
+    page.mark.click()
+    assert page.marked == [(4, 9)]
+    assert page.check_answer() == "Correct.\nhorse is a mistranslation."
