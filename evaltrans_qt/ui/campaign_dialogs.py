@@ -66,8 +66,8 @@ class _Form(QDialog):
 
 
 class CreateDialog(_Form):
-    """``campaign create``: database, protocol, annotators, redundancy, batch, systems,
-    documents, seed, QC plan, instructions, output."""
+    """``campaign create``: database, protocol, annotators, redundancy, batch, classes,
+    systems, documents, seed, QC plan, instructions, tutorial, output."""
 
     def __init__(self, database: str | Path | None = None, parent: QWidget | None = None) -> None:
         super().__init__("Create a campaign", "campaignCreateDialog", parent)
@@ -94,6 +94,9 @@ class CreateDialog(_Form):
         self.batch.setRange(1, 100000)
         self.batch.setValue(50)
         f.addRow("Batch size:", self.batch)
+        self.classes = _named(QLineEdit(), "classes")
+        self.classes.setPlaceholderText("protocol 'classes': the classes to judge (default all)")
+        f.addRow("Classes:", self.classes)
         self.systems = _named(QLineEdit(), "systems")
         self.systems.setPlaceholderText("all systems (or names separated by commas)")
         f.addRow("Systems:", self.systems)
@@ -109,6 +112,10 @@ class CreateDialog(_Form):
                                              filt="Markdown (*.md *.txt);;All files (*)"),
                                    "instructions")
         f.addRow("Instructions:", self.instructions)
+        self.tutorial = _named(PathField("Tutorial items (JSON)",
+                                         filt="JSON (*.json);;All files (*)"), "tutorial")
+        self.tutorial.setToolTip("practice items with known answers (docs/campaigns.md)")
+        f.addRow("Tutorial:", self.tutorial)
         self.output = _named(QLineEdit(), "output")
         self.output.setPlaceholderText("NAME.etcampaign.json")
         if database is not None:
@@ -123,14 +130,16 @@ class CreateDialog(_Form):
         if not names:
             raise OptionError("Annotators: give the annotators' names, separated by commas")
         systems = [s.strip() for s in self.systems.text().split(",") if s.strip()] or None
+        classes = [c.strip() for c in self.classes.text().split(",") if c.strip()] or None
         qc = parse_qc(self.qc.text()) if self.qc.text().strip() else QCPlan()
         return partial(create_campaign, _need(self.database.path(), "Database"),
                        _need(self.output.text().strip(), "Save as"),
                        protocol=self.protocol.currentText(), annotators=names,
                        redundancy=self.redundancy.value(), batch=self.batch.value(),
-                       systems=systems, documents=self.documents.isChecked(),
-                       seed=self.seed.value(), qc=qc,
-                       instructions=self.instructions.path() or None)
+                       systems=systems, classes=classes,
+                       documents=self.documents.isChecked(), seed=self.seed.value(), qc=qc,
+                       instructions=self.instructions.path() or None,
+                       tutorial=self.tutorial.path() or None)
 
 
 class BundleDialog(_Form):

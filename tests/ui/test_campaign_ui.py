@@ -298,9 +298,13 @@ def test_campaign_menu_create_bundle_collect_qc_agreement(qtbot, window, tmp_pat
         dlg.redundancy.setValue(2)
         dlg.batch.setValue(6)
         dlg.qc.setText("repeats=0.2")
+        (tmp_path / "tut.json").write_text('[{"source": "s", "candidate": "c", '
+                                           '"answer": {"da": 50}}]')
+        dlg.tutorial.set_path(tmp_path / "tut.json")
         dlg.output.setText(str(tmp_path / "c.etcampaign.json"))
     d = _accept(qtbot, window, c.act_create, create)
     assert d.annotators == ("anna", "ben") and d.redundancy == 2 and d.qc.repeats == 0.2
+    assert [t.answer for t in d.tutorial] == [{"da": 50.0}] and d.protocol == "da"
     assert (tmp_path / "c.etcampaign.json").exists()
 
     def bundle(dlg):
