@@ -2,15 +2,20 @@
 :class:`~evaltrans_qt.campaign_mode.AnnotatorMode`): the coordinator's instructions, the
 practice (tutorial) items with feedback, and the work -- the product's own scoring panel
 (:class:`~evaltrans_qt.ui.scoring.ScorePanel`) or span screen
-(:class:`~evaltrans_qt.ui.span_screen.SpanScreen`) over the bundle, without system names.
+(:class:`~evaltrans_qt.ui.span_screen.SpanScreen`) over the bundle, without system names;
+for post-edit and item-marking bundles the product's post-edit editor
+(:class:`~evaltrans_qt.ui.postedit_panel.PostEditPanel`, HTER, survey §4.4.17) or item
+marking panel (:class:`~evaltrans_qt.ui.items_panel.ItemMarkingPanel`, survey §4.4.16) in
+a :class:`ProtocolPage` that steps through the bundle's positions.
 
 Stable object names: ``annotatorView`` (the tabs), ``annotatorInstructions``,
-``annotatorPractice``, ``annotatorWork``, ``workSource``, ``workReference``.
+``annotatorPractice``, ``annotatorWork``, ``workSource``, ``workReference``,
+``protocolPage``, ``protocolHeader``, ``protocolPrevious``, ``protocolNext``.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFormLayout,
@@ -92,6 +97,50 @@ class WorkPage(QWidget):
         if w is not None:
             self.lay.removeWidget(w)
         return w
+
+
+class ProtocolPage(QWidget):
+    """A post-edit or item-marking panel with the position ("Item 3 of 40") and
+    Previous/Next; in item marking, keys O/E/S/M/X mark the current information item
+    and Backspace goes back one (the keys of Session → Protocols, which annotator mode
+    hides). ``moved(step)``: Previous (-1) or Next (+1) was asked for."""
+
+    moved = Signal(int)
+
+    def __init__(self, panel: QWidget, marks: dict[str, str] | None = None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("protocolPage")
+        self.panel = panel
+        self.marks = {v: k for k, v in (marks or {}).items()}
+        lay = QVBoxLayout(self)
+        row = QHBoxLayout()
+        self.header = QLabel()
+        self.header.setObjectName("protocolHeader")
+        self.previous = QPushButton("Previous")
+        self.previous.setObjectName("protocolPrevious")
+        self.previous.clicked.connect(lambda: self.moved.emit(-1))
+        self.next_button = QPushButton("Next")
+        self.next_button.setObjectName("protocolNext")
+        self.next_button.clicked.connect(lambda: self.moved.emit(1))
+        row.addWidget(self.header, 1)
+        row.addWidget(self.previous)
+        row.addWidget(self.next_button)
+        lay.addLayout(row)
+        lay.addWidget(panel, 1)
+        panel.show()
+        if self.marks:
+            self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+
+    def keyPressEvent(self, ev) -> None:
+        mark = self.marks.get(ev.text().upper())
+        if mark is not None and hasattr(self.panel, "mark"):
+            self.panel.mark(mark)
+            return
+        if ev.key() == Qt.Key.Key_Backspace and hasattr(self.panel, "back"):
+            self.panel.back()
+            return
+        super().keyPressEvent(ev)
 
 
 class PracticePage(QWidget):
@@ -207,4 +256,4 @@ class AnnotatorView(QTabWidget):
         self.setCurrentWidget(self.instructions)
 
 
-__all__ = ["AnnotatorSpanScreen", "WorkPage", "PracticePage", "AnnotatorView"]
+__all__ = ["AnnotatorSpanScreen", "WorkPage", "ProtocolPage", "PracticePage", "AnnotatorView"]

@@ -425,20 +425,93 @@ def test_undo_in_annotator_mode_takes_the_progress_back(qtbot, window, tmp_path)
     assert not any(t.scores for _s, t in window.database.iter_candidates())
 
 
-def test_post_edit_bundle_says_annotator_mode_does_not_show_it(qtbot, window, tmp_path):
-    folder = tmp_path / "c"
+def _protocol_campaign(folder: Path, protocol: str) -> Path:
     folder.mkdir()
-    save_database(_database(), folder / "db.etdb.xml")
-    create_campaign(folder / "db.etdb.xml", folder / "c.etcampaign.json", protocol="postedit",
-                    annotators=["anna"], batch=8)
+    db = _database()
+    for src in db.sources:                   # information items: the first words, the rest
+        src.items = [(0, 1), (2, len(src.text.split()) - 1)]
+    save_database(db, folder / "db.etdb.xml")
+    create_campaign(folder / "db.etdb.xml", folder / "c.etcampaign.json", protocol=protocol,
+                    annotators=["anna"], batch=8, seed=3)
     write_bundles(folder / "c.etcampaign.json", folder / "bundles")
-    _open(qtbot, window, folder / "bundles" / "anna.etdb.xml")
-    view = window.campaign.view
-    assert view.work.judging.objectName() == "annotatorUnsupported"
-    assert "evaltrans postedit" in view.work.judging.text() and "--judge anna" in \
-        view.work.judging.text()
+    return folder
+
+
+def _collected(folder: Path, tmp_path: Path) -> Database:
+    from evaltrans_qt.cli.main import main
+    assert main(["campaign", "collect", str(folder / "c.etcampaign.json"),
+                 str(folder / "bundles" / "anna.etdb.xml"), "-o",
+                 str(tmp_path / "r.etdb.xml")]) == 0
+    return load_database(tmp_path / "r.etdb.xml")
+
+
+def test_post_edit_bundle_is_edited_in_annotator_mode_and_collected(qtbot, window, tmp_path):
+    folder = _protocol_campaign(tmp_path / "c", "postedit")
+    path = folder / "bundles" / "anna.etdb.xml"
+    _open(qtbot, window, path)
+    c = window.campaign
+    page = c.protocol_page
+    assert c.view.work.judging is page and page.objectName() == "protocolPage"
     assert window.session is None
     assert [a.text() for a in window.menuBar().actions() if a.isVisible()] == ["&Annotation"]
+    n = len(bundle_items(window.database))
+    assert page.header.text() == f"<b>Item 1 of {n}</b>"
+    assert c.progress_label.text().startswith(f"0 of {n}")
+    shown = _visible_texts(window)
+    assert not any(s in text for s in SYSTEMS for text in shown)
+    editor = page.panel.editor
+    si, ti = page.panel.item
+    original = window.database.sources[si].targets[ti].text
+    assert editor.toPlainText() == original          # starts from the candidate
+    editor.setPlainText("a corrected translation")
+    qtbot.keyClick(editor, Qt.Key.Key_Return)        # Enter stores it, the next one shown
+    qtbot.waitUntil(lambda: c.progress_label.text().startswith(f"1 of {n}"))
+    assert page.header.text() == f"<b>Item 2 of {n}</b>"
+    t = window.database.sources[si].targets[ti]
+    assert [(p.text, p.judge) for p in t.postedits] == [("a corrected translation", "anna")]
+    window.scoring.act_undo.trigger()                # Ctrl+Z takes it back
+    qtbot.waitUntil(lambda: c.progress_label.text().startswith(f"0 of {n}"))
+    assert not t.postedits
+    window.scoring.act_redo.trigger()
+    qtbot.waitUntil(lambda: c.progress_label.text().startswith(f"1 of {n}"))
+    window.files.save(wait=True)                     # File → Save, finished
+    bundle_item = bundle_items(load_database(path))[0]
+    r = _collected(folder, tmp_path)
+    src = next(s for s in r.sources if s.text == bundle_item.source)
+    got = [(p.text, p.judge, t.system) for t in src.targets for p in t.postedits]
+    assert len(got) == 1 and got[0][:2] == ("a corrected translation", "anna")
+    assert got[0][2] in SYSTEMS                      # mapped back to the real system
+
+
+def test_item_marking_bundle_is_marked_in_annotator_mode_and_collected(qtbot, window,
+                                                                       tmp_path):
+    folder = _protocol_campaign(tmp_path / "c", "items")
+    path = folder / "bundles" / "anna.etdb.xml"
+    _open(qtbot, window, path)
+    c = window.campaign
+    page = c.protocol_page
+    n = len(bundle_items(window.database))
+    assert c.view.work.judging is page and page.panel.objectName() == "itemsPanel"
+    assert not any(s in text for s in SYSTEMS for text in _visible_texts(window))
+    assert "anna" not in page.panel.header.text()
+    si, ti = page.panel.item
+    page.setFocus()
+    qtbot.keyClick(page, Qt.Key.Key_O)               # item 1 OK
+    assert c.progress_label.text().startswith(f"0 of {n}")   # not complete yet
+    qtbot.keyClick(page, Qt.Key.Key_M)               # item 2 meaning: both marked, stored
+    qtbot.waitUntil(lambda: c.progress_label.text().startswith(f"1 of {n}"))
+    t = window.database.sources[si].targets[ti]
+    assert t.marks_by("anna").marks == ("OK", "meaning")
+    assert page.header.text() == f"<b>Item 2 of {n}</b>"
+    page.previous.click()                            # back: the marks are shown
+    assert page.header.text() == f"<b>Item 1 of {n}</b> · done"
+    window.files.save(wait=True)                     # File → Save, finished
+    first = bundle_items(load_database(path))[0]
+    r = _collected(folder, tmp_path)
+    src = next(s for s in r.sources if s.text == first.source)
+    got = [(m.marks, m.judge, t.system) for t in src.targets for m in t.item_marks]
+    assert len(got) == 1 and got[0][:2] == (("OK", "meaning"), "anna")
+    assert got[0][2] in SYSTEMS
 
 
 def test_closing_in_annotator_mode_stores_the_windows_own_layout(qtbot, window, tmp_path,
