@@ -19,12 +19,15 @@ from evaltrans_qt.io.journal import change_for
 from evaltrans_qt.workspace import Workspace
 
 
-def _campaign(folder: Path, protocol: str, instructions: str = "") -> Path:
+def _campaign(folder: Path, protocol: str, instructions: str = "",
+              items: bool = False) -> Path:
     rng = random.Random(1)
     words = "house tree river stone cloud bread window garden".split()
     db = Database()
     for i in range(10):
         src = db.add_source(" ".join(rng.choice(words) for _ in range(5)), seg=str(i + 1))
+        if items:                                   # information items: 2 words, 3 words
+            src.items = [(0, 1), (2, 4)]
         db.add_target(src, "ref " + " ".join(rng.choice(words) for _ in range(5)), "R",
                       reference=True)
         for s in ("A", "B"):
@@ -77,6 +80,37 @@ def test_a_bundle_makes_it_active_and_progress_follows_commits_undo_redo(ws, tmp
     assert mode.progress().done == bundle_progress(db).done > 0
     ws.set_database(Database(), None)
     assert seen == [True, False] and not mode.active
+
+
+@pytest.mark.parametrize("protocol", ["postedit", "items"])
+def test_post_edits_and_item_marks_count_as_progress_through_commits_undo(ws, tmp_path,
+                                                                           protocol):
+    from evaltrans_qt.campaign_mode import OTHER
+    from evaltrans_qt.io.protocol_changes import marks_change, postedit_change
+    path = _campaign(tmp_path / "c", protocol, items=protocol == "items")
+    mode = AnnotatorMode(ws)
+    texts: list[str] = []
+    mode.progress_changed.connect(texts.append)
+    _open(ws, path)
+    assert mode.active and mode.screen == OTHER
+    db = ws.database
+    items = bundle_items(db)
+    assert mode.status_text() == bundle_progress(db).text and mode.progress().done == 0
+    rng = random.Random(5)
+    for step in range(20):
+        x = rng.choice(items)
+        if step % 4 == 3:
+            ws.history.undo()
+        elif protocol == "postedit":
+            text = rng.choice([None, "a post-edit", "another one"])   # None: removed
+            ws.history.commit(postedit_change(db, x.source_index, x.target_index, "anna",
+                                              text, 3.0), "post-edit")
+        else:
+            marks = rng.choice([None, ("OK", "error"), ("meaning", "OK")])
+            ws.history.commit(marks_change(db, x.source_index, x.target_index, "anna",
+                                           marks), "item marks")
+        assert texts[-1] == mode.status_text() == bundle_progress(db).text
+    assert mode.progress().done == bundle_progress(db).done > 0
 
 
 def test_span_protocol_and_default_instructions(ws, tmp_path):
