@@ -59,7 +59,7 @@ from evaltrans_qt.io.campaign_qc import (
     read_result_file,
     set_result,
 )
-from evaltrans_qt.io.etdb import loads, save_database
+from evaltrans_qt.io.etdb import loads
 from evaltrans_qt.io.gcpause import paused_gc
 from evaltrans_qt.io.journal import Change, ScoreChange, journal_path, seconds_of
 from evaltrans_qt.io.judgements import commit_changes
@@ -315,6 +315,7 @@ def _collect(campaign: PathLike, files: Sequence[PathLike], result: PathLike,
         by_annotator[r.annotator] = r
         returned.append(r)
     out = Path(result)
+    start: Database | None = None
     if out.exists():
         existing = read_result_file(out)           # the element only; commit reads it all
         if existing is None and not same_file(out, _db_path(d, campaign)):
@@ -329,7 +330,7 @@ def _collect(campaign: PathLike, files: Sequence[PathLike], result: PathLike,
             if not base.has_class(c):
                 base.add_class(class_levels(db, c))
         set_result(base, ResultData.empty(d, _scale(d, db), plans))
-        save_database(base, out)
+        start = base                    # created by the commit's one write
 
     def build(rdb: Database) -> list[Change]:
         for c in d.classes:
@@ -352,7 +353,7 @@ def _collect(campaign: PathLike, files: Sequence[PathLike], result: PathLike,
         return changes
 
     stored = commit_changes(out, build, journal=False, program=PROGRAM,
-                            what="campaign judgement")
+                            what="campaign judgement", start=start)
     report.judgements = len(stored)
     return report
 

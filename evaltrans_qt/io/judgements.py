@@ -51,7 +51,9 @@ from evaltrans_qt.io.journal import Change, Journal, ScoreChange, apply_entry, j
 from evaltrans_qt.io.limits import load_json, parse_number
 from evaltrans_qt.io.plaintext import read_text, split_lines
 from evaltrans_qt.io.store import (
+    DatabaseChangedError,
     DatabaseLockedError,
+    Opened,
     acquire_lock,
     open_database,
     release_lock,
@@ -285,7 +287,8 @@ def commit_judgements(path: PathLike, build: Callable[[Database], Sequence[Score
 def commit_changes(path: PathLike, build: Callable[[Database], Sequence[Change]], *,
                    journal: bool = True, program: str = PROGRAM,
                    what: str = "judgement",
-                   note: Callable[[str], None] | None = None) -> list[Change]:
+                   note: Callable[[str], None] | None = None,
+                   start: Database | None = None) -> list[Change]:
     """The command line's one commit path for changes of any kind (judgements here, error
     spans in :mod:`evaltrans_qt.io.span_store`): take the database's lock as ``program``,
     open it with its journal, ``build`` the changes, then journal each (fsync) before
@@ -293,10 +296,17 @@ def commit_changes(path: PathLike, build: Callable[[Database], Sequence[Change]]
     atomically and drop the entries it now holds. A refused change takes every entry of
     this call out of the journal again: nothing is written (``what`` names the changes in
     the messages). ``note`` is given ``PATH: N unsaved judgements from the journal
-    included`` when the journal beside the file held some (what every command says)."""
-    if not Path(path).is_file():
-        raise InputFormatError("file not found" if not Path(path).exists()
-                               else "not a file", path)
+    included`` when the journal beside the file held some (what every command says).
+    ``start`` (with ``journal=False`` only): the database a file that does not exist yet
+    starts as -- the changes are built against it under the lock and the one atomic write
+    creates the file (no starting copy written and read back first)."""
+    p = Path(path)
+    new = start is not None and not p.exists()
+    if new and journal:
+        raise ValueError("commit_changes: a new file (start) is written all or nothing "
+                         "(journal=False)")
+    if not new and not p.is_file():
+        raise InputFormatError("file not found" if not p.exists() else "not a file", path)
     try:
         lock = acquire_lock(path, program)
     except DatabaseLockedError as exc:
@@ -307,10 +317,18 @@ def commit_changes(path: PathLike, build: Callable[[Database], Sequence[Change]]
         raise SaveError(f"cannot take the database's lock ({exc.strerror or exc}); no "
                         f"{what} written", path) from None
     try:
-        opened = open_database(path)
-        db = opened.database
-        if opened.note and note is not None:
-            note(f"{path}: {opened.note}")
+        opened: Opened | Database
+        if new:
+            assert start is not None
+            if p.exists():
+                raise DatabaseChangedError(f"was created by another program meanwhile; no "
+                                           f"{what} written (run the command again)", path)
+            opened = db = start
+        else:
+            opened = open_database(path)
+            db = opened.database
+            if opened.note and note is not None:
+                note(f"{path}: {opened.note}")
         changes = list(build(db))
         if not journal:
             for ch in changes:            # checked by build: refusals here are programming
