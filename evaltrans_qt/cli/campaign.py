@@ -3,7 +3,7 @@
     evaltrans campaign create DB --protocol P --annotators a,b,c [--redundancy 2]
         [--batch 50] [--systems S1,S2] [--classes C1,C2] [--documents] [--seed N]
         [--qc bad-refs=0.1,repeats=0.05,injected=0.1] [--instructions FILE.md]
-        [--tutorial FILE.json] -o CAMPAIGN.etcampaign.json
+        [--tutorial FILE.json] [--rank-size K] -o CAMPAIGN.etcampaign.json
     evaltrans campaign bundle CAMPAIGN.etcampaign.json -o DIR
     evaltrans campaign collect CAMPAIGN.etcampaign.json DIR/*.etdb.xml -o RESULT.etdb.xml
     evaltrans campaign qc RESULT.etdb.xml [--json]
@@ -39,7 +39,8 @@ def run_create(args: argparse.Namespace) -> int:
                         systems=comma_list(args.systems), classes=comma_list(args.classes),
                         documents=args.documents, seed=args.seed,
                         qc=parse_qc(args.qc) if args.qc else QCPlan(),
-                        instructions=args.instructions, tutorial=args.tutorial)
+                        instructions=args.instructions, tutorial=args.tutorial,
+                        rank_size=args.rank_size)
     plans = assign(d)
     print(f"campaign {d.campaign_id}: {len(d.items)} items ({len(d.systems)} systems), "
           f"protocol {d.protocol}, redundancy {d.redundancy}, {len(d.annotators)} annotators "
@@ -111,7 +112,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    choices=sorted([*PROTOCOLS, *NOT_CAMPAIGN_PROTOCOLS]),
                    help="how items are judged: " + "; ".join(
                        f"{k}: {v.description}" for k, v in PROTOCOLS.items())
-                   + " (ranking and segranks cannot be campaigns)")
+                   + " (segranks cannot be a campaign)")
     p.add_argument("--annotators", required=True, metavar="A,B,…",
                    help="the annotators' names, separated by commas")
     p.add_argument("--redundancy", type=int, default=1, metavar="R",
@@ -133,6 +134,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="Markdown instructions shown to the annotators")
     p.add_argument("--tutorial", metavar="FILE.json",
                    help="tutorial items with known answers (docs/campaigns.md)")
+    p.add_argument("--rank-size", type=int, metavar="K",
+                   help="with --protocol ranking: systems ranked on one screen (default 5, "
+                        "as WMT's relative ranking)")
     p.add_argument("-o", "--output", required=True, metavar="CAMPAIGN.etcampaign.json")
     p.set_defaults(func=run_create)
 

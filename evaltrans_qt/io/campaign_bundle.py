@@ -6,7 +6,8 @@ A bundle is an ordinary EvalTrans database holding only its annotator's position
 (:func:`evaltrans_qt.engine.campaign.assignment.plan_annotator`), one ``<source>`` per
 position in bundle order (``seg`` = the 1-based position; with documents ``doc`` = ``d``
 + the unit's number), each with the one candidate to judge under the annotator's opaque
-system id and -- only when the protocol shows them -- the references (named
+system id (a ranking position: the candidates of its unit, in the unit's shuffled
+order) and -- only when the protocol shows them -- the references (named
 ``reference-1``, ``reference-2``…). The classes are the protocol's, then ``isReference`` (the last class
 decides references, thesis Appendix A.2, so no protocol score can turn a candidate into
 one); no other judge's score, no system name. Quality-control copies look like any other position.
@@ -227,24 +228,40 @@ def bundle_levels(d: Definition, db: Database) -> list[Levels]:
     return bdb.levels
 
 
+def position_groups(d: Definition, plan: AnnotatorPlan) -> list[list[int]]:
+    """The slots (indices into ``plan.slots``) of each bundle position: one each, or for
+    ranking the consecutive slots of one unit (one screen)."""
+    if not d.spec.ranking:
+        return [[k] for k in range(len(plan.slots))]
+    out: list[list[int]] = []
+    for k, slot in enumerate(plan.slots):
+        if out and plan.slots[out[-1][0]].unit == slot.unit:
+            out[-1].append(k)
+        else:
+            out.append([k])
+    return out
+
+
 def bundle_positions(d: Definition, db: Database, plan: AnnotatorPlan,
                      texts: Sequence[SlotText]) -> list[Position]:
     """The positions of ``plan``'s bundle (``texts``: its :func:`slot_texts`): position n
     has seg n (doc: its unit when documents stay together), the references when the
-    protocol shows them, and the candidate under its opaque id."""
+    protocol shows them, and the candidate(s) under their opaque ids."""
     spec = d.spec
     is_ref = db.reference_test()
     out: list[Position] = []
-    for n, (slot, st) in enumerate(zip(plan.slots, texts), 1):
-        si, system = d.items[slot.item]
+    for n, group in enumerate(position_groups(d, plan), 1):
+        slot = plan.slots[group[0]]
+        si, _ = d.items[slot.item]
         src = db.sources[si]
         refs: tuple[tuple[str, str, bool], ...] = ()
         if spec.references:
             refs = tuple((f"reference-{k}", ref.text, True)
                          for k, ref in enumerate((t for t in src.targets if is_ref(t)), 1))
+        cands = tuple((plan.opaque[d.items[plan.slots[k].item][1]], texts[k].text, False)
+                      for k in group)
         out.append(Position(f"d{slot.unit + 1}" if d.documents else None, str(n), src.text,
-                            tuple(src.items) if spec.items else (),
-                            (*refs, (plan.opaque[system], st.text, False))))
+                            tuple(src.items) if spec.items else (), (*refs, *cands)))
     return out
 
 
@@ -252,11 +269,24 @@ def expected_info(d: Definition, plan: AnnotatorPlan, positions: Sequence[Positi
                   ) -> BundleInfo:
     """The ``<campaign-bundle>`` data of ``plan``'s bundle with these positions."""
     ends: list[int] = []
-    for n, slot in enumerate(plan.slots, 1):
-        if n == len(plan.slots) or plan.slots[n].batch != slot.batch:
+    groups = position_groups(d, plan)
+    for n, group in enumerate(groups, 1):
+        if n == len(groups) or plan.slots[groups[n][0]].batch != plan.slots[group[0]].batch:
             ends.append(n)
-    return BundleInfo(d.campaign_id, plan.annotator, d.protocol, d.classes, len(plan.slots),
+    return BundleInfo(d.campaign_id, plan.annotator, d.protocol, d.classes, len(groups),
                       tuple(ends), positions_checksum(positions), d.instructions, d.tutorial)
+
+
+def slot_targets(d: Definition, plan: AnnotatorPlan, bundle: Database
+                 ) -> list[tuple[int, Target]]:
+    """(1-based position, the bundle's candidate) of every slot of ``plan``, in slot
+    order: the position's candidates (not references) in order."""
+    is_ref = bundle.reference_test()
+    out: list[tuple[int, Target]] = []
+    for n, (group, src) in enumerate(zip(position_groups(d, plan), bundle.sources), 1):
+        cands = [t for t in src.targets if not is_ref(t)]
+        out.extend((n, cands[j]) for j in range(min(len(group), len(cands))))
+    return out
 
 
 def bundle_database(d: Definition, db: Database, plan: AnnotatorPlan,
@@ -270,7 +300,8 @@ def bundle_database(d: Definition, db: Database, plan: AnnotatorPlan,
         if typ is not None:
             set_database_typology(bdb, typ)
     positions = bundle_positions(d, db, plan, texts)
-    for slot, p in zip(plan.slots, positions):
+    for group, p in zip(position_groups(d, plan), positions):
+        slot = plan.slots[group[0]]
         bsrc = bdb.add_source(p.source, doc=p.doc, seg=p.seg)
         if d.spec.items:
             bsrc.items = list(p.items)
@@ -440,6 +471,6 @@ def open_bundle(path: PathLike) -> tuple[Database, BundleInfo]:
 
 __all__ = ["TAG", "BundleInfo", "bundle_info", "is_bundle", "Position", "positions_of",
            "positions_checksum", "items_checksum", "SlotText", "bundle_levels",
-           "bundle_positions", "expected_info",
+           "bundle_positions", "position_groups", "slot_targets", "expected_info",
            "item_texts", "slot_texts", "bundle_database", "bundle_file_name", "write_bundles", "BundleItem",
            "Progress", "judged_test", "candidate_judged", "bundle_items", "bundle_progress", "open_bundle"]

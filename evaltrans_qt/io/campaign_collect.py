@@ -38,6 +38,7 @@ from evaltrans_qt.engine.campaign.assignment import INJECTED, REAL, assign
 from evaltrans_qt.engine.campaign.definition import CampaignError, Definition
 from evaltrans_qt.engine.campaign.qc import Judged
 from evaltrans_qt.engine.data.database import Database, Levels, Target
+from evaltrans_qt.engine.human.ranking import TASK_ATTR
 from evaltrans_qt.engine.human.spans.scores import database_weights, judge_penalty
 from evaltrans_qt.io.campaign_bundle import (
     BundleInfo,
@@ -49,6 +50,7 @@ from evaltrans_qt.io.campaign_bundle import (
     item_texts,
     judged_test,
     positions_of,
+    slot_targets,
     slot_texts,
 )
 from evaltrans_qt.io.campaign_file import class_levels, load_campaign_database, read_campaign
@@ -70,6 +72,7 @@ from evaltrans_qt.io.protocol_changes import (
     source_fields,
     spans_change,
 )
+from evaltrans_qt.io.segranks.changes import sentence_ranking_change
 from evaltrans_qt.io.store import open_database, same_file
 
 PathLike = str | os.PathLike[str]
@@ -208,9 +211,7 @@ def read_returned(d: Definition, db: Database, path: PathLike, data: bytes,
     is_judged = judged_test(bdb, info)
     judged: list[Judged] = []
     real: list[tuple[int, Target]] = []
-    is_ref = bdb.reference_test()
-    for n, (slot, st, src) in enumerate(zip(plan.slots, shown, bdb.sources), 1):
-        t = next(x for x in src.targets if not is_ref(x))
+    for slot, st, (n, t) in zip(plan.slots, shown, slot_targets(d, plan, bdb)):
         _check_judges(t, info.annotator, n, p)
         if not is_judged(t):
             continue
@@ -228,6 +229,7 @@ def read_returned(d: Definition, db: Database, path: PathLike, data: bytes,
 def _changes(d: Definition, rdb: Database, r: Returned) -> list[Change]:
     """The judgements of ``r``'s real positions as changes of the result database."""
     out: list[Change] = []
+    ranks: dict[tuple[int, str], tuple[dict[int, int], float | None, str | None]] = {}
     index: dict[tuple[int, str], int] = {}
     is_ref = rdb.reference_test()
     for item, t in r.real:
@@ -250,7 +252,10 @@ def _changes(d: Definition, rdb: Database, r: Returned) -> list[Change]:
                                 f"{_short(t.text)} (the result was changed); nothing written",
                                 r.path)
         for s in t.scores:
-            if s.cls in d.classes and not s.extrapolated:
+            if s.cls in d.classes and not s.extrapolated and d.spec.ranking:
+                task = s.extra_attrs.get(TASK_ATTR, "")       # one screen's ranks together
+                ranks.setdefault((si, task), ({}, seconds_of(s), s.time))[0][ti] = int(s.value)
+            elif s.cls in d.classes and not s.extrapolated:
                 out.append(ScoreChange(**source_fields(rdb, si), target=real_t.text,
                                        system=real_t.system, cls=s.cls, value=s.value,
                                        judge=r.annotator, time=s.time, target_index=ti,
@@ -262,6 +267,10 @@ def _changes(d: Definition, rdb: Database, r: Returned) -> list[Change]:
             out.append(postedit_change(rdb, si, ti, r.annotator, pe.text, pe.seconds))
         for m in t.item_marks:
             out.append(marks_change(rdb, si, ti, r.annotator, m.marks))
+    for (si, task), (rk, secs, when) in ranks.items():
+        out.append(sentence_ranking_change(rdb, si, r.annotator, rk,
+                                           task or f"{r.annotator}-{si + 1}",
+                                           seconds=secs, time=when))
     return out
 
 

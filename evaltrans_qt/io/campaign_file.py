@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 from evaltrans_qt.engine.campaign.definition import (
+    DEFAULT_RANK_SIZE,
     PROTOCOLS,
     CampaignError,
     Definition,
@@ -28,6 +29,7 @@ from evaltrans_qt.engine.campaign.definition import (
 )
 from evaltrans_qt.engine.data.database import Database, Levels
 from evaltrans_qt.engine.data.schemes import continuous, template
+from evaltrans_qt.engine.human.ranking import RANK_CLASS, ensure_rank_class
 from evaltrans_qt.engine.human.spans.scores import ESA_CLASS
 from evaltrans_qt.errors import EvalTransError
 from evaltrans_qt.io.atomic import atomic_write_bytes
@@ -97,6 +99,9 @@ def class_levels(db: Database, name: str) -> Levels:
         return db.level(name)
     if name == "da":
         return continuous("da", 0.0, 100.0, perfect=100, gray=33, green=66)
+    if name == RANK_CLASS:                  # the product's rank class (1 = best)
+        rank_db = Database()
+        return ensure_rank_class(rank_db)
     return template(name if name != ESA_CLASS else "esa", name)
 
 
@@ -105,7 +110,8 @@ def create_campaign(database: PathLike, out: PathLike, *, protocol: str,
                     systems: list[str] | None = None, classes: list[str] | None = None,
                     documents: bool = False, seed: int = 0, qc: QCPlan | None = None,
                     instructions: PathLike | None = None,
-                    tutorial: PathLike | None = None) -> Definition:
+                    tutorial: PathLike | None = None,
+                    rank_size: int | None = None) -> Definition:
     """Make the definition of a campaign over the database file ``database`` and write it
     to ``out`` (module doc); :class:`CampaignError` naming the problem -- also when ``out``
     already holds another campaign (never overwritten: its bundles may be out)."""
@@ -131,6 +137,18 @@ def create_campaign(database: PathLike, out: PathLike, *, protocol: str,
         if not keep:
             raise CampaignError("--protocol items needs sources with information items "
                                 "(define them with 'evaltrans items --define')", database)
+        items = tuple(items[k] for k in keep)
+        docs = tuple(docs[k] for k in keep)
+    if rank_size is not None and (spec is None or not spec.ranking):
+        raise CampaignError("--rank-size is only used with --protocol ranking")
+    if spec is not None and spec.ranking:      # a screen ranks 2 or more candidates
+        per_source: dict[int, int] = {}
+        for i, _ in items:
+            per_source[i] = per_source.get(i, 0) + 1
+        keep = [k for k, (i, _) in enumerate(items) if per_source[i] >= 2]
+        if not keep:
+            raise CampaignError("--protocol ranking needs sources with candidates of at least "
+                                "2 of the chosen systems", database)
         items = tuple(items[k] for k in keep)
         docs = tuple(docs[k] for k in keep)
     if documents and not any(docs):
@@ -159,7 +177,8 @@ def create_campaign(database: PathLike, out: PathLike, *, protocol: str,
                    item_docs=docs if documents else (), annotators=tuple(annotators),
                    redundancy=redundancy, batch=batch, documents=documents, seed=seed,
                    qc=qc or QCPlan(), instructions=text, tutorial=tut,
-                   fingerprint=fingerprint(db, items))
+                   fingerprint=fingerprint(db, items),
+                   rank_size=DEFAULT_RANK_SIZE if rank_size is None else rank_size)
     check_definition(d)
     if Path(out).exists() and Path(out).read_bytes() != dumps_campaign(d):
         raise CampaignError("exists and holds another campaign (its bundles may be out); not "

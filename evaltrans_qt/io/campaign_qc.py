@@ -34,7 +34,12 @@ from typing import Any
 from lxml import etree
 
 from evaltrans_qt.engine.campaign.assignment import AnnotatorPlan
-from evaltrans_qt.engine.campaign.definition import CampaignError, Definition, QCPlan
+from evaltrans_qt.engine.campaign.definition import (
+    PROTOCOLS,
+    CampaignError,
+    Definition,
+    QCPlan,
+)
 from evaltrans_qt.engine.campaign.qc import AnnotatorQC, Judged, annotator_qc
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.errors import InputFormatError
@@ -196,7 +201,8 @@ def qc_report(source: Database | ResultData | None, path: PathLike | None = None
     if data is None:
         raise CampaignError("not the result of a campaign (no <campaign-result>; make one "
                             "with 'evaltrans campaign collect')", path)
-    reports = tuple(annotator_qc(a.name, a.judged, a.real, data.qc, data.scale)
+    ranking = PROTOCOLS.get(data.protocol, PROTOCOLS["classes"]).ranking
+    reports = tuple(annotator_qc(a.name, a.judged, a.real, data.qc, data.scale, ranking)
                     for a in data.annotators.values() if a.file is not None)
     missing = tuple(a.name for a in data.annotators.values() if a.file is None)
     return QCReport(data.campaign, reports, missing)

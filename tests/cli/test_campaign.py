@@ -362,7 +362,13 @@ def test_create_refuses_bad_input(campaign, tmp_path, capsys):
     for extra, needle in (
             (["--protocol", "esa", "--annotators", "a,b,a"], "named twice"),
             (["--protocol", "esa", "--annotators", "a", "--redundancy", "2"], "redundancy 2"),
-            (["--protocol", "ranking", "--annotators", "a"], "cannot run as a campaign"),
+            (["--protocol", "segranks", "--annotators", "a"], "cannot run as a campaign"),
+            (["--protocol", "esa", "--annotators", "a", "--rank-size", "3"],
+             "--rank-size is only used with --protocol ranking"),
+            (["--protocol", "ranking", "--annotators", "a", "--rank-size", "1"],
+             "at least 2 candidates"),
+            (["--protocol", "ranking", "--annotators", "a", "--qc", "bad-refs=0.1"],
+             "bad-refs and injected are not supported"),
             (["--protocol", "sser", "--annotators", "a", "--qc", "injected=0.1"],
              "injected errors"),
             (["--protocol", "esa", "--annotators", "a", "--systems", "Nope"], "Nope"),
@@ -558,3 +564,69 @@ def test_create_never_overwrites_another_campaign(campaign, tmp_path, capsys):
     assert main(["campaign", "create", str(campaign / "db.etdb.xml"), "--protocol", "esa",
                  "--annotators", "x,y", "-o", str(c)]) == 2
     assert "holds another campaign" in capsys.readouterr().err and c.read_bytes() == before
+
+
+def test_ranking_campaign_create_bundle_rank_collect_qc_agreement(tmp_path, capsys):
+    """WMT relative ranking as a campaign: a unit is one source's candidates of k systems;
+    two annotators rank by the systems' quality, a careless one at random; collect gives
+    each screen as one ranking task, QC's repeats compare pairwise orders, agreement κ."""
+    from evaltrans_qt.engine.campaign.assignment import REPEAT, units_of
+    from evaltrans_qt.engine.human.ranking import add_ranking, rankings
+    save_database(_database(), tmp_path / "db.etdb.xml")
+    camp = tmp_path / "c.etcampaign.json"
+    assert main(["campaign", "create", str(tmp_path / "db.etdb.xml"), "--protocol", "ranking",
+                 "--annotators", "a,b,c", "--redundancy", "2", "--rank-size", "3",
+                 "--qc", "repeats=0.25", "--seed", "4", "-o", str(camp)]) == 0
+    d = read_campaign(camp)
+    units = units_of(d)
+    # every candidate in exactly one unit; a unit is one source's, 2..k candidates
+    assert sorted(i for u in units for i in u) == list(range(len(d.items)))
+    assert all(len({d.items[i][0] for i in u}) == 1 and 2 <= len(u) <= 3 for u in units)
+    plans = assign(d)
+    assert main(["campaign", "bundle", str(camp), "-o", str(tmp_path / "b")]) == 0
+    again = tmp_path / "b2"
+    assert main(["campaign", "bundle", str(camp), "-o", str(again)]) == 0
+    rng = random.Random(9)
+    for a in ("a", "b", "c"):
+        path = tmp_path / "b" / f"{a}.etdb.xml"
+        assert path.read_bytes() == (again / f"{a}.etdb.xml").read_bytes()   # deterministic
+        text = path.read_text(encoding="utf-8")
+        assert not any(s in text for s in QUALITY)                          # no system names
+        db, info = open_bundle(path)
+        assert info.items == len(db.sources) == len({s.unit for s in plans[a].slots})
+        back = {v: k for k, v in plans[a].opaque.items()}
+        for src in db.sources:
+            cands = [k for k, t in enumerate(src.targets) if not db.is_reference(t)]
+            assert 2 <= len(cands) <= 3
+            best_first = sorted(cands, key=lambda k: -QUALITY[back[src.targets[k].system]])
+            if a == "c":
+                rng.shuffle(best_first)
+            add_ranking(db, src, {k: r for r, k in enumerate(best_first, 1)}, a,
+                        f"screen-{src.seg}", seconds=6.0)
+        save_database(db, path)
+    rc, out, err = _collect(tmp_path, [tmp_path / "b" / f"{a}.etdb.xml" for a in "cab"],
+                            tmp_path / "res.etdb.xml", capsys)
+    assert rc == 0, err
+    r = load_database(tmp_path / "res.etdb.xml")
+    got = rankings(r)
+    for a in ("a", "b", "c"):        # each real screen one task; QC repeats never in results
+        real_units = {s.unit for s in plans[a].slots if s.kind != REPEAT}
+        assert len([x for x in got if x.judge == a]) == len(real_units)
+    for x in got:
+        if x.judge in ("a", "b"):
+            order = sorted(x.ranks, key=lambda s: x.ranks[s])
+            assert order == sorted(order, key=lambda s: -QUALITY[s])
+    capsys.readouterr()
+    assert main(["campaign", "qc", str(tmp_path / "res.etdb.xml"), "--json"]) == 0
+    rep = {x["annotator"]: x for x in json.loads(capsys.readouterr().out)["annotators"]}
+    rep_check = {a: next(c for c in rep[a]["checks"] if c["name"] == "repeats")
+                 for a in ("a", "b", "c")}
+    assert rep_check["a"]["value"] == rep_check["b"]["value"] == 1.0
+    assert rep_check["a"]["passed"] and rep_check["b"]["passed"]
+    assert rep_check["c"]["value"] < 1.0
+    assert main(["campaign", "agreement", str(tmp_path / "res.etdb.xml"), "--json"]) == 0
+    rank = json.loads(capsys.readouterr().out)["classes"][0]
+    assert rank["name"] == "rank" and rank["level"] == "ordinal"
+    pairs = {(p["a"], p["b"]): p for p in rank["pairs"]}
+    assert pairs[("a", "b")]["kendall"] == 1.0 and pairs[("a", "c")]["kendall"] < 1.0
+    assert rank["cohen"] is not None and rank["cohen"] < 1.0 and rank["alpha"] < 1.0

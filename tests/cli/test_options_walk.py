@@ -334,7 +334,9 @@ TABLE: dict[str, dict[str, object]] = {
                         "--documents": C("--documents"), "--seed": C("--seed", "3"),
                         "--qc": C("--qc", "bad-refs=0.1"),
                         "--instructions": C("--instructions", "s.txt"),
-                        "--tutorial": C("--tutorial", "tut.json")},
+                        "--tutorial": C("--tutorial", "tut.json"),
+                        "--rank-size": R("--rank-size", "3", needle="--rank-size is only "
+                                         "used with --protocol ranking")},
     "campaign bundle": {"--output": N},
     "campaign collect": {"--output": N},
     "campaign qc": {"--json": C("--json")},

@@ -5,7 +5,12 @@ function of it (its ``seed`` drives every random choice through :class:`random.R
 seeded with a string, which Python hashes with SHA-512 -- the same on every machine):
 
 * **units**: one item each, or with ``documents`` all items of one (document, system),
-  kept together and in document order;
+  kept together and in document order; for relative ranking the candidates of one source
+  shown on one screen: each source's systems, in a seeded order, split into
+  ceil(n / k) groups of near-equal size (k = ``rank_size``; a group is never a single
+  candidate, so with k = 2 and an odd n one group has 3), so every candidate is ranked and
+  every pair of systems meets about equally often (WMT's random choice of 5 systems per
+  screen, Bojar et al. 2013 §3.1);
 * **redundancy and balance**: units are visited in a seeded order and each goes to the r
   annotators with the fewest items so far (ties: fewest items of that unit's system, then
   a seeded draw). Choosing the r least loaded keeps the annotators' item counts within the
@@ -15,13 +20,15 @@ seeded with a string, which Python hashes with SHA-512 -- the same on every mach
   goes to r *distinct* annotators, so nobody gets an item twice except planned repeats;
   the tie on systems makes each annotator see each system about equally often (WMT's
   balanced HITs, Kocmi et al. 2021 §2);
-* **order**: each annotator's units are shuffled (documents stay whole and in order);
+* **order**: each annotator's units are shuffled (documents stay whole and in order; the
+  candidates of a ranking unit are shuffled too);
 * **quality control** (:class:`~evaltrans_qt.engine.campaign.definition.QCPlan`, shares of
   the annotator's own real items): BAD-reference, injected-error and repeat copies of
   seeded items are put among the real ones -- a repeat at least half the bundle away from
   its original when the bundle is long enough, a BAD or injected copy at least two
   positions away (a seeded draw among the unit boundaries, redrawn when too close, the
-  farthest boundary when 64 draws fail); with documents only between documents;
+  farthest boundary when 64 draws fail); with documents only between documents; a ranking
+  repeat copies a whole unit (its candidates shuffled anew) and counts units, not items;
 * **opaque ids**: each annotator sees each system under its own id (``t`` + 8 hex digits of
   SHA-256 of the seed, the campaign id, the annotator and the system), so bundles reveal no
   system name and two annotators cannot compare ids.
@@ -30,6 +37,7 @@ seeded with a string, which Python hashes with SHA-512 -- the same on every mach
 from __future__ import annotations
 
 import hashlib
+import math
 import random
 from dataclasses import dataclass
 
@@ -72,6 +80,8 @@ class AnnotatorPlan:
 
 def units_of(d: Definition) -> list[tuple[int, ...]]:
     """The units (module doc): tuples of item indices, in database order."""
+    if d.spec.ranking:
+        return ranking_units(d)
     if not d.documents:
         return [(i,) for i in range(len(d.items))]
     groups: dict[tuple[str, str], list[int]] = {}
@@ -79,6 +89,28 @@ def units_of(d: Definition) -> list[tuple[int, ...]]:
         doc = d.item_docs[i] if d.item_docs else ""
         groups.setdefault((doc, system), []).append(i)
     return [tuple(v) for v in groups.values()]
+
+
+def ranking_units(d: Definition) -> list[tuple[int, ...]]:
+    """The ranking units (module doc): per source, its items in a seeded order split into
+    near-equal groups of at most k (one of 3 when k = 2 and n is odd); a source with one
+    item is one unit of one."""
+    by_source: dict[int, list[int]] = {}
+    for i, (si, _) in enumerate(d.items):
+        by_source.setdefault(si, []).append(i)
+    out: list[tuple[int, ...]] = []
+    for si, idx in by_source.items():
+        rng = random.Random(f"rank-units\x1f{d.seed}\x1f{si}")
+        idx = list(idx)
+        rng.shuffle(idx)
+        n = len(idx)
+        g = max(1, min(math.ceil(n / d.rank_size), n // 2))
+        start = 0
+        for j in range(g):
+            size = n // g + (1 if j < n % g else 0)
+            out.append(tuple(sorted(idx[start:start + size])))
+            start += size
+    return out
 
 
 def opaque_id(d: Definition, annotator: str, system: str, cid: str | None = None) -> str:
@@ -139,29 +171,40 @@ def plan_annotator(d: Definition, annotator: str, units: list[tuple[int, ...]],
     rng.shuffle(units)
     reals: list[Slot] = []
     starts: list[int] = []
+    ranking = d.spec.ranking
     for u, unit in enumerate(units):
         starts.append(len(reals))
+        if ranking:                               # the candidates' order on the screen
+            unit = tuple(rng.sample(unit, len(unit)))
+            units[u] = unit
         reals.extend(Slot(REAL, i, u) for i in unit)
     n = len(reals)
     boundaries = starts + [n]
     qc = d.qc
-    extra: list[tuple[int, int, Slot]] = []      # (insert before real q, order, slot)
+    extra: list[tuple[int, int, tuple[int, ...], str]] = []   # (before real q, order, items, kind)
+    if ranking and qc.repeats > 0:              # whole units, far from the first showing
+        k = min(len(units), round(qc.repeats * len(units)))
+        chosen = sorted(rng.sample(range(len(units)), k))
+        where = _qc_positions(n, [starts[u] for u in chosen], rng, True, boundaries)
+        for u, q in zip(chosen, where):
+            extra.append((q, 2, tuple(rng.sample(units[u], len(units[u]))), REPEAT))
     for order, (kind, share, far) in enumerate(((BAD, qc.bad_refs, False),
                                                 (INJECTED, qc.injected, False),
-                                                (REPEAT, qc.repeats, True))):
+                                                (REPEAT, 0.0 if ranking else qc.repeats,
+                                                 True))):
         k = min(n, round(share * n))
         if k <= 0:
             continue
         originals = sorted(rng.sample(range(n), k))
         for p, q in zip(originals, _qc_positions(n, originals, rng, far, boundaries)):
-            extra.append((q, order, Slot(kind, reals[p].item, -1)))
+            extra.append((q, order, (reals[p].item,), kind))
     extra.sort(key=lambda x: (x[0], x[1]))
     slots: list[Slot] = []
     e = 0
     unit_no = len(units)
     for q in range(n + 1):
         while e < len(extra) and extra[e][0] == q:
-            slots.append(Slot(extra[e][2].kind, extra[e][2].item, unit_no))
+            slots.extend(Slot(extra[e][3], i, unit_no) for i in extra[e][2])
             unit_no += 1
             e += 1
         if q < n:
@@ -189,4 +232,4 @@ def assign(d: Definition) -> dict[str, AnnotatorPlan]:
 
 
 __all__ = ["REAL", "BAD", "INJECTED", "REPEAT", "KINDS", "Slot", "AnnotatorPlan", "units_of",
-           "opaque_id", "distribute", "plan_annotator", "assign"]
+           "ranking_units", "opaque_id", "distribute", "plan_annotator", "assign"]

@@ -26,11 +26,15 @@ Protocols (:data:`PROTOCOLS`) and what a bundle shows:
 * ``mqm`` -- MQM error spans (Freitag et al. 2021 §3), no reference;
 * ``postedit`` -- post-edits for HTER (survey §4.4.17), reference shown;
 * ``items`` -- marks of the source's information items for IER (survey §4.4.16),
-  reference shown.
+  reference shown;
+* ``ranking`` -- WMT relative ranking (Callison-Burch et al. 2007 §3.2; Bojar et al. 2013
+  §3.1): the candidates of ``rank_size`` (k, 5 by default as in WMT) systems of one source
+  ranked 1..k on one screen, ties allowed, reference shown. A *unit* is one source's
+  candidates of k systems (the engine's assignment, :func:`units_of
+  <evaltrans_qt.engine.campaign.assignment.units_of>`); the items stay candidates.
 
-Pairwise ranking and SegRanks compare several candidates on one screen; an item of a
-campaign is one candidate, so these two are not campaign protocols (refused by
-:func:`check_definition`).
+SegRanks ranks short segments of several candidates extracted per source; a campaign of
+it is not supported (refused by :func:`check_definition`, naming why).
 """
 
 from __future__ import annotations
@@ -68,6 +72,8 @@ class Protocol:
     #: Post-edits / information-item marks are the judgement.
     postedit: bool = False
     items: bool = False
+    #: Relative ranking: a screen ranks the candidates of k systems of one source.
+    ranking: bool = False
 
 
 #: The campaign protocols (module doc). ``classes`` of ``classes`` come from the definition.
@@ -86,14 +92,18 @@ PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (
              references=True, postedit=True),
     Protocol("items", "information-item marks for IER (survey 4.4.16), reference shown",
              references=True, items=True),
+    Protocol("ranking", "relative ranking of k candidates of one source, 1 = best, ties "
+                        "allowed (WMT; Bojar et al. 2013 3.1), reference shown", ("rank",),
+             references=True, ranking=True),
 )}
 #: Protocols of the product that a campaign cannot use, and why.
 NOT_CAMPAIGN_PROTOCOLS = {
-    "ranking": "relative ranking compares several candidates of one source on one screen; "
-               "a campaign item is one candidate",
-    "segranks": "SegRanks ranks short segments of several candidates together; a campaign "
-                "item is one candidate",
+    "segranks": "SegRanks ranks the short segments extracted from one source's candidates "
+                "(evaltrans segranks extract), which a bundle does not carry; run a ranking "
+                "campaign (--protocol ranking) or SegRanks sessions per annotator",
 }
+#: WMT's relative ranking showed five systems per screen (Bojar et al. 2013 §3.1).
+DEFAULT_RANK_SIZE = 5
 
 
 @dataclass(frozen=True)
@@ -167,14 +177,17 @@ class Definition:
     fingerprint: str = ""
     #: Document of each item's source ("" without documents), parallel to ``items``.
     item_docs: tuple[str, ...] = ()
+    #: Ranking: systems per screen (k); written to the file for ranking only.
+    rank_size: int = DEFAULT_RANK_SIZE
 
     @property
     def spec(self) -> Protocol:
         return PROTOCOLS[self.protocol]
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON object of the campaign file, without its id."""
-        return {
+        """The JSON object of the campaign file, without its id (``rank_size`` only for
+        ranking, so other campaigns' ids are as they were)."""
+        out: dict[str, Any] = {
             "format": FORMAT, "version": VERSION, "database": self.database,
             "protocol": self.protocol, "classes": list(self.classes),
             "systems": list(self.systems),
@@ -185,6 +198,9 @@ class Definition:
             "tutorial": [_tutorial_dict(t) for t in self.tutorial],
             "fingerprint": self.fingerprint,
         }
+        if self.spec.ranking:
+            out["rank_size"] = self.rank_size
+        return out
 
     @property
     def campaign_id(self) -> str:
@@ -252,6 +268,16 @@ def check_definition(d: Definition) -> Definition:
         v = getattr(qc, name)
         if not 0 <= v <= 1:
             raise CampaignError(f"QC share {name.replace('_', '-')}={v:g} must be in [0, 1]")
+    if d.spec.ranking:
+        if d.rank_size < 2:
+            raise CampaignError(f"--rank-size {d.rank_size}: a ranking screen needs at least "
+                                "2 candidates")
+        if d.documents:
+            raise CampaignError("--documents: a ranking unit is one source's candidates, not "
+                                "a document")
+        if qc.bad_refs or qc.injected:
+            raise CampaignError("ranking campaigns check quality with repeats=… (a unit "
+                                "ranked twice); bad-refs and injected are not supported")
     if qc.bad_refs and (d.spec.postedit or d.spec.items or d.protocol == "mqm"):
         raise CampaignError(f"bad-refs need a score to compare; protocol {d.protocol!r} has "
                             "none (use injected=… for span protocols)")
@@ -289,7 +315,7 @@ def from_dict(obj: object) -> tuple[Definition, str | None]:
                             f"supported (this program reads {VERSION})")
     known = {"format", "version", "database", "protocol", "classes", "systems", "items",
              "item_docs", "annotators", "redundancy", "batch", "documents", "seed", "qc",
-             "instructions", "tutorial", "fingerprint", "campaign_id"}
+             "instructions", "tutorial", "fingerprint", "campaign_id", "rank_size"}
     unknown = sorted(set(obj) - known)
     if unknown:
         raise CampaignError(f"unknown field(s) {', '.join(unknown)}")
@@ -325,7 +351,8 @@ def from_dict(obj: object) -> tuple[Definition, str | None]:
         batch=_number(obj.get("batch", 50), "batch", int),
         documents=obj.get("documents", False), seed=_number(obj.get("seed", 0), "seed", int),
         qc=qc, instructions=obj.get("instructions", ""), tutorial=tutorial,
-        fingerprint=obj.get("fingerprint", ""))
+        fingerprint=obj.get("fingerprint", ""),
+        rank_size=_number(obj.get("rank_size", DEFAULT_RANK_SIZE), "rank_size", int))
     stored = obj.get("campaign_id")
     if stored is not None and not isinstance(stored, str):
         raise CampaignError("campaign_id must be a string")
@@ -458,7 +485,7 @@ def candidate_of(db: Database, index: int, system: str) -> Target:
 
 
 __all__ = ["FORMAT", "VERSION", "CampaignError", "Protocol", "PROTOCOLS",
-           "NOT_CAMPAIGN_PROTOCOLS", "QCPlan", "TutorialItem", "Definition", "canonical_json",
+           "NOT_CAMPAIGN_PROTOCOLS", "DEFAULT_RANK_SIZE", "QCPlan", "TutorialItem", "Definition", "canonical_json",
            "campaign_id", "check_definition", "from_dict", "tutorial_item", "tutorial_check",
            "parse_qc",
            "database_items", "fingerprint", "candidate_of", "candidates_of"]

@@ -22,7 +22,11 @@ outcome (:class:`Check`, ``passed`` None when there is too little data to decide
 * ``injected``: the share of injected copies with a marked target span overlapping the
   injected span (an empty span counts when it lies inside); pass when >= ``min_detected``;
 * ``repeats``: mean absolute difference between an item's scores and its repeat's, as a
-  share of the scale's range; pass when <= ``repeat_tolerance``;
+  share of the scale's range; pass when <= ``repeat_tolerance``. For relative ranking
+  (a repeated unit: one source's candidates ranked twice) the consistency is the share of
+  pairwise orders (better, equal, worse) kept between the two screens -- WMT's
+  intra-annotator agreement counts the same three outcomes (Callison-Burch et al. 2007
+  §3.3) -- and passes when >= 1 - ``repeat_tolerance``;
 * ``speed``: share of items judged faster than ``time_floor`` seconds; pass when <=
   ``max_fast_share``;
 * ``straight-line``: the longest run of the same score in consecutive judged items; pass
@@ -33,6 +37,7 @@ An annotator passes when no decided check fails; the reasons name every failed c
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import re
@@ -174,11 +179,39 @@ def _bad_check(pairs: list[tuple[float, float]], alpha: float) -> Check:
                                     f"{'scored lower' if ok else 'not scored clearly lower'})")
 
 
+def _cmp(a: float, b: float) -> int:
+    return (a > b) - (a < b)
+
+
+def ranking_repeats(judged: Sequence[Judged], tolerance: float) -> Check:
+    """The repeats check of relative ranking (module doc): every pair of candidates of a
+    repeated screen, its order there against its order on the first screen."""
+    real = {j.item: j for j in judged if j.kind == REAL and j.value is not None}
+    screens: dict[int, list[Judged]] = {}
+    for j in judged:
+        if j.kind == REPEAT and j.value is not None and j.item in real:
+            screens.setdefault(j.n, []).append(j)
+    kept = total = 0
+    for screen in screens.values():
+        for x, y in itertools.combinations(screen, 2):
+            total += 1
+            first = _cmp(real[x.item].value, real[y.item].value)   # type: ignore[arg-type]
+            kept += first == _cmp(x.value, y.value)                # type: ignore[arg-type]
+    if not total:
+        return Check("repeats", None, None, "no repeated screen ranked twice")
+    share = kept / total
+    ok = share >= 1 - tolerance
+    return Check("repeats", ok, share, f"{kept} of {total} pairwise orders kept on "
+                 f"{len(screens)} repeated screen(s) ({share:.0%} "
+                 f"{'>=' if ok else '<'} {1 - tolerance:.0%})")
+
+
 def annotator_qc(annotator: str, judged: Sequence[Judged], assigned: int, plan: QCPlan,
-                 scale: float) -> AnnotatorQC:
+                 scale: float, ranking: bool = False) -> AnnotatorQC:
     """The report of ``annotator`` (module doc) from their judged positions in bundle order;
     ``assigned`` counts the real items of the bundle, ``scale`` is the range of the score
-    (repeat tolerance is a share of it)."""
+    (repeat tolerance is a share of it); ``ranking``: the values are ranks of screens
+    (repeats compared by pairwise orders)."""
     judged = sorted(judged, key=lambda j: j.n)
     real = {j.item: j for j in judged if j.kind == REAL}
     done = len(real)
@@ -200,7 +233,9 @@ def annotator_qc(annotator: str, judged: Sequence[Judged], assigned: int, plan: 
             rep.checks.append(Check("injected", ok, share, f"{found} of {len(inj)} injected "
                                     f"errors marked ({'>=' if ok else '<'} "
                                     f"{plan.min_detected:.0%})"))
-    if plan.repeats > 0:
+    if plan.repeats > 0 and ranking:
+        rep.checks.append(ranking_repeats(judged, plan.repeat_tolerance))
+    elif plan.repeats > 0:
         diffs = [abs(real[j.item].value - j.value) for j in judged  # type: ignore[operator]
                  if j.kind == REPEAT and j.item in real and j.value is not None
                  and real[j.item].value is not None]
@@ -232,4 +267,4 @@ def annotator_qc(annotator: str, judged: Sequence[Judged], assigned: int, plan: 
 
 
 __all__ = ["bad_reference", "inject_error", "Judged", "Check", "AnnotatorQC", "overlaps",
-           "annotator_qc"]
+           "ranking_repeats", "annotator_qc"]

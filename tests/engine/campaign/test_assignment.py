@@ -163,9 +163,13 @@ def test_bad_input_refused():
         check_definition(Definition(**{**base, "annotators": ("a", "b", "a")}))
     with pytest.raises(CampaignError, match="redundancy 3"):
         _definition(3, 1, 2, 3, 5, 0)
-    with pytest.raises(CampaignError, match="ranking"):
+    with pytest.raises(CampaignError, match="segranks"):
         check_definition(Definition(**{**_definition(3, 1, 1, 1, 5, 0).__dict__,
-                                       "protocol": "ranking"}))
+                                       "protocol": "segranks"}))
+    with pytest.raises(CampaignError, match="at least 2 candidates"):
+        check_definition(Definition(**{**_definition(3, 1, 1, 1, 5, 0).__dict__,
+                                       "protocol": "ranking", "classes": ("rank",),
+                                       "rank_size": 1}))
     with pytest.raises(CampaignError, match="bad-refs"):
         parse_qc("bad-refs")
     with pytest.raises(CampaignError, match="injected errors"):
@@ -206,3 +210,57 @@ def test_tutorial_answers_are_checked_with_feedback():
     assert not ok and "esa: expected 40 ± 15, given 90" in text and "'hose'" in text
     assert text.endswith(t.feedback)
     assert not tutorial_check(t, {}, [(2, 6)])[0]
+
+
+def _ranking(n_sources: int, n_systems: int, n_annotators: int, r: int, k: int, seed: int,
+             repeats: float = 0.0) -> Definition:
+    d = _definition(n_sources, n_systems, n_annotators, r, 7, seed)
+    return check_definition(Definition(**{**d.__dict__, "protocol": "ranking",
+                                          "classes": ("rank",), "rank_size": k,
+                                          "qc": QCPlan(repeats=repeats)}))
+
+
+rankings = st.builds(
+    lambda n, m, a, r_frac, k, seed, rep: _ranking(n, m, a, max(1, round(r_frac * a)), k, seed,
+                                                   rep),
+    st.integers(1, 12), st.integers(2, 9), st.integers(1, 6), st.floats(0, 1),
+    st.integers(2, 6), st.integers(0, 2**31), st.sampled_from([0.0, 0.3]))
+
+
+@settings(max_examples=50, deadline=None)
+@given(rankings)
+def test_ranking_units_and_their_assignment(d):
+    units = units_of(d)
+    # every candidate in exactly one unit; a unit is one source's, 2..k (3 when k = 2)
+    assert sorted(i for u in units for i in u) == list(range(len(d.items)))
+    assert all(len({d.items[i][0] for i in u}) == 1 for u in units)
+    assert all(2 <= len(u) <= max(d.rank_size, 3) for u in units)
+    plans = assign(d)
+    assert plans == assign(d)                                  # deterministic
+    got: Counter = Counter()
+    for p in plans.values():
+        screens: dict[int, list] = {}
+        for s in p.slots:
+            screens.setdefault(s.unit, []).append(s)
+        for unit_slots in screens.values():                    # a screen is a whole unit
+            items = sorted(s.item for s in unit_slots)
+            assert tuple(items) in set(units)
+            assert len({s.kind for s in unit_slots}) == 1
+            assert len({s.batch for s in unit_slots}) == 1      # never split by a batch
+            if unit_slots[0].kind == REAL:
+                got[tuple(items)] += 1
+        reals = p.real_items
+        assert len(reals) == len(set(reals))                   # no unit twice but repeats
+        repeated = {s.unit for s in p.slots if s.kind == REPEAT}
+        assert len(repeated) == min(len({s.unit for s in p.slots if s.kind == REAL}),
+                                    round(d.qc.repeats * len({s.unit for s in p.slots
+                                                              if s.kind == REAL})))
+    assert all(got[tuple(sorted(u))] == d.redundancy for u in units)   # r distinct annotators
+
+
+def test_ranking_shuffles_the_candidates_inside_a_unit():
+    d = _ranking(30, 5, 2, 1, 5, 1)
+    orders = [tuple(s.item for s in p.slots if s.unit == u)
+              for p in assign(d).values() for u in {s.unit for s in p.slots}]
+    assert any(list(o) != sorted(o) for o in orders)           # not in database order
+    assert all(len(o) == 5 for o in orders)
