@@ -226,25 +226,33 @@ def read_returned(d: Definition, db: Database, path: PathLike, data: bytes,
                     judged, real, len(plan.slots))
 
 
-def _changes(d: Definition, rdb: Database, r: Returned) -> list[Change]:
-    """The judgements of ``r``'s real positions as changes of the result database."""
+def candidate_index(db: Database) -> dict[tuple[int, str], int]:
+    """(source index, system) -> index of the system's first candidate (not a reference)
+    there -- the candidate a campaign item names (``Definition.items``)."""
+    is_ref = db.reference_test()
+    index: dict[tuple[int, str], int] = {}
+    for si, src in enumerate(db.sources):
+        for k, x in enumerate(src.targets):
+            if not is_ref(x):
+                index.setdefault((si, x.system or ""), k)
+    return index
+
+
+def _changes(d: Definition, rdb: Database, r: Returned,
+             index: dict[tuple[int, str], int] | None = None) -> list[Change]:
+    """The judgements of ``r``'s real positions as changes of the result database
+    (``index``: :func:`candidate_index` of ``rdb``, made here when not given)."""
     out: list[Change] = []
     ranks: dict[tuple[int, str], tuple[dict[int, int], float | None, str | None]] = {}
-    index: dict[tuple[int, str], int] = {}
-    is_ref = rdb.reference_test()
+    if index is None:
+        index = candidate_index(rdb)
     for item, t in r.real:
         si, system = d.items[item]
-        key = (si, system)
-        if key not in index:
-            targets = rdb.sources[si].targets
-            found = next((k for k, x in enumerate(targets)
-                          if (x.system or "") == system and not is_ref(x)), None)
-            if found is None:
-                raise CampaignError(f"source {si + 1} of the result has no candidate of "
-                                    f"{system!r} (the result was changed); nothing written",
-                                    r.path)
-            index[key] = found
-        ti = index[key]
+        ti = index.get((si, system))
+        if ti is None:
+            raise CampaignError(f"source {si + 1} of the result has no candidate of "
+                                f"{system!r} (the result was changed); nothing written",
+                                r.path)
         real_t = rdb.sources[si].targets[ti]
         if real_t.text != t.text:
             raise CampaignError(f"source {si + 1}, system {system!r}: the result's candidate "
@@ -338,21 +346,22 @@ def _collect(campaign: PathLike, files: Sequence[PathLike], result: PathLike,
         for c in d.classes:
             if not base.has_class(c):
                 base.add_class(class_levels(db, c))
-        set_result(base, ResultData.empty(d, _scale(d, db), plans))
-        start = base                    # created by the commit's one write
+        start = base          # created by the commit's one write; build sets the element
 
     def build(rdb: Database) -> list[Change]:
         for c in d.classes:
             if not rdb.has_class(c):
                 rdb.add_class(class_levels(db, c))
-        data = read_result(rdb, out) or ResultData.empty(d, _scale(d, db), plans)
+        data = (read_result(rdb, out) if start is None else None) \
+            or ResultData.empty(d, _scale(d, db), plans)
         changes: list[Change] = []
+        index = candidate_index(rdb) if returned else {}
         for r in returned:
             old = data.annotators.get(r.annotator)
             if old is not None and old.sha256 == r.sha256:
                 say(f"{r.path}: already collected into {out} (the same file): skipped")
                 continue
-            changes.extend(_changes(d, rdb, r))
+            changes.extend(_changes(d, rdb, r, index))
             data.annotators[r.annotator] = AnnotatorRecord(
                 r.annotator, r.path.name, r.sha256, r.checksum, r.positions,
                 len(plans[r.annotator].real_items), tuple(r.judged))

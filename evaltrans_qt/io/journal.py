@@ -402,10 +402,11 @@ def seconds_of(score: Score) -> float | None:
     return None
 
 
-def apply_entry(db: Database, ch: Change) -> list[Change]:
+def apply_entry(db: Database, ch: Change, *, undo: bool = True) -> list[Change]:
     """Apply one journal entry of any kind to ``db`` -- the one apply of the journal's replay
     and of :meth:`evaltrans_qt.workspace.Workspace.commit`, so a live change and its replay
-    cannot diverge; returns the changes that undo it.
+    cannot diverge; returns the changes that undo it (``undo=False``: a caller that keeps
+    no undo history -- the command line's commit -- gets none for a score).
 
     :class:`LookupError` if its sentence is not in ``db``, :class:`~evaltrans_qt.errors.ScoreError`
     if ``db`` cannot hold it (undeclared class, value outside its levels); ``db`` is then
@@ -420,6 +421,9 @@ def apply_entry(db: Database, ch: Change) -> list[Change]:
     lv = db.level(ch.cls)                     # ScoreError for an undeclared class
     if ch.value is not None:
         lv.validate(ch.value)
+    if not undo:
+        apply_change(t, ch)
+        return []
     old = next((s for s in t.scores if s.cls == ch.cls and s.judge == ch.judge), None)
     inverse = replace(ch, seq=0, value=None, time=None, extrapolated=False, seconds=None) \
         if old is None else replace(ch, seq=0, value=old.value, time=old.time,

@@ -332,7 +332,7 @@ def commit_changes(path: PathLike, build: Callable[[Database], Sequence[Change]]
         changes = list(build(db))
         if not journal:
             for ch in changes:            # checked by build: refusals here are programming
-                apply_entry(db, ch)       # errors, and nothing is written then either
+                apply_entry(db, ch, undo=False)   # errors; nothing is written then either
             write_database(opened, path, lock=lock)
             return changes
         jr = Journal(journal_path(Path(path)))
@@ -341,7 +341,7 @@ def commit_changes(path: PathLike, build: Callable[[Database], Sequence[Change]]
             for ch in changes:
                 entry = jr.append(ch)            # journal first (fsync), then apply
                 try:
-                    apply_entry(db, entry)
+                    apply_entry(db, entry, undo=False)
                 except (LookupError, EvalTransError):
                     jr.drop([entry, *done])      # refused: nothing of this call counts
                     raise
