@@ -38,15 +38,19 @@ from evaltrans_qt.io.campaign_bundle import (
 from evaltrans_qt.io.protocol_changes import source_of
 from evaltrans_qt.workspace import Workspace
 
-#: The screen of each kind of protocol: scales and DA are scored, MQM/ESA spans marked.
-SCORING, SPANS, OTHER = "scoring", "spans", "other"
+#: The screen of each kind of protocol: scales and DA are scored, MQM/ESA spans marked,
+#: relative ranking ranked on the ranking screen.
+SCORING, SPANS, RANKING, OTHER = "scoring", "spans", "ranking", "other"
 
 
 def screen_of(protocol: Protocol) -> str:
-    """:data:`SPANS` for span protocols, :data:`SCORING` for score classes, else
-    :data:`OTHER` (post-edits, information items: the product's protocol modes)."""
+    """:data:`SPANS` for span protocols, :data:`RANKING` for relative ranking,
+    :data:`SCORING` for score classes, else :data:`OTHER` (post-edits, information items:
+    the product's post-edit and item-marking panels)."""
     if protocol.spans:
         return SPANS
+    if protocol.ranking:
+        return RANKING
     if protocol.postedit or protocol.items:
         return OTHER
     return SCORING
@@ -160,4 +164,4 @@ class AnnotatorMode:
             self._judged[k] = candidate_judged(db, info, src.targets[ti])
         self.progress_changed.emit(self.status_text())
 
-__all__ = ["SCORING", "SPANS", "OTHER", "screen_of", "AnnotatorMode"]
+__all__ = ["SCORING", "SPANS", "RANKING", "OTHER", "screen_of", "AnnotatorMode"]

@@ -2,7 +2,9 @@
 :class:`~evaltrans_qt.campaign_mode.AnnotatorMode`): the coordinator's instructions, the
 practice (tutorial) items with feedback, and the work -- the product's own scoring panel
 (:class:`~evaltrans_qt.ui.scoring.ScorePanel`) or span screen
-(:class:`~evaltrans_qt.ui.span_screen.SpanScreen`) over the bundle, without system names;
+(:class:`~evaltrans_qt.ui.span_screen.SpanScreen`) or whole-sentence ranking screen
+(:class:`~evaltrans_qt.ui.ranking_screen.SentenceRankingScreen`) over the bundle, without
+system names;
 for post-edit and item-marking bundles the product's post-edit editor
 (:class:`~evaltrans_qt.ui.postedit_panel.PostEditPanel`, HTER, survey §4.4.17) or item
 marking panel (:class:`~evaltrans_qt.ui.items_panel.ItemMarkingPanel`, survey §4.4.16) in
@@ -48,6 +50,16 @@ class AnnotatorSpanScreen(SpanScreen):
         m = self.model
         self.header.setText(f"<b>Item {i + 1} of {len(m.items)}</b>"
                             f"{' · done' if m.done() else ''}")
+
+
+def annotator_ranking_screen(workspace, judge: str, n: int, parent: QWidget | None = None):
+    """The product's whole-sentence ranking screen embedded in the annotator's window: all
+    ``n`` (at most) candidates of a bundle position, labelled "candidate 1…", never by id."""
+    from evaltrans_qt.ui.ranking_screen import SentenceRankingScreen
+    screen = SentenceRankingScreen(workspace, judge, n, parent=parent)
+    screen.setWindowFlags(Qt.WindowType.Widget)
+    screen.setWindowTitle("Ranking")
+    return screen
 
 
 def _text_label(name: str) -> QLabel:
@@ -256,4 +268,4 @@ class AnnotatorView(QTabWidget):
         self.setCurrentWidget(self.instructions)
 
 
-__all__ = ["AnnotatorSpanScreen", "WorkPage", "ProtocolPage", "PracticePage", "AnnotatorView"]
+__all__ = ["AnnotatorSpanScreen", "annotator_ranking_screen", "WorkPage", "ProtocolPage", "PracticePage", "AnnotatorView"]

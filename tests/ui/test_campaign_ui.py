@@ -546,3 +546,39 @@ def test_practice_items_of_a_span_protocol_check_the_marked_errors(qtbot, window
     page.mark.click()
     assert page.marked == [(4, 9)]
     assert page.check_answer() == "Correct.\nhorse is a mistranslation."
+
+
+def test_ranking_bundle_is_ranked_in_annotator_mode_without_system_names(qtbot, window,
+                                                                         tmp_path):
+    folder = tmp_path / "c"
+    folder.mkdir()
+    save_database(_database(), folder / "db.etdb.xml")
+    create_campaign(folder / "db.etdb.xml", folder / "c.etcampaign.json", protocol="ranking",
+                    annotators=["anna"], batch=4, seed=2, rank_size=3)
+    write_bundles(folder / "c.etcampaign.json", folder / "bundles")
+    _open(qtbot, window, folder / "bundles" / "anna.etdb.xml")
+    c = window.campaign
+    screen = c.ranking_screen
+    assert screen is not None and c.view.work.judging is screen
+    from evaltrans_qt.ui.ranking_screen import SentenceRankingScreen
+    assert isinstance(screen, SentenceRankingScreen)       # the product's ranking screen
+    assert [a.text() for a in window.menuBar().actions() if a.isVisible()] == ["&Annotation"]
+    n = len(window.database.sources)
+    assert c.progress_label.text().startswith(f"0 of {n}")
+    shown = _visible_texts(window)
+    assert not any(s in text for s in SYSTEMS for text in shown)
+    assert not any(t.system and t.system in text for t in window.database.sources[0].targets
+                   for text in shown)                       # nor the opaque ids
+    si = screen.si
+    k = len(screen.shown[si])
+    assert k == len(window.database.sources[si].targets) - 1   # every candidate, no reference
+    for c_ in range(k):                                          # ranks 1..k in shown order
+        assert screen.session.place(0, c_, c_ + 1)
+    assert screen.session.submit()
+    qtbot.waitUntil(lambda: c.progress_label.text().startswith(f"1 of {n}"))
+    src = window.database.sources[si]
+    ranks = sorted(int(s.value) for t in src.targets for s in t.scores if s.cls == "rank")
+    assert ranks == list(range(1, k + 1))
+    assert {s.judge for t in src.targets for s in t.scores if s.cls == "rank"} == {"anna"}
+    screen.act_undo.trigger()                                   # the submit taken back
+    qtbot.waitUntil(lambda: c.progress_label.text().startswith(f"0 of {n}"))

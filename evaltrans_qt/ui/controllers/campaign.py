@@ -29,7 +29,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel, QMessageBox, QToolBar, QWidget
 
-from evaltrans_qt.campaign_mode import SCORING, SPANS, AnnotatorMode
+from evaltrans_qt.campaign_mode import RANKING, SCORING, SPANS, AnnotatorMode
 from evaltrans_qt.errors import EvalTransError, SaveError
 from evaltrans_qt.ui import errors
 from evaltrans_qt.ui.controllers.actions import make_action
@@ -60,6 +60,7 @@ class CampaignController(QObject):
         self.view: Any = None                 # the AnnotatorView while in annotator mode
         #: Post-edit / item-marking bundles: the page, the positions, the one shown, since.
         self.protocol_page: Any = None
+        self.ranking_screen: Any = None     # a ranking bundle's screen
         self._positions: list[tuple[int, int]] = []
         self._at = 0
         self._started = 0.0
@@ -319,6 +320,10 @@ class CampaignController(QObject):
         self._show_chrome(False)
         keep = {self.act_instructions, self.act_practice, self.act_work, w.files.act_save,
                 w.files.act_quit, w.scoring.act_undo, w.scoring.act_redo}
+        rs = self.ranking_screen
+        if rs is not None:          # its own undo (placements and submits), not the window's
+            keep -= {w.scoring.act_undo, w.scoring.act_redo}
+            keep |= {rs.act_undo, rs.act_redo}
         if w.session is not None:
             keep.update(a for a in w.scoring.session_actions if a is not w.scoring.act_identical
                         and a is not w.scoring.act_end_session)
@@ -362,8 +367,27 @@ class CampaignController(QObject):
             view.work.set_judging(screen, texts=False)
             todo = next((i for i in range(len(model.items)) if not model.done(i)), 0)
             model.go(todo)
+        elif mode.screen == RANKING:
+            self._start_ranking(view)
         else:
             self._start_protocol(view)
+
+    def _start_ranking(self, view) -> None:
+        """The whole-sentence ranking screen over the bundle's positions (one screen each:
+        all its candidates, so ``n`` is the largest position)."""
+        from evaltrans_qt.ui.annotator_view import annotator_ranking_screen
+        w, ws, info = self.window, self.workspace, self.mode.info
+        assert info is not None and ws.database is not None
+        why = ws.read_only_reason()
+        if why is not None:
+            errors.show_error(SaveError(why, ws.path), w)
+            return
+        is_ref = ws.database.reference_test()
+        n = max((sum(not is_ref(t) for t in src.targets) for src in ws.database.sources),
+                default=2)
+        screen = annotator_ranking_screen(ws, info.annotator, max(2, n))
+        view.work.set_judging(screen, texts=False)
+        self.ranking_screen = screen
 
     # post-edits and information items: the product's panels over the bundle's positions
     def _start_protocol(self, view) -> None:
@@ -495,6 +519,7 @@ class CampaignController(QObject):
             return
         self._show_chrome(True)
         self._chrome, self.view, self.protocol_page = None, None, None
+        self.ranking_screen = None
         judging = view.work.take_judging()
         panel = w.scoring.score_panel
         if w.session is not None:
