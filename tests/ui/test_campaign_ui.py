@@ -582,3 +582,12 @@ def test_ranking_bundle_is_ranked_in_annotator_mode_without_system_names(qtbot, 
     assert {s.judge for t in src.targets for s in t.scores if s.cls == "rank"} == {"anna"}
     screen.act_undo.trigger()                                   # the submit taken back
     qtbot.waitUntil(lambda: c.progress_label.text().startswith(f"0 of {n}"))
+    assert not any(s.cls == "rank" for t in src.targets for s in t.scores)
+    screen.act_redo.trigger()
+    qtbot.waitUntil(lambda: c.progress_label.text().startswith(f"1 of {n}"))
+    window.files.save(wait=True)
+    from evaltrans_qt.engine.human.ranking import rankings
+    r = _collected(folder, tmp_path)                 # the screen is one task, real systems
+    got = rankings(r)
+    assert len(got) == 1 and got[0].judge == "anna" and set(got[0].ranks) <= set(SYSTEMS)
+    assert sorted(got[0].ranks.values()) == list(range(1, k + 1))

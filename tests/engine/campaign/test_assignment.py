@@ -256,6 +256,8 @@ def test_ranking_units_and_their_assignment(d):
                                     round(d.qc.repeats * len({s.unit for s in p.slots
                                                               if s.kind == REAL})))
     assert all(got[tuple(sorted(u))] == d.redundancy for u in units)   # r distinct annotators
+    counts = [len(p.real_items) for p in plans.values()]          # balanced within one unit
+    assert max(counts) - min(counts) <= max(len(u) for u in units)
 
 
 def test_ranking_shuffles_the_candidates_inside_a_unit():
