@@ -47,6 +47,7 @@ from evaltrans_qt.engine.campaign.assignment import (
     INJECTED,
     AnnotatorPlan,
     assign,
+    opaque_id,
 )
 from evaltrans_qt.engine.campaign.definition import (
     CampaignError,
@@ -242,6 +243,15 @@ def position_groups(d: Definition, plan: AnnotatorPlan) -> list[list[int]]:
     return out
 
 
+def _shown_id(d: Definition, plan: AnnotatorPlan, slot) -> str:
+    """The opaque id a slot's candidate is shown under (a ranking BAD copy: its own, as it
+    shares a screen with its original; module doc of the assignment)."""
+    system = d.items[slot.item][1]
+    if slot.kind == BAD and d.spec.ranking:
+        return opaque_id(d, plan.annotator, f"{system}\x1fbad")
+    return plan.opaque[system]
+
+
 def bundle_positions(d: Definition, db: Database, plan: AnnotatorPlan,
                      texts: Sequence[SlotText]) -> list[Position]:
     """The positions of ``plan``'s bundle (``texts``: its :func:`slot_texts`): position n
@@ -258,7 +268,7 @@ def bundle_positions(d: Definition, db: Database, plan: AnnotatorPlan,
         if spec.references:
             refs = tuple((f"reference-{k}", ref.text, True)
                          for k, ref in enumerate((t for t in src.targets if is_ref(t)), 1))
-        cands = tuple((plan.opaque[d.items[plan.slots[k].item][1]], texts[k].text, False)
+        cands = tuple((_shown_id(d, plan, plan.slots[k]), texts[k].text, False)
                       for k in group)
         out.append(Position(f"d{slot.unit + 1}" if d.documents else None, str(n), src.text,
                             tuple(src.items) if spec.items else (), (*refs, *cands)))

@@ -367,8 +367,8 @@ def test_create_refuses_bad_input(campaign, tmp_path, capsys):
              "--rank-size is only used with --protocol ranking"),
             (["--protocol", "ranking", "--annotators", "a", "--rank-size", "1"],
              "at least 2 candidates"),
-            (["--protocol", "ranking", "--annotators", "a", "--qc", "bad-refs=0.1"],
-             "bad-refs and injected are not supported"),
+            (["--protocol", "ranking", "--annotators", "a", "--qc", "injected=0.1"],
+             "injected is not supported"),
             (["--protocol", "sser", "--annotators", "a", "--qc", "injected=0.1"],
              "injected errors"),
             (["--protocol", "esa", "--annotators", "a", "--systems", "Nope"], "Nope"),
@@ -576,7 +576,7 @@ def test_ranking_campaign_create_bundle_rank_collect_qc_agreement(tmp_path, caps
     camp = tmp_path / "c.etcampaign.json"
     assert main(["campaign", "create", str(tmp_path / "db.etdb.xml"), "--protocol", "ranking",
                  "--annotators", "a,b,c", "--redundancy", "2", "--rank-size", "3",
-                 "--qc", "repeats=0.25", "--seed", "4", "-o", str(camp)]) == 0
+                 "--qc", "repeats=0.25,bad-refs=0.25", "--seed", "4", "-o", str(camp)]) == 0
     d = read_campaign(camp)
     units = units_of(d)
     # every candidate in exactly one unit; a unit is one source's, 2..k candidates
@@ -597,8 +597,10 @@ def test_ranking_campaign_create_bundle_rank_collect_qc_agreement(tmp_path, caps
         back = {v: k for k, v in plans[a].opaque.items()}
         for src in db.sources:
             cands = [k for k, t in enumerate(src.targets) if not db.is_reference(t)]
-            assert 2 <= len(cands) <= 3
-            best_first = sorted(cands, key=lambda k: -QUALITY[back[src.targets[k].system]])
+            assert 2 <= len(cands) <= 4                       # 3 + a BAD candidate
+            # a BAD candidate (an id of no system) is the worst
+            best_first = sorted(cands, key=lambda k: -QUALITY.get(
+                back.get(src.targets[k].system or "", ""), -1.0))
             if a == "c":
                 rng.shuffle(best_first)
             add_ranking(db, src, {k: r for r, k in enumerate(best_first, 1)}, a,
@@ -624,6 +626,9 @@ def test_ranking_campaign_create_bundle_rank_collect_qc_agreement(tmp_path, caps
     assert rep_check["a"]["value"] == rep_check["b"]["value"] == 1.0
     assert rep_check["a"]["passed"] and rep_check["b"]["passed"]
     assert rep_check["c"]["value"] < 1.0
+    bad = {a: next(c for c in rep[a]["checks"] if c["name"] == "bad-refs") for a in "abc"}
+    assert bad["a"]["value"] == bad["b"]["value"] == 1.0 and bad["a"]["passed"]
+    assert bad["c"]["value"] < 1.0
     assert main(["campaign", "agreement", str(tmp_path / "res.etdb.xml"), "--json"]) == 0
     rank = json.loads(capsys.readouterr().out)["classes"][0]
     assert rank["name"] == "rank" and rank["level"] == "ordinal"

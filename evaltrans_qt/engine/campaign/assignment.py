@@ -28,7 +28,10 @@ seeded with a string, which Python hashes with SHA-512 -- the same on every mach
   its original when the bundle is long enough, a BAD or injected copy at least two
   positions away (a seeded draw among the unit boundaries, redrawn when too close, the
   farthest boundary when 64 draws fail); with documents only between documents; a ranking
-  repeat copies a whole unit (its candidates shuffled anew) and counts units, not items;
+  repeat copies a whole unit (its candidates shuffled anew) and counts units, not items,
+  and a ranking BAD copy is one more candidate inside a unit (at a seeded place; its
+  system's id is the annotator's id of ``system + "\x1fbad"``, so a screen never shows
+  one id twice);
 * **opaque ids**: each annotator sees each system under its own id (``t`` + 8 hex digits of
   SHA-256 of the seed, the campaign id, the annotator and the system), so bundles reveal no
   system name and two annotators cannot compare ids.
@@ -172,15 +175,22 @@ def plan_annotator(d: Definition, annotator: str, units: list[tuple[int, ...]],
     reals: list[Slot] = []
     starts: list[int] = []
     ranking = d.spec.ranking
+    qc = d.qc
+    bad_units: set[int] = set()
+    if ranking and qc.bad_refs > 0:             # a BAD candidate inside these screens
+        bad_units = set(rng.sample(range(len(units)), min(len(units),
+                                                          round(qc.bad_refs * len(units)))))
     for u, unit in enumerate(units):
         starts.append(len(reals))
         if ranking:                               # the candidates' order on the screen
             unit = tuple(rng.sample(unit, len(unit)))
             units[u] = unit
-        reals.extend(Slot(REAL, i, u) for i in unit)
+        screen = [Slot(REAL, i, u) for i in unit]
+        if u in bad_units:
+            screen.insert(rng.randrange(len(screen) + 1), Slot(BAD, rng.choice(unit), u))
+        reals.extend(screen)
     n = len(reals)
     boundaries = starts + [n]
-    qc = d.qc
     extra: list[tuple[int, int, tuple[int, ...], str]] = []   # (before real q, order, items, kind)
     if ranking and qc.repeats > 0:              # whole units, far from the first showing
         k = min(len(units), round(qc.repeats * len(units)))
@@ -188,7 +198,7 @@ def plan_annotator(d: Definition, annotator: str, units: list[tuple[int, ...]],
         where = _qc_positions(n, [starts[u] for u in chosen], rng, True, boundaries)
         for u, q in zip(chosen, where):
             extra.append((q, 2, tuple(rng.sample(units[u], len(units[u]))), REPEAT))
-    for order, (kind, share, far) in enumerate(((BAD, qc.bad_refs, False),
+    for order, (kind, share, far) in enumerate(((BAD, 0.0 if ranking else qc.bad_refs, False),
                                                 (INJECTED, qc.injected, False),
                                                 (REPEAT, 0.0 if ranking else qc.repeats,
                                                  True))):

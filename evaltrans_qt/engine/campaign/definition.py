@@ -275,9 +275,10 @@ def check_definition(d: Definition) -> Definition:
         if d.documents:
             raise CampaignError("--documents: a ranking unit is one source's candidates, not "
                                 "a document")
-        if qc.bad_refs or qc.injected:
+        if qc.injected:
             raise CampaignError("ranking campaigns check quality with repeats=… (a unit "
-                                "ranked twice); bad-refs and injected are not supported")
+                                "ranked twice) and bad-refs=… (a BAD candidate in a unit); "
+                                "injected is not supported")
     if qc.bad_refs and (d.spec.postedit or d.spec.items or d.protocol == "mqm"):
         raise CampaignError(f"bad-refs need a score to compare; protocol {d.protocol!r} has "
                             "none (use injected=… for span protocols)")

@@ -26,7 +26,9 @@ outcome (:class:`Check`, ``passed`` None when there is too little data to decide
   (a repeated unit: one source's candidates ranked twice) the consistency is the share of
   pairwise orders (better, equal, worse) kept between the two screens -- WMT's
   intra-annotator agreement counts the same three outcomes (Callison-Burch et al. 2007
-  §3.3) -- and passes when >= 1 - ``repeat_tolerance``;
+  §3.3) -- and passes when >= 1 - ``repeat_tolerance``. A ranking *BAD candidate* (a
+  damaged copy of one of the screen's candidates) should be ranked strictly last: the
+  share of such screens passes when >= ``min_detected``;
 * ``speed``: share of items judged faster than ``time_floor`` seconds; pass when <=
   ``max_fast_share``;
 * ``straight-line``: the longest run of the same score in consecutive judged items; pass
@@ -206,6 +208,24 @@ def ranking_repeats(judged: Sequence[Judged], tolerance: float) -> Check:
                  f"{'>=' if ok else '<'} {1 - tolerance:.0%})")
 
 
+def ranking_bad(judged: Sequence[Judged], share: float) -> Check:
+    """The bad-refs check of relative ranking (module doc): each BAD candidate ranked
+    below every other candidate of its screen."""
+    screens: dict[int, list[Judged]] = {}
+    for j in judged:
+        if j.value is not None:
+            screens.setdefault(j.n, []).append(j)
+    bad = [j for j in judged if j.kind == BAD and j.value is not None]
+    last = sum(all(j.value > o.value for o in screens[j.n] if o is not j)  # type: ignore[operator]
+               for j in bad)
+    if not bad:
+        return Check("bad-refs", None, None, "no screen with a BAD candidate ranked")
+    got = last / len(bad)
+    ok = got >= share
+    return Check("bad-refs", ok, got, f"{last} of {len(bad)} BAD candidates ranked last "
+                 f"({got:.0%} {'>=' if ok else '<'} {share:.0%})")
+
+
 def annotator_qc(annotator: str, judged: Sequence[Judged], assigned: int, plan: QCPlan,
                  scale: float, ranking: bool = False) -> AnnotatorQC:
     """The report of ``annotator`` (module doc) from their judged positions in bundle order;
@@ -217,7 +237,9 @@ def annotator_qc(annotator: str, judged: Sequence[Judged], assigned: int, plan: 
     done = len(real)
     secs = [j.seconds for j in judged if j.seconds is not None]
     rep = AnnotatorQC(annotator, assigned, done, float(median(secs)) if secs else None)
-    if plan.bad_refs > 0:
+    if plan.bad_refs > 0 and ranking:
+        rep.checks.append(ranking_bad(judged, plan.min_detected))
+    elif plan.bad_refs > 0:
         pairs = [(real[j.item].value, j.value) for j in judged if j.kind == BAD
                  and j.item in real and j.value is not None and real[j.item].value is not None]
         rep.checks.append(_bad_check(pairs, plan.alpha))  # type: ignore[arg-type]
@@ -267,4 +289,4 @@ def annotator_qc(annotator: str, judged: Sequence[Judged], assigned: int, plan: 
 
 
 __all__ = ["bad_reference", "inject_error", "Judged", "Check", "AnnotatorQC", "overlaps",
-           "ranking_repeats", "annotator_qc"]
+           "ranking_repeats", "ranking_bad", "annotator_qc"]

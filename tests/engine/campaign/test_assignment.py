@@ -217,7 +217,7 @@ def _ranking(n_sources: int, n_systems: int, n_annotators: int, r: int, k: int, 
     d = _definition(n_sources, n_systems, n_annotators, r, 7, seed)
     return check_definition(Definition(**{**d.__dict__, "protocol": "ranking",
                                           "classes": ("rank",), "rank_size": k,
-                                          "qc": QCPlan(repeats=repeats)}))
+                                          "qc": QCPlan(repeats=repeats, bad_refs=repeats)}))
 
 
 rankings = st.builds(
@@ -243,18 +243,21 @@ def test_ranking_units_and_their_assignment(d):
         for s in p.slots:
             screens.setdefault(s.unit, []).append(s)
         for unit_slots in screens.values():                    # a screen is a whole unit
-            items = sorted(s.item for s in unit_slots)
+            items = sorted(s.item for s in unit_slots if s.kind != BAD)
             assert tuple(items) in set(units)
-            assert len({s.kind for s in unit_slots}) == 1
+            kinds = [s.kind for s in unit_slots]
+            assert set(kinds) in ({REAL}, {REPEAT}, {REAL, BAD})
+            bad = [s for s in unit_slots if s.kind == BAD]     # at most one, of the screen
+            assert len(bad) <= 1 and all(s.item in items for s in bad)
             assert len({s.batch for s in unit_slots}) == 1      # never split by a batch
-            if unit_slots[0].kind == REAL:
+            if REAL in kinds:
                 got[tuple(items)] += 1
         reals = p.real_items
         assert len(reals) == len(set(reals))                   # no unit twice but repeats
+        n_real = len({s.unit for s in p.slots if s.kind == REAL})
         repeated = {s.unit for s in p.slots if s.kind == REPEAT}
-        assert len(repeated) == min(len({s.unit for s in p.slots if s.kind == REAL}),
-                                    round(d.qc.repeats * len({s.unit for s in p.slots
-                                                              if s.kind == REAL})))
+        assert len(repeated) == min(n_real, round(d.qc.repeats * n_real))
+        assert sum(s.kind == BAD for s in p.slots) == min(n_real, round(d.qc.bad_refs * n_real))
     assert all(got[tuple(sorted(u))] == d.redundancy for u in units)   # r distinct annotators
     counts = [len(p.real_items) for p in plans.values()]          # balanced within one unit
     assert max(counts) - min(counts) <= max(len(u) for u in units)
