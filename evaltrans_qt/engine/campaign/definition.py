@@ -275,6 +275,9 @@ def check_definition(d: Definition) -> Definition:
         if d.documents:
             raise CampaignError("--documents: a ranking unit is one source's candidates, not "
                                 "a document")
+        if d.tutorial:
+            raise CampaignError("--tutorial: practice items are single candidates with a "
+                                "known score; a ranking screen has no such answer")
         if qc.injected:
             raise CampaignError("ranking campaigns check quality with repeats=… (a unit "
                                 "ranked twice) and bad-refs=… (a BAD candidate in a unit); "

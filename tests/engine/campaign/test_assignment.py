@@ -170,6 +170,11 @@ def test_bad_input_refused():
         check_definition(Definition(**{**_definition(3, 1, 1, 1, 5, 0).__dict__,
                                        "protocol": "ranking", "classes": ("rank",),
                                        "rank_size": 1}))
+    from evaltrans_qt.engine.campaign.definition import TutorialItem
+    with pytest.raises(CampaignError, match="--tutorial"):
+        check_definition(Definition(**{**_definition(3, 2, 1, 1, 5, 0).__dict__,
+                                       "protocol": "ranking", "classes": ("rank",),
+                                       "tutorial": (TutorialItem("s", "c", {"rank": 1.0}),)}))
     with pytest.raises(CampaignError, match="bad-refs"):
         parse_qc("bad-refs")
     with pytest.raises(CampaignError, match="injected errors"):
