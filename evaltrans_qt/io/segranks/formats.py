@@ -280,6 +280,9 @@ def read_ranks_json(db: Database, path: str | os.PathLike[str], *, judge: str | 
         data = work[k]
         toks = source_tokens(src, data.tokenization)
         seg_text = " ".join(seg_text.split())
+        if not seg_text:
+            raise InputFormatError(f"key {key[:50]!r} names no source segment (its words "
+                                   "after the comma are empty)", path, line)
         si = next((i for i, s in enumerate(data.segments) if s.text == seg_text), None)
         if si is None:
             words = _find_words(toks, seg_text.split())

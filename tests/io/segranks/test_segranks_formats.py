@@ -205,6 +205,7 @@ def test_appendix_b_json_into_a_database_without_segments(tmp_path):
     ({"3,nothing like it": [{"a": 1}]}, "is not in source 3"),
     ({"99,x": []}, "sentence ID 99"),
     ({"nocomma": []}, "sentence ID,source segment"),
+    ({"3, ": [{"a": 1}]}, "names no source segment"),   # found by the deep fuzz run
 ])
 def test_bad_json(tmp_path, obj, msg):
     db = load_database(EXAMPLE / "campaign.etdb.xml")
