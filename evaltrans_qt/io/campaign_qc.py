@@ -44,7 +44,13 @@ from evaltrans_qt.engine.campaign.qc import AnnotatorQC, Judged, annotator_qc
 from evaltrans_qt.engine.data.database import Database
 from evaltrans_qt.errors import InputFormatError
 from evaltrans_qt.io.plaintext import read_input_bytes
-from evaltrans_qt.io.xmlsafe import format_number, refuse_entities, safe_parser
+from evaltrans_qt.io.xmlsafe import (
+    attrs,
+    escape_attr,
+    format_number,
+    refuse_entities,
+    safe_parser,
+)
 
 PathLike = str | os.PathLike[str]
 TAG = "campaign-result"
@@ -85,30 +91,42 @@ class ResultData:
                                        len(plans[a].real_items)) for a in d.annotators})
 
     def element(self) -> str:
-        qc = {k.replace("_", "-"): format_number(float(v))
-              for k, v in self.qc.to_dict().items()}
-        root = etree.Element(TAG, version=VERSION, campaign=self.campaign,
-                             protocol=self.protocol, classes=" ".join(self.classes),
-                             scale=format_number(self.scale), **qc)
+        """The element as text, built as strings (the bytes lxml's ``tostring`` gives for
+        the same tree: attributes escaped as XML 1.0 §2.4/§3.3.3, no whitespace between
+        elements); names are checked and values escaped by :func:`xmlsafe.attrs`."""
+        qc = [(k.replace("_", "-"), format_number(float(v)))
+              for k, v in self.qc.to_dict().items()]
+        head = attrs((("version", VERSION), ("campaign", self.campaign),
+                      ("protocol", self.protocol), ("classes", " ".join(self.classes)),
+                      ("scale", format_number(self.scale)), *qc))
+        if not self.annotators:
+            return f"<{TAG}{head}/>"
+        out = [f"<{TAG}{head}>"]
+        add = out.append
         for a in self.annotators.values():
-            el = etree.SubElement(root, "annotator", name=a.name)
+            pairs: list[tuple[str, str | None]] = [("name", a.name)]
             if a.file is not None:
-                el.set("file", a.file)
-                el.set("sha256", a.sha256)
-                el.set("checksum", a.checksum)
-                el.set("positions", str(a.positions))
-            el.set("real", str(a.real))
-            for j in a.judged:
-                je = etree.SubElement(el, "j", n=str(j.n), kind=j.kind, item=str(j.item))
+                pairs += [("file", a.file), ("sha256", a.sha256), ("checksum", a.checksum),
+                          ("positions", str(a.positions))]
+            pairs.append(("real", str(a.real)))
+            if not a.judged:
+                add(f"<annotator{attrs(pairs)}/>")
+                continue
+            add(f"<annotator{attrs(pairs)}>")
+            for j in a.judged:        # numbers need no escaping; the kind is escaped
+                x = f'<j n="{int(j.n)}" kind="{escape_attr(j.kind)}" item="{int(j.item)}"'
                 if j.value is not None:
-                    je.set("value", format_number(j.value))
+                    x += f' value="{format_number(j.value)}"'
                 if j.seconds is not None:
-                    je.set("seconds", format_number(j.seconds))
+                    x += f' seconds="{format_number(j.seconds)}"'
                 if j.injected is not None:
-                    je.set("injected", f"{j.injected[0]}:{j.injected[1]}")
+                    x += f' injected="{int(j.injected[0])}:{int(j.injected[1])}"'
                 if j.spans:
-                    je.set("spans", " ".join(f"{s}:{e}" for s, e in j.spans))
-        return etree.tostring(root, encoding="unicode")
+                    x += ' spans="' + " ".join(f"{int(s)}:{int(e)}" for s, e in j.spans) + '"'
+                add(x + "/>")
+            add("</annotator>")
+        add(f"</{TAG}>")
+        return "".join(out)
 
 
 def _is_result_element(x: str) -> bool:

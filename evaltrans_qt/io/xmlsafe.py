@@ -177,12 +177,24 @@ def checked_attr(s: str) -> str:
 _ATTR_NAME = re.compile(r"(?:xmlns:)?[^\W\d][\w.-]*(?::[^\W\d][\w.-]*)?")
 
 
+#: Attribute names already found valid by :func:`attrs` (a file repeats a few names; bounded).
+_VALID_NAMES: set[str] = set()
+
+
 def attrs(pairs) -> str:
+    """`` k="v"`` for each pair whose value is not None: the name checked (XML 1.0 §2.3
+    ``Name``, optionally prefixed), the value checked for length and escaped."""
     out = []
     for k, v in pairs:
         if v is None:
             continue
-        if not _ATTR_NAME.fullmatch(k):
-            raise SaveError(f"{k!r} is not a valid XML attribute name")
-        out.append(f' {k}="{checked_attr(str(v))}"')
+        if k not in _VALID_NAMES:
+            if not _ATTR_NAME.fullmatch(k):
+                raise SaveError(f"{k!r} is not a valid XML attribute name")
+            if len(_VALID_NAMES) < 4096:
+                _VALID_NAMES.add(k)
+        s = v if type(v) is str else str(v)
+        if len(s) > MAX_TEXT_CHARS:
+            raise SaveError(too_long_message(len(s), f"attribute value {s[:30]!r}..."))
+        out.append(f' {k}="{escape_attr(s)}"')
     return "".join(out)

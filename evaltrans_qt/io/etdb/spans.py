@@ -189,11 +189,13 @@ def target_xml(tgt: Target, src: Source) -> list[str]:
     """The ``<errors>`` lines of ``tgt`` (indented for ``<tgt>``'s children)."""
     out = []
     for ann in tgt.span_annotations:
-        head = (f"        <errors{attrs([('judge', ann.judge)])}"
-                f"{attrs([('protocol', None if ann.protocol == 'mqm' else ann.protocol)])}"
-                f"{attrs([('origin', None if ann.origin == 'human' else ann.origin)])}"
-                f"{attrs([('seconds', None if ann.seconds is None else format_number(ann.seconds))])}"
-                f"{attrs(ann.extra_attrs.items())}")
+        head = ("        <errors" + attrs((
+            ("judge", ann.judge),
+            ("protocol", None if ann.protocol == "mqm" else ann.protocol),
+            ("origin", None if ann.origin == "human" else ann.origin),
+            ("seconds", None if ann.seconds is None else format_number(ann.seconds)))))
+        if ann.extra_attrs:
+            head += attrs(ann.extra_attrs.items())
         if not ann.errors and not ann.rejected:
             out.append(head + "/>\n")
             continue

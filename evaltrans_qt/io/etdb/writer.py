@@ -62,8 +62,10 @@ def dumps(db: Database) -> bytes:
     for src in db.sources:
         if len(src.text) > MAX_TEXT_CHARS:
             _check_length(src.text, f"source sentence {src.text[:30]!r}...")
-        add(f"  <source{attrs((('doc', src.doc), ('seg', src.seg)))}{attrs(src.extra_attrs.items())}>\n"
-            f"    <s_sent>{escape_text(src.text)}</s_sent>\n")
+        head = attrs((("doc", src.doc), ("seg", src.seg)))
+        if src.extra_attrs:
+            head += attrs(src.extra_attrs.items())
+        add(f"  <source{head}>\n    <s_sent>{escape_text(src.text)}</s_sent>\n")
         if src.items:
             out.extend(_protocols.source_xml(src))
         out.extend(_segranks.source_xml(src))
@@ -73,9 +75,13 @@ def dumps(db: Database) -> bytes:
         for t in src.targets:
             if len(t.text) > MAX_TEXT_CHARS:
                 _check_length(t.text, f"target {t.text[:30]!r}... of source {src.text[:30]!r}")
-            add(f"      <tgt{attrs((('sys', t.system), ('doc', t.doc), ('seg', t.seg)))}"
-                f"{attrs(t.extra_attrs.items())}{attrs(_protocols.target_attrs(t))}>\n"
-                f"        <t_sent>{escape_text(t.text)}</t_sent>\n")
+            head = attrs((("sys", t.system), ("doc", t.doc), ("seg", t.seg)))
+            if t.extra_attrs:
+                head += attrs(t.extra_attrs.items())
+            added = _protocols.target_attrs(t)
+            if added:
+                head += attrs(added)
+            add(f"      <tgt{head}>\n        <t_sent>{escape_text(t.text)}</t_sent>\n")
             for s in t.scores:
                 a = f' class="{checked_attr(s.cls)}" val="{format_number(s.value)}"'
                 if s.judge is not None:
