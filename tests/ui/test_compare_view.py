@@ -100,7 +100,8 @@ def test_wer_hand_example_and_hover(qtbot):
     assert dict(view.comparison.breakdown)["Deletions"] == "1"
     # hovering "mat" in the candidate highlights "mat" (position 5) in the reference
     r = view.hyp_flow.token_rect(4)
-    qtbot.mouseMove(view.hyp_flow, r.center())
+    qtbot.mouseMove(view.hyp_flow, r.topLeft() + QPoint(1, 1))   # a move, wherever the
+    qtbot.mouseMove(view.hyp_flow, r.center())                    # cursor was left before
     qtbot.waitUntil(lambda: view.ref_flow.highlight == {5})
     assert view.hyp_flow.hover_index == 4
     # clicking pins; moving elsewhere keeps the highlight

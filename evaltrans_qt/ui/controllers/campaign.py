@@ -20,7 +20,6 @@
 from __future__ import annotations
 
 import contextlib
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,11 +58,8 @@ class CampaignController(QObject):
         self.mode = AnnotatorMode(ws)
         self.view: Any = None                 # the AnnotatorView while in annotator mode
         #: Post-edit / item-marking bundles: the page, the positions, the one shown, since.
-        self.protocol_page: Any = None
+        self.pages: Any = None                # ProtocolPages of a post-edit/items bundle
         self.ranking_screen: Any = None     # a ranking bundle's screen
-        self._positions: list[tuple[int, int]] = []
-        self._at = 0
-        self._started = 0.0
         self.adjudication: Any = None         # the open AdjudicationScreen
         self.last_dialog: Any = None
         self.last_report: Any = None
@@ -389,105 +385,17 @@ class CampaignController(QObject):
         view.work.set_judging(screen, texts=False)
         self.ranking_screen = screen
 
-    # post-edits and information items: the product's panels over the bundle's positions
+    @property
+    def protocol_page(self) -> Any:
+        """The post-edit or item-marking page shown (None for other protocols)."""
+        return None if self.pages is None else self.pages.page
+
     def _start_protocol(self, view) -> None:
-        """The post-edit editor or the item-marking panel, one bundle position at a time;
-        each stored post-edit or set of marks is the annotator's, committed through the
-        workspace's history (journal first, then the database; Ctrl+Z takes it back)."""
-        from evaltrans_qt.io.campaign_bundle import bundle_items
-        from evaltrans_qt.ui.annotator_view import ProtocolPage
-        from evaltrans_qt.ui.items_panel import ItemMarkingPanel
-        from evaltrans_qt.ui.postedit_panel import PostEditPanel
-        from evaltrans_qt.ui.protocol_modes import MARK_KEYS
-        w, ws, mode = self.window, self.workspace, self.mode
-        why = ws.read_only_reason()
-        if why is not None:
-            errors.show_error(SaveError(why, ws.path), w)
-            return
-        items = bundle_items(ws.database)
-        self._positions = [(x.source_index, x.target_index) for x in items]
-        panel: QWidget
-        if mode.protocol.postedit:
-            pe = PostEditPanel()
-            pe.stored.connect(self._store_postedit)
-            pe.cancelled.connect(lambda: self.protocol_go(self._at))
-            panel, marks = pe, None
-        else:
-            ip = ItemMarkingPanel()
-            ip.completed.connect(self._store_marks)
-            ip.message.connect(lambda t: w.statusBar().showMessage(t, 4000))
-            panel, marks = ip, MARK_KEYS
-        page = ProtocolPage(panel, marks)
-        page.moved.connect(lambda step: self.protocol_go(self._at + step))
-        self.protocol_page = page
-        view.work.set_judging(page, texts=False)
-        self.protocol_go(next((k for k, x in enumerate(items) if not x.judged), 0))
-
-    def protocol_go(self, k: int) -> None:
-        """Show bundle position ``k`` (wrapping) in the post-edit or item-marking page."""
-        from evaltrans_qt.ui.postedit_panel import POSTEDIT
-        page, db, info = self.protocol_page, self.workspace.database, self.mode.info
-        if page is None or db is None or info is None or not self._positions:
-            return
-        self._at = k % len(self._positions)
-        si, ti = self._positions[self._at]
-        src = db.sources[si]
-        t = src.targets[ti]
-        done = False
-        if self.mode.protocol.postedit:
-            pe = t.postedit_by(info.annotator)
-            done = pe is not None
-            page.panel.set_item((si, ti), POSTEDIT, t.text, [], src.text,
-                                pe.text if pe is not None else None, self.workspace.options)
-            page.panel.editor.setFocus()
-        else:
-            m = t.marks_by(info.annotator)
-            done = m is not None
-            page.panel.set_item((si, ti), src, t, m.marks if m is not None else None)
-            page.panel.header.setText("<b>Information items</b> of the source: how is each "
-                                      "item translated?")       # no (opaque) system id
-            page.setFocus()
-        page.header.setText(f"<b>Item {self._at + 1} of {len(self._positions)}</b>"
-                            f"{' · done' if done else ''}")
-        self._started = time.monotonic()
-
-    def _commit_protocol(self, change: Any, text: str) -> bool:
-        try:
-            self.workspace.history.commit(change, text, after=self._protocol_followed)
-        except OSError as exc:
-            errors.show_error(SaveError(f"{text} not recorded: the journal cannot be written "
-                                        f"({exc.strerror or exc})", self.workspace.path),
-                              self.window)
-            return False
-        except (EvalTransError, LookupError) as exc:
-            errors.show_error(exc if isinstance(exc, EvalTransError) else EvalTransError(str(exc)),
-                              self.window)
-            return False
-        return True
-
-    def _protocol_followed(self, _changes: list, _undone: bool) -> None:
-        self.protocol_go(self._at)          # undone or redone: the position shown anew
-
-    def _store_postedit(self, text: str) -> None:
-        from evaltrans_qt.io import protocol_changes as pc
-        page, info = self.protocol_page, self.mode.info
-        if page is None or info is None or page.panel.item is None:
-            return
-        si, ti = page.panel.item
-        ch = pc.postedit_change(self.workspace.database, si, ti, info.annotator, text,
-                                round(time.monotonic() - self._started, 1))
-        if self._commit_protocol(ch, "post-edit"):
-            self.protocol_go(self._at + 1)
-
-    def _store_marks(self, marks: tuple) -> None:
-        from evaltrans_qt.io import protocol_changes as pc
-        page, info = self.protocol_page, self.mode.info
-        if page is None or info is None or page.panel.item is None:
-            return
-        si, ti = page.panel.item
-        ch = pc.marks_change(self.workspace.database, si, ti, info.annotator, tuple(marks))
-        if self._commit_protocol(ch, "item marks"):
-            self.protocol_go(self._at + 1)
+        """Post-edits and information items: the product's panels over the bundle's
+        positions (:class:`~evaltrans_qt.ui.controllers.annotator_protocols.ProtocolPages`)."""
+        from evaltrans_qt.ui.controllers.annotator_protocols import ProtocolPages
+        self.pages = ProtocolPages(self)
+        self.pages.start(view)
 
     def _show_texts(self) -> None:
         s, view = self.window.session, self.view
@@ -518,7 +426,7 @@ class CampaignController(QObject):
         if c is None:
             return
         self._show_chrome(True)
-        self._chrome, self.view, self.protocol_page = None, None, None
+        self._chrome, self.view, self.pages = None, None, None
         self.ranking_screen = None
         judging = view.work.take_judging()
         panel = w.scoring.score_panel
@@ -552,15 +460,24 @@ class CampaignController(QObject):
             view.setCurrentWidget(page)
 
     def eventFilter(self, obj: QObject, ev: QEvent) -> bool:
-        """Closing in annotator mode: the layout stored is the window's own, not the mode's."""
-        if obj is self.window and ev.type() == QEvent.Type.Close and self._chrome is not None:
-            self._show_chrome(True)
+        """Closing in annotator mode: the layout stored is the window's own, not the mode's;
+        a window that closes takes its adjudication screen and open reports with it (else
+        they would outlive it and keep the application running)."""
+        if obj is self.window and ev.type() == QEvent.Type.Close:
+            if self._chrome is not None:
+                self._show_chrome(True)
             QTimer.singleShot(0, self._after_close)
         return False
 
     def _after_close(self) -> None:
-        if self._chrome is not None and self.window.isVisible():   # the close was cancelled
-            self._show_chrome(False)
+        if self.window.isVisible():                      # the close was cancelled
+            if self._chrome is not None:
+                self._show_chrome(False)
+            return
+        for other in (self.adjudication, self.last_dialog):
+            if other is not None:
+                with contextlib.suppress(RuntimeError):  # already closed and deleted
+                    other.close()
 
 
 __all__ = ["CampaignController"]
