@@ -27,6 +27,25 @@ def ui_sandbox(tmp_path, monkeypatch):
     yield cfg
     from evaltrans_qt.ui.workers import wait_for_all
     wait_for_all(30000)
+    _close_leftovers()
+
+
+def _close_leftovers() -> None:
+    """Close the popups, modal dialogs and windows a test left open: an application-modal
+    dialog or a popup that outlives its test takes the mouse of every later one."""
+    from PySide6.QtWidgets import QApplication
+    app = QApplication.instance()
+    if app is None:
+        return
+    for _ in range(20):
+        w = app.activePopupWidget() or app.activeModalWidget()
+        if w is None:
+            break
+        w.close()
+    for w in app.topLevelWidgets():
+        if w.isVisible():
+            w.close()
+    app.processEvents()
 
 
 @pytest.fixture
