@@ -39,6 +39,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from lxml import etree
 
@@ -141,8 +142,7 @@ def is_bundle(db: Database) -> bool:
     return any(_is_bundle_element(x) for x in db.extra_children)
 
 
-@dataclass(frozen=True)
-class Position:
+class Position(NamedTuple):
     """What a bundle's position holds outside the judgements (what the checksum covers):
     the source's ids, text and information items, its targets' (id, text, reference?)."""
 
@@ -179,8 +179,7 @@ def items_checksum(db: Database) -> str:
 
 
 # --------------------------------------------------------------------------- building
-@dataclass(frozen=True)
-class SlotText:
+class SlotText(NamedTuple):
     """What a position shows: the candidate text and, for an injected copy, the span."""
 
     text: str

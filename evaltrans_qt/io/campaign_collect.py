@@ -147,31 +147,35 @@ def first_difference(levels: Sequence[Levels], expected: Sequence[Position],
 
 
 def _check_judges(t: Target, annotator: str, n: int, path: Path) -> None:
-    for j in ([s.judge for s in t.scores] + [a.judge for a in t.span_annotations]
-              + [p.judge for p in t.postedits] + [m.judge for m in t.item_marks]):
-        if j is not None and j != annotator:
-            raise CampaignError(f"position {n}: a judgement by {j!r} in the bundle of "
-                                f"{annotator!r} (a bundle holds its annotator's work only)",
-                                path)
+    for group in (t.scores, t.span_annotations, t.postedits, t.item_marks):
+        for x in group:
+            j = x.judge
+            if j is not None and j != annotator:
+                raise CampaignError(f"position {n}: a judgement by {j!r} in the bundle of "
+                                    f"{annotator!r} (a bundle holds its annotator's work "
+                                    "only)", path)
 
 
 def _value(d: Definition, db: Database, t: Target) -> tuple[float | None, float | None]:
     """(the protocol's score, seconds) of a bundle candidate (QC's ``Judged.value``)."""
-    spec = d.spec
     secs: float | None = None
     value: float | None = None
     if d.classes:
-        s = next((x for x in t.scores if x.cls == d.classes[0]), None)
-        if s is not None:
-            value, secs = s.value, seconds_of(s)
-    ann = next((a for a in t.span_annotations if a.protocol == "mqm"), None) \
-        if d.protocol == "mqm" else next(iter(t.span_annotations), None)
-    if ann is not None:
-        if secs is None:
-            secs = ann.seconds
-        if d.protocol == "mqm":
-            value = -judge_penalty(ann, database_weights(db))
-    if spec.postedit and t.postedits and secs is None:
+        first = d.classes[0]
+        for x in t.scores:
+            if x.cls == first:
+                value, secs = x.value, seconds_of(x)
+                break
+    if t.span_annotations:
+        mqm = d.protocol == "mqm"
+        ann = next((a for a in t.span_annotations if a.protocol == "mqm"), None) \
+            if mqm else t.span_annotations[0]
+        if ann is not None:
+            if secs is None:
+                secs = ann.seconds
+            if mqm:
+                value = -judge_penalty(ann, database_weights(db))
+    if secs is None and t.postedits and d.spec.postedit:
         secs = t.postedits[0].seconds
     return value, secs
 

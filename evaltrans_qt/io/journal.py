@@ -414,7 +414,7 @@ def apply_entry(db: Database, ch: Change, *, undo: bool = True) -> list[Change]:
     if isinstance(ch, RankingChange):
         return list(ranking_changes.apply_ranking_change(db, ch))
     if not isinstance(ch, ScoreChange):
-        return list(protocol_changes.apply_protocol_change(db, ch))
+        return list(protocol_changes.apply_protocol_change(db, ch, undo=undo))
     t = find_target(db, ch)
     if t is None:
         raise LookupError(f"the sentence of {ch.target[:40]!r} is not in the database")

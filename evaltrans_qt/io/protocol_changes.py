@@ -318,8 +318,11 @@ def _index(src: Source, t: Target) -> int:
     return next(i for i, x in enumerate(src.targets) if x is t)
 
 
-def apply_protocol_change(db: Database, ch: ProtocolChange) -> list[ProtocolChange]:
-    """Apply ``ch`` to ``db``; returns the changes that undo it (module doc)."""
+def apply_protocol_change(db: Database, ch: ProtocolChange, *,
+                          undo: bool = True) -> list[ProtocolChange]:
+    """Apply ``ch`` to ``db``; returns the changes that undo it (module doc). ``undo=False``
+    (a caller keeping no undo history: the command line's commit) spares building them for
+    the per-target changes -- error spans, post-edits, marks -- and returns none for them."""
     src = find_source(db, ch)
     base: SourceFields = {"source": ch.source, "doc": ch.doc, "seg": ch.seg}
     if isinstance(ch, ItemsChange):
@@ -332,11 +335,11 @@ def apply_protocol_change(db: Database, ch: ProtocolChange) -> list[ProtocolChan
         except Exception:
             src.items_tokenization = old_tok
             raise
-        undo: list[ProtocolChange] = [ItemsChange(**base, items=old_items, tokenization=old_tok)]
-        undo += [MarksChange(**base, target=t.text, system=t.system, judge=m.judge,
+        back: list[ProtocolChange] = [ItemsChange(**base, items=old_items, tokenization=old_tok)]
+        back += [MarksChange(**base, target=t.text, system=t.system, judge=m.judge,
                              marks=m.marks, target_index=_index(src, t))
                  for t, m in dropped if not any(x is m for x in t.item_marks)]
-        return undo
+        return back
     if isinstance(ch, ReferenceChange) and ch.action == "add":
         existing = next((t for t in src.targets if t.text == ch.target and t.system == ch.system
                          and t.added), None)
@@ -344,6 +347,22 @@ def apply_protocol_change(db: Database, ch: ProtocolChange) -> list[ProtocolChan
             existing = protocols.add_reference(db, src, ch.target, ch.system, ch.judge)
         return [replace(ch, action="remove", seq=0, target_index=_index(src, existing))]
     t = find_target(src, ch.target, ch.system, ch.target_index)
+    if not undo and isinstance(ch, SpansChange):
+        _set_spans(src, t, ch, find_annotation(t.span_annotations, ch.judge, ch.protocol,
+                                               ch.origin))
+        return []
+    if not undo and isinstance(ch, PostEditChange):
+        if ch.text is None:
+            protocols.remove_postedit(t, ch.judge)
+        else:
+            protocols.set_postedit(db, t, ch.text, ch.judge, ch.seconds)
+        return []
+    if not undo and isinstance(ch, MarksChange):
+        if ch.marks is None:
+            protocols.remove_marks(t, ch.judge)
+        else:
+            protocols.set_marks(db, src, t, ch.marks, ch.judge)
+        return []
     where: _Where = {**base, "target": t.text, "system": t.system,
                      "target_index": _index(src, t)}
     if isinstance(ch, PostEditChange):
@@ -388,8 +407,6 @@ def apply_protocol_change(db: Database, ch: ProtocolChange) -> list[ProtocolChan
 def _apply_spans(src: Source, t: Target, ch: SpansChange, where: _Where) -> SpansChange:
     """Set or remove the judge's annotation of ``t`` under the change's protocol and of its
     origin (checked first); the inverse change."""
-    for e in [*(ch.errors or ()), *(r.error for r in ch.rejected)]:
-        check_error(e, t.text, src.text)
     old = find_annotation(t.span_annotations, ch.judge, ch.protocol, ch.origin)
     inverse = SpansChange(**where, judge=ch.judge,
                           errors=None if old is None else tuple(old.errors),
@@ -397,6 +414,17 @@ def _apply_spans(src: Source, t: Target, ch: SpansChange, where: _Where) -> Span
                           protocol=ch.protocol,
                           rejected=() if old is None else tuple(old.rejected),
                           origin=ch.origin)
+    _set_spans(src, t, ch, old)
+    return inverse
+
+
+def _set_spans(src: Source, t: Target, ch: SpansChange, old: SpanAnnotation | None) -> None:
+    """Check the change's spans against the texts, then put them in place of ``old`` (the
+    judge's annotation under its protocol and origin, or None)."""
+    for e in ch.errors or ():
+        check_error(e, t.text, src.text)
+    for r in ch.rejected:
+        check_error(r.error, t.text, src.text)
     if ch.errors is None:
         t.span_annotations = [a for a in t.span_annotations if a is not old]
     elif old is not None:
@@ -408,4 +436,3 @@ def _apply_spans(src: Source, t: Target, ch: SpansChange, where: _Where) -> Span
                                                  protocol=ch.protocol,
                                                  rejected=list(ch.rejected),
                                                  origin=ch.origin))
-    return inverse

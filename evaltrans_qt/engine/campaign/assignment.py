@@ -43,6 +43,7 @@ import hashlib
 import math
 import random
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from evaltrans_qt.engine.campaign.definition import Definition
 
@@ -52,11 +53,11 @@ REAL, BAD, INJECTED, REPEAT = "real", "bad", "injected", "repeat"
 KINDS = (REAL, BAD, INJECTED, REPEAT)
 
 
-@dataclass(frozen=True)
-class Slot:
+class Slot(NamedTuple):
     """One position of an annotator's bundle: ``kind`` of :data:`KINDS` of item ``item``
     (index into ``Definition.items``); ``unit`` numbers the unit (document) it belongs to
-    in this bundle; ``batch`` its batch (0-based)."""
+    in this bundle; ``batch`` its batch (0-based). A named tuple: a campaign has about a
+    hundred thousand of them, made again at every collection."""
 
     kind: str
     item: int
@@ -134,12 +135,16 @@ def distribute(d: Definition) -> dict[str, list[tuple[int, ...]]]:
     load = dict.fromkeys(names, 0)
     per_system: dict[str, dict[str, int]] = {a: {} for a in names}
     out: dict[str, list[tuple[int, ...]]] = {a: [] for a in names}
+    items, r, draw = d.items, d.redundancy, rng.random
     for u in order:
         unit = units[u]
-        system = d.items[unit[0]][1]
-        ranked = sorted(names, key=lambda a: (load[a], per_system[a].get(system, 0),
-                                              rng.random()))
-        for a in ranked[:d.redundancy]:
+        system = items[unit[0]][1]
+        # least loaded first, then fewest of this system, then at random (one draw per
+        # annotator, in the annotators' order)
+        keys = sorted([(load[a], per_system[a].get(system, 0), draw(), k)
+                       for k, a in enumerate(names)])
+        for *_, k in keys[:r]:
+            a = names[k]
             out[a].append(unit)
             load[a] += len(unit)
             per_system[a][system] = per_system[a].get(system, 0) + 1
