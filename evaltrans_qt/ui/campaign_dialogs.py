@@ -29,7 +29,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from evaltrans_qt.engine.campaign.definition import PROTOCOLS, QCPlan, parse_qc
+from evaltrans_qt.engine.campaign.definition import (
+    DEFAULT_RANK_SIZE,
+    PROTOCOLS,
+    QCPlan,
+    parse_qc,
+)
 from evaltrans_qt.errors import OptionError
 from evaltrans_qt.ui.import_dialogs import PathField, PathList
 
@@ -67,7 +72,10 @@ class _Form(QDialog):
 
 class CreateDialog(_Form):
     """``campaign create``: database, protocol, annotators, redundancy, batch, classes,
-    systems, documents, seed, QC plan, instructions, tutorial, output."""
+    systems, documents, systems per ranking screen, seed, QC plan, instructions, tutorial,
+    output. A field the chosen protocol does not use is disabled and not passed on
+    (:meth:`follow_protocol`): the classes only for ``classes``, the screen size only for
+    ``ranking`` (whose unit is one source's candidates, so never with documents)."""
 
     def __init__(self, database: str | Path | None = None, parent: QWidget | None = None) -> None:
         super().__init__("Create a campaign", "campaignCreateDialog", parent)
@@ -81,7 +89,6 @@ class CreateDialog(_Form):
             self.protocol.addItem(name)
             self.protocol.setItemData(self.protocol.count() - 1, spec.description,
                                       Qt.ItemDataRole.ToolTipRole)
-        self.protocol.setCurrentText("esa")
         f.addRow("Protocol:", self.protocol)
         self.annotators = _named(QLineEdit(), "annotators")
         self.annotators.setPlaceholderText("names separated by commas, e.g. anna,ben,eva")
@@ -102,6 +109,13 @@ class CreateDialog(_Form):
         f.addRow("Systems:", self.systems)
         self.documents = _named(QCheckBox("keep documents together and in order"), "documents")
         f.addRow("", self.documents)
+        self.rank_size = _named(QSpinBox(), "rank_size")
+        self.rank_size.setRange(2, 99)
+        self.rank_size.setValue(DEFAULT_RANK_SIZE)
+        self.rank_size.setToolTip("protocol 'ranking': the candidates of this many systems "
+                                  f"are ranked on one screen (default {DEFAULT_RANK_SIZE}, as "
+                                  "WMT's relative ranking)")
+        f.addRow("Systems per screen:", self.rank_size)
         self.seed = _named(QSpinBox(), "seed")
         self.seed.setRange(0, 2**31 - 1)
         f.addRow("Seed:", self.seed)
@@ -123,6 +137,22 @@ class CreateDialog(_Form):
             self.output.setText(str(p.with_name(p.name.split(".")[0] + ".etcampaign.json")))
         f.addRow("Save as:", self.output)
         self._buttons("Create")
+        self.protocol.currentTextChanged.connect(self.follow_protocol)
+        self.protocol.setCurrentText("esa")
+        self.follow_protocol()
+
+    def _uses(self) -> tuple[bool, bool]:
+        """Whether the chosen protocol uses the classes field and the screen size."""
+        spec = PROTOCOLS.get(self.protocol.currentText())
+        return (spec is not None and spec.name == "classes",
+                spec is not None and spec.ranking)
+
+    def follow_protocol(self) -> None:
+        """Enable the fields the chosen protocol uses (class doc)."""
+        classes, ranking = self._uses()
+        self.classes.setEnabled(classes)
+        self.rank_size.setEnabled(ranking)
+        self.documents.setEnabled(not ranking)
 
     def job(self) -> Callable[[], Any]:
         from evaltrans_qt.io.campaign_file import create_campaign
@@ -130,16 +160,20 @@ class CreateDialog(_Form):
         if not names:
             raise OptionError("Annotators: give the annotators' names, separated by commas")
         systems = [s.strip() for s in self.systems.text().split(",") if s.strip()] or None
-        classes = [c.strip() for c in self.classes.text().split(",") if c.strip()] or None
+        uses_classes, ranking = self._uses()
+        classes = [c.strip() for c in self.classes.text().split(",")
+                   if c.strip()] if uses_classes else []
         qc = parse_qc(self.qc.text()) if self.qc.text().strip() else QCPlan()
         return partial(create_campaign, _need(self.database.path(), "Database"),
                        _need(self.output.text().strip(), "Save as"),
                        protocol=self.protocol.currentText(), annotators=names,
                        redundancy=self.redundancy.value(), batch=self.batch.value(),
-                       systems=systems, classes=classes,
-                       documents=self.documents.isChecked(), seed=self.seed.value(), qc=qc,
+                       systems=systems, classes=classes or None,
+                       documents=not ranking and self.documents.isChecked(),
+                       seed=self.seed.value(), qc=qc,
                        instructions=self.instructions.path() or None,
-                       tutorial=self.tutorial.path() or None)
+                       tutorial=self.tutorial.path() or None,
+                       rank_size=self.rank_size.value() if ranking else None)
 
 
 class BundleDialog(_Form):

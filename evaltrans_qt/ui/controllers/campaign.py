@@ -3,7 +3,10 @@
 * **Campaign menu** -- Create…, Bundle…, Collect… (the forms of
   :mod:`evaltrans_qt.ui.campaign_dialogs`; the engine's functions run on a worker,
   :mod:`evaltrans_qt.ui.workers`), QC report and Agreement of the open result database
-  (computed on a worker, shown as tables: :mod:`evaltrans_qt.ui.campaign_tables`), and
+  (computed on a worker from a copy made when the action starts --
+  :func:`~evaltrans_qt.engine.data.judgement_copy.judgement_copy` -- so that scoring
+  meanwhile neither races with nor changes the report; shown as tables:
+  :mod:`evaltrans_qt.ui.campaign_tables`), and
   Adjudicate… (:class:`~evaltrans_qt.ui.adjudication_screen.AdjudicationScreen` over the
   Qt-free :class:`~evaltrans_qt.adjudication_session.AdjudicationSession`). Errors are
   shown the product's way (:func:`evaltrans_qt.ui.errors.show_error`).
@@ -218,6 +221,7 @@ class CampaignController(QObject):
         return db
 
     def qc_report(self) -> Worker | None:
+        from evaltrans_qt.engine.data.judgement_copy import judgement_copy
         from evaltrans_qt.io.campaign_qc import qc_report
         from evaltrans_qt.ui.campaign_tables import qc_dialog
         db = self._database()
@@ -230,12 +234,15 @@ class CampaignController(QObject):
             dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             self.last_dialog = dlg
             dlg.open()
-        path = self.workspace.path
-        return self._run(lambda: qc_report(db, path), done, "Quality control")
+        path, snap = self.workspace.path, judgement_copy(db, sources=False)   # module doc
+        return self._run(lambda: qc_report(snap, path), done, "Quality control")
 
     def agreement(self) -> Worker | None:
         from evaltrans_qt.engine.campaign.agreement import campaign_agreement
+        from evaltrans_qt.engine.data.judgement_copy import judgement_copy
+        from evaltrans_qt.io.gcpause import paused_gc
         from evaltrans_qt.ui.campaign_tables import agreement_dialog
+        from evaltrans_qt.ui.controllers.results import freeze_long_lived
         db = self._database()
         if db is None:
             return None
@@ -246,7 +253,10 @@ class CampaignController(QObject):
             dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             self.last_dialog = dlg
             dlg.open()
-        return self._run(lambda: campaign_agreement(db), done, "Agreement")
+        with paused_gc():           # module doc; ~0.06 s for a result of 21,042 candidates
+            snap = judgement_copy(db)
+            freeze_long_lived()     # else the collector traverses the new objects at once
+        return self._run(lambda: campaign_agreement(snap), done, "Agreement")
 
     def adjudicate(self, threshold: float | None = None) -> Any:
         """Open the adjudication screen over the open database (its file holds the
