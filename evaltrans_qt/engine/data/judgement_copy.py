@@ -62,7 +62,8 @@ def judgement_copy(db: Database, *, sources: bool = True) -> Database:
     collector paused (``evaltrans_qt.io.gcpause.paused_gc``, as the readers are run) and
     the copy frozen (``gc.freeze``) before the pause ends: it holds no cycle, and the
     collections it would cause otherwise cost more than the copy itself (on a campaign
-    result of 21,042 candidates, ~55 ms for the copy and 50-130 ms more for them).
+    result of 21,042 candidates, 55-95 ms for the copy and 50-130 ms more for them:
+    benchmarks/bench_judgement_copy.py).
     """
     out = Database(db.levels, db.version_id)
     if sources:
