@@ -68,8 +68,7 @@ def judgement_copy(db: Database, *, sources: bool = True) -> Database:
     out = Database(db.levels, db.version_id)
     if sources:
         out.sources = [_source(s) for s in db.sources]
-        for src in out.sources:    # db's sources are merged already: only the indexes
-            out._index(src)
+        out.reindex()       # db's sources are merged already: only the indexes are built
     out.extra_children = db.extra_children[:]
     out.extra_attrs = db.extra_attrs.copy()
     out.external_metrics = db.external_metrics.copy()
