@@ -18,11 +18,13 @@ snapshots rely on the same rule) -- while the lists themselves may be appended t
 place (a merge adds scores to a target's list, a post-edit adds a target to its source),
 which is why they are copied. Texts, ids and numbers are immutable.
 
-Shared, not copied: the unknown attributes and child elements of sources and targets
-(kept for round trips) and of scores -- a merge adds missing ones in place
-(:mod:`evaltrans_qt.engine.data.merge`) -- which the QC report and the agreement do not
-read; copying them would double the time of the copy. A computation that reads them
-needs its own copy of them.
+Shared, not copied: the unknown attributes and child elements of sources, targets and
+scores (kept for round trips), to which a merge adds missing ones in place
+(:mod:`evaltrans_qt.engine.data.merge`); copying them would double the time of the copy.
+The QC report reads none of them and the agreement only the ranking attributes of rank
+scores (``task``, ``seconds``), so a merge that gives them to rank scores without them
+while the agreement runs is the one change that can reach it. A computation that reads more of
+them needs its own copy of them.
 """
 
 from __future__ import annotations
