@@ -67,6 +67,7 @@ from evaltrans_qt.io.journal import Change, ScoreChange, journal_path, seconds_o
 from evaltrans_qt.io.judgements import commit_changes
 from evaltrans_qt.io.plaintext import read_input_bytes
 from evaltrans_qt.io.protocol_changes import (
+    SourceFields,
     marks_change,
     postedit_change,
     source_fields,
@@ -250,6 +251,7 @@ def _changes(d: Definition, rdb: Database, r: Returned,
     ranks: dict[tuple[int, str], tuple[dict[int, int], float | None, str | None]] = {}
     if index is None:
         index = candidate_index(rdb)
+    fields: dict[int, SourceFields] = {}         # source_fields per source, made once
     for item, t in r.real:
         si, system = d.items[item]
         ti = index.get((si, system))
@@ -268,7 +270,10 @@ def _changes(d: Definition, rdb: Database, r: Returned,
                 task = s.extra_attrs.get(TASK_ATTR, "")       # one screen's ranks together
                 ranks.setdefault((si, task), ({}, seconds_of(s), s.time))[0][ti] = int(s.value)
             elif s.cls in d.classes and not s.extrapolated:
-                out.append(ScoreChange(**source_fields(rdb, si), target=real_t.text,
+                sf = fields.get(si)
+                if sf is None:
+                    sf = fields[si] = source_fields(rdb, si)
+                out.append(ScoreChange(**sf, target=real_t.text,
                                        system=real_t.system, cls=s.cls, value=s.value,
                                        judge=r.annotator, time=s.time, target_index=ti,
                                        seconds=seconds_of(s)))
