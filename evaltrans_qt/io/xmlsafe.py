@@ -143,7 +143,7 @@ def attr_items(el) -> list[tuple[str, str]]:
     Linear in the number of attributes: lxml's ``attrib``/``items()`` look every
     value up by name (quadratic: 60 000 attributes took 14 s), ``@*`` does not.
     """
-    raw = el.items() if len(el.attrib) <= 32 else [(a.attrname, str(a)) for a in el.xpath("@*")]
+    raw = plain_attr_items(el)
     for k, _ in raw:
         if k[0] == "{":
             break
@@ -166,7 +166,33 @@ def attr_items(el) -> list[tuple[str, str]]:
     return out
 
 
-# --------------------------------------------------------------------------- writing
+def plain_attr_items(el) -> list[tuple[str, str]]:
+    """:func:`attr_items` of an element of a document without namespaces
+    (:func:`without_namespaces`): its attributes in document order, linear in their number."""
+    if len(el.attrib) <= 32:
+        return el.items()
+    return [(a.attrname, str(a)) for a in el.xpath("@*")]
+
+
+#: Encodings (as lxml's ``docinfo.encoding`` names them, lower case) in which every
+#: ASCII character is its ASCII byte.
+_ASCII_COMPATIBLE = frozenset(("utf-8", "utf8", "us-ascii", "ascii", "iso-8859-1",
+                               "iso8859-1", "latin1", "latin-1"))
+
+
+def without_namespaces(data: bytes, encoding: str) -> bool:
+    """True when the parsed document ``data`` (``encoding``: lxml's ``docinfo.encoding``)
+    has no namespaced attribute: a namespace needs an ``xmlns`` declaration or the ``xml:``
+    prefix (Namespaces in XML 1.0 §3, §4), and in an ASCII-compatible encoding neither
+    occurs without its bytes (then :func:`plain_attr_items` may be used; False only costs
+    speed). lxml names a UTF-16 file with a byte order mark and no declaration UTF-8, so
+    byte order marks and NUL bytes in the first four bytes (UTF-16/32) count too."""
+    head = data[:4]
+    return (encoding.lower() in _ASCII_COMPATIBLE and b"\x00" not in head
+            and not head.startswith((b"\xfe\xff", b"\xff\xfe"))
+            and b"xmlns" not in data and b"xml:" not in data)
+
+
 # --------------------------------------------------------------------------- writing
 def checked_attr(s: str) -> str:
     if len(s) > MAX_TEXT_CHARS:

@@ -215,6 +215,8 @@ def id_problem(value: str | None, what: str = "id") -> str | None:
 def check_id(value: str | None, what: str = "id", path: object = None,
              line: int | None = None) -> None:
     """:class:`InputFormatError` naming ``path`` and ``line`` when :func:`id_problem`."""
+    if value is None or _BAD_ID.search(value) is None:
+        return
     problem = id_problem(value, what)
     if problem is not None:
         raise InputFormatError(problem, path, line)  # type: ignore[arg-type]

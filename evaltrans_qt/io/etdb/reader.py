@@ -55,12 +55,20 @@ import copy
 import importlib.resources
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import overload
+from typing import Any, overload
 
 from lxml import etree
 
-from evaltrans_qt.engine.data.database import Database, Levels, Score, Target, check_id
+from evaltrans_qt.engine.data.database import (
+    Database,
+    Levels,
+    Score,
+    Target,
+    check_id,
+    source_key,
+)
 from evaltrans_qt.errors import InputFormatError, ScoreError
 from evaltrans_qt.io import scores as external_scores
 from evaltrans_qt.io.etdb import protocols as _protocols
@@ -72,10 +80,15 @@ from evaltrans_qt.io.plaintext import read_input_bytes
 from evaltrans_qt.io.xmlsafe import (
     attr_items,
     parse_xml_number,
+    plain_attr_items,
     plain_number,
     refuse_entities,
     safe_parser,
+    without_namespaces,
 )
+
+#: How the attributes of an element are read (:func:`attr_items` or a faster equivalent).
+ItemsOf = Callable[[Any], list[tuple[str, str]]]
 
 DOCTYPE = '<!DOCTYPE etdb SYSTEM "etdb.dtd">'
 
@@ -157,31 +170,36 @@ def _read_levels(el, path) -> Levels:
     return Levels(name, int(count), gray, green, perfect, firstvalid, continuous, mn, mx, a)
 
 
-def _read_eval(el, levels: dict[str, Levels], path) -> Score:
-    a = dict(attr_items(el))
+def _read_eval(el, levels: dict[str, Levels], path, valid: set[tuple[str, float]],
+               items_of: ItemsOf) -> Score:
+    """One ``<eval>`` (``valid``: the (class, value) pairs already validated in this file)."""
+    a = dict(items_of(el))
     cls = a.pop("class", None)
     if not cls:
         raise InputFormatError("<eval> needs a class attribute", path, el.sourceline)
-    lv = levels.get(cls)
-    if lv is None:
-        raise ScoreError(f"score of undeclared class '{cls}' (declare it with <levels>)",
-                         path, el.sourceline)
     text = a.pop("val", None)
     value = plain_number(text) if isinstance(text, str) else None
-    if value is None:
-        value = parse_xml_number(text, f"val of class '{cls}'", path, el)   # raises with the position
-    try:
-        lv.validate(value)
-    except ScoreError as exc:
-        raise ScoreError(exc.problem, path, el.sourceline) from None
-    judge = a.pop("evaluator", None)
-    time = a.pop("time", None)
-    extrapolated = a.pop("extrapolated", "0") in ("1", "true", "yes")
-    return Score(cls, value, judge, time, extrapolated, a)
+    if value is None or (cls, value) not in valid:
+        lv = levels.get(cls)
+        if lv is None:
+            raise ScoreError(f"score of undeclared class '{cls}' (declare it with <levels>)",
+                             path, el.sourceline)
+        if value is None:
+            value = parse_xml_number(text, f"val of class '{cls}'", path, el)  # raises
+        try:
+            lv.validate(value)
+        except ScoreError as exc:
+            raise ScoreError(exc.problem, path, el.sourceline) from None
+        valid.add((cls, value))
+    if a:
+        return Score(cls, value, a.pop("evaluator", None), a.pop("time", None),
+                     a.pop("extrapolated", "0") in ("1", "true", "yes"), a)
+    return Score(cls, value, None, None, False, a)
 
 
-def _read_target(el, levels: dict[str, Levels], path) -> Target:
-    a = dict(attr_items(el))
+def _read_target(el, r: _Reading, pending: list[_spans.Pending]) -> Target:
+    levels, path, valid, items_of = r.levels, r.path, r.valid, r.items_of
+    a = dict(items_of(el))
     system, doc, seg = a.pop("sys", None), a.pop("doc", None), a.pop("seg", None)
     tgt = Target("", system, doc=doc, seg=seg, extra_attrs=a)
     scores = tgt.scores
@@ -189,14 +207,14 @@ def _read_target(el, levels: dict[str, Levels], path) -> Target:
     for child in el:
         tag = child.tag
         if tag == "eval":
-            scores.append(_read_eval(child, levels, path))
+            scores.append(_read_eval(child, levels, path, valid, items_of))
         elif tag == "t_sent" and not seen_text:
             tgt.text = child.text or "" if not len(child) else _text(child)
             seen_text = True
+        elif tag == _spans.TAG:
+            _spans.read_target_child(tgt, child, path, pending, items_of)
         elif tag in _protocols.TARGET_TAGS:
             _protocols.read_target_child(tgt, child, path)
-        elif tag == _spans.TAG:
-            _spans.read_target_child(tgt, child, path)
         elif isinstance(tag, str):
             tgt.extra_children.append(_serialize(child))
     if not seen_text:
@@ -206,55 +224,99 @@ def _read_target(el, levels: dict[str, Levels], path) -> Target:
     return tgt
 
 
-def _read_source(el, db: Database, levels: dict[str, Levels], path, lines: dict[int, int]) -> None:
-    """Add one ``<source>`` (``lines``: source id -> line of its first element, for messages)."""
+class _Reading:
+    """What the reading of one file keeps between ``<source>`` elements."""
+
+    __slots__ = ("db", "items_of", "levels", "path", "valid")
+
+    def __init__(self, db: Database, levels: dict[str, Levels], path: str,
+                 items_of: ItemsOf) -> None:
+        self.db, self.levels, self.path = db, levels, path
+        #: :func:`attr_items`, or :func:`plain_attr_items` for a file without namespaces.
+        self.items_of = items_of
+        #: (class, value) of the scores already validated (files repeat them).
+        self.valid: set[tuple[str, float]] = set()
+
+
+def _read_source(el, r: _Reading) -> None:
+    """Add one ``<source>``."""
+    path = r.path
     text = None
     targets: list[Target] = []
     extra: list[str] = []
     protocol_children: list = []
     segranks_children: list = []
+    pending: list[_spans.Pending] = []
+    marks = False
     for child in el:
         tag = child.tag
-        if tag == "s_sent" and text is None:
-            text = _text(child)
+        if tag == "targets":
+            for t in child:
+                if t.tag == "tgt":
+                    tgt = _read_target(t, r, pending)
+                    targets.append(tgt)
+                    if tgt.item_marks:
+                        marks = True
+                elif isinstance(t.tag, str):
+                    extra.append(_serialize(t))
+        elif tag == "s_sent" and text is None:
+            text = child.text or "" if not len(child) else _text(child)
         elif tag in _protocols.SOURCE_TAGS:
             protocol_children.append(child)
         elif tag == _segranks.TAG:
             segranks_children.append(child)
-        elif tag == "targets":
-            for t in child:
-                if t.tag == "tgt":
-                    targets.append(_read_target(t, levels, path))
-                elif isinstance(t.tag, str):
-                    extra.append(_serialize(t))
         elif isinstance(tag, str):
             extra.append(_serialize(child))
     if text is None:
         raise InputFormatError("<source> has no <s_sent>", path, el.sourceline)
-    attrs = dict(attr_items(el))
-    doc, seg = attrs.pop("doc", None), attrs.pop("seg", None)
-    check_id(doc, "<source doc>", path, el.sourceline)
-    check_id(seg, "<source seg>", path, el.sourceline)
+    items = r.items_of(el)
+    attrs: dict[str, str] | None = None
+    doc: str | None = None
+    seg: str | None
+    if len(items) == 1 and items[0][0] == "seg":
+        seg = items[0][1]
+    else:
+        attrs = dict(items)
+        doc, seg = attrs.pop("doc", None), attrs.pop("seg", None)
+    if doc is not None:
+        check_id(doc, "<source doc>", path, el.sourceline)
+    if seg is not None:
+        check_id(seg, "<source seg>", path, el.sourceline)
+    db = r.db
     src = db.find_source(text, doc, seg)
-    if src is not None and src.text != text:
+    if src is None or not seg:
+        src = db.add_source(text, doc, seg)
+    elif src.text != text:
         where = f'doc="{doc}" seg="{seg}"' if doc else f'seg="{seg}"'
         raise InputFormatError(
             f"<source {where}> has the sentence {text[:50]!r}, but the <source> with the same "
-            f"doc and seg at line {lines.get(id(src), '?')} has {src.text[:50]!r}; a source "
+            f"doc and seg at line {_first_line(el, doc, seg)} has {src.text[:50]!r}; a source "
             f"with a seg attribute is identified by doc and seg, so each position needs its "
             f"own ids", path, el.sourceline)
-    src = db.add_source(text, doc, seg)
-    lines.setdefault(id(src), el.sourceline)
-    src.targets.extend(targets)
-    src.extra_children.extend(extra)
-    for k, v in attrs.items():
-        src.extra_attrs.setdefault(k, v)
-    if protocol_children or any(t.item_marks for t in targets):
+    if src.targets:
+        src.targets.extend(targets)
+    else:
+        src.targets = targets
+    if extra:
+        src.extra_children.extend(extra)
+    if attrs:
+        for k, v in attrs.items():
+            src.extra_attrs.setdefault(k, v)
+    if protocol_children or marks:
         _protocols.read_source_children(src, protocol_children, path)
-    if any(t.span_annotations for t in targets):
-        _spans.check_source(src, path)
+    if pending:
+        _spans.check_pending(pending, text, path)
     for c in segranks_children:
         _segranks.read_source_child(src, c, path)
+
+
+def _first_line(el, doc: str | None, seg: str) -> int | str:
+    """Line of the first ``<source>`` (before ``el``) at the position (doc, seg), for a
+    message (looked up only then)."""
+    key = source_key(doc, seg)
+    lines = [s.sourceline for s in el.itersiblings(preceding=True)
+             if s.tag == "source" and source_key(s.get("doc"), s.get("seg")) == key]
+    return lines[-1] if lines else "?"
 
 
 def loads(data: bytes, path: str | os.PathLike[str] | None = None) -> Database:
@@ -312,12 +374,13 @@ def _loads(data: bytes, path: str | os.PathLike[str] | None) -> Database:
             levels[lv.name] = lv
             db.levels.append(lv)
     have_version = False
-    lines: dict[int, int] = {}
     ext_lines: list[int] = []
+    plain = without_namespaces(data, root.getroottree().docinfo.encoding or "")
+    r = _Reading(db, levels, where, plain_attr_items if plain else attr_items)
     for el in root:
         tag = el.tag
         if tag == "source":
-            _read_source(el, db, levels, where, lines)
+            _read_source(el, r)
         elif tag == "levels":
             continue
         elif tag == "version_id" and not have_version:

@@ -53,12 +53,17 @@ stores one; a closed typology restricts the categories annotation may use.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from lxml import etree
 
 from evaltrans_qt.engine.data.database import Database, Source, Target
 from evaltrans_qt.engine.human.spans.model import (
     ORIGINS,
     PROTOCOLS,
+    SEVERITIES,
+    SIDES,
     ErrorSpan,
     Rejection,
     SpanAnnotation,
@@ -79,7 +84,6 @@ TAG = "errors"
 _ERROR_ATTRS = ("side", "start", "end", "severity", "category", "comment", "seconds",
                 "metadata")
 _ERROR_ATTR_SET = frozenset(_ERROR_ATTRS)
-_CHILDREN = ("error", "rejected")
 
 
 def _int(text: str | None, what: str, path, el) -> int | None:
@@ -91,10 +95,13 @@ def _int(text: str | None, what: str, path, el) -> int | None:
     return int(text)
 
 
-def read_target_child(tgt: Target, el, path) -> None:
-    """Read one ``<errors>`` child of ``<tgt>`` into ``tgt.span_annotations`` (spans are
-    checked against the texts by :func:`check_source` once the source is read)."""
-    a = dict(attr_items(el))
+def read_target_child(tgt: Target, el, path, pending: list[Pending],
+                      items_of: Callable[[Any], list[tuple[str, str]]] = attr_items) -> None:
+    """Read one ``<errors>`` child of ``<tgt>`` into ``tgt.span_annotations``; each span
+    read is added to ``pending``, for :func:`check_pending` to check it against the texts
+    once the ``<source>`` is read (its sentences may follow). ``items_of`` reads the
+    attributes of an element (:func:`attr_items` or an equivalent)."""
+    a = dict(items_of(el))
     judge = a.pop("judge", None)
     protocol = a.pop("protocol", "mqm")
     if protocol not in PROTOCOLS:
@@ -111,78 +118,114 @@ def read_target_child(tgt: Target, el, path) -> None:
     sec = a.pop("seconds", None)
     seconds = None if sec is None else parse_xml_number(sec, "seconds of <errors>", path, el)
     ann = SpanAnnotation(judge, [], seconds, a, protocol, origin=origin)
+    errors = ann.errors
+    add = pending.append
     for child in el:
-        if child.tag not in _CHILDREN:
-            if isinstance(child.tag, str):
-                raise InputFormatError(f"<{child.tag}> inside <errors> (only <error> and "
+        tag = child.tag
+        if tag == "error":
+            e = _error(child, tag, path, dict(items_of(child)))
+            errors.append(e)
+        elif tag == "rejected":
+            ea = dict(items_of(child))
+            machine = ea.pop("machine", None)
+            e = _error(child, tag, path, ea)
+            ann.rejected.append(Rejection(machine, e))
+        else:
+            if isinstance(tag, str):
+                raise InputFormatError(f"<{tag}> inside <errors> (only <error> and "
                                        "<rejected>)", path, child.sourceline)
             continue
-        e, machine = _error(child, path)
-        if child.tag == "error":
-            ann.errors.append(e)
-        else:
-            ann.rejected.append(Rejection(machine, e))
+        add((tgt, e, child))
     tgt.span_annotations.append(ann)
 
 
-def _error(child, path) -> tuple[ErrorSpan, str | None]:
-    """The span of an ``<error>`` or ``<rejected>`` (and the latter's ``machine``)."""
-    tag = child.tag
-    ea = dict(attr_items(child))
-    machine = ea.pop("machine", None) if tag == "rejected" else None
+#: A span read and not yet checked against the texts: its target, the span and its element.
+Pending = tuple[Target, ErrorSpan, Any]
+
+
+def _error(child, tag: str, path, ea: dict[str, str]) -> ErrorSpan:
+    """The span of an ``<error>`` or ``<rejected>`` (``ea``: its attributes, the latter's
+    without ``machine``)."""
     if not _ERROR_ATTR_SET.issuperset(ea):
         unknown = [k for k in ea if k not in _ERROR_ATTRS]
         raise InputFormatError(f"unknown attribute {unknown[0]!r} of <{tag}>", path,
                                child.sourceline)
-    if "severity" not in ea or "category" not in ea:
+    get = ea.get
+    severity, category = get("severity"), get("category")
+    if severity is None or category is None:
         raise InputFormatError(f"<{tag}> needs severity and category attributes", path,
                                child.sourceline)
-    es = ea.get("seconds")
-    e = ErrorSpan(ea["severity"], ea["category"],
-                  _int(ea.get("start"), "start", path, child),
-                  _int(ea.get("end"), "end", path, child), ea.get("side", "target"),
-                  ea.get("comment"),
+    start, end, es = get("start"), get("end"), get("seconds")
+    e = ErrorSpan(severity, category,
+                  None if start is None else _INTS.get(start) or _int(start, "start", path, child),
+                  None if end is None else _INTS.get(end) or _int(end, "end", path, child),
+                  get("side", "target"), get("comment"),
                   None if es is None else parse_xml_number(es, f"seconds of <{tag}>",
                                                            path, child),
-                  ea.get("metadata"))
-    shown = child.text or ""
-    if shown and not e.located:
+                  get("metadata"))
+    if start is None and child.text:
         raise InputFormatError(f"<{tag}> without start/end has text", path,
                                child.sourceline)
-    _PENDING[id(e)] = (child.sourceline, shown)
-    return e, machine
+    return e
 
 
-#: (line, element text) of each <error>/<rejected> read and not yet checked by
-#: :func:`check_source`, by object id.
-_PENDING: dict[int, tuple[int, str]] = {}
+#: ``str(n) -> n`` for small n: most span offsets are read without :func:`_int` (0 is
+#: falsy and goes through it).
+_INTS = {str(n): n for n in range(1, 4096)}
 
 
-def check_source(src: Source, path) -> None:
-    """Check every error of ``src``'s targets against the texts: valid severity, span inside
-    the text and the element's text equal to the marked characters."""
-    pending = [(t, e) for t in src.targets for ann in t.span_annotations
-               for e in _spans(ann) if id(e) in _PENDING]     # else checked with an earlier
-    try:                                                      # <source>
-        for t, e in pending:
-            line, shown = _PENDING[id(e)]
-            try:
-                check_error(e, t.text, src.text)
-            except EvalTransError as exc:
-                raise InputFormatError(f"<error>: {exc.problem}", path, line) from None
-            if e.located:
-                marked = e.text_of(t.text if e.side == "target" else src.text)
-                if shown != marked:
-                    raise InputFormatError(
-                        f"<error start=\"{e.start}\" end=\"{e.end}\"> says {shown!r}, but "
-                        f"those characters of the {e.side} are {marked!r}", path, line)
-    finally:
-        for _, e in pending:
-            _PENDING.pop(id(e), None)
+def check_pending(pending: list[Pending], source_text: str, path) -> None:
+    """Check every span of ``pending`` (read from one ``<source>`` whose sentence is
+    ``source_text``) against the texts: valid severity, span inside the text and the
+    element's text equal to the marked characters. The first problem in the order of
+    the targets, their annotations and each one's errors before its rejected spans is
+    reported, naming the element's line."""
+    for t, e, child in pending:
+        start, end = e.start, e.end
+        if start is None or end is None:
+            if start is not None or end is not None:
+                break
+            marked = ""
+        else:
+            text = t.text if e.side == "target" else source_text
+            if not 0 <= start <= end <= len(text):
+                break
+            marked = text[start:end]
+        if (e.severity not in _SEVERITY_SET or e.side not in SIDES
+                or (child.text or "") != marked or not e.category.strip()
+                or (e.seconds is not None and not e.seconds >= 0)):
+            break
+    else:
+        return
+    _check_in_order(pending, source_text, path)     # something failed: find and report it
 
 
-def _spans(ann: SpanAnnotation) -> list[ErrorSpan]:
-    return [*ann.errors, *(r.error for r in ann.rejected)]
+_SEVERITY_SET = frozenset(SEVERITIES)
+
+
+def _check_in_order(pending: list[Pending], source_text: str, path) -> None:
+    """:func:`check_pending`'s full check with :func:`check_error`, in the reported order."""
+    elements = {id(e): child for _, e, child in pending}
+    targets = list({id(t): t for t, _, _ in pending}.values())
+    for t in targets:
+        for ann in t.span_annotations:
+            for e in [*ann.errors, *(r.error for r in ann.rejected)]:
+                child = elements.get(id(e))
+                if child is None:
+                    continue
+                try:
+                    check_error(e, t.text, source_text)
+                except EvalTransError as exc:
+                    raise InputFormatError(f"<error>: {exc.problem}", path,
+                                           child.sourceline) from None
+                if e.located:
+                    marked = e.text_of(t.text if e.side == "target" else source_text)
+                    shown = child.text or ""
+                    if shown != marked:
+                        raise InputFormatError(
+                            f"<error start=\"{e.start}\" end=\"{e.end}\"> says {shown!r}, "
+                            f"but those characters of the {e.side} are {marked!r}", path,
+                            child.sourceline)
 
 
 def target_xml(tgt: Target, src: Source) -> list[str]:
