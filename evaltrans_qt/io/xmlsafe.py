@@ -66,8 +66,10 @@ def replace_invalid(s: str) -> str:
 
 
 # --------------------------------------------------------------------------- numbers
+@functools.lru_cache(maxsize=4096)
 def format_number(value: float) -> str:
-    """Shortest text for a score/level value: ``3`` not ``3.0``; ``-2.5``; round-trips exactly."""
+    """Shortest text for a score/level value: ``3`` not ``3.0``; ``-2.5``; round-trips exactly
+    (cached: files repeat values; equal numbers have one text)."""
     if value == int(value) and abs(value) < 1e15:
         return str(int(value))
     return repr(float(value))
@@ -194,10 +196,34 @@ def without_namespaces(data: bytes, encoding: str) -> bool:
 
 
 # --------------------------------------------------------------------------- writing
+#: Escaped short attribute values already written (a file repeats its judges, classes,
+#: categories, offsets; bounded): ``value -> escape_attr(value)``.
+_ESCAPED: dict[str, str] = {}
+_ESCAPED_MAX_LEN = 64
+_ESCAPED_MAX_COUNT = 65536
+
+
 def checked_attr(s: str) -> str:
+    """``s`` escaped for a double-quoted attribute (:func:`escape_attr`); SaveError if it
+    is longer than ``MAX_TEXT_CHARS``."""
+    e = _ESCAPED.get(s)
+    if e is not None:
+        return e
     if len(s) > MAX_TEXT_CHARS:
         raise SaveError(too_long_message(len(s), f"attribute value {s[:30]!r}..."))
-    return escape_attr(s)
+    e = escape_attr(s)
+    if len(s) <= _ESCAPED_MAX_LEN and len(_ESCAPED) < _ESCAPED_MAX_COUNT:
+        _ESCAPED[s] = e
+    return e
+
+
+def attr_value(v: object) -> str:
+    """``v`` (``str(v)`` if not a string) as a double-quoted attribute value: checked for
+    length and escaped (:func:`checked_attr`)."""
+    if type(v) is str:
+        e = _ESCAPED.get(v)
+        return checked_attr(v) if e is None else e
+    return checked_attr(str(v))
 
 
 _ATTR_NAME = re.compile(r"(?:xmlns:)?[^\W\d][\w.-]*(?::[^\W\d][\w.-]*)?")
@@ -219,8 +245,5 @@ def attrs(pairs) -> str:
                 raise SaveError(f"{k!r} is not a valid XML attribute name")
             if len(_VALID_NAMES) < 4096:
                 _VALID_NAMES.add(k)
-        s = v if type(v) is str else str(v)
-        if len(s) > MAX_TEXT_CHARS:
-            raise SaveError(too_long_message(len(s), f"attribute value {s[:30]!r}..."))
-        out.append(f' {k}="{escape_attr(s)}"')
+        out.append(f' {k}="{attr_value(v)}"')
     return "".join(out)

@@ -73,6 +73,7 @@ from evaltrans_qt.engine.human.spans.model import (
 from evaltrans_qt.errors import EvalTransError, InputFormatError
 from evaltrans_qt.io.xmlsafe import (
     attr_items,
+    attr_value,
     attrs,
     escape_text,
     format_number,
@@ -232,11 +233,15 @@ def target_xml(tgt: Target, src: Source) -> list[str]:
     """The ``<errors>`` lines of ``tgt`` (indented for ``<tgt>``'s children)."""
     out = []
     for ann in tgt.span_annotations:
-        head = ("        <errors" + attrs((
-            ("judge", ann.judge),
-            ("protocol", None if ann.protocol == "mqm" else ann.protocol),
-            ("origin", None if ann.origin == "human" else ann.origin),
-            ("seconds", None if ann.seconds is None else format_number(ann.seconds)))))
+        head = "        <errors"
+        if ann.judge is not None:
+            head += f' judge="{attr_value(ann.judge)}"'
+        if ann.protocol != "mqm" and ann.protocol is not None:
+            head += f' protocol="{attr_value(ann.protocol)}"'
+        if ann.origin != "human" and ann.origin is not None:
+            head += f' origin="{attr_value(ann.origin)}"'
+        if ann.seconds is not None:
+            head += f' seconds="{format_number(ann.seconds)}"'
         if ann.extra_attrs:
             head += attrs(ann.extra_attrs.items())
         if not ann.errors and not ann.rejected:
@@ -245,19 +250,30 @@ def target_xml(tgt: Target, src: Source) -> list[str]:
         out.append(head + ">\n")
         items: list[tuple[str, str | None, ErrorSpan]] = [("error", None, e)
                                                            for e in ann.errors]
-        items += [("rejected", r.machine, r.error) for r in ann.rejected]
-        for tag, machine, e in items:
-            pairs = [("machine", machine),
-                     ("side", None if e.side == "target" else e.side),
-                     ("start", None if e.start is None else str(e.start)),
-                     ("end", None if e.end is None else str(e.end)),
-                     ("severity", e.severity), ("category", e.category),
-                     ("comment", e.comment),
-                     ("seconds", None if e.seconds is None else format_number(e.seconds)),
-                     ("metadata", e.metadata)]
+        if ann.rejected:
+            items += [("rejected", r.machine, r.error) for r in ann.rejected]
+        for tag, machine, e in items:       # the attributes in _ERROR_ATTRS order
+            a = f"          <{tag}"
+            if machine is not None:
+                a += f' machine="{attr_value(machine)}"'
+            if e.side != "target":
+                a += f' side="{attr_value(e.side)}"'
+            if e.start is not None:
+                a += f' start="{attr_value(str(e.start))}"'
+            if e.end is not None:
+                a += f' end="{attr_value(str(e.end))}"'
+            if e.severity is not None:
+                a += f' severity="{attr_value(e.severity)}"'
+            if e.category is not None:
+                a += f' category="{attr_value(e.category)}"'
+            if e.comment is not None:
+                a += f' comment="{attr_value(e.comment)}"'
+            if e.seconds is not None:
+                a += f' seconds="{format_number(e.seconds)}"'
+            if e.metadata is not None:
+                a += f' metadata="{attr_value(e.metadata)}"'
             text = e.text_of(tgt.text if e.side == "target" else src.text)
-            out.append(f"          <{tag}{attrs(pairs)}" +
-                       (f">{escape_text(text)}</{tag}>\n" if text else "/>\n"))
+            out.append(f"{a}>{escape_text(text)}</{tag}>\n" if text else f"{a}/>\n")
         out.append("        </errors>\n")
     return out
 

@@ -21,6 +21,7 @@ from evaltrans_qt.io.etdb.reader import DOCTYPE, loads
 from evaltrans_qt.io.limits import MAX_TEXT_CHARS, too_long_message
 from evaltrans_qt.io.xmlsafe import (
     INVALID_XML_CHARS,
+    attr_value,
     attrs,
     checked_attr,
     escape_text,
@@ -62,7 +63,11 @@ def dumps(db: Database) -> bytes:
     for src in db.sources:
         if len(src.text) > MAX_TEXT_CHARS:
             _check_length(src.text, f"source sentence {src.text[:30]!r}...")
-        head = attrs((("doc", src.doc), ("seg", src.seg)))
+        head = ""
+        if src.doc is not None:
+            head = f' doc="{attr_value(src.doc)}"'
+        if src.seg is not None:
+            head += f' seg="{attr_value(src.seg)}"'
         if src.extra_attrs:
             head += attrs(src.extra_attrs.items())
         add(f"  <source{head}>\n    <s_sent>{escape_text(src.text)}</s_sent>\n")
@@ -75,7 +80,11 @@ def dumps(db: Database) -> bytes:
         for t in src.targets:
             if len(t.text) > MAX_TEXT_CHARS:
                 _check_length(t.text, f"target {t.text[:30]!r}... of source {src.text[:30]!r}")
-            head = attrs((("sys", t.system), ("doc", t.doc), ("seg", t.seg)))
+            head = "" if t.system is None else f' sys="{attr_value(t.system)}"'
+            if t.doc is not None:
+                head += f' doc="{attr_value(t.doc)}"'
+            if t.seg is not None:
+                head += f' seg="{attr_value(t.seg)}"'
             if t.extra_attrs:
                 head += attrs(t.extra_attrs.items())
             added = _protocols.target_attrs(t)
@@ -103,12 +112,35 @@ def dumps(db: Database) -> bytes:
         add("    </targets>\n  </source>\n")
     add("</database>\n")
     text = "".join(out)
+    data = _encoded_if_valid(text, latin1)
+    if data is not None:
+        return data
     bad = INVALID_XML_CHARS.search(text)
     if bad:
         line = text.count("\n", 0, bad.start()) + 1
         raise SaveError(f"character U+{ord(bad.group()):04X} cannot be stored in XML "
                         f"(output line {line}); remove it from the sentence")
     return text.encode("iso-8859-1" if latin1 else "utf-8", "xmlcharrefreplace")
+
+
+#: Every byte but the C0 controls XML 1.0 cannot hold (§2.2: tab, line feed and carriage
+#: return are allowed).
+_NOT_C0 = bytes(b for b in range(256) if b >= 32 or b in (9, 10, 13))
+
+
+def _encoded_if_valid(text: str, latin1: bool) -> bytes | None:
+    """The bytes of ``text`` when they are quick to prove free of :data:`INVALID_XML_CHARS`
+    (faster than searching the text: ASCII, or UTF-8 without the lead byte of a surrogate
+    and without U+FFFE/U+FFFF), else None (then the text is searched)."""
+    if text.isascii():
+        data = text.encode("ascii")         # the same bytes in utf-8 and iso8859-1
+    elif latin1:
+        return None
+    else:
+        data = text.encode("utf-8", "surrogatepass")
+        if b"\xed" in data or b"\xef\xbf\xbe" in data or b"\xef\xbf\xbf" in data:
+            return None
+    return None if data.translate(None, _NOT_C0) else data
 
 
 def checked_bytes(db: Database, path: str | os.PathLike[str] | None = None) -> bytes:

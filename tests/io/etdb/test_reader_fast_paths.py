@@ -12,8 +12,9 @@ import pytest
 from lxml import etree
 
 from evaltrans_qt.engine.human.spans.model import ErrorSpan
-from evaltrans_qt.errors import InputFormatError, ScoreError
+from evaltrans_qt.errors import InputFormatError, SaveError, ScoreError
 from evaltrans_qt.io.etdb import dumps, loads
+from evaltrans_qt.io.limits import MAX_TEXT_CHARS
 from evaltrans_qt.io.xmlsafe import attr_items, plain_attr_items, without_namespaces
 
 HEAD = ('<?xml version="1.0" encoding="utf-8" ?>\n<database>\n'
@@ -116,3 +117,41 @@ def test_position_conflict_names_the_first_line():
         loads(_db(body), "f.etdb.xml")
     assert exc.value.line == 16
     assert "at line 5 has 'a'" in exc.value.problem
+
+
+@pytest.mark.parametrize("bad, code", [("\x01", "0001"), ("\ud800", "D800"),
+                                       ("\ufffe", "FFFE"), ("\uffff", "FFFF")])
+@pytest.mark.parametrize("other", ["plain", "Grüße", "한국어 텍스트"])
+def test_writer_refuses_characters_xml_cannot_hold(bad, code, other):
+    db = loads(_db(_source("1", "a", "b") + _source("2", other, "c")))
+    db.sources[1].targets[0].text = f"x{bad}y"
+    with pytest.raises(SaveError) as exc:
+        dumps(db)
+    assert f"U+{code}" in exc.value.problem and "output line 19" in exc.value.problem
+    db.sources[1].targets[0].text = "x\ty\r"
+    assert loads(dumps(db)).sources[1].targets[0].text == "x\ty\r"
+
+
+def test_writer_bytes_per_encoding():
+    db = loads(_db(_source("1", "Grüße €", "한국어")))
+    text = dumps(db).decode("utf-8")
+    assert "<s_sent>Grüße €</s_sent>" in text and "<t_sent>한국어</t_sent>" in text
+    db.encoding = "iso8859-1"
+    data = dumps(db)
+    assert data.startswith(b'<?xml version="1.0" encoding="iso8859-1" ?>')
+    assert "Grüße &#8364;".encode("iso-8859-1") in data and b"&#54620;" in data
+    assert loads(data).sources[0].text == "Grüße €"
+
+
+def test_repeated_attribute_values_escaped_every_time():
+    db = loads(_db(_source("1", "a", "b") + _source("2", "c", "d")))
+    for src in db.sources:
+        src.targets[0].system = 'S&"<x>\n\t'
+        src.extra_attrs["note"] = 'S&"<x>\n\t'
+    data = dumps(db)
+    assert data.count(b'sys="S&amp;&quot;&lt;x&gt;&#10;&#9;"') == 2
+    assert data.count(b'note="S&amp;&quot;&lt;x&gt;&#10;&#9;"') == 2
+    assert [s.targets[0].system for s in loads(data).sources] == ['S&"<x>\n\t'] * 2
+    db.sources[0].targets[0].system = "s" * (MAX_TEXT_CHARS + 1)
+    with pytest.raises(SaveError):
+        dumps(db)
