@@ -190,9 +190,12 @@ def without_namespaces(data: bytes, encoding: str) -> bool:
     speed). lxml names a UTF-16 file with a byte order mark and no declaration UTF-8, so
     byte order marks and NUL bytes in the first four bytes (UTF-16/32) count too."""
     head = data[:4]
-    return (encoding.lower() in _ASCII_COMPATIBLE and b"\x00" not in head
-            and not head.startswith((b"\xfe\xff", b"\xff\xfe"))
-            and b"xmlns" not in data and b"xml:" not in data)
+    if (encoding.lower() not in _ASCII_COMPATIBLE or b"\x00" in head
+            or head.startswith((b"\xfe\xff", b"\xff\xfe"))):
+        return False
+    # one scan for "xml" after the XML declaration's ``<?xml`` usually settles it
+    start = 5 if data.startswith(b"<?xml") else 8 if data.startswith(b"\xef\xbb\xbf<?xml") else 0
+    return data.find(b"xml", start) < 0 or (b"xmlns" not in data and b"xml:" not in data)
 
 
 # --------------------------------------------------------------------------- writing

@@ -199,9 +199,14 @@ def _read_eval(el, levels: dict[str, Levels], path, valid: set[tuple[str, float]
 
 def _read_target(el, r: _Reading, pending: list[_spans.Pending]) -> Target:
     levels, path, valid, items_of = r.levels, r.path, r.valid, r.items_of
-    a = dict(items_of(el))
-    system, doc, seg = a.pop("sys", None), a.pop("doc", None), a.pop("seg", None)
-    tgt = Target("", system, doc=doc, seg=seg, extra_attrs=a)
+    items = items_of(el)
+    if len(items) == 1 and items[0][0] == "sys":        # the usual <tgt sys="...">
+        a: dict[str, str] = {}
+        tgt = Target("", items[0][1], extra_attrs=a)
+    else:
+        a = dict(items)
+        system, doc, seg = a.pop("sys", None), a.pop("doc", None), a.pop("seg", None)
+        tgt = Target("", system, doc=doc, seg=seg, extra_attrs=a)
     scores = tgt.scores
     seen_text = False
     for child in el:
@@ -328,7 +333,7 @@ def loads(data: bytes, path: str | os.PathLike[str] | None = None) -> Database:
 
 def _loads(data: bytes, path: str | os.PathLike[str] | None) -> Database:
     where = str(path) if path is not None else "<data>"
-    if not data.strip():
+    if not data or data.isspace():          # (strip() would copy the whole file)
         raise InputFormatError("empty file (expected an EvalTrans <database>)", where)
     refuse_entities(data, where)
     try:

@@ -112,10 +112,10 @@ def read_target_child(tgt: Target, el, path, pending: list[Pending],
     if origin not in ORIGINS:
         raise InputFormatError(f"origin {origin!r} of <errors> is not one of "
                                f"{', '.join(ORIGINS)}", path, el.sourceline)
-    if tgt.span_annotations and any(x.judge == judge and x.protocol == protocol
-                                    and x.origin == origin for x in tgt.span_annotations):
-        raise InputFormatError(f"two <errors> of judge {judge!r}, protocol {protocol} and "
-                               f"origin {origin} in one <tgt>", path, el.sourceline)
+    for x in tgt.span_annotations:
+        if x.judge == judge and x.protocol == protocol and x.origin == origin:
+            raise InputFormatError(f"two <errors> of judge {judge!r}, protocol {protocol} and "
+                                   f"origin {origin} in one <tgt>", path, el.sourceline)
     sec = a.pop("seconds", None)
     seconds = None if sec is None else parse_xml_number(sec, "seconds of <errors>", path, el)
     ann = SpanAnnotation(judge, [], seconds, a, protocol, origin=origin)

@@ -57,6 +57,10 @@ def test_without_namespaces_only_when_no_namespace_can_occur():
     assert not without_namespaces(utf16, "UTF-8")         # lxml's name for it
     assert not without_namespaces('<database/>'.encode("utf-16-be"), "UTF-8")
     assert not without_namespaces(b"<database/>", "shift_jis")
+    assert not without_namespaces(b'<a xmlns:b="u" b:c="1"/>', "UTF-8")    # no declaration
+    assert not without_namespaces(b'\xef\xbb\xbf<?xml version="1.0"?><a xml:lang="d"/>', "UTF-8")
+    assert without_namespaces(b'\xef\xbb\xbf<?xml version="1.0"?><a/>', "UTF-8")
+    assert without_namespaces(b'<?xml version="1.0"?><a>an xml file</a>', "UTF-8")
 
 
 def test_plain_attr_items_is_attr_items_without_namespaces():
