@@ -201,7 +201,9 @@ def check_pending(pending: list[Pending], source_text: str, path) -> None:
     _check_in_order(pending, source_text, path)     # something failed: find and report it
 
 
-_SEVERITY_SET = frozenset(SEVERITIES)
+#: Severities :func:`check_error` accepts as written in most files (it accepts any case).
+_SEVERITY_SET = frozenset((*SEVERITIES, *(s.lower() for s in SEVERITIES),
+                           *(s.upper() for s in SEVERITIES)))
 
 
 def _check_in_order(pending: list[Pending], source_text: str, path) -> None:

@@ -159,3 +159,14 @@ def test_repeated_attribute_values_escaped_every_time():
     db.sources[0].targets[0].system = "s" * (MAX_TEXT_CHARS + 1)
     with pytest.raises(SaveError):
         dumps(db)
+
+
+def test_severity_in_any_case_and_spacing_is_read_as_written():
+    inner = ('        <errors judge="j">\n'
+             '          <error start="0" end="1" severity=" mAjor " category="Other">x</error>\n'
+             '          <error start="2" end="3" severity="CRITICAL" category="Other">y</error>\n'
+             '        </errors>\n')
+    db = loads(_db(_source("1", "a", "x y", inner)))
+    errors = db.sources[0].targets[0].span_annotations[0].errors
+    assert [e.severity for e in errors] == [" mAjor ", "CRITICAL"]
+    assert loads(dumps(db)).sources[0].targets[0].span_annotations[0].errors == errors
