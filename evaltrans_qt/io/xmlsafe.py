@@ -202,8 +202,8 @@ def without_namespaces(data: bytes, encoding: str) -> bool:
 #: Escaped short attribute values already written (a file repeats its judges, classes,
 #: categories, offsets; bounded): ``value -> escape_attr(value)``.
 _ESCAPED: dict[str, str] = {}
-_ESCAPED_MAX_LEN = 64
-_ESCAPED_MAX_COUNT = 65536
+_ESCAPED_MAX_LEN = 48
+_ESCAPED_MAX_COUNT = 16384
 
 
 def checked_attr(s: str) -> str:
