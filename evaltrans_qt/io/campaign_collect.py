@@ -89,7 +89,8 @@ class Returned:
     sha256: str
     checksum: str
     judged: list[Judged]
-    #: (campaign item index, the bundle's candidate) of each judged real position
+    #: (campaign item index, the bundle's candidate) of each judged real position; emptied
+    #: once its changes are made (a report keeps no bundle's candidates alive)
     real: list[tuple[int, Target]]
     positions: int
 
@@ -371,6 +372,7 @@ def _collect(campaign: PathLike, files: Sequence[PathLike], result: PathLike,
                 say(f"{r.path}: already collected into {out} (the same file): skipped")
                 continue
             changes.extend(_changes(d, rdb, r, index))
+            r.real = []
             data.annotators[r.annotator] = AnnotatorRecord(
                 r.annotator, r.path.name, r.sha256, r.checksum, r.positions,
                 len(plans[r.annotator].real_items), tuple(r.judged))
