@@ -155,10 +155,26 @@ class Position(NamedTuple):
 
 def positions_of(db: Database) -> list[Position]:
     """The :class:`Position` of every source of ``db``."""
+    return read_positions(db)[0]
+
+
+def read_positions(db: Database) -> tuple[list[Position], list[list[Target]]]:
+    """The :class:`Position` of every source of ``db`` and, in the same pass, the
+    candidates (the targets that are not references) of each."""
     is_ref = db.reference_test()
-    return [Position(src.doc, src.seg, src.text, tuple(src.items),
-                     tuple((t.system or "", t.text, is_ref(t)) for t in src.targets))
-            for src in db.sources]
+    positions: list[Position] = []
+    candidates: list[list[Target]] = []
+    for src in db.sources:
+        targets, cands = [], []
+        for t in src.targets:
+            ref = is_ref(t)
+            targets.append((t.system or "", t.text, ref))
+            if not ref:
+                cands.append(t)
+        positions.append(Position(src.doc, src.seg, src.text, tuple(src.items),
+                                  tuple(targets)))
+        candidates.append(cands)
+    return positions, candidates
 
 
 def positions_checksum(positions: Sequence[Position]) -> str:
@@ -259,6 +275,22 @@ def bundle_positions(d: Definition, db: Database, plan: AnnotatorPlan,
     spec = d.spec
     is_ref = db.reference_test()
     out: list[Position] = []
+    if not spec.ranking:                 # one candidate per position (the common case, fast)
+        items, sources, opaque = d.items, db.sources, plan.opaque
+        references: dict[int, tuple[tuple[str, str, bool], ...]] = {}
+        for n, (slot, st) in enumerate(zip(plan.slots, texts), 1):
+            si, system = items[slot.item]
+            src = sources[si]
+            shown = references.get(si)
+            if shown is None:
+                shown = references[si] = tuple(
+                    (f"reference-{k}", ref.text, True)
+                    for k, ref in enumerate((t for t in src.targets if is_ref(t)), 1)) \
+                    if spec.references else ()
+            out.append(Position(f"d{slot.unit + 1}" if d.documents else None, str(n),
+                                src.text, tuple(src.items) if spec.items else (),
+                                (*shown, (opaque[system], st.text, False))))
+        return out
     for n, group in enumerate(position_groups(d, plan), 1):
         slot = plan.slots[group[0]]
         si, _ = d.items[slot.item]
@@ -286,14 +318,16 @@ def expected_info(d: Definition, plan: AnnotatorPlan, positions: Sequence[Positi
                       tuple(ends), positions_checksum(positions), d.instructions, d.tutorial)
 
 
-def slot_targets(d: Definition, plan: AnnotatorPlan, bundle: Database
+def slot_targets(d: Definition, plan: AnnotatorPlan, bundle: Database,
+                 candidates: Sequence[Sequence[Target]] | None = None
                  ) -> list[tuple[int, Target]]:
     """(1-based position, the bundle's candidate) of every slot of ``plan``, in slot
-    order: the position's candidates (not references) in order."""
-    is_ref = bundle.reference_test()
+    order: the position's candidates (not references) in order (``candidates``: those
+    of each position when the caller has them, :func:`read_positions`)."""
+    if candidates is None:
+        candidates = read_positions(bundle)[1]
     out: list[tuple[int, Target]] = []
-    for n, (group, src) in enumerate(zip(position_groups(d, plan), bundle.sources), 1):
-        cands = [t for t in src.targets if not is_ref(t)]
+    for n, (group, cands) in enumerate(zip(position_groups(d, plan), candidates), 1):
         out.extend((n, cands[j]) for j in range(min(len(group), len(cands))))
     return out
 
@@ -480,6 +514,6 @@ def open_bundle(path: PathLike) -> tuple[Database, BundleInfo]:
 
 __all__ = ["TAG", "BundleInfo", "bundle_info", "is_bundle", "Position", "positions_of",
            "positions_checksum", "items_checksum", "SlotText", "bundle_levels",
-           "bundle_positions", "position_groups", "slot_targets", "expected_info",
+           "bundle_positions", "position_groups", "slot_targets", "expected_info", "read_positions",
            "item_texts", "slot_texts", "bundle_database", "bundle_file_name", "write_bundles", "BundleItem",
            "Progress", "judged_test", "candidate_judged", "bundle_items", "bundle_progress", "open_bundle"]

@@ -50,6 +50,7 @@ from evaltrans_qt.io.campaign_bundle import (
     item_texts,
     judged_test,
     positions_of,
+    read_positions,
     slot_targets,
     slot_texts,
 )
@@ -111,9 +112,11 @@ def _short(text: str) -> str:
 
 
 def first_difference(levels: Sequence[Levels], expected: Sequence[Position],
-                     found: Database) -> str | None:
+                     found: Database, positions: Sequence[Position] | None = None
+                     ) -> str | None:
     """The first way ``found`` (a returned bundle) differs from a bundle with these
-    ``levels`` and ``expected`` positions outside the judgements, or None (module doc)."""
+    ``levels`` and ``expected`` positions outside the judgements, or None (module doc);
+    ``positions``: those of ``found`` when the caller has them."""
     if [lv.name for lv in levels] != [lv.name for lv in found.levels] or any(
             (a.count, a.continuous, a.minimum, a.maximum, a.firstvalid)
             != (b.count, b.continuous, b.minimum, b.maximum, b.firstvalid)
@@ -122,7 +125,10 @@ def first_difference(levels: Sequence[Levels], expected: Sequence[Position],
     if len(expected) != len(found.sources):
         return (f"it has {len(found.sources)} positions, the campaign gave "
                 f"{len(expected)}")
-    for n, (a, b) in enumerate(zip(expected, positions_of(found)), 1):
+    if expected == (found_positions := positions_of(found) if positions is None
+                    else positions):
+        return None
+    for n, (a, b) in enumerate(zip(expected, found_positions), 1):
         if a == b:
             continue
         if (a.doc, a.seg) != (b.doc, b.seg):
@@ -202,7 +208,8 @@ def read_returned(d: Definition, db: Database, path: PathLike, data: bytes,
     plan = (plans or assign(d))[info.annotator]
     shown = slot_texts(d, db, plan, texts)
     expected = bundle_positions(d, db, plan, shown)
-    diff = first_difference(bundle_levels(d, db), expected, bdb)
+    found, candidates = read_positions(bdb)
+    diff = first_difference(bundle_levels(d, db), expected, bdb, found)
     if diff is not None:
         raise CampaignError(f"edited outside its items: {diff}", p)
     exp_info = expected_info(d, plan, expected)
@@ -217,7 +224,7 @@ def read_returned(d: Definition, db: Database, path: PathLike, data: bytes,
     is_judged = judged_test(bdb, info)
     judged: list[Judged] = []
     real: list[tuple[int, Target]] = []
-    for slot, st, (n, t) in zip(plan.slots, shown, slot_targets(d, plan, bdb)):
+    for slot, st, (n, t) in zip(plan.slots, shown, slot_targets(d, plan, bdb, candidates)):
         _check_judges(t, info.annotator, n, p)
         if not is_judged(t):
             continue
