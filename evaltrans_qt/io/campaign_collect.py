@@ -29,12 +29,14 @@ provenance of each annotator's bundle (file name, SHA-256 of its bytes, checksum
 from __future__ import annotations
 
 import hashlib
+import multiprocessing as mp
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evaltrans_qt.engine.campaign.assignment import INJECTED, REAL, assign
+from evaltrans_qt.engine.campaign.assignment import INJECTED, REAL, AnnotatorPlan, assign
 from evaltrans_qt.engine.campaign.definition import CampaignError, Definition
 from evaltrans_qt.engine.campaign.qc import Judged
 from evaltrans_qt.engine.data.database import Database, Levels, Target
@@ -299,18 +301,78 @@ def _changes(d: Definition, rdb: Database, r: Returned,
     return out
 
 
+#: A bundle to read: its path, its bytes (with its journal's, which identify it) and, when
+#: it has a journal, the database with the journal replayed.
+_Job = tuple[PathLike, bytes, Database | None]
+#: What a forked reader inherits (set while :func:`read_all`'s processes start).
+_CONTEXT: tuple[Definition, Database, dict[str, AnnotatorPlan], Sequence[str]] | None = None
+
+
+def _read_forked(job: tuple[PathLike, bytes]) -> Returned:
+    """:func:`read_returned` in a forked reader process (its context inherited)."""
+    assert _CONTEXT is not None
+    d, db, plans, texts = _CONTEXT
+    return read_returned(d, db, job[0], job[1], plans, None, texts)
+
+
+def reader_processes(jobs: int) -> int:
+    """How many processes read ``jobs`` bundles: one per usable core (at most one per
+    bundle) when this process may fork safely -- single-threaded, where ``fork`` exists
+    (the command line; :func:`~evaltrans_qt.engine.run.executors.local.default_start_method`,
+    the rule of the metric run) --, else 1 (the application's worker thread, Windows)."""
+    from evaltrans_qt.engine.run.executors.local import default_start_method
+    if jobs < 2 or default_start_method() != "fork":
+        return 1
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:                   # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, jobs))
+
+
+def read_all(d: Definition, db: Database, plans: dict[str, AnnotatorPlan],
+             texts: Sequence[str], jobs: Sequence[_Job], processes: int | None = None
+             ) -> Iterator[Returned]:
+    """:func:`read_returned` of every job, in order (the first refused one raises its
+    :class:`CampaignError` when reached). With more than one process (``None``:
+    :func:`reader_processes`) the bundles are read and checked in forked processes --
+    each a copy of this one, nothing to import or send but the bundle's bytes -- and
+    only their judgements come back; a bundle with a journal is read here."""
+    n = reader_processes(len(jobs)) if processes is None else processes
+    if n <= 1:
+        for f, data, bundle in jobs:
+            yield read_returned(d, db, f, data, plans, bundle, texts)
+        return
+    global _CONTEXT
+    forked = [(f, data) for f, data, bundle in jobs if bundle is None]
+    _CONTEXT = (d, db, plans, texts)
+    pool = ProcessPoolExecutor(n, mp_context=mp.get_context("fork"))
+    try:
+        results = pool.map(_read_forked, forked)     # forks the processes, then sends
+        _CONTEXT = None                              # (they have their copy)
+        for f, data, bundle in jobs:
+            yield read_returned(d, db, f, data, plans, bundle, texts) \
+                if bundle is not None else next(results)
+    finally:
+        _CONTEXT = None
+        pool.shutdown(cancel_futures=True)           # a refused bundle: the rest unread
+
+
 def collect(campaign: PathLike, files: Sequence[PathLike], result: PathLike, *,
-            warn: Callable[[str], None] | None = None) -> CollectReport:
+            warn: Callable[[str], None] | None = None,
+            processes: int | None = None) -> CollectReport:
     """Check every bundle in ``files`` and merge their judgements into ``result``
     (module doc); nothing is written when one is refused (:class:`CampaignError` naming
     it). ``warn`` is given each warning (a bundle given twice, already collected).
-    The cyclic garbage collector is paused meanwhile (``io/gcpause.py``)."""
+    ``processes``: how many read the bundles (:func:`read_all`; ``None``: as many as
+    pays and is safe). The cyclic garbage collector is paused meanwhile
+    (``io/gcpause.py``)."""
     with paused_gc():
-        return _collect(campaign, files, result, warn)
+        return _collect(campaign, files, result, warn, processes)
 
 
 def _collect(campaign: PathLike, files: Sequence[PathLike], result: PathLike,
-             warn: Callable[[str], None] | None) -> CollectReport:
+             warn: Callable[[str], None] | None, processes: int | None) -> CollectReport:
     report = CollectReport()
 
     def say(text: str) -> None:
@@ -323,8 +385,7 @@ def _collect(campaign: PathLike, files: Sequence[PathLike], result: PathLike,
     plans = assign(d)
     texts = item_texts(d, db)
     by_sha: dict[str, Path] = {}
-    by_annotator: dict[str, Returned] = {}
-    returned: list[Returned] = []
+    jobs: list[_Job] = []
     for f in files:
         data = read_input_bytes(f, "a returned bundle (.etdb.xml)")
         bundle: Database | None = None
@@ -340,8 +401,11 @@ def _collect(campaign: PathLike, files: Sequence[PathLike], result: PathLike,
         if sha in by_sha:
             say(f"{f}: the same bundle as {by_sha[sha]} (given twice): merged once")
             continue
-        r = read_returned(d, db, f, data, plans, bundle, texts)
         by_sha[sha] = Path(f)
+        jobs.append((f, data, bundle))
+    by_annotator: dict[str, Returned] = {}
+    returned: list[Returned] = []
+    for f, r in zip((j[0] for j in jobs), read_all(d, db, plans, texts, jobs, processes)):
         if r.annotator in by_annotator:
             raise CampaignError(f"a second, different bundle of annotator {r.annotator!r} "
                                 f"(the first: {by_annotator[r.annotator].path}); give one "

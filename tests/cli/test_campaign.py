@@ -635,3 +635,45 @@ def test_ranking_campaign_create_bundle_rank_collect_qc_agreement(tmp_path, caps
     pairs = {(p["a"], p["b"]): p for p in rank["pairs"]}
     assert pairs[("a", "b")]["kendall"] == 1.0 and pairs[("a", "c")]["kendall"] < 1.0
     assert rank["cohen"] is not None and rank["cohen"] < 1.0 and rank["alpha"] < 1.0
+
+
+def test_bundles_read_in_forked_processes_give_the_same_result(campaign, returned, tmp_path):
+    """The command line reads the bundles in forked processes (one per core: it is
+    single-threaded); the result is byte for byte the one of reading them here, and a
+    refused bundle is refused the same way."""
+    import os
+    import subprocess
+    import sys
+
+    from evaltrans_qt.engine.campaign.definition import CampaignError
+    from evaltrans_qt.io.campaign_collect import collect, reader_processes
+
+    files = [returned / f"{a}.etdb.xml" for a in ("rand", "ann1", "blind", "ann2")]
+    c = campaign / "c.etcampaign.json"
+    collect(c, files, tmp_path / "serial.etdb.xml", processes=1)
+    collect(c, files, tmp_path / "forked.etdb.xml", processes=2)
+    serial = (tmp_path / "serial.etdb.xml").read_bytes()
+    assert (tmp_path / "forked.etdb.xml").read_bytes() == serial
+    code = ("import sys; from evaltrans_qt.io.campaign_collect import reader_processes;"
+            "print(reader_processes(4)); from evaltrans_qt.cli.main import main;"
+            "sys.exit(main(sys.argv[1:]))")
+    run = subprocess.run([sys.executable, "-c", code, "campaign", "collect", str(c),
+                          *map(str, files), "-o", str(tmp_path / "cli.etdb.xml")],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    cores = len(os.sched_getaffinity(0))
+    assert int(run.stdout.split()[0]) == (min(4, cores) if cores > 1 else 1)
+    assert reader_processes(1) == 1
+    assert (tmp_path / "cli.etdb.xml").read_bytes() == serial
+    tampered = tmp_path / "tampered.etdb.xml"
+    tampered.write_text((returned / "ann2.etdb.xml").read_text(encoding="utf-8")
+                        .replace('seg="3"', 'seg="999"', 1), encoding="utf-8")
+    messages = []
+    for n in (1, 2):
+        with pytest.raises(CampaignError) as exc:
+            collect(c, [*files[:2], tampered, files[3]], tmp_path / f"t{n}.etdb.xml",
+                    processes=n)
+        assert exc.value.path is not None and str(tampered) in str(exc.value)
+        messages.append(str(exc.value))
+        assert not (tmp_path / f"t{n}.etdb.xml").exists()
+    assert messages[0] == messages[1] and "position 3" in messages[0]
