@@ -96,6 +96,12 @@ class Returned:
     #: once its changes are made (a report keeps no bundle's candidates alive)
     real: list[tuple[int, Target]]
     positions: int
+    #: A forked reader sends, instead of ``real``, its changes made against the campaign's
+    #: database (:func:`_changes`), and the campaign items they judge; they hold for a
+    #: result whose sources and candidates at those items are the campaign's
+    #: (:func:`_result_differs`).
+    changes: list[Change] | None = None
+    items: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -254,9 +260,12 @@ def candidate_index(db: Database) -> dict[tuple[int, str], int]:
 
 
 def _changes(d: Definition, rdb: Database, r: Returned,
-             index: dict[tuple[int, str], int] | None = None) -> list[Change]:
+             index: dict[tuple[int, str], int] | None = None,
+             campaign: Database | None = None) -> list[Change]:
     """The judgements of ``r``'s real positions as changes of the result database
-    (``index``: :func:`candidate_index` of ``rdb``, made here when not given)."""
+    (``index``: :func:`candidate_index` of ``rdb``, made here when not given);
+    :class:`CampaignError` when an item's source is not the ``campaign`` database's (when
+    given) or its candidate not the bundle's (:func:`_item_problem`)."""
     out: list[Change] = []
     ranks: dict[tuple[int, str], tuple[dict[int, int], float | None, str | None]] = {}
     if index is None:
@@ -265,16 +274,12 @@ def _changes(d: Definition, rdb: Database, r: Returned,
     for item, t in r.real:
         si, system = d.items[item]
         ti = index.get((si, system))
-        if ti is None:
-            raise CampaignError(f"source {si + 1} of the result has no candidate of "
-                                f"{system!r} (the result was changed); nothing written",
-                                r.path)
+        if ti is None or rdb.sources[si].targets[ti].text != t.text or (
+                campaign is not None and campaign is not rdb
+                and source_fields(rdb, si) != source_fields(campaign, si)):
+            raise CampaignError(_item_problem(d, item, rdb, index, campaign or rdb, t.text)
+                                or "the result was changed; nothing written", r.path)
         real_t = rdb.sources[si].targets[ti]
-        if real_t.text != t.text:
-            raise CampaignError(f"source {si + 1}, system {system!r}: the result's candidate "
-                                f"{_short(real_t.text)} is not the campaign's "
-                                f"{_short(t.text)} (the result was changed); nothing written",
-                                r.path)
         for s in t.scores:
             if s.cls in d.classes and not s.extrapolated and d.spec.ranking:
                 task = s.extra_attrs.get(TASK_ATTR, "")       # one screen's ranks together
@@ -305,14 +310,58 @@ def _changes(d: Definition, rdb: Database, r: Returned,
 #: it has a journal, the database with the journal replayed.
 _Job = tuple[PathLike, bytes, Database | None]
 #: What a forked reader inherits (set while :func:`read_all`'s processes start).
-_CONTEXT: tuple[Definition, Database, dict[str, AnnotatorPlan], Sequence[str]] | None = None
+_CONTEXT: tuple[Definition, Database, dict[str, AnnotatorPlan], Sequence[str],
+                dict[tuple[int, str], int]] | None = None
 
 
 def _read_forked(job: tuple[PathLike, bytes]) -> Returned:
-    """:func:`read_returned` in a forked reader process (its context inherited)."""
+    """:func:`read_returned` in a forked reader process (its context inherited), with the
+    changes of its real judgements made here against the campaign's database (not for
+    ranking, whose screens the result's candidates decide)."""
     assert _CONTEXT is not None
-    d, db, plans, texts = _CONTEXT
-    return read_returned(d, db, job[0], job[1], plans, None, texts)
+    d, db, plans, texts, index = _CONTEXT
+    r = read_returned(d, db, job[0], job[1], plans, None, texts)
+    if not d.spec.ranking:
+        r.changes = _changes(d, db, r, index)
+        r.items = [item for item, _ in r.real]
+        r.real = []
+    return r
+
+
+def _item_problem(d: Definition, item: int, rdb: Database, index: dict[tuple[int, str], int],
+                  campaign: Database, text: str) -> str | None:
+    """Why the result ``rdb`` (``index``: its :func:`candidate_index`) cannot take a
+    judgement of campaign item ``item``, whose candidate is ``text``, or None: the item's
+    source (ids, sentence) is not the campaign database's, or it has no such candidate."""
+    si, system = d.items[item]
+    if index.get((si, system)) is None:
+        return (f"source {si + 1} of the result has no candidate of {system!r} (the result "
+                "was changed); nothing written")
+    if rdb is not campaign and source_fields(rdb, si) != source_fields(campaign, si):
+        return (f"source {si + 1} of the result is not the campaign's "
+                f"{_short(campaign.sources[si].text)} (the result was changed); nothing "
+                "written")
+    real_t = rdb.sources[si].targets[index[(si, system)]]
+    if real_t.text != text:
+        return (f"source {si + 1}, system {system!r}: the result's candidate "
+                f"{_short(real_t.text)} is not the campaign's {_short(text)} (the result was "
+                "changed); nothing written")
+    return None
+
+
+def _result_differs(d: Definition, db: Database, rdb: Database, r: Returned,
+                    index: dict[tuple[int, str], int], own: dict[tuple[int, str], int]
+                    ) -> str | None:
+    """Why ``r.changes`` (made against the campaign's database ``db``) do not hold for the
+    result ``rdb`` (``index``, ``own``: the :func:`candidate_index` of ``rdb``, of ``db``),
+    or None (:func:`_item_problem` at each of its items)."""
+    for item in r.items:
+        si, system = d.items[item]
+        text = db.sources[si].targets[own[(si, system)]].text
+        problem = _item_problem(d, item, rdb, index, db, text)
+        if problem is not None:
+            return problem
+    return None
 
 
 def reader_processes(jobs: int) -> int:
@@ -345,7 +394,7 @@ def read_all(d: Definition, db: Database, plans: dict[str, AnnotatorPlan],
         return
     global _CONTEXT
     forked = [(f, data) for f, data, bundle in jobs if bundle is None]
-    _CONTEXT = (d, db, plans, texts)
+    _CONTEXT = (d, db, plans, texts, candidate_index(db))
     pool = ProcessPoolExecutor(n, mp_context=mp.get_context("fork"))
     try:
         results = pool.map(_read_forked, forked)     # forks the processes, then sends
@@ -437,12 +486,23 @@ def _collect(campaign: PathLike, files: Sequence[PathLike], result: PathLike,
             or ResultData.empty(d, _scale(d, db), plans)
         changes: list[Change] = []
         index = candidate_index(rdb) if returned else {}
+        own: dict[tuple[int, str], int] | None = None    # the campaign's, when needed
         for r in returned:
             old = data.annotators.get(r.annotator)
             if old is not None and old.sha256 == r.sha256:
                 say(f"{r.path}: already collected into {out} (the same file): skipped")
                 continue
-            changes.extend(_changes(d, rdb, r, index))
+            if r.changes is None:
+                changes.extend(_changes(d, rdb, r, index, db))
+            else:                                 # made by a forked reader (read_all)
+                if rdb is not db and own is None:
+                    own = candidate_index(db)
+                problem = None if own is None else _result_differs(d, db, rdb, r, index,
+                                                                   own)
+                if problem is not None:
+                    raise CampaignError(problem, r.path)
+                changes.extend(r.changes)
+                r.changes = None
             r.real = []
             data.annotators[r.annotator] = AnnotatorRecord(
                 r.annotator, r.path.name, r.sha256, r.checksum, r.positions,

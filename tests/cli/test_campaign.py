@@ -677,3 +677,24 @@ def test_bundles_read_in_forked_processes_give_the_same_result(campaign, returne
         messages.append(str(exc.value))
         assert not (tmp_path / f"t{n}.etdb.xml").exists()
     assert messages[0] == messages[1] and "position 3" in messages[0]
+    # a result whose candidate (or source) at a judged item changed: refused the same way
+    d = read_campaign(c)
+    si, system = d.items[assign(d)["ann2"].real_items[0]]
+    for what in ("candidate", "source"):
+        messages = []
+        for n in (1, 2):
+            out = tmp_path / f"{what}{n}.etdb.xml"
+            collect(c, files[:1], out, processes=1)
+            r = load_database(out)
+            if what == "candidate":
+                next(t for t in r.sources[si].targets if t.system == system).text += " x"
+            else:
+                r.sources[si].text += " x"
+            save_database(r, out)
+            before = out.read_bytes()
+            with pytest.raises(CampaignError) as exc:
+                collect(c, files[3:], out, processes=n)
+            assert out.read_bytes() == before
+            messages.append(str(exc.value))
+        assert messages[0] == messages[1], messages
+        assert f"source {si + 1}" in messages[0] and "changed" in messages[0]
