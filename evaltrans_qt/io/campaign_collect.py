@@ -1,7 +1,8 @@
 """Collecting the annotators' returned bundles into the campaign's result database
 (``evaltrans campaign collect``; ``docs/campaigns.md``).
 
-Every bundle is checked before anything is written: it must be a bundle of *this*
+Every bundle is checked before anything is written (under the result's lock, while the
+judgements of the bundles checked so far are applied): it must be a bundle of *this*
 campaign (its ``<campaign-bundle campaign>`` id), of one of its annotators, and hold
 exactly the positions the campaign gives that annotator -- the bundle's levels and positions
 are computed from the definition (:func:`~evaltrans_qt.io.campaign_bundle.bundle_positions`,
@@ -452,15 +453,6 @@ def _collect(campaign: PathLike, files: Sequence[PathLike], result: PathLike,
             continue
         by_sha[sha] = Path(f)
         jobs.append((f, data, bundle))
-    by_annotator: dict[str, Returned] = {}
-    returned: list[Returned] = []
-    for f, r in zip((j[0] for j in jobs), read_all(d, db, plans, texts, jobs, processes)):
-        if r.annotator in by_annotator:
-            raise CampaignError(f"a second, different bundle of annotator {r.annotator!r} "
-                                f"(the first: {by_annotator[r.annotator].path}); give one "
-                                "of them", f)
-        by_annotator[r.annotator] = r
-        returned.append(r)
     out = Path(result)
     start: Database | None = None
     if out.exists():
@@ -478,22 +470,29 @@ def _collect(campaign: PathLike, files: Sequence[PathLike], result: PathLike,
                 base.add_class(class_levels(db, c))
         start = base          # created by the commit's one write; build sets the element
 
-    def build(rdb: Database) -> list[Change]:
+    def build(rdb: Database) -> Iterator[Change]:
+        """The bundles read and checked (:func:`read_all`) and their changes yielded as
+        each is ready (the commit applies them meanwhile); the result element last."""
         for c in d.classes:
             if not rdb.has_class(c):
                 rdb.add_class(class_levels(db, c))
         data = (read_result(rdb, out) if start is None else None) \
             or ResultData.empty(d, _scale(d, db), plans)
-        changes: list[Change] = []
-        index = candidate_index(rdb) if returned else {}
+        index = candidate_index(rdb) if jobs else {}
         own: dict[tuple[int, str], int] | None = None    # the campaign's, when needed
-        for r in returned:
+        by_annotator: dict[str, Returned] = {}
+        for f, r in zip((j[0] for j in jobs), read_all(d, db, plans, texts, jobs, processes)):
+            if r.annotator in by_annotator:
+                raise CampaignError(f"a second, different bundle of annotator "
+                                    f"{r.annotator!r} (the first: "
+                                    f"{by_annotator[r.annotator].path}); give one of them", f)
+            by_annotator[r.annotator] = r
             old = data.annotators.get(r.annotator)
             if old is not None and old.sha256 == r.sha256:
                 say(f"{r.path}: already collected into {out} (the same file): skipped")
                 continue
             if r.changes is None:
-                changes.extend(_changes(d, rdb, r, index, db))
+                yield from _changes(d, rdb, r, index, db)
             else:                                 # made by a forked reader (read_all)
                 if rdb is not db and own is None:
                     own = candidate_index(db)
@@ -501,7 +500,7 @@ def _collect(campaign: PathLike, files: Sequence[PathLike], result: PathLike,
                                                                    own)
                 if problem is not None:
                     raise CampaignError(problem, r.path)
-                changes.extend(r.changes)
+                yield from r.changes
                 r.changes = None
             r.real = []
             data.annotators[r.annotator] = AnnotatorRecord(
@@ -510,7 +509,6 @@ def _collect(campaign: PathLike, files: Sequence[PathLike], result: PathLike,
             report.merged.append(r)
         set_result(rdb, data)
         report.missing = [a.name for a in data.annotators.values() if a.file is None]
-        return changes
 
     stored = commit_changes(out, build, journal=False, program=PROGRAM,
                             what="campaign judgement", start=start)

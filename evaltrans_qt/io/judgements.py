@@ -39,7 +39,7 @@ import csv
 import io
 import math
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
@@ -284,7 +284,7 @@ def commit_judgements(path: PathLike, build: Callable[[Database], Sequence[Score
     return cast(list[ScoreChange], commit_changes(path, build, journal=journal, note=note))
 
 
-def commit_changes(path: PathLike, build: Callable[[Database], Sequence[Change]], *,
+def commit_changes(path: PathLike, build: Callable[[Database], Iterable[Change]], *,
                    journal: bool = True, program: str = PROGRAM,
                    what: str = "judgement",
                    note: Callable[[str], None] | None = None,
@@ -299,7 +299,9 @@ def commit_changes(path: PathLike, build: Callable[[Database], Sequence[Change]]
     included`` when the journal beside the file held some (what every command says).
     ``start`` (with ``journal=False`` only): the database a file that does not exist yet
     starts as -- the changes are built against it under the lock and the one atomic write
-    creates the file (no starting copy written and read back first)."""
+    creates the file (no starting copy written and read back first). With
+    ``journal=False`` each change is applied as ``build`` yields it (a generator that
+    reads its input meanwhile overlaps the two); nothing is written until all are."""
     p = Path(path)
     new = start is not None and not p.exists()
     if new and journal:
@@ -329,12 +331,14 @@ def commit_changes(path: PathLike, build: Callable[[Database], Sequence[Change]]
             db = opened.database
             if opened.note and note is not None:
                 note(f"{path}: {opened.note}")
-        changes = list(build(db))
         if not journal:
-            for ch in changes:            # checked by build: refusals here are programming
+            changes = []
+            for ch in build(db):          # checked by build: refusals here are programming
                 apply_entry(db, ch, undo=False)   # errors; nothing is written then either
+                changes.append(ch)
             write_database(opened, path, lock=lock)
             return changes
+        changes = list(build(db))
         jr = Journal(journal_path(Path(path)))
         done: list[Change] = []
         try:
