@@ -321,21 +321,26 @@ def save_with_identity(db: Database, path: PathLike,
                        also: Iterable[tuple[PathLike, bytes]] = (), *,
                        before_write: Callable[[], None] | None = None) -> FileIdentity:
     """:func:`~evaltrans_qt.io.etdb.save_database` returning the identity of the file
-    written (its stat and the hash of the bytes, no second read). ``also``: other files
-    written after the database's bytes passed the checks and before the database.
-    ``before_write``: called once the bytes are ready, just before anything is written
-    (a check that raises stops the write)."""
-    from evaltrans_qt.io.etdb import checked_bytes
-    data = checked_bytes(db, path)
-    if before_write is not None:
-        before_write()
+    written (its stat and the hash of the bytes, no second read): the bytes are staged in
+    temp files while they are read back (:class:`~evaltrans_qt.io.parse_back.ParseBack`),
+    and renamed into place once they passed. ``also``: other files staged with them and
+    renamed before the database. ``before_write``: called once the bytes passed, just
+    before the renames (a check that raises stops the write)."""
+    from evaltrans_qt.io.etdb.writer import serialised
+    from evaltrans_qt.io.parse_back import ParseBack
+    data = serialised(db, path)
+    check = ParseBack(data, path)         # a large file's read back meanwhile (forked)
     # the database and ``also`` as one unit (io/atomic.py): all staged, then all renamed
     staged: list[Staged] = []
     try:
         for other, content in also:
             staged.append(stage_bytes(other, content))
         staged.append(stage_bytes(path, data))
+        check.wait()
+        if before_write is not None:
+            before_write()
     except BaseException:
+        check.close()
         discard_staged(staged)
         raise
     commit_staged(staged)

@@ -149,18 +149,35 @@ def checked_bytes(db: Database, path: str | os.PathLike[str] | None = None) -> b
     :class:`SaveError` (naming ``path``) if the scores are invalid, something exceeds a
     limit (``io/limits.py``) or the bytes would not load again.
     """
+    data = serialised(db, path)
+    parse_back(data, path)
+    return data
+
+
+def serialised(db: Database, path: str | os.PathLike[str] | None = None) -> bytes:
+    """The first half of :func:`checked_bytes`: the scores validated, then serialised."""
     try:
         db.validate_scores()
-        data = dumps(db)
+        return dumps(db)
     except EvalTransError as exc:
         raise SaveError(f"not saved: {exc.problem}", path) from None
+
+
+def parse_back(data: bytes, path: str | os.PathLike[str] | None = None) -> None:
+    """The second half of :func:`checked_bytes`: :class:`SaveError` (:func:`not_loadable`)
+    unless ``data`` loads again."""
     try:
         loads(data, path)
     except EvalTransError as exc:
-        where = f"output line {exc.line}: " if exc.line is not None else ""
-        raise SaveError(f"not saved: the written file would not load again ({where}"
-                        f"{exc.problem}); nothing was written", path) from None
-    return data
+        raise not_loadable(exc.problem, exc.line, path) from None
+
+
+def not_loadable(problem: str, line: int | None,
+                 path: str | os.PathLike[str] | None) -> SaveError:
+    """The error of bytes that would not load again (``problem`` at output ``line``)."""
+    where = f"output line {line}: " if line is not None else ""
+    return SaveError(f"not saved: the written file would not load again ({where}"
+                     f"{problem}); nothing was written", path)
 
 
 def save_database(db: Database, path: str | os.PathLike[str]) -> None:
