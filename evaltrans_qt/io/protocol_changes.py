@@ -427,10 +427,10 @@ def _set_spans(src: Source, t: Target, ch: SpansChange, old: SpanAnnotation | No
         check_error(r.error, t.text, src.text)
     if ch.errors is None:
         t.span_annotations = [a for a in t.span_annotations if a is not old]
-    elif old is not None:
-        old.errors = list(ch.errors)
-        old.seconds = ch.seconds
-        old.rejected = list(ch.rejected)
+    elif old is not None:          # replaced, not changed in place (judgement_copy shares it)
+        new = replace(old, errors=list(ch.errors), seconds=ch.seconds,
+                      rejected=list(ch.rejected))
+        t.span_annotations = [new if a is old else a for a in t.span_annotations]
     else:
         t.span_annotations.append(SpanAnnotation(ch.judge, list(ch.errors), ch.seconds,
                                                  protocol=ch.protocol,

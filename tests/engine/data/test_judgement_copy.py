@@ -72,3 +72,24 @@ def test_sources_false_keeps_only_the_top_level():
     db.extra_children[0] = "<campaign-result version=\"1\" campaign=\"x\"/>"
     assert c.extra_children == ["<campaign-result version=\"1\"/>"]
     assert c.human_classes == db.human_classes
+
+
+def test_a_span_annotation_changed_later_does_not_reach_the_copy():
+    """Changing a judge's error spans replaces their annotation (io/protocol_changes.py),
+    so a copy made before keeps the spans it had."""
+    from evaltrans_qt.io import protocol_changes as pc
+    from evaltrans_qt.io.journal import apply_entry
+
+    db = Database([template("esa")])
+    src = db.add_source("Der Zug kommt.", doc="d", seg="1")
+    db.add_target(src, "The train comes.", "A")
+    apply_entry(db, pc.spans_change(db, 0, 0, "ann", [ErrorSpan("Minor", "Style", 0, 3)],
+                                    2.0, "esa"))
+    frozen = judgement_copy(db)
+    for undo in (True, False):
+        apply_entry(db, pc.spans_change(db, 0, 0, "ann", [ErrorSpan("Major", "Accuracy",
+                                                                    4, 9)], 5.0, "esa"),
+                    undo=undo)
+        assert db.sources[0].targets[0].span_annotations[0].errors[0].severity == "Major"
+        ann = frozen.sources[0].targets[0].span_annotations[0]
+        assert (ann.errors[0].severity, ann.seconds) == ("Minor", 2.0)
