@@ -367,11 +367,11 @@ def _result_differs(d: Definition, db: Database, rdb: Database, r: Returned,
 
 def reader_processes(jobs: int) -> int:
     """How many processes read ``jobs`` bundles: one per usable core (at most one per
-    bundle) when this process may fork safely -- single-threaded, where ``fork`` exists
-    (the command line; :func:`~evaltrans_qt.engine.run.executors.local.default_start_method`,
-    the rule of the metric run) --, else 1 (the application's worker thread, Windows)."""
-    from evaltrans_qt.engine.run.executors.local import default_start_method
-    if jobs < 2 or default_start_method() != "fork":
+    bundle) when this process may fork safely (:func:`~evaltrans_qt.io.parse_back.may_fork`:
+    single-threaded, without Qt, where ``fork`` exists -- the command line), else 1 (the
+    application, Windows)."""
+    from evaltrans_qt.io.parse_back import may_fork
+    if jobs < 2 or not may_fork():
         return 1
     try:
         cores = len(os.sched_getaffinity(0))

@@ -4,9 +4,9 @@ one writes the bytes to their temp file (``io/atomic.py``).
 
 Reading a WMT-sized database back takes seconds and freeing what it read a good part of a
 second more; a forked copy does the reading and exits without freeing anything, and only
-its verdict comes back. Forked only from a single-threaded process (the command line: the
-rule of the metric run's executor,
-:func:`~evaltrans_qt.engine.run.executors.local.default_start_method`) and for at least
+its verdict comes back. Forked only from a single-threaded process without Qt (the command
+line: :func:`may_fork`, the rule of the metric run's executor,
+:func:`~evaltrans_qt.engine.run.executors.local.default_start_method`, plus Qt) and for at least
 :data:`FORK_BYTES`; otherwise, and if the copy dies, the bytes are read back here. The
 error is the same either way (:func:`~evaltrans_qt.io.etdb.writer.not_loadable`).
 """
@@ -51,7 +51,7 @@ class ParseBack:
         self.data, self.path = data, path
         self._proc: mp.process.BaseProcess | None = None
         self._conn: Connection | None = None
-        if len(data) >= FORK_BYTES and _may_fork():
+        if len(data) >= FORK_BYTES and may_fork():
             ctx = mp.get_context("fork")
             parent, child = ctx.Pipe(duplex=False)
             self._proc = ctx.Process(target=_child, args=(child, data, path), daemon=True)
@@ -89,9 +89,13 @@ class ParseBack:
             proc.join()
 
 
-def _may_fork() -> bool:
+def may_fork() -> bool:
+    """Single-threaded (:func:`default_start_method`) and without Qt: the application's
+    Qt threads are invisible to ``threading``, so a process that loaded Qt never forks."""
+    import sys
+
     from evaltrans_qt.engine.run.executors.local import default_start_method
-    return default_start_method() == "fork"
+    return "PySide6.QtCore" not in sys.modules and default_start_method() == "fork"
 
 
-__all__ = ["FORK_BYTES", "ParseBack"]
+__all__ = ["FORK_BYTES", "ParseBack", "may_fork"]
