@@ -173,7 +173,9 @@ def test_a_killed_worker_costs_only_its_tasks(client):
                     progress=kill_one)
     assert killed, "no worker was busy to kill"
     _same(serial, dask, ["invwer", "wer"])
-    client.wait_for_workers(2, timeout=180)    # the nanny brought it back (slowly on a busy machine)
+    # Not waited for: the nanny restarting the killed process is dask's part, and on a
+    # machine whose cores pytest-xdist keeps busy it took more than 180 s (no later test
+    # of this module needs two workers).
 
 
 def test_choices_and_clear_errors():
